@@ -1,0 +1,36 @@
+/* jk_socket: multipart ZeroMQ messages to and from jk_frame_t arrays, with
+ * the frame-count and frame-size caps of jk_wire applied on receive. */
+#ifndef JK_SOCKET_H
+#define JK_SOCKET_H
+
+#include "cm_error.h"
+#include "jk_wire.h"
+
+/* Receives one whole multipart message (blocking unless flags has
+ * ZMQ_DONTWAIT). Returns 0 with a new array in *frames (free with
+ * jk_frames_free); 1 when nothing is waiting (ZMQ_DONTWAIT) or the call
+ * was interrupted; -1 with err set when the message broke the caps (the
+ * rest of it is drained and discarded) or the socket failed (code
+ * JK_SOCKET_ETERM when the context is terminating). */
+int jk_socket_recv(void *socket, int flags, jk_frame_t **frames, size_t *n, cm_error_t *err);
+
+enum { JK_SOCKET_ETERM = 100 };
+
+/* Sends frames as one multipart message. Returns 0, or -1 with err set. */
+int jk_socket_send(void *socket, const jk_frame_t *frames, size_t n, cm_error_t *err);
+
+/* Receives, parses and verifies one message: jk_socket_recv then
+ * jk_wire_parse. Returns 0 with msg filled, 1 when nothing was waiting,
+ * -1 with err set for a dropped message or a socket failure. */
+int jk_socket_recv_message(void *socket, jk_signer_t *signer, int flags, jk_message_t *msg,
+                           cm_error_t *err);
+
+/* Serialises and sends: the reply to `parent` (its identities and header
+ * become ours) of type msg_type with content (stolen, NULL for {}).
+ * Pass parent NULL for a message with no parent (IOPub 'starting').
+ * Returns 0, or -1 with err set. */
+int jk_socket_send_message(void *socket, const jk_signer_t *signer, const char *session,
+                           const jk_message_t *parent, const char *msg_type, json_t *content,
+                           cm_error_t *err);
+
+#endif
