@@ -6,6 +6,8 @@
 #ifndef JK_CONNECTION_H
 #define JK_CONNECTION_H
 
+#include <stddef.h>
+
 #include "cm_error.h"
 
 typedef enum {

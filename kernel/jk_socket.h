@@ -16,6 +16,12 @@ int jk_socket_recv(void *socket, int flags, jk_frame_t **frames, size_t *n, cm_e
 
 enum { JK_SOCKET_ETERM = 100 };
 
+/* The zmq check: when rc < 0, records zmq_strerror(zmq_errno()) for the
+ * call `what` at the call site in err (code JK_SOCKET_ETERM for ETERM,
+ * else the errno). Returns rc. Use JK_ZMQ_CHECK(zmq_bind(s, ep), err). */
+int jk_zmq_check(int rc, const char *what, cm_error_t *err, const char *file, int line);
+#define JK_ZMQ_CHECK(call, err) jk_zmq_check((call), #call, (err), __FILE__, __LINE__)
+
 /* Sends frames as one multipart message. Returns 0, or -1 with err set. */
 int jk_socket_send(void *socket, const jk_frame_t *frames, size_t n, cm_error_t *err);
 
@@ -27,10 +33,18 @@ int jk_socket_recv_message(void *socket, jk_signer_t *signer, int flags, jk_mess
 
 /* Serialises and sends: the reply to `parent` (its identities and header
  * become ours) of type msg_type with content (stolen, NULL for {}).
- * Pass parent NULL for a message with no parent (IOPub 'starting').
- * Returns 0, or -1 with err set. */
+ * Pass parent NULL for a message with no parent and no identities. For
+ * IOPub use jk_socket_publish. Returns 0, or -1 with err set. */
 int jk_socket_send_message(void *socket, const jk_signer_t *signer, const char *session,
                            const jk_message_t *parent, const char *msg_type, json_t *content,
                            cm_error_t *err);
+
+/* Publishes on IOPub: one topic frame "kernel.<session>.<msg_type>" in
+ * place of identities (the parent's are never used), the parent's header
+ * as parent_header (parent NULL for {}), content stolen (NULL for {}).
+ * Returns 0, or -1 with err set. */
+int jk_socket_publish(void *socket, const jk_signer_t *signer, const char *session,
+                      const jk_message_t *parent, const char *msg_type, json_t *content,
+                      cm_error_t *err);
 
 #endif

@@ -48,6 +48,16 @@ void jk_signer_free(jk_signer_t *signer);
  * terminated); "" when signing is disabled. Thread-safe. */
 void jk_signer_sign(const jk_signer_t *signer, const jk_frame_t parts[4], char out[65]);
 
+/* Checks a received signature against the four raw parts: exactly 64
+ * LOWER-CASE hex digits (as jupyter_client sends and compares; upper case
+ * is refused so that one MAC has one spelling), equal in constant time,
+ * then not in the replay history (it is added). Always 0 when signing is
+ * disabled. Returns 0, or -1 with err->code JK_WIRE_ESIG or
+ * JK_WIRE_EREPLAY. Thread-safe: the history is under a mutex inside the
+ * signer, so the shell and control threads may share one signer. */
+int jk_signer_verify(jk_signer_t *signer, const jk_frame_t parts[4],
+                     const jk_frame_t *signature, cm_error_t *err);
+
 typedef struct jk_message {
     jk_frame_t *identities; /* owned array of owned frames (routing ids) */
     size_t n_identities;
@@ -63,9 +73,9 @@ typedef struct jk_message {
 /* Parses raw frames into msg. Checks, in this order: frame count and
  * sizes, the delimiter, the signature (constant time, then replay
  * history), then the JSON (depth-capped, objects only) and the header's
- * msg_type. Takes nothing from frames. Returns 0, or -1 with err set
- * (code = JK_WIRE_E*) and msg left empty. Not thread-safe per signer
- * (replay history); use one signer per receiving thread or a lock. */
+ * msg_type and msg_id. Takes nothing from frames. Returns 0, or -1 with
+ * err set (code = JK_WIRE_E*) and msg left empty. Thread-safe (the
+ * signer locks its replay history). */
 int jk_wire_parse(jk_signer_t *signer, const jk_frame_t *frames, size_t n, jk_message_t *msg,
                   cm_error_t *err);
 
@@ -73,8 +83,10 @@ int jk_wire_parse(jk_signer_t *signer, const jk_frame_t *frames, size_t n, jk_me
 void jk_message_clear(jk_message_t *msg);
 
 /* Serialises a message: identities (may be 0), delimiter, signature and
- * the four JSON dicts (NULL means {}), then buffers. Returns 0 and a new
- * array in *frames (free with jk_frames_free), or -1 with err set. */
+ * the four JSON dicts (NULL means {}; others must be objects), compact.
+ * No buffers: the kernel sends none (append frames to the array to add
+ * some; they are not signed). Takes nothing. Returns 0 and a new array in
+ * *frames (free with jk_frames_free), or -1 with err set. */
 int jk_wire_serialize(const jk_signer_t *signer, const jk_frame_t *identities, size_t n_ids,
                       const json_t *header, const json_t *parent, const json_t *metadata,
                       const json_t *content, jk_frame_t **frames, size_t *n_frames,
@@ -83,7 +95,8 @@ int jk_wire_serialize(const jk_signer_t *signer, const jk_frame_t *identities, s
 void jk_frames_free(jk_frame_t *frames, size_t n);
 
 /* A new header: msg_id (uuid4), session, username "gpuc", date (ISO 8601
- * UTC with microseconds and 'Z'), msg_type, version. Caller owns it. */
+ * UTC with microseconds and 'Z'), msg_type, version. Caller owns it;
+ * NULL only when out of memory. */
 json_t *jk_wire_header_new(const char *msg_type, const char *session);
 
 /* Writes a random uuid4 string into out (37 bytes). */

@@ -1,0 +1,421 @@
+#include "jk_executor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cm_link.h"
+#include "cm_log.h"
+#include "jk_utf8.h"
+
+#define READY_TIMEOUT_MS 10000
+#define STREAM_FLUSH_BYTES 65536
+#define LINK_FD_IN_CHILD 3
+
+typedef struct stream {
+    const char *name; /* "stdout" / "stderr" */
+    int fd;           /* read end of the pipe, -1 once closed */
+    char *buf;        /* bytes not yet delivered */
+    size_t len, cap;
+    long long first_ms; /* when the oldest undelivered byte arrived, 0 if none */
+} stream_t;
+
+struct jk_executor {
+    _Atomic pid_t pid;
+    int link_fd;
+    cm_link_reader_t reader;
+    stream_t streams[2];
+    size_t request_bytes; /* stream bytes delivered for the current request */
+    int capped;           /* the cap notice was sent for this request */
+};
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int set_nonblocking(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+    return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+/* In the child between fork and exec: async-signal-safe calls only. */
+static void exec_child(const char *exe, pid_t parent, int link_fd, int out_fd, int err_fd)
+{
+    setpgid(0, 0); /* our own group: SIGINT to the kernel's group is forwarded, not doubled */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0 ||
+        dup2(link_fd, LINK_FD_IN_CHILD) < 0)
+        _exit(127);
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigemptyset(&dfl.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    char *argv[] = {"gpuc", "executor", "--link-fd", "3", NULL};
+    execv(exe, argv);
+    static const char msg[] = "gpuc: cannot start the executor\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(127);
+}
+
+/* Waits for the "ready" frame. Returns 0, or -1 with err set. */
+static int await_ready(jk_executor_t *ex, cm_error_t *err)
+{
+    long long deadline = now_ms() + READY_TIMEOUT_MS;
+    for (;;) {
+        json_t *msg = NULL;
+        int rc = cm_link_reader_next(&ex->reader, &msg, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            const char *op = json_string_value(json_object_get(msg, "op"));
+            int ready = op && strcmp(op, "ready") == 0;
+            json_decref(msg);
+            if (ready)
+                return 0;
+            continue;
+        }
+        long long left = deadline - now_ms();
+        if (left <= 0) {
+            CM_ERROR(err, -1, "the executor did not start within %d s", READY_TIMEOUT_MS / 1000);
+            return -1;
+        }
+        struct pollfd p = {.fd = ex->link_fd, .events = POLLIN};
+        if (poll(&p, 1, (int)left) < 0 && errno != EINTR) {
+            CM_ERROR(err, errno, "poll: %s", strerror(errno));
+            return -1;
+        }
+        if (cm_link_reader_fill(&ex->reader, ex->link_fd, err) != 0) {
+            CM_ERROR(err, -1, "the executor exited while starting");
+            return -1;
+        }
+    }
+}
+
+jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
+{
+    int sv[2], out[2], errp[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        CM_ERROR(err, errno, "socketpair: %s", strerror(errno));
+        return NULL;
+    }
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+        CM_ERROR(err, errno, "pipe: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return NULL;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        exec_child(exe, parent, sv[1], out[1], errp[1]);
+    close(sv[1]);
+    close(out[1]);
+    close(errp[1]);
+    if (pid < 0) {
+        CM_ERROR(err, errno, "fork: %s", strerror(errno));
+        close(sv[0]);
+        close(out[0]);
+        close(errp[0]);
+        return NULL;
+    }
+    setpgid(pid, pid); /* also here, so the group exists before we ever signal it */
+    jk_executor_t *ex = calloc(1, sizeof *ex);
+    if (!ex) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        CM_ERROR(err, ENOMEM, "out of memory");
+        return NULL;
+    }
+    atomic_store(&ex->pid, pid);
+    ex->link_fd = sv[0];
+    ex->streams[0] = (stream_t){.name = "stdout", .fd = out[0]};
+    ex->streams[1] = (stream_t){.name = "stderr", .fd = errp[0]};
+    set_nonblocking(ex->link_fd);
+    set_nonblocking(out[0]);
+    set_nonblocking(errp[0]);
+    if (await_ready(ex, err) != 0) {
+        jk_executor_free(ex);
+        return NULL;
+    }
+    CM_DEBUG("executor %d ready", (int)pid);
+    return ex;
+}
+
+void jk_executor_free(jk_executor_t *ex)
+{
+    if (!ex)
+        return;
+    pid_t pid = atomic_exchange(&ex->pid, 0);
+    if (pid > 0) {
+        kill(-pid, SIGKILL); /* the group: children a cell forked go too */
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+    }
+    close(ex->link_fd);
+    for (int i = 0; i < 2; i++) {
+        if (ex->streams[i].fd >= 0)
+            close(ex->streams[i].fd);
+        free(ex->streams[i].buf);
+    }
+    cm_link_reader_free(&ex->reader);
+    free(ex);
+}
+
+int jk_executor_send(jk_executor_t *ex, const json_t *request, cm_error_t *err)
+{
+    ex->request_bytes = 0;
+    ex->capped = 0;
+    /* the link is non-blocking for reads; requests are small and the
+     * executor is waiting for them, so a short blocking write is fine */
+    int flags = fcntl(ex->link_fd, F_GETFL);
+    fcntl(ex->link_fd, F_SETFL, flags & ~O_NONBLOCK);
+    int rc = cm_link_send(ex->link_fd, request, err);
+    fcntl(ex->link_fd, F_SETFL, flags);
+    return rc;
+}
+
+int jk_executor_fds(const jk_executor_t *ex, int fds[3])
+{
+    int n = 0;
+    fds[n++] = ex->link_fd;
+    for (int i = 0; i < 2; i++)
+        if (ex->streams[i].fd >= 0)
+            fds[n++] = ex->streams[i].fd;
+    return n;
+}
+
+int jk_executor_timeout_ms(const jk_executor_t *ex)
+{
+    long long soonest = -1;
+    for (int i = 0; i < 2; i++) {
+        if (!ex->streams[i].len)
+            continue;
+        long long due = ex->streams[i].first_ms + JK_EXECUTOR_FLUSH_MS;
+        if (soonest < 0 || due < soonest)
+            soonest = due;
+    }
+    if (soonest < 0)
+        return -1;
+    long long left = soonest - now_ms();
+    return left < 0 ? 0 : (int)left;
+}
+
+/* Delivers a stream's buffered text. Unless force, an incomplete UTF-8
+ * sequence at the end waits for its remaining bytes. */
+static void flush_stream(jk_executor_t *ex, stream_t *st, const jk_executor_events_t *events,
+                         int force)
+{
+    if (!st->len)
+        return;
+    size_t n = force ? st->len : jk_utf8_complete_prefix(st->buf, st->len);
+    if (!n)
+        return;
+    size_t out_len = 0;
+    char *text = jk_utf8_sanitize(st->buf, n, &out_len);
+    if (text && events && events->on_stream)
+        events->on_stream(events->ctx, st->name, text, out_len);
+    free(text);
+    memmove(st->buf, st->buf + n, st->len - n);
+    st->len -= n;
+    st->first_ms = st->len ? now_ms() : 0;
+}
+
+static void flush_streams(jk_executor_t *ex, const jk_executor_events_t *events, int force)
+{
+    for (int i = 0; i < 2; i++)
+        flush_stream(ex, &ex->streams[i], events, force);
+}
+
+static void append(stream_t *st, const char *data, size_t len)
+{
+    if (st->cap - st->len < len) {
+        size_t cap = st->cap ? st->cap : 8192;
+        while (cap - st->len < len)
+            cap *= 2;
+        char *buf = realloc(st->buf, cap);
+        if (!buf)
+            return; /* drop output rather than the session */
+        st->buf = buf;
+        st->cap = cap;
+    }
+    memcpy(st->buf + st->len, data, len);
+    if (!st->len)
+        st->first_ms = now_ms();
+    st->len += len;
+}
+
+/* Reads what a pipe holds, applying the per-request cap. */
+static void read_stream(jk_executor_t *ex, stream_t *st, const jk_executor_events_t *events)
+{
+    char chunk[65536];
+    for (int rounds = 0; st->fd >= 0 && rounds < 64; rounds++) {
+        ssize_t n = read(st->fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+            close(st->fd);
+            st->fd = -1;
+            break;
+        }
+        if (n < 0)
+            break;
+        size_t room = ex->request_bytes < JK_EXECUTOR_OUTPUT_CAP
+                          ? JK_EXECUTOR_OUTPUT_CAP - ex->request_bytes
+                          : 0;
+        size_t keep = (size_t)n < room ? (size_t)n : room;
+        append(st, chunk, keep);
+        ex->request_bytes += (size_t)n;
+        if (keep < (size_t)n && !ex->capped) {
+            ex->capped = 1;
+            flush_streams(ex, events, 1);
+            char notice[160];
+            int len = snprintf(notice, sizeof notice,
+                               "\n[gpuc] this cell's output passed %u MB; the rest is discarded "
+                               "(the cell keeps running: interrupt it to stop it)\n",
+                               JK_EXECUTOR_OUTPUT_CAP >> 20);
+            if (events && events->on_stream)
+                events->on_stream(events->ctx, "stderr", notice, (size_t)len);
+        }
+        if (st->len >= STREAM_FLUSH_BYTES)
+            flush_stream(ex, st, events, 0);
+    }
+}
+
+static void read_streams(jk_executor_t *ex, const jk_executor_events_t *events)
+{
+    for (int i = 0; i < 2; i++)
+        read_stream(ex, &ex->streams[i], events);
+}
+
+/* Reaps the executor after its link closed and says how it ended. */
+static void describe_death(jk_executor_t *ex, cm_error_t *err)
+{
+    pid_t pid = atomic_exchange(&ex->pid, 0);
+    int status = 0;
+    pid_t got = 0;
+    for (int i = 0; i < 200 && got == 0; i++) { /* up to 2 s for it to finish exiting */
+        got = waitpid(pid, &status, WNOHANG);
+        if (got == 0)
+            usleep(10000);
+    }
+    if (got == 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        CM_ERROR(err, -1, "the executor closed its link and was killed");
+        return;
+    }
+    kill(-pid, SIGKILL); /* whatever the cell forked */
+    if (got < 0)
+        CM_ERROR(err, -1, "the executor ended (status unknown)");
+    else if (WIFEXITED(status))
+        CM_ERROR(err, -1, "the executor exited with status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        CM_ERROR(err, -1, "the executor was killed by %s (signal %d)", sigabbrev_np(WTERMSIG(status))
+                     ? sigabbrev_np(WTERMSIG(status)) : "a signal", WTERMSIG(status));
+    else
+        CM_ERROR(err, -1, "the executor ended (status 0x%x)", status);
+}
+
+int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json_t **reply,
+                     cm_error_t *err)
+{
+    *reply = NULL;
+    read_streams(ex, events);
+    int eof = cm_link_reader_fill(&ex->reader, ex->link_fd, err);
+    for (;;) {
+        json_t *msg = NULL;
+        int rc = cm_link_reader_next(&ex->reader, &msg, err);
+        if (rc < 0) {
+            CM_WARN("executor link corrupt; restarting the executor");
+            describe_death(ex, err);
+            return JK_EXECUTOR_DIED;
+        }
+        if (rc == 0)
+            break;
+        /* text written before this frame is already in the pipes */
+        read_streams(ex, events);
+        flush_streams(ex, events, 1);
+        const char *op = json_string_value(json_object_get(msg, "op"));
+        if (op && strcmp(op, "reply") == 0) {
+            json_object_del(msg, "op");
+            *reply = msg;
+            return JK_EXECUTOR_REPLY;
+        }
+        if (op && (strcmp(op, "display") == 0 || strcmp(op, "clear_output") == 0)) {
+            if (events && events->on_output)
+                events->on_output(events->ctx, msg);
+        } else if (!op || strcmp(op, "ready") != 0) {
+            CM_WARN("executor sent an unknown frame (op %s)", op ? op : "missing");
+        }
+        json_decref(msg);
+    }
+    if (eof != 0) {
+        read_streams(ex, events);
+        flush_streams(ex, events, 1);
+        describe_death(ex, err);
+        return JK_EXECUTOR_DIED;
+    }
+    if (jk_executor_timeout_ms(ex) == 0)
+        flush_streams(ex, events, 0);
+    return JK_EXECUTOR_PENDING;
+}
+
+int jk_executor_call(jk_executor_t *ex, const json_t *request, const jk_executor_events_t *events,
+                     json_t **reply, cm_error_t *err)
+{
+    *reply = NULL;
+    if (jk_executor_send(ex, request, err) != 0) {
+        describe_death(ex, err);
+        return JK_EXECUTOR_DIED;
+    }
+    for (;;) {
+        int fds[3];
+        int n = jk_executor_fds(ex, fds);
+        struct pollfd p[3];
+        for (int i = 0; i < n; i++)
+            p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+        if (poll(p, (nfds_t)n, jk_executor_timeout_ms(ex)) < 0 && errno != EINTR) {
+            CM_ERROR(err, errno, "poll: %s", strerror(errno));
+            return JK_EXECUTOR_DIED;
+        }
+        int rc = jk_executor_pump(ex, events, reply, err);
+        if (rc != JK_EXECUTOR_PENDING)
+            return rc;
+    }
+}
+
+void jk_executor_interrupt(jk_executor_t *ex)
+{
+    pid_t pid = ex ? atomic_load(&ex->pid) : 0;
+    if (pid > 0)
+        kill(pid, SIGINT);
+}
+
+pid_t jk_executor_pid(const jk_executor_t *ex)
+{
+    return ex ? atomic_load(&((jk_executor_t *)ex)->pid) : 0;
+}

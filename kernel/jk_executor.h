@@ -1,0 +1,68 @@
+/* jk_executor: the kernel-side client of the executor process.
+ *
+ * Spawns `gpuc executor --link-fd N` in its own process group (it dies
+ * with us: PR_SET_PDEATHSIG), sends requests over the link, forwards its
+ * stdout/stderr as they arrive (coalesced, UTF-8 made valid, capped per
+ * request) and notices when it dies. Used by the kernel's poll loop and by
+ * `gpuc run`. MUST BE USED from one thread, except jk_executor_interrupt. */
+#ifndef JK_EXECUTOR_H
+#define JK_EXECUTOR_H
+
+#include <jansson.h>
+#include <sys/types.h>
+
+#include "cm_error.h"
+
+#define JK_EXECUTOR_OUTPUT_CAP (10u << 20)  /* stream bytes per request */
+#define JK_EXECUTOR_FLUSH_MS 100            /* stream coalescing interval */
+
+typedef struct jk_executor jk_executor_t;
+
+typedef struct jk_executor_events {
+    void *ctx;
+    /* Text the cell wrote; name is "stdout" or "stderr"; text is valid UTF-8. */
+    void (*on_stream)(void *ctx, const char *name, const char *text, size_t len);
+    /* A "display" or "clear_output" frame (borrowed). */
+    void (*on_output)(void *ctx, const json_t *msg);
+} jk_executor_events_t;
+
+/* Starts an executor from the gpuc binary at exe and waits (up to 10 s)
+ * for its "ready" frame. Returns NULL with err set on failure. */
+jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err);
+
+/* Kills the executor's process group (if alive), reaps it, frees. NULL ok. */
+void jk_executor_free(jk_executor_t *ex);
+
+/* Sends one request (not taken). Returns 0, or -1 with err set. A new
+ * request MUST NOT be sent before the previous one's reply arrived. */
+int jk_executor_send(jk_executor_t *ex, const json_t *request, cm_error_t *err);
+
+/* The fds to poll for input (link, stdout, stderr). Returns their count
+ * (0..3; closed pipes are left out). */
+int jk_executor_fds(const jk_executor_t *ex, int fds[3]);
+
+/* Milliseconds until buffered stream text must be flushed, -1 if none. */
+int jk_executor_timeout_ms(const jk_executor_t *ex);
+
+enum { JK_EXECUTOR_PENDING = 0, JK_EXECUTOR_REPLY = 1, JK_EXECUTOR_DIED = -1 };
+
+/* Reads whatever is ready without blocking, delivering events in order.
+ * Returns JK_EXECUTOR_REPLY with a new reference in *reply (the "reply"
+ * frame, "op" removed), JK_EXECUTOR_PENDING, or JK_EXECUTOR_DIED with err
+ * saying how it ended ("the executor exited with status 3", "... was
+ * killed by SIGKILL") — then jk_executor_free it and start another. */
+int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json_t **reply,
+                     cm_error_t *err);
+
+/* Sends request and blocks until its reply (or the executor's death),
+ * delivering events meanwhile. Same returns as jk_executor_pump. */
+int jk_executor_call(jk_executor_t *ex, const json_t *request, const jk_executor_events_t *events,
+                     json_t **reply, cm_error_t *err);
+
+/* Sends SIGINT to the executor. Async-signal-safe and thread-safe. */
+void jk_executor_interrupt(jk_executor_t *ex);
+
+/* The executor's pid (0 when it is gone). */
+pid_t jk_executor_pid(const jk_executor_t *ex);
+
+#endif

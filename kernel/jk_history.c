@@ -1,0 +1,121 @@
+#include "jk_history.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SESSION_NUMBER 1
+
+typedef struct entry {
+    int line;
+    char *code;
+} entry_t;
+
+struct jk_history {
+    entry_t *entries;
+    size_t len, cap;
+};
+
+jk_history_t *jk_history_new(void)
+{
+    return calloc(1, sizeof(jk_history_t));
+}
+
+void jk_history_free(jk_history_t *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->len; i++)
+        free(h->entries[i].code);
+    free(h->entries);
+    free(h);
+}
+
+void jk_history_add(jk_history_t *h, int line, const char *code)
+{
+    if (h->len == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 64;
+        entry_t *e = realloc(h->entries, cap * sizeof *e);
+        if (!e)
+            return;
+        h->entries = e;
+        h->cap = cap;
+    }
+    char *copy = strdup(code);
+    if (!copy)
+        return;
+    h->entries[h->len++] = (entry_t){line, copy};
+}
+
+static json_t *item(const entry_t *e)
+{
+    return json_pack("[iis]", SESSION_NUMBER, e->line, e->code);
+}
+
+static int int_field(const json_t *content, const char *key, int fallback)
+{
+    json_t *v = json_object_get(content, key);
+    return json_is_integer(v) ? (int)json_integer_value(v) : fallback;
+}
+
+/* Appends the entries with index >= first, at most n of them (n < 0: all). */
+static void add_tail(json_t *out, const jk_history_t *h, int n)
+{
+    size_t first = n < 0 || (size_t)n >= h->len ? 0 : h->len - (size_t)n;
+    for (size_t i = first; i < h->len; i++)
+        json_array_append_new(out, item(&h->entries[i]));
+}
+
+static void add_range(json_t *out, const jk_history_t *h, const json_t *content)
+{
+    int session = int_field(content, "session", 0);
+    if (session != 0 && session != SESSION_NUMBER)
+        return; /* only this session is kept */
+    int start = int_field(content, "start", 1);
+    int stop = int_field(content, "stop", 0); /* exclusive; 0 = to the end */
+    for (size_t i = 0; i < h->len; i++) {
+        int line = h->entries[i].line;
+        if (line >= start && (stop <= 0 || line < stop))
+            json_array_append_new(out, item(&h->entries[i]));
+    }
+}
+
+static void add_search(json_t *out, const jk_history_t *h, const json_t *content)
+{
+    const char *pattern = json_string_value(json_object_get(content, "pattern"));
+    if (!pattern)
+        pattern = "*";
+    int n = int_field(content, "n", -1);
+    int unique = json_is_true(json_object_get(content, "unique"));
+    /* newest first while collecting, so that n keeps the latest matches */
+    json_t *found = json_array();
+    for (size_t i = h->len; i-- > 0;) {
+        if (n >= 0 && json_array_size(found) >= (size_t)n)
+            break;
+        const entry_t *e = &h->entries[i];
+        if (fnmatch(pattern, e->code, 0) != 0)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; unique && j < json_array_size(found); j++)
+            seen |= strcmp(json_string_value(json_array_get(json_array_get(found, j), 2)),
+                           e->code) == 0;
+        if (!seen)
+            json_array_append_new(found, item(e));
+    }
+    for (size_t i = json_array_size(found); i-- > 0;)
+        json_array_append(out, json_array_get(found, i));
+    json_decref(found);
+}
+
+json_t *jk_history_reply(const jk_history_t *h, const json_t *content)
+{
+    json_t *out = json_array();
+    const char *type = json_string_value(json_object_get(content, "hist_access_type"));
+    if (type && strcmp(type, "tail") == 0)
+        add_tail(out, h, int_field(content, "n", 10));
+    else if (type && strcmp(type, "range") == 0)
+        add_range(out, h, content);
+    else if (type && strcmp(type, "search") == 0)
+        add_search(out, h, content);
+    return json_pack("{s:s, s:o}", "status", "ok", "history", out);
+}

@@ -1,0 +1,284 @@
+/* The shell channel's requests, handled on the main thread. Requests that
+ * need the session go to the executor; while one runs, this thread keeps
+ * forwarding its output and watching for its death and for a shutdown. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "cm_log.h"
+#include "jk_kernel.h"
+#include "jk_socket.h"
+
+typedef struct request {
+    jk_kernel_t *k;
+    const jk_message_t *msg;
+    int silent; /* publish nothing but status */
+} request_t;
+
+static void on_stream(void *ctx, const char *name, const char *text, size_t len)
+{
+    request_t *r = ctx;
+    if (!r->silent)
+        jk_iopub_publish(r->k->iopub, r->msg, "stream",
+                         json_pack("{s:s, s:s%}", "name", name, "text", text, len));
+}
+
+static void on_output(void *ctx, const json_t *frame)
+{
+    request_t *r = ctx;
+    if (r->silent)
+        return;
+    const char *op = json_string_value(json_object_get(frame, "op"));
+    if (strcmp(op, "clear_output") == 0) {
+        jk_iopub_publish(r->k->iopub, r->msg, "clear_output",
+                         json_pack("{s:b}", "wait", json_is_true(json_object_get(frame, "wait"))));
+        return;
+    }
+    json_t *content = json_object();
+    const char *keys[] = {"data", "metadata", "transient"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *v = json_object_get(frame, keys[i]);
+        json_object_set_new(content, keys[i], json_is_object(v) ? json_incref(v) : json_object());
+    }
+    int update = json_is_true(json_object_get(frame, "update"));
+    jk_iopub_publish(r->k->iopub, r->msg, update ? "update_display_data" : "display_data", content);
+}
+
+/* Runs one request in the executor and waits for its reply, forwarding
+ * output. Returns the reply (new reference), or NULL when the executor
+ * died (then *death says how, and a fresh executor is started) or a
+ * shutdown was requested. */
+static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *death)
+{
+    jk_kernel_t *k = r->k;
+    if (jk_kernel_ensure_executor(k) != 0) {
+        CM_ERROR(death, -1, "the executor could not be started");
+        return NULL;
+    }
+    jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output};
+    json_t *reply = NULL;
+    int rc = jk_executor_send(k->executor, request, death) == 0 ? JK_EXECUTOR_PENDING
+                                                                  : JK_EXECUTOR_DIED;
+    while (rc == JK_EXECUTOR_PENDING && !atomic_load(&k->stopping)) {
+        zmq_pollitem_t items[4] = {{NULL, k->wake[0], ZMQ_POLLIN, 0}};
+        int fds[3];
+        int n = jk_executor_fds(k->executor, fds);
+        for (int i = 0; i < n; i++)
+            items[i + 1] = (zmq_pollitem_t){NULL, fds[i], ZMQ_POLLIN, 0};
+        int timeout = jk_executor_timeout_ms(k->executor);
+        if (timeout < 0 || timeout > 500)
+            timeout = 500;
+        if (zmq_poll(items, n + 1, timeout) < 0 && zmq_errno() != EINTR)
+            CM_WARN("poll: %s", zmq_strerror(zmq_errno()));
+        if (getppid() != k->parent_pid)
+            jk_kernel_request_stop(k);
+        rc = jk_executor_pump(k->executor, &events, &reply, death);
+    }
+    if (rc == JK_EXECUTOR_DIED) {
+        CM_WARN("executor died: %s", death->text);
+        atomic_store(&k->executor_pid, 0);
+        jk_executor_free(k->executor);
+        k->executor = NULL;
+        if (!atomic_load(&k->stopping))
+            jk_kernel_ensure_executor(k);
+    }
+    return reply;
+}
+
+static const char *code_of(const jk_message_t *msg)
+{
+    const char *code = json_string_value(json_object_get(msg->content, "code"));
+    return code ? code : "";
+}
+
+static int flag(const jk_message_t *msg, const char *key, int fallback)
+{
+    json_t *v = json_object_get(msg->content, key);
+    return json_is_boolean(v) ? json_is_true(v) : fallback;
+}
+
+/* The error reply content when the executor died during cell n. */
+static json_t *death_error(const cm_error_t *death, int n)
+{
+    char evalue[1400];
+    snprintf(evalue, sizeof evalue,
+             "%s while running cell [%d]; the session's state (variables, functions, device "
+             "arrays) was lost. A fresh session has started: re-run the cells you need.",
+             death->text, n);
+    return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", "ExecutorDied",
+                     "evalue", evalue, "traceback", evalue);
+}
+
+static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
+{
+    const char *code = code_of(msg);
+    int silent = flag(msg, "silent", 0);
+    int store_history = silent ? 0 : flag(msg, "store_history", 1);
+    request_t r = {k, msg, silent};
+    if (store_history)
+        k->execution_count++;
+    int n = k->execution_count;
+    if (!silent)
+        jk_iopub_publish(k->iopub, msg, "execute_input",
+                         json_pack("{s:s, s:i}", "code", code, "execution_count", n));
+    if (store_history)
+        jk_history_add(k->history, n, code);
+    jk_message_clear(&k->last_execute);
+    jk_message_t *last = &k->last_execute;
+    last->header = json_deep_copy(msg->header);
+    json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code", code, "cell", n,
+                                "silent", silent);
+    cm_error_t death;
+    cm_error_clear(&death);
+    json_t *reply = call_executor(&r, request, &death);
+    json_decref(request);
+    if (!reply)
+        reply = death_error(&death, n);
+    const char *status = json_string_value(json_object_get(reply, "status"));
+    int ok = status && strcmp(status, "ok") == 0;
+    json_t *result = json_object_get(reply, "result");
+    if (ok && json_is_object(result) && !silent)
+        jk_iopub_publish(k->iopub, msg, "execute_result",
+                         json_pack("{s:i, s:O, s:O}", "execution_count", n, "data",
+                                   json_object_get(result, "data"), "metadata",
+                                   json_object_get(result, "metadata")
+                                       ? json_object_get(result, "metadata")
+                                       : json_object()));
+    json_t *content = json_pack("{s:s, s:i, s:{}, s:[]}", "status", ok ? "ok" : "error",
+                                "execution_count", n, "user_expressions", "payload");
+    if (!ok) {
+        const char *keys[] = {"ename", "evalue", "traceback"};
+        for (size_t i = 0; i < 3; i++)
+            json_object_set(content, keys[i], json_object_get(reply, keys[i]));
+        if (!silent)
+            jk_iopub_publish(k->iopub, msg, "error",
+                             json_pack("{s:O, s:O, s:O}", "ename", json_object_get(reply, "ename"),
+                                       "evalue", json_object_get(reply, "evalue"), "traceback",
+                                       json_object_get(reply, "traceback")));
+    }
+    json_decref(reply);
+    jk_kernel_reply(k, k->shell, msg, "execute_reply", content);
+    if (!ok && flag(msg, "stop_on_error", 1))
+        k->abort_queued = 1; /* after this request's idle: see jk_shell_dispatch */
+}
+
+/* complete, inspect and is_complete: forwarded as they are. */
+static void forward(jk_kernel_t *k, jk_message_t *msg, const char *op, const char *reply_type,
+                    json_t *fallback)
+{
+    request_t r = {k, msg, 1};
+    json_t *request = json_deep_copy(msg->content);
+    json_object_set_new(request, "op", json_string(op));
+    cm_error_t death;
+    cm_error_clear(&death);
+    json_t *reply = call_executor(&r, request, &death);
+    json_decref(request);
+    if (reply)
+        json_decref(fallback);
+    jk_kernel_reply(k, k->shell, msg, reply_type, reply ? reply : fallback);
+}
+
+static void handle_complete(jk_kernel_t *k, jk_message_t *msg)
+{
+    json_t *pos = json_object_get(msg->content, "cursor_pos");
+    json_int_t p = json_is_integer(pos) ? json_integer_value(pos) : 0;
+    forward(k, msg, "complete", "complete_reply",
+            json_pack("{s:s, s:[], s:I, s:I, s:{}}", "status", "ok", "matches", "cursor_start", p,
+                      "cursor_end", p, "metadata"));
+}
+
+static void handle_inspect(jk_kernel_t *k, jk_message_t *msg)
+{
+    forward(k, msg, "inspect", "inspect_reply",
+            json_pack("{s:s, s:b, s:{}, s:{}}", "status", "ok", "found", 0, "data", "metadata"));
+}
+
+static void handle_is_complete(jk_kernel_t *k, jk_message_t *msg)
+{
+    forward(k, msg, "is_complete", "is_complete_reply", json_pack("{s:s}", "status", "unknown"));
+}
+
+static void handle_kernel_info(jk_kernel_t *k, jk_message_t *msg)
+{
+    jk_kernel_reply(k, k->shell, msg, "kernel_info_reply", jk_kernel_info());
+}
+
+static void handle_history(jk_kernel_t *k, jk_message_t *msg)
+{
+    jk_kernel_reply(k, k->shell, msg, "history_reply", jk_history_reply(k->history, msg->content));
+}
+
+static void handle_comm_info(jk_kernel_t *k, jk_message_t *msg)
+{
+    jk_kernel_reply(k, k->shell, msg, "comm_info_reply",
+                    json_pack("{s:s, s:{}}", "status", "ok", "comms"));
+}
+
+static void handle_shutdown(jk_kernel_t *k, jk_message_t *msg)
+{
+    json_t *content = json_pack("{s:s, s:b}", "status", "ok", "restart", flag(msg, "restart", 0));
+    jk_iopub_publish(k->iopub, msg, "shutdown_reply", json_incref(content));
+    jk_kernel_reply(k, k->shell, msg, "shutdown_reply", content);
+    jk_kernel_request_stop(k);
+}
+
+typedef struct handler {
+    const char *msg_type;
+    void (*handle)(jk_kernel_t *k, jk_message_t *msg);
+} handler_t;
+
+static const handler_t handlers[] = {
+    {"execute_request", handle_execute},
+    {"kernel_info_request", handle_kernel_info},
+    {"complete_request", handle_complete},
+    {"inspect_request", handle_inspect},
+    {"is_complete_request", handle_is_complete},
+    {"history_request", handle_history},
+    {"comm_info_request", handle_comm_info},
+    {"shutdown_request", handle_shutdown},
+};
+
+void jk_shell_dispatch(jk_kernel_t *k, jk_message_t *msg)
+{
+    jk_iopub_status(k->iopub, msg, "busy");
+    const handler_t *h = NULL;
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0] && !h; i++)
+        if (strcmp(msg->msg_type, handlers[i].msg_type) == 0)
+            h = &handlers[i];
+    if (h)
+        h->handle(k, msg);
+    else
+        CM_WARN("shell: unknown message type '%s' ignored", msg->msg_type);
+    jk_iopub_status(k->iopub, msg, "idle");
+    if (k->abort_queued) {
+        k->abort_queued = 0;
+        jk_shell_abort_queued(k);
+    }
+}
+
+void jk_shell_abort_queued(jk_kernel_t *k)
+{
+    for (;;) {
+        jk_message_t msg = {0};
+        cm_error_t err;
+        cm_error_clear(&err);
+        int rc = jk_socket_recv_message(k->shell, k->signer, ZMQ_DONTWAIT, &msg, &err);
+        if (rc == 1 || (rc < 0 && err.code == JK_SOCKET_ETERM))
+            return;
+        if (rc < 0) {
+            CM_WARN("shell: dropped a message: %s", err.text);
+            continue;
+        }
+        if (strcmp(msg.msg_type, "execute_request") == 0) {
+            jk_iopub_status(k->iopub, &msg, "busy");
+            jk_kernel_reply(k, k->shell, &msg, "execute_reply",
+                            json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
+                                      k->execution_count));
+            jk_iopub_status(k->iopub, &msg, "idle");
+        } else {
+            jk_shell_dispatch(k, &msg);
+        }
+        jk_message_clear(&msg);
+    }
+}
