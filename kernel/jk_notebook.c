@@ -1,0 +1,356 @@
+/* jk_notebook: `gpuc run NOTEBOOK.ipynb [-o OUT.ipynb] [--allow-errors]
+ * [--timeout SECONDS]` — executes a notebook headless, with no Python and
+ * no Jupyter, through the same executor the kernel uses.
+ *
+ * Code cells run in order; each one's outputs are stored as nbclient would
+ * store them (jk_nbformat.c). The run stops at the first failing cell
+ * unless --allow-errors; a cell over --timeout is interrupted, recorded as
+ * a CellTimeoutError, and always stops the run. The notebook is written
+ * (to OUT, or in place) in every case once it could be read. */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cm_error.h"
+#include "jk_commands.h"
+#include "jk_executor.h"
+#include "jk_nbformat.h"
+
+#define INTERRUPT_GRACE_MS 5000 /* after a timeout's SIGINT, before a kill */
+
+typedef struct options {
+    const char *in, *out;
+    int allow_errors;
+    double timeout_s; /* per cell; 0 = none */
+} options_t;
+
+/* How one cell went. */
+enum { CELL_OK, CELL_ERROR, CELL_STOP /* an error that ends the run regardless */ };
+
+typedef struct runner {
+    char exe[PATH_MAX];
+    jk_executor_t *ex;  /* NULL until needed, and after a death */
+    jk_nb_outputs_t out; /* the cell being run */
+    json_t *display_ids; /* display_id -> outputs, for the whole run */
+} runner_t;
+
+/* Ctrl-C interrupts the running cell (once; a second one kills us). */
+static jk_executor_t *volatile sigint_target;
+static volatile sig_atomic_t sigint_seen;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    sigint_seen = 1;
+    jk_executor_interrupt(sigint_target);
+    signal(SIGINT, SIG_DFL);
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int usage(FILE *out)
+{
+    fprintf(out, "usage: gpuc run NOTEBOOK.ipynb [-o OUT.ipynb] [--allow-errors] [--timeout SECONDS]\n"
+                 "  -o, --output OUT   write the executed notebook to OUT (default: in place)\n"
+                 "  --allow-errors     run every cell even after one fails\n"
+                 "  --timeout SECONDS  interrupt a cell that runs longer, and stop\n");
+    return out == stderr ? 2 : 0;
+}
+
+/* "--name VALUE" or "--name=VALUE"; advances *i past a separate value. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] == '\0' && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+/* Returns 0, or the exit status for a usage error. */
+static int parse(int argc, char **argv, options_t *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return -1;
+        } else if (strcmp(a, "--allow-errors") == 0) {
+            o->allow_errors = 1;
+        } else if ((v = option_value(argc, argv, &i, "-o")) ||
+                   (v = option_value(argc, argv, &i, "--output"))) {
+            o->out = v;
+        } else if ((v = option_value(argc, argv, &i, "--timeout"))) {
+            char *end;
+            errno = 0;
+            o->timeout_s = strtod(v, &end);
+            if (errno || end == v || *end || !(o->timeout_s > 0) || o->timeout_s > 1e7) {
+                fprintf(stderr, "gpuc run: --timeout needs a number of seconds > 0, not '%s'\n", v);
+                return usage(stderr);
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "gpuc run: unknown or incomplete option '%s'\n", a);
+            return usage(stderr);
+        } else if (!o->in) {
+            o->in = a;
+        } else {
+            fprintf(stderr, "gpuc run: one notebook at a time ('%s' and '%s')\n", o->in, a);
+            return usage(stderr);
+        }
+    }
+    if (!o->in) {
+        fprintf(stderr, "gpuc run: which notebook?\n");
+        return usage(stderr);
+    }
+    return 0;
+}
+
+static void on_stream(void *ctx, const char *name, const char *text, size_t len)
+{
+    runner_t *r = ctx;
+    jk_nb_outputs_stream(&r->out, name, text, len);
+}
+
+static void on_output(void *ctx, const json_t *msg)
+{
+    runner_t *r = ctx;
+    jk_nb_outputs_message(&r->out, msg);
+}
+
+static int is_blank(const char *s)
+{
+    for (; *s; s++)
+        if (!strchr(" \t\r\n\f\v", *s))
+            return 0;
+    return 1;
+}
+
+/* The first line of an error's evalue, for the progress line. */
+static void first_line(const char *text, char *buf, size_t size)
+{
+    size_t n = strcspn(text, "\n");
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+}
+
+/* Executes code on the executor, storing outputs in r->out. On an error,
+ * describes it in what ("CompileError: ..."). */
+static int execute(runner_t *r, const char *code, int count, const options_t *opt, char *what,
+                   size_t what_size)
+{
+    cm_error_t err = {0};
+    if (!r->ex && !(r->ex = jk_executor_new(r->exe, &err))) {
+        char evalue[CM_ERROR_TEXT + 64];
+        snprintf(evalue, sizeof evalue, "cannot start the executor: %s", err.text);
+        jk_nb_outputs_error(&r->out, "ExecutorError", evalue);
+        snprintf(what, what_size, "ExecutorError: %s", evalue);
+        return CELL_STOP;
+    }
+
+    json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code", code, "cell",
+                                count, "silent", 0);
+    jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output};
+    json_t *reply = NULL;
+    int rc = JK_EXECUTOR_DIED;
+    int timed_out = 0;
+    if (!request) {
+        CM_ERROR(&err, 1, "cannot build the request (the cell is not valid UTF-8?)");
+    } else if (jk_executor_send(r->ex, request, &err) == 0) {
+        sigint_target = r->ex;
+        long long deadline = opt->timeout_s > 0 ? now_ms() + (long long)(opt->timeout_s * 1000) : -1;
+        for (;;) {
+            rc = jk_executor_pump(r->ex, &events, &reply, &err);
+            if (rc != JK_EXECUTOR_PENDING)
+                break;
+            int wait = jk_executor_timeout_ms(r->ex);
+            if (deadline >= 0) {
+                long long left = deadline - now_ms();
+                if (left <= 0) {
+                    if (timed_out) { /* it ignored the interrupt: kill it */
+                        CM_ERROR(&err, 1, "it ignored the interrupt and was killed");
+                        rc = JK_EXECUTOR_DIED;
+                        break;
+                    }
+                    timed_out = 1;
+                    jk_executor_interrupt(r->ex);
+                    deadline = now_ms() + INTERRUPT_GRACE_MS;
+                    left = INTERRUPT_GRACE_MS;
+                }
+                if (wait < 0 || left < wait)
+                    wait = (int)left;
+            }
+            int fds[3];
+            int n = jk_executor_fds(r->ex, fds);
+            struct pollfd p[3];
+            for (int i = 0; i < n; i++)
+                p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+            if (n == 0 && wait < 0)
+                wait = 100;
+            poll(p, (nfds_t)n, wait); /* EINTR (Ctrl-C) just pumps again */
+        }
+        sigint_target = NULL;
+    }
+    json_decref(request);
+
+    if (timed_out) {
+        char evalue[CM_ERROR_TEXT + 128];
+        snprintf(evalue, sizeof evalue,
+                 "the cell did not finish within %g second%s and was interrupted%s%s%s",
+                 opt->timeout_s, opt->timeout_s == 1 ? "" : "s", rc == JK_EXECUTOR_DIED ? "; " : "",
+                 rc == JK_EXECUTOR_DIED ? err.text : "",
+                 rc == JK_EXECUTOR_DIED ? " — the session's state was lost" : "");
+        jk_nb_outputs_error(&r->out, "CellTimeoutError", evalue);
+        snprintf(what, what_size, "CellTimeoutError: %s", evalue);
+        if (rc == JK_EXECUTOR_DIED) {
+            jk_executor_free(r->ex);
+            r->ex = NULL;
+        }
+        json_decref(reply);
+        return CELL_STOP;
+    }
+    if (rc != JK_EXECUTOR_REPLY) {
+        char evalue[CM_ERROR_TEXT + 64];
+        snprintf(evalue, sizeof evalue, "%s — the session's state was lost", err.text);
+        jk_nb_outputs_error(&r->out, "ExecutorDied", evalue);
+        snprintf(what, what_size, "ExecutorDied: %s", evalue);
+        jk_executor_free(r->ex);
+        r->ex = NULL; /* the next cell starts a fresh one */
+        return sigint_seen ? CELL_STOP : CELL_ERROR;
+    }
+    int failed = jk_nb_outputs_reply(&r->out, reply, count);
+    if (failed) {
+        const char *ename = json_string_value(json_object_get(reply, "ename"));
+        const char *evalue = json_string_value(json_object_get(reply, "evalue"));
+        char line[200];
+        first_line(evalue ? evalue : "", line, sizeof line);
+        snprintf(what, what_size, "%s%s%s", ename ? ename : "Error", *line ? ": " : "", line);
+    }
+    json_decref(reply);
+    if (sigint_seen) { /* Ctrl-C: the run ends here, even if the cell finished */
+        if (!failed)
+            snprintf(what, what_size, "interrupted (Ctrl-C)");
+        return CELL_STOP;
+    }
+    return failed ? CELL_ERROR : CELL_OK;
+}
+
+static int count_code_cells(const json_t *cells)
+{
+    int n = 0;
+    size_t i;
+    const json_t *cell;
+    json_t *code = json_string("code");
+    json_array_foreach(cells, i, cell)
+        n += json_equal(json_object_get(cell, "cell_type"), code);
+    json_decref(code);
+    return n;
+}
+
+int jk_notebook_main(int argc, char **argv)
+{
+    options_t opt = {0};
+    int rc = parse(argc, argv, &opt);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    const char *out_path = opt.out ? opt.out : opt.in;
+
+    cm_error_t err = {0};
+    json_t *nb = jk_nb_load(opt.in, &err);
+    if (!nb) {
+        fprintf(stderr, "gpuc run: %s\n", err.text);
+        return 1;
+    }
+    runner_t r = {.display_ids = json_object()};
+    if (jk_self_exe(r.exe, sizeof r.exe) != 0) {
+        fprintf(stderr, "gpuc run: cannot find this program's path (/proc/self/exe)\n");
+        json_decref(nb);
+        json_decref(r.display_ids);
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN); /* a dead executor is an error value, not our death */
+    signal(SIGINT, on_sigint);
+
+    json_t *cells = json_object_get(nb, "cells"), *cell;
+    int total = count_code_cells(cells), index = 0, count = 0, ok = 0, failed = 0, stopped = 0;
+    size_t i;
+    json_array_foreach(cells, i, cell) {
+        const char *type = json_string_value(json_object_get(cell, "cell_type"));
+        if (!type || strcmp(type, "code") != 0)
+            continue;
+        index++;
+        if (!stopped && sigint_seen)
+            stopped = index - 1 > 0 ? index - 1 : index;
+        if (stopped)
+            continue;
+        char *code = jk_nb_cell_source(cell);
+        if (!code) {
+            fprintf(stderr, "gpuc run: out of memory\n");
+            stopped = index;
+            failed++;
+            continue;
+        }
+        if (is_blank(code)) { /* as Jupyter: not run, left as it is */
+            fprintf(stderr, "[%d/%d] skipped (empty)\n", index, total);
+            free(code);
+            continue;
+        }
+        json_t *outputs = json_object_get(cell, "outputs");
+        if (!json_is_array(outputs)) {
+            outputs = json_array();
+            json_object_set_new(cell, "outputs", outputs);
+        }
+        count++;
+        json_object_set_new(cell, "execution_count", json_integer(count));
+        jk_nb_outputs_begin(&r.out, outputs, r.display_ids);
+
+        char what[2 * CM_ERROR_TEXT] = "";
+        int status = execute(&r, code, count, &opt, what, sizeof what);
+        free(code);
+        if (status == CELL_OK) {
+            ok++;
+            fprintf(stderr, "[%d/%d] ok\n", index, total);
+            continue;
+        }
+        failed++;
+        fprintf(stderr, "[%d/%d] error: %s\n", index, total, what);
+        if (status == CELL_STOP || !opt.allow_errors)
+            stopped = index;
+    }
+    jk_executor_free(r.ex);
+    signal(SIGINT, SIG_DFL);
+
+    int written = 0;
+    if (jk_nb_set_gpuc_metadata(nb) != 0)
+        CM_ERROR(&err, 1, "out of memory");
+    else if (jk_nb_save(nb, out_path, &err) == 0)
+        written = 1;
+    json_decref(nb);
+    json_decref(r.display_ids);
+
+    fprintf(stderr, "gpuc run: %d ok, %d failed", ok, failed);
+    if (sigint_seen)
+        fprintf(stderr, ", interrupted");
+    if (stopped)
+        fprintf(stderr, ", stopped at code cell %d of %d (%d not run)", stopped, total,
+                total - stopped);
+    if (written)
+        fprintf(stderr, "; wrote %s\n", out_path);
+    else
+        fprintf(stderr, "; NOT written: %s\n", err.text);
+    return failed || !written ? 1 : 0;
+}

@@ -1,0 +1,238 @@
+/* rt_cell: splits a cell into top-level items (see rt_cell.h). */
+#include "rt_cell.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_lex.h"
+
+/* Typedef names declared earlier in the cell being split, plus the session's. */
+typedef struct types {
+    rt_is_type_fn outer;
+    void *outer_ctx;
+    const char *src;
+    size_t (*names)[2];
+    size_t n, cap;
+} types_t;
+
+static int is_type(void *ctx, const char *name, size_t len)
+{
+    types_t *ty = ctx;
+    for (size_t i = 0; i < ty->n; i++)
+        if (ty->names[i][1] == len && memcmp(ty->src + ty->names[i][0], name, len) == 0)
+            return 1;
+    return ty->outer ? ty->outer(ty->outer_ctx, name, len) : 0;
+}
+
+static void types_add(types_t *ty, size_t start, size_t len)
+{
+    if (ty->n == ty->cap) {
+        ty->cap = ty->cap ? ty->cap * 2 : 16;
+        ty->names = realloc(ty->names, ty->cap * sizeof *ty->names);
+        if (!ty->names)
+            abort();
+    }
+    ty->names[ty->n][0] = start;
+    ty->names[ty->n][1] = len;
+    ty->n++;
+}
+
+static int punct(const char *src, const rt_tok_t *t, char c)
+{
+    return t->kind == RT_TOK_PUNCT && t->len == 1 && src[t->start] == c;
+}
+
+static int starts_statement(const char *src, const rt_tok_t *t)
+{
+    static const char *const kw[] = {"if", "for", "while", "do", "switch", "return", "break",
+                                     "continue", "goto", "case", "default", "else", NULL};
+    if (punct(src, t, '{'))
+        return 1;
+    if (t->kind != RT_TOK_IDENT)
+        return 0;
+    for (int i = 0; kw[i]; i++)
+        if (rt_tok_is(src, t, kw[i]))
+            return 1;
+    return 0;
+}
+
+static int starts_declaration(const char *src, const rt_tok_t *t, types_t *ty)
+{
+    if (t->kind != RT_TOK_IDENT)
+        return 0;
+    const char *w = src + t->start;
+    if (rt_decl_is_decl_keyword(w, t->len) || rt_decl_is_std_type(w, t->len))
+        return 1;
+    return is_type(ty, w, t->len);
+}
+
+static void push(rt_cell_t *out, size_t *cap, rt_item_t item)
+{
+    if (out->n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        out->items = realloc(out->items, *cap * sizeof *out->items);
+        if (!out->items)
+            abort();
+    }
+    out->items[out->n++] = item;
+}
+
+static int end_line(const char *src, const rt_tok_t *t)
+{
+    int line = t->line;
+    for (size_t i = 0; i + 1 < t->len; i++) /* multi-line literals and directives */
+        if (src[t->start + i] == '\n')
+            line++;
+    return line;
+}
+
+int rt_cell_split(const char *code, rt_is_type_fn outer, void *ctx, rt_cell_t *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    types_t ty = {outer, ctx, code, NULL, 0, 0};
+    rt_tok_t *toks;
+    size_t n = rt_lex_all(code, 0, strlen(code), 1, &toks, NULL);
+    size_t i = 0;
+    while (i < n) {
+        rt_item_t item = {0};
+        item.start = toks[i].start;
+        item.line = toks[i].line;
+        if (toks[i].kind == RT_TOK_DIRECTIVE) {
+            item.kind = RT_ITEM_DIRECTIVE;
+            item.end = toks[i].start + toks[i].len;
+            item.end_line = end_line(code, &toks[i]);
+            push(out, &cap, item);
+            i++;
+            continue;
+        }
+        const rt_tok_t *first = &toks[i];
+        int stmt = starts_statement(code, first);
+        int decl = !stmt && starts_declaration(code, first, &ty);
+        int is_if = rt_tok_is(code, first, "if");
+        int is_do = rt_tok_is(code, first, "do");
+        int saw_while = 0, saw_eq = 0, depth = 0;
+        size_t j = i, last = i;
+        int done = 0;
+        for (; j < n && !done; j++) {
+            const rt_tok_t *t = &toks[j];
+            if (t->kind == RT_TOK_DIRECTIVE && depth == 0)
+                break; /* a directive ends an unterminated item */
+            last = j;
+            if (t->kind == RT_TOK_PUNCT && t->len == 1) {
+                char c = code[t->start];
+                if (c == '(' || c == '[' || c == '{') {
+                    if (c == '{' && depth == 0 && decl && !saw_eq && j > i &&
+                        punct(code, &toks[j - 1], ')')) {
+                        /* a function definition: the body ends the item */
+                        size_t k = j;
+                        int d = 0;
+                        for (; k < n; k++) {
+                            if (toks[k].kind == RT_TOK_PUNCT && toks[k].len == 1) {
+                                char e = code[toks[k].start];
+                                if (e == '(' || e == '[' || e == '{')
+                                    d++;
+                                else if ((e == ')' || e == ']' || e == '}') && --d == 0)
+                                    break;
+                            }
+                        }
+                        item.kind = RT_ITEM_FUNCTION;
+                        item.body = t->start;
+                        last = k < n ? k : n - 1;
+                        j = last;
+                        done = 1;
+                        continue;
+                    }
+                    depth++;
+                } else if (c == ')' || c == ']' || c == '}') {
+                    if (depth > 0)
+                        depth--;
+                    if (c == '}' && depth == 0 && stmt && !is_do) {
+                        int more = j + 1 < n && is_if && rt_tok_is(code, &toks[j + 1], "else");
+                        if (!more)
+                            done = 1;
+                    }
+                } else if (c == '=' && depth == 0) {
+                    saw_eq = 1;
+                } else if (c == ';' && depth == 0) {
+                    if (is_do && !saw_while)
+                        continue;
+                    int more = j + 1 < n && is_if && rt_tok_is(code, &toks[j + 1], "else");
+                    if (!more) {
+                        item.has_semicolon = 1;
+                        done = 1;
+                    }
+                }
+            } else if (t->kind == RT_TOK_IDENT && depth == 0 && is_do && j > i &&
+                       rt_tok_is(code, t, "while")) {
+                saw_while = 1;
+            }
+        }
+        item.end = toks[last].start + toks[last].len;
+        item.end_line = end_line(code, &toks[last]);
+        if (item.kind != RT_ITEM_FUNCTION) {
+            if (decl)
+                item.kind = RT_ITEM_DECLARATION;
+            else if (stmt || item.has_semicolon || last + 1 < n)
+                item.kind = RT_ITEM_STATEMENT;
+            else
+                item.kind = RT_ITEM_EXPRESSION;
+        }
+        if (item.kind == RT_ITEM_DECLARATION && rt_tok_is(code, first, "typedef")) {
+            rt_decl_t d;
+            size_t dend = item.has_semicolon ? item.end - 1 : item.end;
+            rt_decl_parse(code, item.start, dend, item.line, is_type, &ty, &d);
+            for (int k = 0; k < d.n; k++)
+                if (d.d[k].name_len)
+                    types_add(&ty, d.d[k].name, d.d[k].name_len);
+        }
+        push(out, &cap, item);
+        i = last + 1;
+    }
+    free(toks);
+    free(ty.names);
+    return 0;
+}
+
+void rt_cell_free(rt_cell_t *cell)
+{
+    free(cell->items);
+    cell->items = NULL;
+    cell->n = 0;
+}
+
+const char *rt_cell_completeness(const char *code)
+{
+    size_t len = strlen(code);
+    rt_lexer_t lx;
+    rt_lex_init(&lx, code, 0, len, 1);
+    int depth = 0;
+    rt_tok_t t;
+    while (rt_lex_next(&lx, &t) != RT_TOK_EOF) {
+        if (t.kind != RT_TOK_PUNCT || t.len != 1)
+            continue;
+        char c = code[t.start];
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (--depth < 0)
+                return "invalid";
+        }
+    }
+    if (lx.unterminated || depth > 0)
+        return "incomplete";
+    size_t e = len;
+    while (e > 0 && (code[e - 1] == '\n' || code[e - 1] == '\r' || code[e - 1] == ' ' ||
+                     code[e - 1] == '\t'))
+        e--;
+    if (e > 0 && code[e - 1] == '\\')
+        return "incomplete";
+    return "complete";
+}
+
+const char *rt_item_kind_name(rt_item_kind_t kind)
+{
+    static const char *const names[] = {"directive", "function", "declaration", "statement",
+                                        "expression"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}

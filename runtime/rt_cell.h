@@ -1,0 +1,48 @@
+/* rt_cell: splits a host C cell into its top-level items, in order.
+ *
+ * An item is a preprocessor line, a function definition, a declaration
+ * (types, variables, prototypes), a statement, or the cell's final
+ * expression (the last item when it has no ';'). Comments, string and
+ * character literals and directive continuations never confuse it.
+ * Typedefs seen earlier in the same cell count as type names. */
+#ifndef RT_CELL_H
+#define RT_CELL_H
+
+#include <stddef.h>
+
+#include "rt_decl.h"
+
+typedef enum {
+    RT_ITEM_DIRECTIVE,
+    RT_ITEM_FUNCTION,
+    RT_ITEM_DECLARATION,
+    RT_ITEM_STATEMENT,
+    RT_ITEM_EXPRESSION,
+} rt_item_kind_t;
+
+typedef struct rt_item {
+    rt_item_kind_t kind;
+    size_t start, end;   /* bytes of the cell; a declaration/statement ends after ';' */
+    size_t body;         /* RT_ITEM_FUNCTION: offset of the body's '{' */
+    int line, end_line;  /* 1-based lines of the first and last byte */
+    int has_semicolon;   /* a declaration or statement ended with ';' */
+} rt_item_t;
+
+typedef struct rt_cell {
+    rt_item_t *items;
+    size_t n;
+} rt_cell_t;
+
+/* Splits code into out->items (caller frees with rt_cell_free). is_type
+ * may be NULL (then only standard type names are known). Returns 0. */
+int rt_cell_split(const char *code, rt_is_type_fn is_type, void *ctx, rt_cell_t *out);
+void rt_cell_free(rt_cell_t *cell);
+
+/* "complete", "incomplete" (open bracket, comment or literal, trailing
+ * backslash) or "invalid" (a closer without an opener). Static string. */
+const char *rt_cell_completeness(const char *code);
+
+/* Name of an item kind ("directive", "function", ...), for tests and logs. */
+const char *rt_item_kind_name(rt_item_kind_t kind);
+
+#endif

@@ -1,0 +1,253 @@
+/* rt_decl: recognises the parts of a top-level declaration (see rt_decl.h). */
+#include "rt_decl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Keywords that may begin or continue declaration specifiers. */
+static const char *const decl_keywords[] = {
+    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+    "_Bool", "_Complex", "const", "volatile", "restrict", "static", "extern", "inline",
+    "typedef", "register", "auto", "_Thread_local", "__thread", "_Atomic", "_Noreturn",
+    "_Alignas", "struct", "union", "enum", "__attribute__", "__attribute", "__extension__",
+    "__restrict", "__restrict__", "__inline", "__inline__", "__const", "__volatile__",
+    "__signed__", "__typeof__", "typeof", "__typeof", "_Static_assert", "__int128", NULL};
+
+/* Keywords that are type specifiers (a declaration has seen its type). */
+static const char *const type_keywords[] = {
+    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+    "_Bool", "_Complex", "__int128", "__signed__", NULL};
+
+static const char *const std_types[] = {
+    "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "int_least8_t", "int_least16_t", "int_least32_t", "int_least64_t", "uint_least8_t",
+    "uint_least16_t", "uint_least32_t", "uint_least64_t", "int_fast8_t", "int_fast16_t",
+    "int_fast32_t", "int_fast64_t", "uint_fast8_t", "uint_fast16_t", "uint_fast32_t",
+    "uint_fast64_t", "bool", "FILE", "fpos_t", "off_t", "time_t", "clock_t", "va_list",
+    "wchar_t", "wint_t", "max_align_t", "div_t", "ldiv_t", "lldiv_t", "pid_t", "uid_t",
+    "gid_t", "mode_t", "float_t", "double_t", "jmp_buf", "sigjmp_buf", "sig_atomic_t",
+    "pthread_t", "pthread_mutex_t", "pthread_cond_t", "u_char", "u_int", "u_long",
+    "char16_t", "char32_t", NULL};
+
+const char *const rt_decl_keywords[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+    "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof",
+    "_Atomic", "_Bool", "_Complex", "_Generic", "_Noreturn", "_Static_assert",
+    "_Thread_local", "__attribute__", "__typeof__", NULL};
+
+static int in_list(const char *const *list, const char *name, size_t len)
+{
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == len && memcmp(list[i], name, len) == 0)
+            return 1;
+    return 0;
+}
+
+int rt_decl_is_decl_keyword(const char *name, size_t len)
+{
+    return in_list(decl_keywords, name, len);
+}
+
+int rt_decl_is_std_type(const char *name, size_t len)
+{
+    return in_list(std_types, name, len);
+}
+
+int rt_decl_is_keyword(const char *name, size_t len)
+{
+    return in_list(rt_decl_keywords, name, len) || in_list(decl_keywords, name, len);
+}
+
+static int is_open(const char *src, const rt_tok_t *t)
+{
+    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr("([{", src[t->start]);
+}
+
+static int is_close(const char *src, const rt_tok_t *t)
+{
+    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr(")]}", src[t->start]);
+}
+
+/* Index just past the group opened at toks[i] (or n if unbalanced). */
+static size_t skip_group(const char *src, const rt_tok_t *toks, size_t n, size_t i)
+{
+    int depth = 0;
+    for (; i < n; i++) {
+        if (is_open(src, &toks[i]))
+            depth++;
+        else if (is_close(src, &toks[i]) && --depth == 0)
+            return i + 1;
+    }
+    return n;
+}
+
+static int is_attribute(const char *src, const rt_tok_t *t)
+{
+    return rt_tok_is(src, t, "__attribute__") || rt_tok_is(src, t, "__attribute") ||
+           rt_tok_is(src, t, "_Alignas") || rt_tok_is(src, t, "__typeof__") ||
+           rt_tok_is(src, t, "typeof") || rt_tok_is(src, t, "__typeof") ||
+           rt_tok_is(src, t, "__asm__") || rt_tok_is(src, t, "asm") || rt_tok_is(src, t, "__asm");
+}
+
+static int init_is_constant(const char *src, const rt_tok_t *toks, size_t a, size_t b)
+{
+    for (size_t i = a; i < b; i++) {
+        const rt_tok_t *t = &toks[i];
+        if (t->kind != RT_TOK_IDENT)
+            continue;
+        if (rt_tok_is(src, t, "sizeof") || in_list(type_keywords, src + t->start, t->len))
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
+static void parse_declarator(const char *src, const rt_tok_t *toks, size_t a, size_t b,
+                             rt_declarator_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->start = toks[a].start;
+    size_t eq = b;
+    for (size_t i = a; i < b; i++) {
+        if (is_open(src, &toks[i])) {
+            i = skip_group(src, toks, b, i) - 1;
+            continue;
+        }
+        if (toks[i].kind == RT_TOK_PUNCT && rt_tok_is(src, &toks[i], "=")) {
+            eq = i;
+            break;
+        }
+    }
+    d->end = eq > a ? toks[eq - 1].start + toks[eq - 1].len : d->start;
+    if (eq < b) {
+        d->init_start = toks[eq].start;
+        d->init_end = toks[b - 1].start + toks[b - 1].len;
+        d->init_line = eq + 1 < b ? toks[eq + 1].line : toks[eq].line;
+        d->init_constant = init_is_constant(src, toks, eq + 1, b);
+    }
+    /* the name: the first identifier that is not a qualifier or attribute */
+    for (size_t i = a; i < eq; i++) {
+        const rt_tok_t *t = &toks[i];
+        if (t->kind != RT_TOK_IDENT)
+            continue;
+        if (is_attribute(src, t)) {
+            if (i + 1 < eq && is_open(src, &toks[i + 1]))
+                i = skip_group(src, toks, eq, i + 1) - 1;
+            continue;
+        }
+        if (rt_decl_is_decl_keyword(src + t->start, t->len))
+            continue;
+        d->name = t->start;
+        d->name_len = t->len;
+        d->is_function = i + 1 < eq && rt_tok_is(src, &toks[i + 1], "(");
+        break;
+    }
+}
+
+static void parse_enumerators(const char *src, const rt_tok_t *toks, size_t open, size_t close,
+                              rt_decl_t *out)
+{
+    int expect = 1; /* an enumerator name may come next */
+    for (size_t i = open + 1; i + 1 < close; i++) {
+        const rt_tok_t *t = &toks[i];
+        if (is_open(src, t)) {
+            i = skip_group(src, toks, close, i) - 1;
+            continue;
+        }
+        if (expect && t->kind == RT_TOK_IDENT && out->nenums < RT_DECL_ENUMS) {
+            out->enums[out->nenums][0] = t->start;
+            out->enums[out->nenums][1] = t->len;
+            out->nenums++;
+        }
+        expect = rt_tok_is(src, t, ",");
+    }
+}
+
+void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_type_fn is_type,
+                   void *ctx, rt_decl_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->spec_start = out->spec_end = start;
+    rt_tok_t *toks;
+    size_t n = rt_lex_all(src, start, end, line, &toks, NULL);
+    size_t i = 0;
+    int saw_type = 0;
+    while (i < n) {
+        const rt_tok_t *t = &toks[i];
+        const char *w = src + t->start;
+        if (t->kind != RT_TOK_IDENT)
+            break;
+        if (is_attribute(src, t)) {
+            i = i + 1 < n && is_open(src, &toks[i + 1]) ? skip_group(src, toks, n, i + 1) : i + 1;
+            if (!rt_tok_is(src, t, "_Alignas") && !rt_tok_is(src, t, "__attribute__") &&
+                !rt_tok_is(src, t, "__attribute"))
+                saw_type = 1; /* typeof(...) is a type */
+            continue;
+        }
+        if (rt_tok_is(src, t, "struct") || rt_tok_is(src, t, "union") || rt_tok_is(src, t, "enum")) {
+            out->tagkw = t->start;
+            out->tagkw_len = t->len;
+            i++;
+            while (i < n && is_attribute(src, &toks[i]))
+                i = i + 1 < n && is_open(src, &toks[i + 1]) ? skip_group(src, toks, n, i + 1) : i + 1;
+            if (i < n && toks[i].kind == RT_TOK_IDENT) {
+                out->tag = toks[i].start;
+                out->tag_len = toks[i].len;
+                i++;
+            }
+            if (i < n && rt_tok_is(src, &toks[i], "{")) {
+                size_t close = skip_group(src, toks, n, i);
+                out->body_start = toks[i].start;
+                out->body_end = toks[close - 1].start + toks[close - 1].len;
+                if (w[0] == 'e')
+                    parse_enumerators(src, toks, i, close, out);
+                i = close;
+            }
+            saw_type = 1;
+            continue;
+        }
+        if (rt_decl_is_decl_keyword(w, t->len)) {
+            if (rt_tok_is(src, t, "typedef"))
+                out->is_typedef = 1;
+            if (rt_tok_is(src, t, "extern"))
+                out->is_extern = 1;
+            if ((rt_tok_is(src, t, "static") || rt_tok_is(src, t, "inline") ||
+                 rt_tok_is(src, t, "__inline") || rt_tok_is(src, t, "__inline__") ||
+                 rt_tok_is(src, t, "register") || rt_tok_is(src, t, "extern")) &&
+                out->ndrop < RT_DECL_DROPS) {
+                out->drop[out->ndrop][0] = t->start;
+                out->drop[out->ndrop][1] = t->len;
+                out->ndrop++;
+            }
+            if (in_list(type_keywords, w, t->len))
+                saw_type = 1;
+            i++;
+            continue;
+        }
+        if (!saw_type && (rt_decl_is_std_type(w, t->len) || (is_type && is_type(ctx, w, t->len)))) {
+            saw_type = 1;
+            i++;
+            continue;
+        }
+        break;
+    }
+    out->spec_end = i > 0 ? toks[i - 1].start + toks[i - 1].len : start;
+    /* declarators, separated by commas at depth 0 */
+    size_t a = i;
+    while (a < n && out->n < RT_DECL_MAX) {
+        size_t b = a;
+        while (b < n && !rt_tok_is(src, &toks[b], ",")) {
+            if (is_open(src, &toks[b]))
+                b = skip_group(src, toks, n, b);
+            else
+                b++;
+        }
+        if (b > a)
+            parse_declarator(src, toks, a, b, &out->d[out->n++]);
+        a = b + 1;
+    }
+    free(toks);
+}

@@ -1,0 +1,214 @@
+/* rt_executor: the executor process's main loop (see rt_executor.h). */
+#include "rt_executor.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cm_link.h"
+#include "cm_log.h"
+#include "gpuc_config.h"
+#include "rt_protect.h"
+#include "rt_session.h"
+
+#define STDOUT_BUFFER (1 << 16)
+#define FLUSH_INTERVAL_NS (50 * 1000 * 1000)
+
+typedef struct executor {
+    int fd;                /* the link */
+    rt_session_t *session;
+    int done;              /* shutdown requested */
+    int link_failed;
+} executor_t;
+
+typedef json_t *(*handler_fn)(executor_t *x, json_t *req);
+
+/* Flushes both streams so the kernel publishes text before the frame. */
+static int send_frame(executor_t *x, json_t *msg)
+{
+    fflush(stdout);
+    fflush(stderr);
+    cm_error_t err = {0};
+    if (cm_link_send(x->fd, msg, &err) != 0) {
+        CM_ERR("link send failed: %s", err.text);
+        x->link_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static void emit(void *ctx, const json_t *msg)
+{
+    send_frame(ctx, (json_t *)msg);
+}
+
+/* Streams printf output while a cell runs. trylock: a cell stopped inside
+ * printf may still hold the FILE lock, and this thread must never block on it. */
+static void *flusher(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, FLUSH_INTERVAL_NS};
+    for (;;) {
+        nanosleep(&ts, NULL);
+        if (ftrylockfile(stdout) == 0) {
+            fflush_unlocked(stdout);
+            funlockfile(stdout);
+        }
+        if (ftrylockfile(stderr) == 0) {
+            fflush_unlocked(stderr);
+            funlockfile(stderr);
+        }
+    }
+    return NULL;
+}
+
+static void start_flusher(void)
+{
+    static char out_buf[STDOUT_BUFFER], err_buf[STDOUT_BUFFER];
+    setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
+    setvbuf(stderr, err_buf, _IOFBF, sizeof err_buf);
+    /* the thread must never take SIGINT or faults meant for the cell thread */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    if (pthread_create(&th, NULL, flusher, NULL) == 0)
+        pthread_detach(th);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static const char *str_field(json_t *req, const char *key)
+{
+    const char *v = json_string_value(json_object_get(req, key));
+    return v ? v : "";
+}
+
+static int int_field(json_t *req, const char *key, int dflt)
+{
+    json_t *v = json_object_get(req, key);
+    return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+}
+
+static json_t *handle_execute(executor_t *x, json_t *req)
+{
+    static int counter;
+    int cell = int_field(req, "cell", ++counter);
+    return rt_session_execute(x->session, str_field(req, "code"), cell);
+}
+
+static json_t *handle_complete(executor_t *x, json_t *req)
+{
+    const char *code = str_field(req, "code");
+    return rt_session_complete(x->session, code, int_field(req, "cursor_pos", (int)strlen(code)));
+}
+
+static json_t *handle_inspect(executor_t *x, json_t *req)
+{
+    const char *code = str_field(req, "code");
+    return rt_session_inspect(x->session, code, int_field(req, "cursor_pos", (int)strlen(code)),
+                              int_field(req, "detail_level", 0));
+}
+
+static json_t *handle_is_complete(executor_t *x, json_t *req)
+{
+    return rt_session_is_complete(x->session, str_field(req, "code"));
+}
+
+static json_t *handle_shutdown(executor_t *x, json_t *req)
+{
+    (void)req;
+    x->done = 1;
+    return NULL; /* no reply: the executor exits */
+}
+
+static const struct {
+    const char *op;
+    handler_fn handle;
+} handlers[] = {
+    {"execute", handle_execute},
+    {"complete", handle_complete},
+    {"inspect", handle_inspect},
+    {"is_complete", handle_is_complete},
+    {"shutdown", handle_shutdown},
+};
+
+static void dispatch(executor_t *x, json_t *req)
+{
+    const char *op = str_field(req, "op");
+    json_t *reply = NULL;
+    size_t i;
+    for (i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
+        if (strcmp(op, handlers[i].op) == 0) {
+            reply = handlers[i].handle(x, req);
+            break;
+        }
+    }
+    if (i == sizeof handlers / sizeof handlers[0]) {
+        char evalue[256];
+        snprintf(evalue, sizeof evalue, "unknown op '%.200s'", op);
+        reply = json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", "ProtocolError",
+                          "evalue", evalue, "traceback", evalue);
+    }
+    if (!reply)
+        return;
+    json_object_set_new(reply, "op", json_string("reply"));
+    send_frame(x, reply);
+    json_decref(reply);
+}
+
+static int parse_fd(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--link-fd") == 0)
+            return atoi(argv[i + 1]);
+    return -1;
+}
+
+int rt_executor_main(int argc, char **argv)
+{
+    cm_log_init("executor");
+    executor_t x = {0};
+    x.fd = parse_fd(argc, argv);
+    if (x.fd < 0 || fcntl(x.fd, F_GETFD) < 0) {
+        CM_ERR("usage: gpuc executor --link-fd N (N an open socket)");
+        return 2;
+    }
+    fcntl(x.fd, F_SETFD, FD_CLOEXEC);
+    signal(SIGPIPE, SIG_IGN);
+    rt_protect_on_fork(x.fd);
+    start_flusher();
+    cm_error_t err = {0};
+    x.session = rt_session_new(NULL, emit, &x, &err);
+    if (!x.session) {
+        CM_ERR("cannot start the session: %s", err.text);
+        return 1;
+    }
+    json_t *ready = json_pack("{s:s, s:I, s:s}", "op", "ready", "pid", (json_int_t)getpid(),
+                              "version", GPUC_VERSION);
+    send_frame(&x, ready);
+    json_decref(ready);
+    int status = 0;
+    while (!x.done && !x.link_failed) {
+        json_t *req = NULL;
+        int rc = cm_link_recv(x.fd, &req, &err);
+        if (rc == 1)
+            break; /* the kernel closed the link */
+        if (rc < 0) {
+            CM_ERR("link receive failed: %s", err.text);
+            status = 1;
+            break;
+        }
+        rt_protect_take_pending_interrupt(); /* an interrupt between cells is spent */
+        dispatch(&x, req);
+        json_decref(req);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    rt_session_free(x.session);
+    return status;
+}

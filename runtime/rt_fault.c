@@ -1,0 +1,114 @@
+/* rt_fault: describes a signal that ended a cell as an error reply, naming
+ * the cell function it happened in. */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_session_internal.h"
+
+#define MAX_FUNCTION_SIZE (1u << 20) /* beyond this from a start, not that function */
+
+/* The cell function containing addr, or NULL. Borrowed. */
+static const rt_sym_t *find_code(const rt_session_t *s, void *addr)
+{
+    Dl_info info;
+    if (!addr || (dladdr(addr, &info) && info.dli_fname && info.dli_fbase))
+        return NULL; /* inside a shared object, not cell code */
+    const rt_sym_t *best = NULL;
+    for (size_t i = 0; i < s->ncode; i++) {
+        uintptr_t a = (uintptr_t)s->code[i].addr;
+        if (a <= (uintptr_t)addr && (!best || a > (uintptr_t)best->addr))
+            best = &s->code[i];
+    }
+    if (best && (uintptr_t)addr - (uintptr_t)best->addr > MAX_FUNCTION_SIZE)
+        return NULL;
+    return best;
+}
+
+static void describe_code(char *out, size_t size, const rt_sym_t *f)
+{
+    int cell, part;
+    if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2)
+        snprintf(out, size, "in the top-level code of cell %d", cell);
+    else
+        snprintf(out, size, "in function %s() (cell %d)", f->name, f->cell);
+}
+
+static const char *ename_of(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SegmentationFault";
+    case SIGBUS: return "BusError";
+    case SIGFPE: return "FloatingPointError";
+    case SIGILL: return "IllegalInstruction";
+    case SIGABRT: return "Abort";
+    case SIGINT: return "Interrupted";
+    default: return "Signal";
+    }
+}
+
+static void what(char *out, size_t size, const rt_fault_t *f)
+{
+    switch (f->signo) {
+    case SIGSEGV:
+        if (f->stack_overflow)
+            snprintf(out, size, "stack overflow: too deep recursion?");
+        else
+            snprintf(out, size, "invalid memory access at 0x%lx", (unsigned long)(uintptr_t)f->addr);
+        return;
+    case SIGBUS:
+        snprintf(out, size, "bus error at 0x%lx", (unsigned long)(uintptr_t)f->addr);
+        return;
+    case SIGFPE:
+        snprintf(out, size, "%s",
+                 f->code == FPE_INTDIV ? "integer division by zero"
+                 : f->code == FPE_INTOVF ? "integer overflow"
+                 : "arithmetic exception");
+        return;
+    case SIGILL: snprintf(out, size, "illegal instruction at %p", f->ip); return;
+    case SIGABRT: snprintf(out, size, "abort() was called"); return;
+    default: out[0] = '\0'; return;
+    }
+}
+
+json_t *rt_session_fault_reply(rt_session_t *s, int cell, const rt_fault_t *f)
+{
+    char where[300] = "";
+    const rt_sym_t *code = find_code(s, f->ip);
+    if (code) {
+        describe_code(where, sizeof where, code);
+    } else {
+        Dl_info info;
+        const char *lib = NULL;
+        if (f->ip && dladdr(f->ip, &info) && info.dli_sname)
+            lib = info.dli_sname;
+        for (int i = 0; i < f->nframes && !code; i++)
+            code = find_code(s, f->frames[i]);
+        char caller[200] = "";
+        if (code)
+            describe_code(caller, sizeof caller, code);
+        if (lib && code)
+            snprintf(where, sizeof where, "in %s(), called %s", lib, caller);
+        else if (lib)
+            snprintf(where, sizeof where, "in %s()", lib);
+        else if (code)
+            snprintf(where, sizeof where, "%s", caller);
+    }
+    char evalue[CM_ERROR_TEXT];
+    char w[200];
+    what(w, sizeof w, f);
+    if (f->signo == SIGINT)
+        snprintf(evalue, sizeof evalue,
+                 "cell %d was interrupted%s%s; the session's variables are kept", cell,
+                 where[0] ? " " : "", where);
+    else
+        snprintf(evalue, sizeof evalue,
+                 "cell %d crashed with %s (%s)%s%s; the session's variables are kept", cell,
+                 rt_protect_signal_name(f->signo), w, where[0] ? " " : "", where);
+    char line[CM_ERROR_TEXT + 64];
+    snprintf(line, sizeof line, "%s: %s", ename_of(f->signo), evalue);
+    return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", ename_of(f->signo),
+                     "evalue", evalue, "traceback", line);
+}

@@ -1,0 +1,189 @@
+/* rt_lex: a small C tokenizer (see rt_lex.h). */
+#include "rt_lex.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rt_lex_init(rt_lexer_t *lx, const char *src, size_t start, size_t end, int line)
+{
+    memset(lx, 0, sizeof *lx);
+    lx->src = src;
+    lx->pos = start;
+    lx->end = end;
+    lx->line = line;
+    lx->line_start = start;
+    lx->bol = 1;
+}
+
+static void newline(rt_lexer_t *lx)
+{
+    lx->line++;
+    lx->line_start = lx->pos + 1;
+    lx->bol = 1;
+}
+
+/* Skips blanks and comments; stops at a token's first byte or the end. */
+static void skip_space(rt_lexer_t *lx)
+{
+    const char *s = lx->src;
+    while (lx->pos < lx->end) {
+        char c = s[lx->pos];
+        if (c == '\n') {
+            newline(lx);
+            lx->pos++;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            lx->pos++;
+        } else if (c == '\\' && lx->pos + 1 < lx->end && s[lx->pos + 1] == '\n') {
+            lx->pos++; /* a stray line continuation outside a directive */
+        } else if (c == '/' && lx->pos + 1 < lx->end && s[lx->pos + 1] == '/') {
+            while (lx->pos < lx->end && s[lx->pos] != '\n')
+                lx->pos++;
+        } else if (c == '/' && lx->pos + 1 < lx->end && s[lx->pos + 1] == '*') {
+            lx->pos += 2;
+            for (;;) {
+                if (lx->pos + 1 >= lx->end) {
+                    lx->pos = lx->end;
+                    lx->unterminated = 1;
+                    return;
+                }
+                if (s[lx->pos] == '*' && s[lx->pos + 1] == '/') {
+                    lx->pos += 2;
+                    break;
+                }
+                if (s[lx->pos] == '\n')
+                    newline(lx);
+                lx->pos++;
+            }
+        } else {
+            return;
+        }
+    }
+}
+
+static void skip_literal(rt_lexer_t *lx, char quote)
+{
+    const char *s = lx->src;
+    lx->pos++;
+    while (lx->pos < lx->end) {
+        char c = s[lx->pos];
+        if (c == '\\' && lx->pos + 1 < lx->end) {
+            if (s[lx->pos + 1] == '\n')
+                newline(lx);
+            lx->pos += 2;
+            continue;
+        }
+        if (c == quote) {
+            lx->pos++;
+            return;
+        }
+        if (c == '\n') /* unterminated on this line: C forbids raw newlines */
+            break;
+        lx->pos++;
+    }
+    lx->unterminated = 1;
+}
+
+static size_t punct_len(const char *s, size_t avail)
+{
+    static const char *const three[] = {"<<=", ">>=", "...", NULL};
+    static const char *const two[] = {"==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=",
+                                      "&=", "|=", "^=", "->", "++", "--", "&&", "||", "<<",
+                                      ">>", "##", NULL};
+    for (int i = 0; three[i]; i++)
+        if (avail >= 3 && memcmp(s, three[i], 3) == 0)
+            return 3;
+    for (int i = 0; two[i]; i++)
+        if (avail >= 2 && memcmp(s, two[i], 2) == 0)
+            return 2;
+    return 1;
+}
+
+rt_tok_kind_t rt_lex_next(rt_lexer_t *lx, rt_tok_t *t)
+{
+    const char *s = lx->src;
+    skip_space(lx);
+    t->start = lx->pos;
+    t->line = lx->line;
+    t->col = (int)(lx->pos - lx->line_start) + 1;
+    t->len = 0;
+    if (lx->pos >= lx->end)
+        return t->kind = RT_TOK_EOF;
+    char c = s[lx->pos];
+    int bol = lx->bol;
+    lx->bol = 0;
+    if (c == '#' && bol) {
+        /* a directive runs to the first newline not escaped by a backslash */
+        while (lx->pos < lx->end && s[lx->pos] != '\n') {
+            if (s[lx->pos] == '\\' && lx->pos + 1 < lx->end && s[lx->pos + 1] == '\n') {
+                lx->pos++;
+                newline(lx);
+                lx->bol = 0;
+            } else if (s[lx->pos] == '/' && lx->pos + 1 < lx->end && s[lx->pos + 1] == '*') {
+                skip_space(lx); /* a block comment inside the directive */
+                lx->bol = 0;
+                continue;
+            }
+            lx->pos++;
+        }
+        t->kind = RT_TOK_DIRECTIVE;
+    } else if (isalpha((unsigned char)c) || c == '_' || c == '$') {
+        while (lx->pos < lx->end &&
+               (isalnum((unsigned char)s[lx->pos]) || s[lx->pos] == '_' || s[lx->pos] == '$'))
+            lx->pos++;
+        t->kind = RT_TOK_IDENT;
+    } else if (isdigit((unsigned char)c) ||
+               (c == '.' && lx->pos + 1 < lx->end && isdigit((unsigned char)s[lx->pos + 1]))) {
+        while (lx->pos < lx->end) {
+            char d = s[lx->pos];
+            if ((d == '+' || d == '-') && strchr("eEpP", s[lx->pos - 1]))
+                lx->pos++;
+            else if (isalnum((unsigned char)d) || d == '.' || d == '_')
+                lx->pos++;
+            else
+                break;
+        }
+        t->kind = RT_TOK_NUMBER;
+    } else if (c == '"' || c == '\'') {
+        skip_literal(lx, c);
+        t->kind = c == '"' ? RT_TOK_STRING : RT_TOK_CHAR;
+    } else {
+        lx->pos += punct_len(s + lx->pos, lx->end - lx->pos);
+        t->kind = RT_TOK_PUNCT;
+    }
+    t->len = lx->pos - t->start;
+    return t->kind;
+}
+
+int rt_tok_is(const char *src, const rt_tok_t *t, const char *text)
+{
+    size_t n = strlen(text);
+    return t->len == n && memcmp(src + t->start, text, n) == 0;
+}
+
+size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,
+                  int *unterminated)
+{
+    rt_lexer_t lx;
+    rt_lex_init(&lx, src, start, end, line);
+    size_t n = 0, cap = 64;
+    rt_tok_t *v = malloc(cap * sizeof *v);
+    if (!v)
+        abort();
+    for (;;) {
+        rt_tok_t t;
+        if (rt_lex_next(&lx, &t) == RT_TOK_EOF)
+            break;
+        if (n == cap) {
+            cap *= 2;
+            v = realloc(v, cap * sizeof *v);
+            if (!v)
+                abort();
+        }
+        v[n++] = t;
+    }
+    *toks = v;
+    if (unterminated)
+        *unterminated = lx.unterminated;
+    return n;
+}

@@ -1,0 +1,52 @@
+/* rt_lex: a small C tokenizer for splitting and analysing cells.
+ *
+ * It knows what the splitter must not be fooled by: // and block comments,
+ * string and character literals (with escapes), preprocessor lines (one
+ * token, backslash continuations included) and multi-character operators
+ * (so that "==" is never taken for "="). It does not interpret anything. */
+#ifndef RT_LEX_H
+#define RT_LEX_H
+
+#include <stddef.h>
+
+typedef enum {
+    RT_TOK_EOF,
+    RT_TOK_IDENT,      /* identifiers and keywords */
+    RT_TOK_NUMBER,
+    RT_TOK_STRING,     /* "..." (an L/u/U/u8 prefix is a separate IDENT) */
+    RT_TOK_CHAR,       /* '...' */
+    RT_TOK_PUNCT,      /* operators and punctuators, longest match */
+    RT_TOK_DIRECTIVE,  /* a whole preprocessor line, continuations included */
+} rt_tok_kind_t;
+
+typedef struct rt_tok {
+    rt_tok_kind_t kind;
+    size_t start, len;  /* bytes of src */
+    int line;           /* 1-based line of the first byte */
+    int col;            /* 1-based column of the first byte */
+} rt_tok_t;
+
+typedef struct rt_lexer {
+    const char *src;
+    size_t pos, end;
+    int line;
+    size_t line_start;      /* offset of the current line's first byte */
+    int bol;                /* only blanks since the last newline */
+    int unterminated;       /* set when a comment or literal runs to the end */
+} rt_lexer_t;
+
+/* Lexes src[start, end) whose first byte is on line `line`. */
+void rt_lex_init(rt_lexer_t *lx, const char *src, size_t start, size_t end, int line);
+
+/* Reads the next token into *t and returns its kind (RT_TOK_EOF at the end). */
+rt_tok_kind_t rt_lex_next(rt_lexer_t *lx, rt_tok_t *t);
+
+/* Non-zero when token t of src is exactly text. */
+int rt_tok_is(const char *src, const rt_tok_t *t, const char *text);
+
+/* Tokenizes src[start, end) into a new array (caller frees *toks). Returns
+ * the number of tokens (EOF not included); *unterminated as in rt_lexer_t. */
+size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,
+                  int *unterminated);
+
+#endif

@@ -1,0 +1,147 @@
+/* rt_prelude: the session's persistent declarations (see rt_prelude.h). */
+#include "rt_prelude.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_lex.h"
+
+/* Non-zero when text uses the type key: a typedef name, or "struct tag". */
+static int uses_type(const char *text, const char *key)
+{
+    const char *space = strchr(key, ' ');
+    const char *name = space ? space + 1 : key;
+    if (key[0] == '#')
+        return 0;
+    rt_tok_t *toks;
+    size_t n = rt_lex_all(text, 0, strlen(text), 1, &toks, NULL);
+    int used = 0;
+    for (size_t i = 0; i < n && !used; i++) {
+        if (toks[i].kind != RT_TOK_IDENT || toks[i].len != strlen(name) ||
+            memcmp(text + toks[i].start, name, toks[i].len) != 0)
+            continue;
+        if (!space)
+            used = 1;
+        else if (i > 0 && toks[i - 1].len == (size_t)(space - key) &&
+                 memcmp(text + toks[i - 1].start, key, toks[i - 1].len) == 0)
+            used = 1;
+    }
+    free(toks);
+    return used;
+}
+
+static int has_key(const rt_entry_t *e, const char *key)
+{
+    for (size_t k = 0; k < e->nkeys; k++)
+        if (strcmp(e->keys[k], key) == 0)
+            return 1;
+    return 0;
+}
+
+void rt_prelude_exclude(const rt_prelude_t *p, char *const *keys, size_t nkeys, char *excluded)
+{
+    memset(excluded, 0, p->n);
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t k = 0; k < nkeys && !excluded[i]; k++)
+            if (has_key(&p->v[i], keys[k]))
+                excluded[i] = 1;
+    /* entries written with a type that goes away go with it */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            if (!excluded[i] || p->v[i].kind != RT_ENTRY_TYPE)
+                continue;
+            for (size_t j = 0; j < p->n; j++) {
+                if (excluded[j])
+                    continue;
+                for (size_t k = 0; k < p->v[i].nkeys; k++) {
+                    if (uses_type(p->v[j].text, p->v[i].keys[k])) {
+                        excluded[j] = 1;
+                        changed = 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+void rt_prelude_render(const rt_prelude_t *p, const char *excluded, rt_buf_t *out)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        if (excluded && excluded[i])
+            continue;
+        rt_buf_adds(out, p->v[i].text);
+        rt_buf_addc(out, '\n');
+    }
+}
+
+static void entry_free(rt_entry_t *e)
+{
+    free(e->text);
+    for (size_t k = 0; k < e->nkeys; k++)
+        free(e->keys[k]);
+    free(e->keys);
+}
+
+void rt_prelude_remove(rt_prelude_t *p, const char *excluded)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (excluded[i])
+            entry_free(&p->v[i]);
+        else
+            p->v[w++] = p->v[i];
+    }
+    p->n = w;
+}
+
+void rt_prelude_add(rt_prelude_t *p, rt_entry_kind_t kind, const char *text, char *const *keys,
+                    size_t nkeys, int cell)
+{
+    /* an entry of the same cell declaring the same key (a prototype, then
+     * the definition) is replaced by the later one */
+    for (size_t i = 0; i < p->n; i++) {
+        for (size_t k = 0; k < nkeys; k++) {
+            if (p->v[i].cell == cell && has_key(&p->v[i], keys[k])) {
+                entry_free(&p->v[i]);
+                memmove(&p->v[i], &p->v[i + 1], (p->n - i - 1) * sizeof *p->v);
+                p->n--;
+                i--;
+                break;
+            }
+        }
+    }
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 32;
+        p->v = realloc(p->v, p->cap * sizeof *p->v);
+        if (!p->v)
+            abort();
+    }
+    rt_entry_t *e = &p->v[p->n++];
+    e->kind = kind;
+    e->text = rt_strndup(text, strlen(text));
+    e->keys = malloc((nkeys ? nkeys : 1) * sizeof *e->keys);
+    if (!e->keys)
+        abort();
+    for (size_t k = 0; k < nkeys; k++)
+        e->keys[k] = rt_strndup(keys[k], strlen(keys[k]));
+    e->nkeys = nkeys;
+    e->cell = cell;
+}
+
+const rt_entry_t *rt_prelude_find(const rt_prelude_t *p, const char *key)
+{
+    for (size_t i = p->n; i-- > 0;)
+        if (has_key(&p->v[i], key))
+            return &p->v[i];
+    return NULL;
+}
+
+void rt_prelude_free(rt_prelude_t *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        entry_free(&p->v[i]);
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}

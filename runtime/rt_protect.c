@@ -1,0 +1,189 @@
+/* rt_protect: the protected run boundary (see rt_protect.h). */
+#include "rt_protect.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define ALT_STACK_SIZE (256 * 1024)
+
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+static sigjmp_buf jump_env;
+static volatile sig_atomic_t running;      /* a cell runs under rt_protect_run */
+static volatile sig_atomic_t pending_int;  /* SIGINT while no cell ran */
+static volatile sig_atomic_t in_child;     /* we are a child forked by a cell */
+static rt_fault_t last_fault;
+static int initialized;
+static int fork_fd = -1;
+static uintptr_t stack_lo, stack_hi;       /* the cell thread's stack */
+
+static int readable(uintptr_t a)
+{
+    return a >= stack_lo && a + sizeof(void *) <= stack_hi && (a % sizeof(void *)) == 0;
+}
+
+/* Records where the fault happened, reading only the cell thread's stack. */
+static void record(int sig, siginfo_t *si, void *ucv)
+{
+    rt_fault_t *f = &last_fault;
+    memset(f, 0, sizeof *f);
+    f->signo = sig;
+    f->code = si ? si->si_code : 0;
+    f->addr = si ? si->si_addr : NULL;
+#if defined(__x86_64__) && defined(REG_RIP)
+    ucontext_t *uc = ucv;
+    if (!uc)
+        return;
+    uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    uintptr_t bp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+    f->ip = (void *)ip;
+    uintptr_t fa = (uintptr_t)f->addr;
+    if (sig == SIGSEGV && fa + 65536 >= sp && fa <= sp + 65536) {
+        f->stack_overflow = 1;
+        return; /* the stack near sp may be unmapped: read nothing */
+    }
+    if (readable(sp))
+        f->frames[f->nframes++] = *(void **)sp; /* a leaf function's return address */
+    while (f->nframes < RT_PROTECT_FRAMES && readable(bp) && readable(bp + 8) && bp >= sp) {
+        f->frames[f->nframes++] = *(void **)(bp + 8);
+        uintptr_t next = *(uintptr_t *)bp;
+        if (next <= bp)
+            break;
+        bp = next;
+    }
+#else
+    (void)ucv;
+#endif
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    if (!running) {
+        if (sig == SIGINT) {
+            pending_int = 1;
+            return;
+        }
+        signal(sig, SIG_DFL); /* a fault in gpuc itself: die as it would */
+        raise(sig);
+        return;
+    }
+    record(sig, si, uc);
+    running = 0;
+    siglongjmp(jump_env, 1);
+}
+
+static void stack_bounds(void)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        stack_lo = (uintptr_t)addr;
+        stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+int rt_protect_init(cm_error_t *err)
+{
+    if (initialized)
+        return 0;
+    stack_t ss = {0};
+    ss.ss_sp = malloc(ALT_STACK_SIZE);
+    ss.ss_size = ALT_STACK_SIZE;
+    if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0) {
+        free(ss.ss_sp);
+        CM_ERROR(err, 1, "cannot set up the alternate signal stack");
+        return -1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++) {
+        if (sigaction(fault_signals[i], &sa, NULL) != 0) {
+            CM_ERROR(err, 1, "cannot install the handler for %s",
+                     rt_protect_signal_name(fault_signals[i]));
+            return -1;
+        }
+    }
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    if (sigaction(SIGINT, &sa, NULL) != 0) {
+        CM_ERROR(err, 1, "cannot install the SIGINT handler");
+        return -1;
+    }
+    stack_bounds();
+    initialized = 1;
+    return 0;
+}
+
+static void child_after_fork(void)
+{
+    in_child = 1;
+    if (fork_fd >= 0) {
+        close(fork_fd);
+        fork_fd = -1;
+    }
+}
+
+void rt_protect_on_fork(int fd)
+{
+    static int registered;
+    fork_fd = fd;
+    if (!registered) {
+        pthread_atfork(NULL, NULL, child_after_fork);
+        registered = 1;
+    }
+}
+
+int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
+{
+    pending_int = 0;
+    if (sigsetjmp(jump_env, 1) == 0) {
+        running = 1;
+        fn(arg);
+        running = 0;
+        if (in_child) {
+            fflush(NULL);
+            _exit(0);
+        }
+        return 0;
+    }
+    /* back from the handler: the mask saved by sigsetjmp is restored */
+    if (in_child)
+        _exit(128 + last_fault.signo);
+    if (fault)
+        *fault = last_fault;
+    return last_fault.signo;
+}
+
+int rt_protect_take_pending_interrupt(void)
+{
+    int p = pending_int;
+    pending_int = 0;
+    return p;
+}
+
+const char *rt_protect_signal_name(int signo)
+{
+    switch (signo) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGINT: return "SIGINT";
+    default: return "signal";
+    }
+}

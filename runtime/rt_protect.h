@@ -1,0 +1,48 @@
+/* rt_protect: the protected run boundary, the ONE place where a fault or
+ * an interrupt in user code is turned into a status (sigsetjmp/siglongjmp).
+ *
+ * SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT are handled on an alternate
+ * signal stack (so stack overflow is caught too); SIGINT stops a running
+ * cell and is ignored while none runs. Outside rt_protect_run a fault is
+ * re-raised with its default action (a bug in gpuc itself must not be
+ * hidden). rt_protect_init MUST BE CALLED by the thread that runs cells,
+ * before rt_protect_run. */
+#ifndef RT_PROTECT_H
+#define RT_PROTECT_H
+
+#include <stddef.h>
+
+#include "cm_error.h"
+
+#define RT_PROTECT_FRAMES 32
+
+typedef struct rt_fault {
+    int signo;              /* SIGSEGV, ..., SIGINT */
+    int code;               /* si_code */
+    void *addr;             /* si_addr: faulting address (SIGSEGV/SIGBUS/SIGFPE/SIGILL) */
+    void *ip;               /* instruction pointer at the fault, or NULL */
+    void *frames[RT_PROTECT_FRAMES]; /* return addresses found on the stack */
+    int nframes;
+    int stack_overflow;     /* the fault address was next to the stack pointer */
+} rt_fault_t;
+
+/* Installs the handlers and the alternate stack (idempotent). Returns 0,
+ * or -1 with err set. */
+int rt_protect_init(cm_error_t *err);
+
+/* Runs fn(arg). Returns 0 when it returned, or the signal number that
+ * ended it, with *fault filled. Not reentrant. In a process forked by the
+ * cell, returning here ends the child with _exit (see rt_protect_on_fork). */
+int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault);
+
+/* Registers (once) that a child forked while a cell runs closes fd and
+ * never comes back out of rt_protect_run: it _exits there instead. */
+void rt_protect_on_fork(int fd);
+
+/* Non-zero when a SIGINT arrived while no cell ran (then cleared). */
+int rt_protect_take_pending_interrupt(void);
+
+/* "SIGSEGV", ... for a signal number. Static string. */
+const char *rt_protect_signal_name(int signo);
+
+#endif

@@ -1,0 +1,163 @@
+/* rt_result: formats a cell's final value (see rt_result.h). */
+#include "rt_result.h"
+
+#include <math.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_buf.h"
+
+static char *result; /* the text shown by the running cell, or NULL */
+
+void rt_result_reset(void)
+{
+    free(result);
+    result = NULL;
+}
+
+char *rt_result_take(void)
+{
+    char *r = result;
+    result = NULL;
+    return r;
+}
+
+void rt_result_set(const char *text)
+{
+    free(result);
+    result = rt_strndup(text, strlen(text));
+}
+
+void rt_result_show_int(long long v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%lld", v);
+    rt_result_set(b);
+}
+
+void rt_result_show_uint(unsigned long long v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%llu", v);
+    rt_result_set(b);
+}
+
+void rt_result_show_bool(_Bool v)
+{
+    rt_result_set(v ? "true" : "false");
+}
+
+static void escape_char(rt_buf_t *b, unsigned char c, char quote)
+{
+    switch (c) {
+    case '\n': rt_buf_adds(b, "\\n"); return;
+    case '\t': rt_buf_adds(b, "\\t"); return;
+    case '\r': rt_buf_adds(b, "\\r"); return;
+    case '\0': rt_buf_adds(b, "\\0"); return;
+    case '\\': rt_buf_adds(b, "\\\\"); return;
+    default: break;
+    }
+    if (c == (unsigned char)quote)
+        rt_buf_addf(b, "\\%c", quote);
+    else if (c < 0x20 || c == 0x7f)
+        rt_buf_addf(b, "\\x%02x", c);
+    else
+        rt_buf_addc(b, (char)c); /* UTF-8 bytes pass through */
+}
+
+void rt_result_show_char(char v)
+{
+    rt_buf_t b = {0};
+    rt_buf_addc(&b, '\'');
+    escape_char(&b, (unsigned char)v, '\'');
+    rt_buf_addf(&b, "' (%d)", (int)v);
+    rt_result_set(rt_buf_str(&b));
+    rt_buf_free(&b);
+}
+
+void rt_result_format_double(double d, char *out, size_t size)
+{
+    if (isnan(d)) {
+        snprintf(out, size, "%s", signbit(d) ? "-nan" : "nan");
+        return;
+    }
+    if (isinf(d)) {
+        snprintf(out, size, "%s", d < 0 ? "-inf" : "inf");
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(out, size, "%.*g", prec, d);
+        if (strtod(out, NULL) == d)
+            break;
+    }
+}
+
+void rt_result_show_double(double v)
+{
+    char b[64];
+    rt_result_format_double(v, b, sizeof b);
+    rt_result_set(b);
+}
+
+void rt_result_show_float(float v)
+{
+    char b[64];
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, (double)v);
+        if (strtof(b, NULL) == v || isnan(v))
+            break;
+    }
+    rt_result_set(b);
+}
+
+void rt_result_show_ldouble(long double v)
+{
+    char b[80];
+    for (int prec = 18; prec <= 21; prec++) {
+        snprintf(b, sizeof b, "%.*Lg", prec, v);
+        if (strtold(b, NULL) == v || isnan(v))
+            break;
+    }
+    rt_result_set(b);
+}
+
+void rt_result_show_str(const char *s)
+{
+    if (!s) {
+        rt_result_set("NULL");
+        return;
+    }
+    rt_buf_t b = {0};
+    rt_buf_addc(&b, '"');
+    for (const char *p = s; *p; p++)
+        escape_char(&b, (unsigned char)*p, '"');
+    rt_buf_addc(&b, '"');
+    rt_result_set(rt_buf_str(&b));
+    rt_buf_free(&b);
+}
+
+void rt_result_show_ptr(const volatile void *p)
+{
+    char b[32];
+    if (!p)
+        snprintf(b, sizeof b, "NULL");
+    else
+        snprintf(b, sizeof b, "0x%" PRIxPTR, (uintptr_t)p);
+    rt_result_set(b);
+}
+
+const rt_symbol_t rt_result_symbols[] = {
+    {"__gpuc_show_int", (const void *)rt_result_show_int},
+    {"__gpuc_show_uint", (const void *)rt_result_show_uint},
+    {"__gpuc_show_bool", (const void *)rt_result_show_bool},
+    {"__gpuc_show_char", (const void *)rt_result_show_char},
+    {"__gpuc_show_float", (const void *)rt_result_show_float},
+    {"__gpuc_show_double", (const void *)rt_result_show_double},
+    {"__gpuc_show_ldouble", (const void *)rt_result_show_ldouble},
+    {"__gpuc_show_str", (const void *)rt_result_show_str},
+    {"__gpuc_show_ptr", (const void *)rt_result_show_ptr},
+    {NULL, NULL},
+};

@@ -1,0 +1,36 @@
+/* rt_session_internal: the session's state, shared by the files that
+ * implement rt_session.h (rt_session.c, rt_fault.c, rt_complete.c). */
+#ifndef RT_SESSION_INTERNAL_H
+#define RT_SESSION_INTERNAL_H
+
+#include "rt_buf.h"
+#include "rt_prelude.h"
+#include "rt_protect.h"
+#include "rt_session.h"
+#include "rt_tcc.h"
+
+typedef struct rt_sym {
+    char *name;
+    void *addr;
+    int cell;      /* the cell that defined it */
+    int is_func;
+} rt_sym_t;
+
+struct rt_session {
+    char *libdir;
+    rt_emit_fn emit;
+    void *emit_ctx;
+    rt_prelude_t prelude;     /* declarations later cells compile against */
+    rt_sym_t *syms;           /* the latest definition of each name */
+    size_t nsyms, capsyms;
+    rt_sym_t *code;           /* every function ever compiled, for fault reports */
+    size_t ncode, capcode;
+    rt_tcc_t **states;        /* kept: their code and data are in use */
+    size_t nstates, capstates;
+    rt_names_t types;         /* typedef names declared by cells */
+};
+
+/* The error reply for a cell that ended with a signal. */
+json_t *rt_session_fault_reply(rt_session_t *s, int cell, const rt_fault_t *fault);
+
+#endif

@@ -1,0 +1,130 @@
+/* rt_tcc: libtcc wrapper with diagnostics capture (see rt_tcc.h). */
+#include "rt_tcc.h"
+
+#include <libtcc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_buf.h"
+
+struct rt_tcc {
+    TCCState *s;
+    rt_diag_t *diags;
+    size_t n, cap;
+};
+
+/* TCC messages look like "cell[3]:2: error: 'y' undeclared" or
+ * "tcc: error: undefined symbol 'f'". */
+static void on_message(void *opaque, const char *msg)
+{
+    rt_tcc_t *t = opaque;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->diags = realloc(t->diags, t->cap * sizeof *t->diags);
+        if (!t->diags)
+            abort();
+    }
+    rt_diag_t *d = &t->diags[t->n++];
+    memset(d, 0, sizeof *d);
+    const char *sev = strstr(msg, ": warning: ");
+    const char *err = strstr(msg, ": error: ");
+    const char *at = sev && (!err || sev < err) ? sev : err;
+    d->warning = at == sev && sev;
+    if (!at) {
+        d->file = rt_strndup("", 0);
+        d->msg = rt_strndup(msg, strlen(msg));
+        return;
+    }
+    d->msg = rt_strndup(at + (d->warning ? 11 : 9), strlen(at + (d->warning ? 11 : 9)));
+    /* "FILE:LINE" before the severity; the file may itself contain ':' */
+    const char *colon = NULL;
+    for (const char *p = at - 1; p >= msg; p--) {
+        if (*p == ':') {
+            colon = p;
+            break;
+        }
+        if (*p < '0' || *p > '9')
+            break;
+    }
+    if (colon && colon + 1 < at) {
+        d->file = rt_strndup(msg, (size_t)(colon - msg));
+        d->line = atoi(colon + 1);
+    } else {
+        d->file = rt_strndup("", 0);
+    }
+}
+
+rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err)
+{
+    rt_tcc_t *t = calloc(1, sizeof *t);
+    if (!t) {
+        CM_ERROR(err, 1, "out of memory");
+        return NULL;
+    }
+    t->s = tcc_new();
+    if (!t->s) {
+        free(t);
+        CM_ERROR(err, 1, "libtcc: tcc_new failed");
+        return NULL;
+    }
+    tcc_set_error_func(t->s, t, on_message);
+    if (libdir && *libdir)
+        tcc_set_lib_path(t->s, libdir);
+    tcc_set_options(t->s, "-Wall -Wno-unused-function");
+    tcc_set_output_type(t->s, TCC_OUTPUT_MEMORY);
+    tcc_add_library(t->s, "m");
+    return t;
+}
+
+int rt_tcc_add_symbol(rt_tcc_t *t, const char *name, const void *addr)
+{
+    return tcc_add_symbol(t->s, name, addr) < 0 ? -1 : 0;
+}
+
+int rt_tcc_compile(rt_tcc_t *t, const char *src)
+{
+    return tcc_compile_string(t->s, src) < 0 ? -1 : 0;
+}
+
+int rt_tcc_relocate(rt_tcc_t *t)
+{
+    return tcc_relocate(t->s, TCC_RELOCATE_AUTO) < 0 ? -1 : 0;
+}
+
+void *rt_tcc_symbol(rt_tcc_t *t, const char *name)
+{
+    return tcc_get_symbol(t->s, name);
+}
+
+const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n)
+{
+    *n = t->n;
+    return t->diags;
+}
+
+static void free_diags(rt_tcc_t *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->diags[i].file);
+        free(t->diags[i].msg);
+    }
+    free(t->diags);
+}
+
+void rt_tcc_keep(rt_tcc_t *t)
+{
+    if (!t)
+        return;
+    free_diags(t);
+    t->diags = NULL;
+    t->n = t->cap = 0;
+}
+
+void rt_tcc_free(rt_tcc_t *t)
+{
+    if (!t)
+        return;
+    tcc_delete(t->s);
+    free_diags(t);
+    free(t);
+}

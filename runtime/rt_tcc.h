@@ -1,0 +1,50 @@
+/* rt_tcc: a thin wrapper over one libtcc compilation in memory that
+ * collects every error and warning TCC reports, parsed into file, line
+ * and message.
+ *
+ * Call order: rt_tcc_new, rt_tcc_add_symbol (BEFORE compiling),
+ * rt_tcc_compile, rt_tcc_relocate, rt_tcc_symbol. A relocated state must
+ * be kept alive as long as its code or data may be used. */
+#ifndef RT_TCC_H
+#define RT_TCC_H
+
+#include <stddef.h>
+
+#include "cm_error.h"
+
+typedef struct rt_diag {
+    char *file;     /* "cell[3]", "session", or "" when TCC named none */
+    int line;       /* 0 when TCC gave none */
+    int warning;    /* 1 for a warning, 0 for an error */
+    char *msg;      /* the message without file, line and severity */
+} rt_diag_t;
+
+typedef struct rt_tcc rt_tcc_t;
+
+/* A new in-memory compilation with libdir as TCC's lib path and libm
+ * linked. Returns NULL with err set on failure. */
+rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err);
+
+/* Defines name as address addr for the code compiled next. Returns 0/-1. */
+int rt_tcc_add_symbol(rt_tcc_t *t, const char *name, const void *addr);
+
+/* Compiles C source. Returns 0, or -1 (see rt_tcc_diags). */
+int rt_tcc_compile(rt_tcc_t *t, const char *src);
+
+/* Links in memory. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
+int rt_tcc_relocate(rt_tcc_t *t);
+
+/* Address of a global symbol after relocation, or NULL. */
+void *rt_tcc_symbol(rt_tcc_t *t, const char *name);
+
+/* The diagnostics so far; borrowed. */
+const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n);
+
+/* Drops the diagnostics of a state that is kept (its code and data are
+ * used by the session until rt_tcc_free). */
+void rt_tcc_keep(rt_tcc_t *t);
+
+/* Frees everything, the compiled code included. */
+void rt_tcc_free(rt_tcc_t *t);
+
+#endif

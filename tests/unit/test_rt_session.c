@@ -1,0 +1,270 @@
+/* test_rt_session: drives rt_session_execute directly: persistence across
+ * cells, results, compile errors, faults caught at the boundary, display. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "rt_session.h"
+
+/* ASan must leave the fault signals to the session's boundary. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
+           "use_sigaltstack=0:detect_leaks=0";
+}
+
+static json_t *emitted; /* display messages, in order */
+
+static void emit(void *ctx, const json_t *msg)
+{
+    (void)ctx;
+    json_array_append(emitted, (json_t *)msg);
+}
+
+static rt_session_t *S;
+static int cell_no;
+
+static json_t *run(const char *code)
+{
+    return rt_session_execute(S, code, ++cell_no);
+}
+
+static const char *status(json_t *r)
+{
+    return json_string_value(json_object_get(r, "status"));
+}
+
+static const char *ename(json_t *r)
+{
+    return json_string_value(json_object_get(r, "ename"));
+}
+
+static const char *evalue(json_t *r)
+{
+    const char *v = json_string_value(json_object_get(r, "evalue"));
+    return v ? v : "";
+}
+
+/* The text/plain result, or NULL. */
+static const char *result(json_t *r)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(r, "result"), "data"), "text/plain"));
+}
+
+static void dump(json_t *r)
+{
+    char *s = json_dumps(r, JSON_INDENT(1));
+    fprintf(stderr, "%s\n", s);
+    free(s);
+}
+
+/* Runs code and checks the cell succeeds with the given result (NULL = none). */
+#define EXPECT(code, want)                                                   \
+    do {                                                                     \
+        int f_ = check_failures;                                             \
+        json_t *r_ = run(code);                                              \
+        CHECK_STR(status(r_), "ok");                                         \
+        if ((want) == NULL)                                                  \
+            CHECK(result(r_) == NULL);                                       \
+        else                                                                 \
+            CHECK_STR(result(r_), (want));                                   \
+        if (check_failures > f_)                                             \
+            dump(r_);                                                        \
+        json_decref(r_);                                                     \
+    } while (0)
+
+#define EXPECT_ERROR(code, want_ename, evalue_part)                          \
+    do {                                                                     \
+        int f_ = check_failures;                                             \
+        json_t *r_ = run(code);                                              \
+        CHECK_STR(status(r_), "error");                                      \
+        CHECK_STR(ename(r_), (want_ename));                                  \
+        CHECK(strstr(evalue(r_), (evalue_part)) != NULL);                    \
+        if (check_failures > f_)                                             \
+            dump(r_);                                                        \
+        json_decref(r_);                                                     \
+    } while (0)
+
+static void test_persistence(void)
+{
+    EXPECT("int x = 40;", NULL);
+    EXPECT("x += 2;", NULL);
+    EXPECT("x", "42");
+    EXPECT("int add(int a, int b) { return a + b; }", NULL);
+    EXPECT("struct point { double x, y; };\ntypedef struct point point_t;", NULL);
+    EXPECT("add(x, 1)", "43");
+    EXPECT("point_t p = {1.5, 2};\nstruct point q;\nq.x = p.x * 2;", NULL);
+    EXPECT("q.x", "3"); /* q.x + p.y: see docs/cells.md, known TCC bug */
+    /* rebinding */
+    EXPECT("int y = 1;", NULL);
+    EXPECT("double y = 2.5;", NULL);
+    EXPECT("y", "2.5");
+    /* re-running a cell */
+    EXPECT("int counter = 0;\nint next(void) { return ++counter; }", NULL);
+    EXPECT("int counter = 0;\nint next(void) { return ++counter; }", NULL);
+    EXPECT("next(); next()", "2");
+    /* non-constant initialisers run in order */
+    EXPECT("int n = atoi(\"42\");\ndouble *v = malloc(n * sizeof *v);\nv[0] = n;", NULL);
+    EXPECT("n * 2", "84");
+    EXPECT("v[0]", "42");
+    /* macros and includes persist */
+    EXPECT("#include <ctype.h>\n#define SQUARE(a) ((a) * (a))", NULL);
+    EXPECT("SQUARE(toupper('a') - 'A' + 3)", "9");
+    /* static is dropped so later cells can use it */
+    EXPECT("static int hidden = 7;\nstatic int twice(int a) { return 2 * a; }", NULL);
+    EXPECT("twice(hidden)", "14");
+    /* enums and arrays */
+    EXPECT("enum color { RED, GREEN = 5, BLUE };\nint arr[3] = {1, 2, 3};", NULL);
+    EXPECT("BLUE + arr[2]", "9");
+    /* a function may be replaced */
+    EXPECT("int add(int a, int b) { return a * b; }", NULL);
+    EXPECT("add(6, 7)", "42");
+}
+
+static void test_results(void)
+{
+    EXPECT("3.14159", "3.14159");
+    EXPECT("0.1 + 0.2", "0.30000000000000004");
+    EXPECT("1.0f / 3", "0.33333334");
+    EXPECT("(char)'A'", "'A' (65)");
+    EXPECT("'A'", "65"); /* a character constant is an int in C */
+    EXPECT("\"hi\\n\\\"there\\\"\"", "\"hi\\n\\\"there\\\"\"");
+    EXPECT("(void *)0", "NULL");
+    EXPECT("7u", "7");
+    EXPECT("-5L", "-5");
+    EXPECT("(_Bool)1", "true");
+    EXPECT("sqrt(16.0) + strlen(\"abc\")", "7");
+    EXPECT("int *ip = (int *)16;", NULL);
+    EXPECT("ip", "0x10");
+    EXPECT("struct point pt = {1, 2};", NULL);
+    EXPECT("pt", NULL); /* a struct value: no result, no error */
+    EXPECT("printf(\"\")", "0");
+    EXPECT("void hello(void) { }", NULL);
+    EXPECT("hello()", NULL);
+    EXPECT("int z = 3;\nz;", NULL);
+    EXPECT("int main(void) { return 3; }", "3");
+    EXPECT("int main(int argc, char **argv) { return argc - 1; }", NULL);
+    EXPECT("for (int i = 0; i < 3; i++) { x++; }\nif (x > 0) x--; else x++;\nx", "44");
+}
+
+static void test_compile_errors(void)
+{
+    json_t *r = run("int a = 1;\nint b = a + yy;\n");
+    CHECK_STR(status(r), "error");
+    CHECK_STR(ename(r), "CompileError");
+    char want[64];
+    snprintf(want, sizeof want, "cell %d, line 2: 'yy' undeclared", cell_no);
+    CHECK_STR(evalue(r), want);
+    json_t *tb = json_object_get(r, "traceback");
+    CHECK(json_array_size(tb) >= 3);
+    snprintf(want, sizeof want, "cell %d, line 2, column 13: error: 'yy' undeclared", cell_no);
+    CHECK_STR(json_string_value(json_array_get(tb, 0)), want);
+    CHECK_STR(json_string_value(json_array_get(tb, 1)), "    int b = a + yy;");
+    CHECK_STR(json_string_value(json_array_get(tb, 2)), "                ^");
+    if (check_failures)
+        dump(r);
+    json_decref(r);
+    EXPECT_ERROR("int f1(void) {\n  return 1\n}", "CompileError", "line 3");
+    EXPECT_ERROR("int g2(void);\ng2()", "CompileError", "g2");
+    /* the session is intact after errors */
+    EXPECT("x", "44");
+}
+
+static void test_faults(void)
+{
+    EXPECT("int keep = 123;\nint crash(int *p) { return *p; }", NULL);
+    for (int i = 0; i < 2; i++)
+        EXPECT_ERROR("crash(0);", "SegmentationFault", "in function crash()");
+    EXPECT_ERROR("int *np = 0;\n*np = 1;", "SegmentationFault", "invalid memory access at");
+    EXPECT("keep", "123");
+    for (int i = 0; i < 2; i++)
+        EXPECT_ERROR("volatile int zero = 0;\nint q = 1 / zero;", "FloatingPointError",
+                     "division by zero");
+    for (int i = 0; i < 2; i++)
+        EXPECT_ERROR("abort();", "Abort", "SIGABRT");
+    EXPECT("int deep(int n) { volatile char pad[256]; pad[0] = (char)n; return deep(n + 1) + pad[0]; }",
+           NULL);
+    for (int i = 0; i < 2; i++)
+        EXPECT_ERROR("deep(0);", "SegmentationFault", "stack overflow");
+    EXPECT_ERROR("strlen((char *)8);", "SegmentationFault", "top-level code");
+    EXPECT("keep + 1", "124");
+}
+
+static void test_display(void)
+{
+    json_array_clear(emitted);
+    EXPECT("display_html(\"<b>hi</b>\");\nclear_output(1);", NULL);
+    CHECK(json_array_size(emitted) == 2);
+    json_t *d = json_array_get(emitted, 0);
+    CHECK_STR(json_string_value(json_object_get(d, "op")), "display");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(d, "data"), "text/html")),
+              "<b>hi</b>");
+    CHECK(json_object_get(json_object_get(d, "data"), "text/plain") != NULL);
+    json_t *c = json_array_get(emitted, 1);
+    CHECK_STR(json_string_value(json_object_get(c, "op")), "clear_output");
+    CHECK(json_is_true(json_object_get(c, "wait")));
+    json_array_clear(emitted);
+    EXPECT("unsigned char png[3] = {1, 2, 3};\ndisplay_png(png, 3);\ndisplay_json(\"[1,2]\")",
+           NULL);
+    CHECK(json_array_size(emitted) == 2);
+    CHECK_STR(json_string_value(json_object_get(
+                  json_object_get(json_array_get(emitted, 0), "data"), "image/png")),
+              "AQID");
+}
+
+static void test_complete_inspect(void)
+{
+    json_t *r = rt_session_complete(S, "int k = ke", 10);
+    json_t *m = json_object_get(r, "matches");
+    int found = 0;
+    for (size_t i = 0; i < json_array_size(m); i++)
+        if (strcmp(json_string_value(json_array_get(m, i)), "keep") == 0)
+            found = 1;
+    CHECK(found);
+    CHECK(json_integer_value(json_object_get(r, "cursor_start")) == 8);
+    CHECK(json_integer_value(json_object_get(r, "cursor_end")) == 10);
+    json_decref(r);
+    r = rt_session_inspect(S, "crash(", 2, 0);
+    CHECK(json_is_true(json_object_get(r, "found")));
+    const char *t = json_string_value(
+        json_object_get(json_object_get(r, "data"), "text/plain"));
+    CHECK(t && strstr(t, "int crash(int *p);") && strstr(t, "defined in cell"));
+    json_decref(r);
+    r = rt_session_inspect(S, "nosuchname", 3, 0);
+    CHECK(json_is_false(json_object_get(r, "found")));
+    json_decref(r);
+    r = rt_session_is_complete(S, "int f() {");
+    CHECK_STR(json_string_value(json_object_get(r, "status")), "incomplete");
+    CHECK_STR(json_string_value(json_object_get(r, "indent")), "    ");
+    json_decref(r);
+    r = rt_session_is_complete(S, "x)");
+    CHECK_STR(json_string_value(json_object_get(r, "status")), "invalid");
+    json_decref(r);
+    r = rt_session_is_complete(S, "x = 1;");
+    CHECK_STR(json_string_value(json_object_get(r, "status")), "complete");
+    json_decref(r);
+}
+
+int main(void)
+{
+    emitted = json_array();
+    cm_error_t err = {0};
+    S = rt_session_new(NULL, emit, NULL, &err);
+    CHECK(S != NULL);
+    if (!S) {
+        fprintf(stderr, "rt_session_new: %s\n", err.text);
+        return check_report("test_rt_session");
+    }
+    test_persistence();
+    test_results();
+    test_compile_errors();
+    test_faults();
+    test_display();
+    test_complete_inspect();
+    rt_session_free(S);
+    json_decref(emitted);
+    return check_report("test_rt_session");
+}
