@@ -293,6 +293,9 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
         add_spec_ref(&text, code, &d, d.is_extern);
         rt_buf_addc(&text, ' ');
         add_flat(&text, code, dd->start, dd->end, NULL, 0);
+        if (is_var) /* direct references resolved right (rt_tcc.c); not __attribute__, which glibc
+                    * defines away for compilers that are not GCC */
+            rt_buf_adds(&text, " __attribute((visibility(\"hidden\")))");
         rt_buf_addc(&text, ';');
         rt_plan_entry_t *e =
             add_entry(p, is_var ? RT_ENTRY_VAR : RT_ENTRY_DECL, rt_buf_steal(&text));
@@ -346,9 +349,26 @@ static void do_expression(gen_t *g, const rt_item_t *it, rt_result_mode_t mode)
     }
 }
 
-void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t mode,
-                  rt_is_type_fn is_type, void *ctx, rt_buf_t *src)
+/* The session's typedef names plus those this cell declared so far. */
+typedef struct plan_types {
+    rt_is_type_fn outer;
+    void *outer_ctx;
+    const rt_plan_t *plan;
+} plan_types_t;
+
+static int plan_is_type(void *ctx, const char *name, size_t len)
 {
+    const plan_types_t *pt = ctx;
+    return rt_names_find(&pt->plan->types, name, len) >= 0 ||
+           (pt->outer && pt->outer(pt->outer_ctx, name, len));
+}
+
+void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t mode,
+                  rt_is_type_fn outer_is_type, void *outer_ctx, rt_buf_t *src)
+{
+    plan_types_t types = {outer_is_type, outer_ctx, plan};
+    rt_is_type_fn is_type = plan_is_type;
+    void *ctx = &types;
     rt_plan_free(plan);
     plan->cell = cell;
     snprintf(plan->entry_name, sizeof plan->entry_name, "__gpuc_cell_%d", cell);

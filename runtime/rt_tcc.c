@@ -2,8 +2,10 @@
 #include "rt_tcc.h"
 
 #include <libtcc.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rt_buf.h"
 
@@ -86,9 +88,45 @@ int rt_tcc_compile(rt_tcc_t *t, const char *src)
     return tcc_compile_string(t->s, src) < 0 ? -1 : 0;
 }
 
+/* All cells' code and data go into one reserved region, so that every
+ * cell is within a 32-bit PC-relative reach of every earlier one: this
+ * libtcc (0.9.27) addresses a variable of another cell directly when it is
+ * an operand of floating-point arithmetic, and only hidden-visibility
+ * symbols (see rt_plan.c) get such direct references resolved right. */
+#define ARENA_BYTES (1ul << 30) /* address space only: pages come when used */
+
+static unsigned char *arena;
+static size_t arena_used;
+
+static void *arena_alloc(size_t size)
+{
+    if (!arena) {
+        void *p = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        arena = p;
+    }
+    size = (size + 63) & ~(size_t)63;
+    if (size > ARENA_BYTES - arena_used)
+        return NULL;
+    void *p = arena + arena_used;
+    arena_used += size;
+    return p;
+}
+
 int rt_tcc_relocate(rt_tcc_t *t)
 {
-    return tcc_relocate(t->s, TCC_RELOCATE_AUTO) < 0 ? -1 : 0;
+    int size = tcc_relocate(t->s, NULL);
+    if (size < 0)
+        return -1;
+    void *mem = arena_alloc((size_t)size);
+    if (!mem) {
+        on_message(t, "session: error: the session's code space (1 GiB) is full: use %reset "
+                      "or restart the kernel");
+        return -1;
+    }
+    return tcc_relocate(t->s, mem) < 0 ? -1 : 0;
 }
 
 void *rt_tcc_symbol(rt_tcc_t *t, const char *name)
