@@ -340,6 +340,17 @@ static void describe_death(jk_executor_t *ex, cm_error_t *err)
         CM_ERROR(err, -1, "the executor ended (status 0x%x)", status);
 }
 
+static void send_ack(jk_executor_t *ex)
+{
+    static const char frame[] = "\0\0\0\x0c{\"op\":\"ack\"}";
+    ssize_t w;
+    do
+        w = write(ex->link_fd, frame, sizeof frame - 1);
+    while (w < 0 && errno == EINTR);
+    /* a short write cannot happen for 16 bytes on an empty socket; a
+     * failure means the executor is gone, which the next read reports */
+}
+
 int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json_t **reply,
                      cm_error_t *err)
 {
@@ -368,6 +379,7 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
         if (op && (strcmp(op, "display") == 0 || strcmp(op, "clear_output") == 0)) {
             if (events && events->on_output)
                 events->on_output(events->ctx, msg);
+            send_ack(ex); /* the executor waits for it: see rt_executor.c */
         } else if (!op || strcmp(op, "ready") != 0) {
             CM_WARN("executor sent an unknown frame (op %s)", op ? op : "missing");
         }

@@ -42,9 +42,22 @@ static int send_frame(executor_t *x, json_t *msg)
     return 0;
 }
 
+/* A display waits for the kernel's "ack": the kernel publishes the text
+ * already in the pipes first, and nothing printed after the display can
+ * overtake it. An ack left unread (a cell interrupted here) is skipped by
+ * the main loop. */
 static void emit(void *ctx, const json_t *msg)
 {
-    send_frame(ctx, (json_t *)msg);
+    executor_t *x = ctx;
+    if (send_frame(x, (json_t *)msg) != 0)
+        return;
+    json_t *ack = NULL;
+    cm_error_t err = {0};
+    if (cm_link_recv(x->fd, &ack, &err) != 0) {
+        x->link_failed = 1;
+        return;
+    }
+    json_decref(ack);
 }
 
 /* Streams printf output while a cell runs. trylock: a cell stopped inside
@@ -204,7 +217,9 @@ int rt_executor_main(int argc, char **argv)
             break;
         }
         rt_protect_take_pending_interrupt(); /* an interrupt between cells is spent */
-        dispatch(&x, req);
+        const char *op = json_string_value(json_object_get(req, "op"));
+        if (!op || strcmp(op, "ack") != 0) /* a stray ack: see emit */
+            dispatch(&x, req);
         json_decref(req);
     }
     fflush(stdout);
