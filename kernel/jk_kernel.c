@@ -244,6 +244,9 @@ static void teardown(jk_kernel_t *k, pthread_t control, int control_started,
     if (k->zmq)
         zmq_ctx_term(k->zmq);
     jk_message_clear(&k->last_execute);
+    for (size_t i = 0; i < k->n_queued; i++)
+        jk_message_clear(&k->queued[i]);
+    free(k->queued);
     jk_history_free(k->history);
     jk_signer_free(k->signer);
 }

@@ -27,7 +27,8 @@ typedef struct jk_kernel {
     _Atomic pid_t executor_pid;/* for interrupts from other threads and signals */
     jk_history_t *history;     /* shell thread only */
     int execution_count;       /* shell thread only */
-    int abort_queued;          /* an execute failed: abort queued ones */
+    jk_message_t *queued;      /* requests waiting when an execute failed */
+    size_t n_queued;
     jk_message_t last_execute; /* parent of output printed between cells */
     int wake[2];               /* pipe: control thread / signals -> shell loop */
     atomic_int stopping;       /* a shutdown was requested */
@@ -37,10 +38,6 @@ typedef struct jk_kernel {
 /* Handles one message from the shell socket (the shell thread). */
 void jk_shell_dispatch(jk_kernel_t *k, jk_message_t *msg);
 
-/* After a failed execute with stop_on_error: answers every execute_request
- * already queued on shell with status "aborted"; other requests are
- * handled normally. */
-void jk_shell_abort_queued(jk_kernel_t *k);
 
 /* The control thread's loop; returns when stopping is set. */
 void *jk_control_thread(void *kernel);

@@ -2,6 +2,7 @@
  * need the session go to the executor; while one runs, this thread keeps
  * forwarding its output and watching for its death and for a shutdown. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -110,6 +111,56 @@ static json_t *death_error(const cm_error_t *death, int n)
                      "evalue", evalue, "traceback", evalue);
 }
 
+/* Takes every request already waiting on shell, BEFORE the failed cell's
+ * reply goes out: only what was sent before the client could know of the
+ * error is aborted (see answer_queued). */
+static void take_queued(jk_kernel_t *k)
+{
+    for (;;) {
+        jk_message_t msg = {0};
+        cm_error_t err;
+        cm_error_clear(&err);
+        int rc = jk_socket_recv_message(k->shell, k->signer, ZMQ_DONTWAIT, &msg, &err);
+        if (rc == 1 || (rc < 0 && err.code == JK_SOCKET_ETERM))
+            return;
+        if (rc < 0) {
+            CM_WARN("shell: dropped a message: %s", err.text);
+            continue;
+        }
+        jk_message_t *q = realloc(k->queued, (k->n_queued + 1) * sizeof *q);
+        if (!q) {
+            jk_message_clear(&msg);
+            return;
+        }
+        k->queued = q;
+        k->queued[k->n_queued++] = msg;
+    }
+}
+
+/* stop_on_error: the execute requests taken by take_queued are answered
+ * "aborted"; other requests are handled as usual. */
+static void answer_queued(jk_kernel_t *k)
+{
+    jk_message_t *queued = k->queued;
+    size_t n = k->n_queued;
+    k->queued = NULL;
+    k->n_queued = 0;
+    for (size_t i = 0; i < n; i++) {
+        jk_message_t *msg = &queued[i];
+        if (strcmp(msg->msg_type, "execute_request") == 0) {
+            jk_iopub_status(k->iopub, msg, "busy");
+            jk_kernel_reply(k, k->shell, msg, "execute_reply",
+                            json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
+                                      k->execution_count));
+            jk_iopub_status(k->iopub, msg, "idle");
+        } else {
+            jk_shell_dispatch(k, msg);
+        }
+        jk_message_clear(msg);
+    }
+    free(queued);
+}
+
 static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
 {
     const char *code = code_of(msg);
@@ -158,9 +209,9 @@ static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
                                        json_object_get(reply, "traceback")));
     }
     json_decref(reply);
-    jk_kernel_reply(k, k->shell, msg, "execute_reply", content);
     if (!ok && flag(msg, "stop_on_error", 1))
-        k->abort_queued = 1; /* after this request's idle: see jk_shell_dispatch */
+        take_queued(k);
+    jk_kernel_reply(k, k->shell, msg, "execute_reply", content);
 }
 
 /* complete, inspect and is_complete: forwarded as they are. */
@@ -251,34 +302,6 @@ void jk_shell_dispatch(jk_kernel_t *k, jk_message_t *msg)
     else
         CM_WARN("shell: unknown message type '%s' ignored", msg->msg_type);
     jk_iopub_status(k->iopub, msg, "idle");
-    if (k->abort_queued) {
-        k->abort_queued = 0;
-        jk_shell_abort_queued(k);
-    }
-}
-
-void jk_shell_abort_queued(jk_kernel_t *k)
-{
-    for (;;) {
-        jk_message_t msg = {0};
-        cm_error_t err;
-        cm_error_clear(&err);
-        int rc = jk_socket_recv_message(k->shell, k->signer, ZMQ_DONTWAIT, &msg, &err);
-        if (rc == 1 || (rc < 0 && err.code == JK_SOCKET_ETERM))
-            return;
-        if (rc < 0) {
-            CM_WARN("shell: dropped a message: %s", err.text);
-            continue;
-        }
-        if (strcmp(msg.msg_type, "execute_request") == 0) {
-            jk_iopub_status(k->iopub, &msg, "busy");
-            jk_kernel_reply(k, k->shell, &msg, "execute_reply",
-                            json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
-                                      k->execution_count));
-            jk_iopub_status(k->iopub, &msg, "idle");
-        } else {
-            jk_shell_dispatch(k, &msg);
-        }
-        jk_message_clear(&msg);
-    }
+    if (k->n_queued)
+        answer_queued(k);
 }
