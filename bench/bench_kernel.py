@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""gpuc against ipykernel, side by side in one run, through jupyter_client.
+
+For each kernel:
+  startup     time from KernelManager.start_kernel() to the first
+              kernel_info_reply on shell (median of --launches launches);
+  round trip  median time from sending a trivial execute_request (`1`) to
+              its status idle on IOPub (--requests requests, after warm-up);
+  memory      resident memory (VmRSS) of the kernel's whole process tree
+              (kernel + executor / children), idle after a warm-up cell.
+
+Goals (docs/performance.md): startup <= 1/10 of ipykernel's, round trip
+<= 1/4, memory <= 1/4.
+
+    make bench
+    build/venv/bin/python bench/bench_kernel.py --gpuc build/gpuc \
+        [--launches 10] [--requests 200] [--json build/bench/kernel.json]
+
+The gpuc kernelspec is installed into a temporary directory put first on
+JUPYTER_PATH; ipykernel is the venv's own (python -m ipykernel_launcher).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import zmq
+
+QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+GOALS = {"startup_s": 1 / 10, "roundtrip_s": 1 / 4, "rss_kib": 1 / 4}
+
+
+def tree_rss_kib(pid: int) -> int:
+    """Sum of VmRSS over pid and all its descendants, from /proc."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return total
+
+
+def manager(name: str):
+    from jupyter_client import KernelManager
+    km = KernelManager(kernel_name=name)
+    km.shutdown_wait_time = 5
+    # zmq retries a refused connect every 100 ms by default, which would
+    # round a fast kernel's startup up to 100 ms: retry every 1 ms instead.
+    km.context.setsockopt(zmq.RECONNECT_IVL, 1)
+    return km
+
+
+def startup_once(name: str) -> float:
+    km = manager(name)
+    t0 = time.perf_counter()
+    km.start_kernel(**QUIET)
+    sock = km.connect_shell()
+    try:
+        msg = km.session.msg("kernel_info_request", {})
+        km.session.send(sock, msg)
+        deadline = t0 + 60
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"{name}: no kernel_info_reply in 60 s")
+            if sock.poll(int(left * 1000)):
+                _, parts = km.session.feed_identities(sock.recv_multipart())
+                reply = km.session.deserialize(parts)
+                if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+                    elapsed = time.perf_counter() - t0
+                    break
+    finally:
+        sock.close(linger=0)
+        km.shutdown_kernel(now=False)
+    return elapsed
+
+
+def execute_wait_idle(kc, code: str, timeout: float = 30) -> float:
+    t0 = time.perf_counter()
+    msg_id = kc.execute(code)
+    deadline = t0 + timeout
+    while True:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise TimeoutError(f"no idle for {code!r}")
+        m = kc.get_iopub_msg(timeout=left)
+        if (m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "status"
+                and m["content"]["execution_state"] == "idle"):
+            elapsed = time.perf_counter() - t0
+            break
+    while True:  # the execute_reply, off the clock
+        r = kc.get_shell_msg(timeout=timeout)
+        if r["parent_header"].get("msg_id") == msg_id:
+            if r["content"]["status"] != "ok":
+                raise RuntimeError(f"{code!r} failed: {r['content']}")
+            return elapsed
+
+
+def session_figures(name: str, requests: int) -> dict:
+    km = manager(name)
+    km.start_kernel(**QUIET)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        for _ in range(10):
+            execute_wait_idle(kc, "1")
+        times = [execute_wait_idle(kc, "1") for _ in range(requests)]
+        time.sleep(1.0)
+        pid = km.provisioner.process.pid
+        rss = tree_rss_kib(pid)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=False)
+    return {
+        "roundtrip_s": statistics.median(times),
+        "roundtrip_p90_s": sorted(times)[int(0.9 * (len(times) - 1))],
+        "rss_kib": rss,
+    }
+
+
+def measure(name: str, launches: int, requests: int) -> dict:
+    starts = [startup_once(name) for _ in range(launches)]
+    figures = session_figures(name, requests)
+    return {"startup_s": statistics.median(starts), "startup_all_s": starts, **figures}
+
+
+def fmt(key: str, v: float) -> str:
+    if key.endswith("_s"):
+        return f"{v * 1000:9.2f} ms"
+    return f"{v / 1024:9.1f} MiB"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gpuc", default="build/gpuc", help="the gpuc binary")
+    ap.add_argument("--launches", type=int, default=10)
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--json", default="build/bench/kernel.json", help="result file")
+    args = ap.parse_args()
+
+    gpuc = Path(args.gpuc).resolve()
+    prefix = tempfile.mkdtemp(prefix="gpuc-bench-")
+    subprocess.run([str(gpuc), "install", "--prefix", prefix], check=True,
+                   stdout=subprocess.DEVNULL)
+    os.environ["JUPYTER_PATH"] = os.path.join(prefix, "share", "jupyter")
+
+    from jupyter_client.kernelspec import KernelSpecManager
+    py_spec = KernelSpecManager().get_kernel_spec("python3")
+    print(f"gpuc:      {gpuc}")
+    print(f"ipykernel: {sys.executable} {' '.join(py_spec.argv[1:3])}")
+    print(f"{args.launches} launches, {args.requests} requests each\n", flush=True)
+
+    results = {}
+    for label, name in (("gpuc", "gpuc"), ("ipykernel", "python3")):
+        print(f"measuring {label} ...", flush=True)
+        results[label] = measure(name, args.launches, args.requests)
+
+    rows = [("startup (launch -> kernel_info_reply)", "startup_s"),
+            ("round trip (execute `1` -> idle)", "roundtrip_s"),
+            ("memory (RSS of the process tree)", "rss_kib")]
+    print(f"\n{'':40} {'gpuc':>12} {'ipykernel':>12} {'ratio':>8} {'goal':>8}")
+    verdicts = {}
+    for title, key in rows:
+        g, p = results["gpuc"][key], results["ipykernel"][key]
+        ratio = g / p if p else float("inf")
+        ok = ratio <= GOALS[key]
+        verdicts[key] = {"ratio": ratio, "goal": GOALS[key], "met": ok}
+        print(f"{title:40} {fmt(key, g):>12} {fmt(key, p):>12} {ratio:8.3f} "
+              f"{'<= %.3f' % GOALS[key]:>8} {'met' if ok else 'MISSED'}")
+
+    out = Path(args.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                    "python": sys.version.split()[0]},
+        "gpuc": str(gpuc),
+        "launches": args.launches, "requests": args.requests,
+        "results": results, "ratios": verdicts,
+    }, indent=1) + "\n")
+    print(f"\nresults written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""Notebooks executed end to end: notebooks/tour.ipynb through the kernel
+with nbclient (what `jupyter nbconvert --execute` does) and headless with
+`gpuc run` (no Python, no Jupyter), and `gpuc run` on small generated
+notebooks with failing cells (see docs/commands.md)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parents[2]
+TOUR = ROOT / "notebooks" / "tour.ipynb"
+SCALE = float(os.environ.get("GPUC_TIME_SCALE", "1"))
+
+
+# --- helpers -----------------------------------------------------------
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def cell_with(nb, marker: str, exact: bool = False):
+    """The code cell whose source contains (or, exact, is) marker."""
+    for c in code_cells(nb):
+        if (c.source.strip() == marker) if exact else (marker in c.source):
+            return c
+    return None
+
+
+def stream_text(cell, name: str = "stdout") -> str:
+    return "".join(o.text for o in cell.outputs
+                   if o.output_type == "stream" and o.name == name)
+
+
+def result_text(cell) -> str | None:
+    res = [o for o in cell.outputs if o.output_type == "execute_result"]
+    assert len(res) <= 1
+    return res[0].data.get("text/plain") if res else None
+
+
+def errors(nb):
+    return [(i, o) for i, c in enumerate(code_cells(nb)) for o in c.outputs
+            if o.output_type == "error"]
+
+
+def normalized(cell):
+    """A cell's outputs with consecutive streams merged, for comparing
+    what nbclient stored with what `gpuc run` stored."""
+    out = []
+    for o in cell.outputs:
+        if o.output_type == "stream":
+            if out and out[-1][0] == "stream" and out[-1][1] == o.name:
+                out[-1] = ("stream", o.name, out[-1][2] + o.text)
+            else:
+                out.append(("stream", o.name, o.text))
+        elif o.output_type in ("display_data", "execute_result"):
+            out.append((o.output_type, tuple(sorted(o.data.items()))))
+        else:
+            out.append((o.output_type, o.get("ename")))
+    return out
+
+
+def check_tour(nb):
+    """The outputs the tour must have, however it was executed."""
+    nbformat.validate(nb)
+    assert errors(nb) == [], f"the tour has errors: {errors(nb)}"
+    counts = [c.execution_count for c in code_cells(nb) if c.source.strip()]
+    assert counts == list(range(1, len(counts) + 1))
+
+    hello = cell_with(nb, 'printf("Hello from C')
+    assert hello is not None, "the tour has no hello cell"
+    assert stream_text(hello) == "Hello from C\n"
+
+    square = cell_with(nb, "square(n)", exact=True)
+    assert square is not None, "the tour has no square(n) cell"
+    assert result_text(square) == "49"
+    assert [o.output_type for o in square.outputs] == ["execute_result"]
+
+    html = cell_with(nb, "display_html(")
+    assert html is not None, "the tour has no display_html cell"
+    shown = [o for o in html.outputs if o.output_type == "display_data"]
+    assert len(shown) == 1 and "<b>bold</b> from C" in shown[0].data["text/html"]
+
+    # cells checked when the tour has them
+    loop = cell_with(nb, "squared is")
+    if loop is not None:
+        assert stream_text(loop) == "".join(
+            f"{i} squared is {i * i}\n" for i in range(1, 6))
+    point = cell_with(nb, 'printf("p = (')
+    if point is not None:
+        assert "p = (3.0, 4.0)\n" in stream_text(point)
+        assert "x^2 + y^2 = 25.0\n" in stream_text(point)
+    math = cell_with(nb, "sqrt(2.0)")
+    if math is not None:
+        assert "sqrt(2) = 1.414214\n" in stream_text(math)
+
+
+def gpuc_run(gpuc_bin, *args, timeout=120):
+    """`gpuc run ...` with an empty environment: no PATH, no Python."""
+    return subprocess.run([str(gpuc_bin), "run", *map(str, args)], env={},
+                          capture_output=True, text=True, timeout=timeout * SCALE)
+
+
+def write_nb(path: Path, sources: list[str]) -> Path:
+    nb = new_notebook(cells=[new_markdown_cell("# generated")]
+                      + [new_code_cell(s) for s in sources])
+    nbformat.write(nb, str(path))
+    return path
+
+
+# --- the tour ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tour_by_nbclient(tmp_path_factory):
+    nb = nbformat.read(str(TOUR), as_version=4)
+    NotebookClient(nb, kernel_name="gpuc", timeout=int(60 * SCALE),
+                   startup_timeout=int(30 * SCALE),
+                   resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}}
+                   ).execute()
+    return nb
+
+
+@pytest.fixture(scope="module")
+def tour_by_gpuc_run(gpuc_bin, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("run")
+    src = tmp / "tour.ipynb"
+    shutil.copy(TOUR, src)
+    out = tmp / "tour.out.ipynb"
+    proc = gpuc_run(gpuc_bin, src, "-o", out)
+    assert proc.returncode == 0, f"gpuc run failed ({proc.returncode}):\n{proc.stderr}"
+    assert src.read_bytes() == TOUR.read_bytes(), "-o must leave the input alone"
+    return nbformat.read(str(out), as_version=4)
+
+
+def test_tour_with_nbclient(tour_by_nbclient):
+    check_tour(tour_by_nbclient)
+
+
+def test_tour_with_gpuc_run(tour_by_gpuc_run):
+    check_tour(tour_by_gpuc_run)
+    ks = tour_by_gpuc_run.metadata["kernelspec"]
+    assert ks["name"] == "gpuc" and ks["language"] == "c"
+    assert tour_by_gpuc_run.metadata["language_info"]["name"] == "c"
+
+
+def test_gpuc_run_stores_what_jupyter_stores(tour_by_nbclient, tour_by_gpuc_run):
+    a, b = code_cells(tour_by_nbclient), code_cells(tour_by_gpuc_run)
+    assert len(a) == len(b)
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert normalized(x) == normalized(y), f"code cell {i}: {x.source!r}"
+        assert x.execution_count == y.execution_count
+    md_a = [c.source for c in tour_by_nbclient.cells if c.cell_type != "code"]
+    md_b = [c.source for c in tour_by_gpuc_run.cells if c.cell_type != "code"]
+    assert md_a == md_b
+
+
+def test_nbclient_stops_on_compile_error(tmp_path):
+    nb = new_notebook(cells=[new_code_cell("int a = 1;"), new_code_cell("int x = ;"),
+                             new_code_cell('printf("after\\n");')])
+    client = NotebookClient(nb, kernel_name="gpuc", timeout=int(60 * SCALE),
+                            resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(CellExecutionError) as e:
+        client.execute()
+    assert e.value.ename == "CompileError"
+    assert nb.cells[2].outputs == [] and nb.cells[2].execution_count is None
+
+
+# --- gpuc run on failing notebooks ------------------------------------------
+
+SOURCES = ["int a = 1;", 'printf("ok\\n");', "int x = ;", 'printf("after\\n");']
+
+
+def test_gpuc_run_stops_at_first_error(gpuc_bin, tmp_path):
+    src = write_nb(tmp_path / "broken.ipynb", SOURCES)
+    out = tmp_path / "out.ipynb"
+    proc = gpuc_run(gpuc_bin, src, "-o", out)
+    assert proc.returncode == 1, proc.stderr
+    nb = nbformat.read(str(out), as_version=4)
+    nbformat.validate(nb)
+    cells = code_cells(nb)
+    assert [c.execution_count for c in cells] == [1, 2, 3, None]
+    assert stream_text(cells[1]) == "ok\n"
+    errs = [o for o in cells[2].outputs if o.output_type == "error"]
+    assert len(errs) == 1 and errs[0].ename == "CompileError"
+    assert errs[0].traceback, "the error keeps its traceback"
+    assert cells[3].outputs == [], "a cell after the error ran"
+    assert nb.cells[0].source == "# generated"
+
+
+def test_gpuc_run_allow_errors_continues(gpuc_bin, tmp_path):
+    src = write_nb(tmp_path / "broken.ipynb", SOURCES)
+    out = tmp_path / "out.ipynb"
+    proc = gpuc_run(gpuc_bin, src, "-o", out, "--allow-errors")
+    assert proc.returncode == 1, "a failed cell still makes the exit status 1"
+    cells = code_cells(nbformat.read(str(out), as_version=4))
+    assert [c.execution_count for c in cells] == [1, 2, 3, 4]
+    assert cells[2].outputs[0].ename == "CompileError"
+    assert stream_text(cells[3]) == "after\n"
+
+
+def test_gpuc_run_faults_and_exit(gpuc_bin, tmp_path):
+    src = write_nb(tmp_path / "faults.ipynb", [
+        "int keep = 3;", "int *p = 0; *p = 1;", "keep",
+        "#include <stdlib.h>\nexit(3);", "1 + 1"])
+    out = tmp_path / "out.ipynb"
+    proc = gpuc_run(gpuc_bin, src, "-o", out, "--allow-errors")
+    assert proc.returncode == 1
+    cells = code_cells(nbformat.read(str(out), as_version=4))
+    assert cells[1].outputs[0].ename == "SegmentationFault"
+    assert result_text(cells[2]) == "3", "the session survives a segfault"
+    assert cells[3].outputs[0].ename == "ExecutorDied"
+    assert result_text(cells[4]) == "2", "a fresh session after exit()"
+
+
+def test_gpuc_run_in_place(gpuc_bin, tmp_path):
+    src = write_nb(tmp_path / "ok.ipynb", ['printf("hi\\n");', "6 * 7"])
+    proc = gpuc_run(gpuc_bin, src)
+    assert proc.returncode == 0, proc.stderr
+    cells = code_cells(nbformat.read(str(src), as_version=4))
+    assert stream_text(cells[0]) == "hi\n"
+    assert result_text(cells[1]) == "42"
+
+
+def test_gpuc_run_rejects_non_notebook(gpuc_bin, tmp_path):
+    bad = tmp_path / "bad.ipynb"
+    bad.write_text("not json")
+    proc = gpuc_run(gpuc_bin, bad, "-o", tmp_path / "out.ipynb")
+    assert proc.returncode == 1
+    assert proc.stderr.strip()
