@@ -9,6 +9,7 @@
 typedef struct entry {
     int line;
     char *code;
+    char *output; /* text/plain result, NULL if none */
 } entry_t;
 
 struct jk_history {
@@ -25,8 +26,10 @@ void jk_history_free(jk_history_t *h)
 {
     if (!h)
         return;
-    for (size_t i = 0; i < h->len; i++)
+    for (size_t i = 0; i < h->len; i++) {
         free(h->entries[i].code);
+        free(h->entries[i].output);
+    }
     free(h->entries);
     free(h);
 }
@@ -44,11 +47,26 @@ void jk_history_add(jk_history_t *h, int line, const char *code)
     char *copy = strdup(code);
     if (!copy)
         return;
-    h->entries[h->len++] = (entry_t){line, copy};
+    h->entries[h->len++] = (entry_t){line, copy, NULL};
 }
+
+void jk_history_set_output(jk_history_t *h, int line, const char *text)
+{
+    for (size_t i = h->len; i-- > 0;) {
+        if (h->entries[i].line != line)
+            continue;
+        free(h->entries[i].output);
+        h->entries[i].output = strdup(text);
+        return;
+    }
+}
+
+static int want_output; /* set per reply: the history is used from one thread */
 
 static json_t *item(const entry_t *e)
 {
+    if (want_output)
+        return json_pack("[ii[ss*]]", SESSION_NUMBER, e->line, e->code, e->output);
     return json_pack("[iis]", SESSION_NUMBER, e->line, e->code);
 }
 
@@ -88,28 +106,31 @@ static void add_search(json_t *out, const jk_history_t *h, const json_t *content
     int n = int_field(content, "n", -1);
     int unique = json_is_true(json_object_get(content, "unique"));
     /* newest first while collecting, so that n keeps the latest matches */
-    json_t *found = json_array();
+    const entry_t **found = malloc((h->len ? h->len : 1) * sizeof *found);
+    size_t count = 0;
+    if (!found)
+        return;
     for (size_t i = h->len; i-- > 0;) {
-        if (n >= 0 && json_array_size(found) >= (size_t)n)
+        if (n >= 0 && count >= (size_t)n)
             break;
         const entry_t *e = &h->entries[i];
         if (fnmatch(pattern, e->code, 0) != 0)
             continue;
         int seen = 0;
-        for (size_t j = 0; unique && j < json_array_size(found); j++)
-            seen |= strcmp(json_string_value(json_array_get(json_array_get(found, j), 2)),
-                           e->code) == 0;
+        for (size_t j = 0; unique && j < count && !seen; j++)
+            seen = strcmp(found[j]->code, e->code) == 0;
         if (!seen)
-            json_array_append_new(found, item(e));
+            found[count++] = e;
     }
-    for (size_t i = json_array_size(found); i-- > 0;)
-        json_array_append(out, json_array_get(found, i));
-    json_decref(found);
+    while (count-- > 0)
+        json_array_append_new(out, item(found[count]));
+    free(found);
 }
 
 json_t *jk_history_reply(const jk_history_t *h, const json_t *content)
 {
     json_t *out = json_array();
+    want_output = json_is_true(json_object_get(content, "output"));
     const char *type = json_string_value(json_object_get(content, "hist_access_type"));
     if (type && strcmp(type, "tail") == 0)
         add_tail(out, h, int_field(content, "n", 10));

@@ -14,6 +14,9 @@ void jk_history_free(jk_history_t *h);
 /* Records the input of execution number line (copied). */
 void jk_history_add(jk_history_t *h, int line, const char *code);
 
+/* Records the text/plain result of execution number line (copied). */
+void jk_history_set_output(jk_history_t *h, int line, const char *text);
+
 /* Answers a history_request: returns a new reply content object
  * ({"status":"ok","history":[[session, line, input], ...]}) for
  * hist_access_type tail (n), range (session, start, stop) or search

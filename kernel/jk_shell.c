@@ -189,6 +189,10 @@ static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
     const char *status = json_string_value(json_object_get(reply, "status"));
     int ok = status && strcmp(status, "ok") == 0;
     json_t *result = json_object_get(reply, "result");
+    const char *text = json_string_value(json_object_get(json_object_get(result, "data"),
+                                                         "text/plain"));
+    if (ok && text && store_history)
+        jk_history_set_output(k->history, n, text);
     if (ok && json_is_object(result) && !silent)
         jk_iopub_publish(k->iopub, msg, "execute_result",
                          json_pack("{s:i, s:O, s:O}", "execution_count", n, "data",

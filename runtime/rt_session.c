@@ -145,11 +145,30 @@ static int guess_column(const char *msg, const char *line, size_t len)
     return 1;
 }
 
-static int diag_cell_line(const rt_diag_t *d, int cell)
+/* The last line of code that is not blank, 1-based (0 for an empty cell). */
+static int last_code_line(const char *code)
+{
+    int line = 1, last = 0;
+    for (const char *p = code; *p; p++) {
+        if (*p == '\n')
+            line++;
+        else if (!isspace((unsigned char)*p))
+            last = line;
+    }
+    return last;
+}
+
+/* The cell line a diagnostic is about, 0 if it is not about this cell.
+ * TCC reports a cell that ends too early ("int q = ;") at the first token
+ * after it, in the code gpuc generates: that is the cell's last line. */
+static int diag_cell_line(const rt_diag_t *d, const char *code, int cell)
 {
     int c;
+    int last = last_code_line(code);
     if (sscanf(d->file, "cell[%d]", &c) == 1 && c == cell)
-        return d->line;
+        return d->line > last && last > 0 ? last : d->line;
+    if (strcmp(d->file, "gpuc-generated") == 0)
+        return last;
     return 0;
 }
 
@@ -162,11 +181,12 @@ static json_t *compile_error(const char *code, int cell, const rt_diag_t *diags,
         if (d->warning)
             continue;
         char head[CM_ERROR_TEXT];
-        int line = diag_cell_line(d, cell);
+        int line = diag_cell_line(d, code, cell);
         if (line > 0) {
             size_t len;
             const char *src = source_line(code, line, &len);
-            int col = guess_column(d->msg, src, len);
+            int at_end = strcmp(d->file, "gpuc-generated") == 0 || d->line != line;
+            int col = at_end ? (int)len + 1 : guess_column(d->msg, src, len);
             snprintf(head, sizeof head, "cell %d, line %d, column %d: error: %s", cell, line, col,
                      d->msg);
             json_array_append_new(tb, json_string(head));
@@ -204,23 +224,24 @@ static json_t *compile_error(const char *code, int cell, const rt_diag_t *diags,
                      "evalue", evalue, "traceback", tb);
 }
 
-static void print_warnings(const rt_diag_t *diags, size_t n, int cell)
+static void print_warnings(const char *code, const rt_diag_t *diags, size_t n, int cell)
 {
     for (size_t i = 0; i < n; i++) {
-        int line = diag_cell_line(&diags[i], cell);
+        int line = diag_cell_line(&diags[i], code, cell);
         if (diags[i].warning && line > 0)
             fprintf(stderr, "cell %d, line %d: warning: %s\n", cell, line, diags[i].msg);
     }
 }
 
 /* Errors only on the final expression's lines: another way to show it may work. */
-static int only_result_errors(const rt_plan_t *p, const rt_diag_t *diags, size_t n)
+static int only_result_errors(const rt_plan_t *p, const char *code, const rt_diag_t *diags,
+                              size_t n)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++) {
         if (diags[i].warning)
             continue;
-        int line = diag_cell_line(&diags[i], p->cell);
+        int line = diag_cell_line(&diags[i], code, p->cell);
         if (line < p->expr_line || line > p->expr_end_line)
             return 0;
         any = 1;
@@ -271,23 +292,23 @@ static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t 
         size_t nd;
         const rt_diag_t *diags = rt_tcc_diags(t, &nd);
         if (rc != 0) {
-            if (plan->has_expr && m < 2 && only_result_errors(plan, diags, nd)) {
+            if (plan->has_expr && m < 2 && only_result_errors(plan, code, diags, nd)) {
                 rt_tcc_free(t);
                 continue;
             }
-            print_warnings(diags, nd, cell);
+            print_warnings(code, diags, nd, cell);
             *error = compile_error(code, cell, diags, nd);
             rt_tcc_free(t);
             return NULL;
         }
         if (rt_tcc_relocate(t) != 0) {
             diags = rt_tcc_diags(t, &nd);
-            print_warnings(diags, nd, cell);
+            print_warnings(code, diags, nd, cell);
             *error = compile_error(code, cell, diags, nd);
             rt_tcc_free(t);
             return NULL;
         }
-        print_warnings(diags, nd, cell);
+        print_warnings(code, diags, nd, cell);
         rt_tcc_keep(t);
         return t;
     }
