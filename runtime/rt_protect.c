@@ -8,10 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "rt_tcc.h"
+
 #define ALT_STACK_SIZE (256 * 1024)
+/* An interrupt waits for the cell to be in its own code (a safe point: no
+ * libc lock held, no half-updated malloc or stdio state), retrying every
+ * RETRY_NS, but no longer than PATIENCE_NS (a cell blocked in sleep() or
+ * read() is stopped there: such calls hold no locks). */
+#define RETRY_NS (2 * 1000 * 1000)
+#define PATIENCE_NS (300 * 1000 * 1000LL)
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
@@ -23,6 +33,11 @@ static rt_fault_t last_fault;
 static int initialized;
 static int fork_fd = -1;
 static uintptr_t stack_lo, stack_hi;       /* the cell thread's stack */
+static volatile sig_atomic_t int_wanted;   /* an interrupt waits for a safe point */
+static struct timespec int_since;          /* when it was asked for */
+static timer_t retry_timer;                /* re-sends retry_signal to the cell thread */
+static int retry_signal;
+static int have_timer;
 
 static int readable(uintptr_t a)
 {
@@ -64,17 +79,53 @@ static void record(int sig, siginfo_t *si, void *ucv)
 #endif
 }
 
+static long long elapsed_ns(const struct timespec *since)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - since->tv_sec) * 1000000000LL + (now.tv_nsec - since->tv_nsec);
+}
+
+/* For SIGINT and the retry signal: non-zero when the jump may happen now. */
+static int interrupt_now(int sig, void *ucv)
+{
+    if (sig == SIGINT && !int_wanted) {
+        int_wanted = 1;
+        clock_gettime(CLOCK_MONOTONIC, &int_since);
+    }
+    if (!int_wanted)
+        return 0; /* a retry after the cell ended */
+    const void *ip = NULL;
+#if defined(__x86_64__) && defined(REG_RIP)
+    ip = (const void *)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+#endif
+    if (!have_timer || rt_tcc_owns_code(ip) || elapsed_ns(&int_since) >= PATIENCE_NS) {
+        int_wanted = 0;
+        return 1;
+    }
+    struct itimerspec again = {.it_value = {0, RETRY_NS}};
+    timer_settime(retry_timer, 0, &again, NULL);
+    return 0;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+    int interrupt = sig == SIGINT || (retry_signal && sig == retry_signal);
     if (!running) {
         if (sig == SIGINT) {
             pending_int = 1;
             return;
         }
+        if (interrupt)
+            return;
         signal(sig, SIG_DFL); /* a fault in gpuc itself: die as it would */
         raise(sig);
         return;
     }
+    if (interrupt && !interrupt_now(sig, uc))
+        return;
+    if (interrupt)
+        sig = SIGINT;
     record(sig, si, uc);
     running = 0;
     siglongjmp(jump_env, 1);
@@ -123,6 +174,13 @@ int rt_protect_init(cm_error_t *err)
         CM_ERROR(err, 1, "cannot install the SIGINT handler");
         return -1;
     }
+    /* the retry timer signals this thread, the one that runs cells */
+    retry_signal = SIGRTMIN + 3;
+    if (sigaction(retry_signal, &sa, NULL) == 0) {
+        struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = retry_signal};
+        ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+        have_timer = timer_create(CLOCK_MONOTONIC, &ev, &retry_timer) == 0;
+    }
     stack_bounds();
     initialized = 1;
     return 0;
@@ -150,6 +208,7 @@ void rt_protect_on_fork(int fd)
 int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
 {
     pending_int = 0;
+    int_wanted = 0;
     if (sigsetjmp(jump_env, 1) == 0) {
         running = 1;
         fn(arg);
@@ -157,6 +216,17 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
         if (in_child) {
             fflush(NULL);
             _exit(0);
+        }
+        if (int_wanted) {
+            /* interrupted in a library call that returned early (sleep
+             * gives EINTR) and the cell ended before a safe point came:
+             * it was still interrupted, and says so */
+            int_wanted = 0;
+            memset(&last_fault, 0, sizeof last_fault);
+            last_fault.signo = SIGINT;
+            if (fault)
+                *fault = last_fault;
+            return SIGINT;
         }
         return 0;
     }

@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "rt_buf.h"
 
@@ -115,6 +117,12 @@ static void *arena_alloc(size_t size)
     return p;
 }
 
+int rt_tcc_owns_code(const void *ip)
+{
+    const unsigned char *p = ip;
+    return arena && p >= arena && p < arena + arena_used;
+}
+
 int rt_tcc_relocate(rt_tcc_t *t)
 {
     int size = tcc_relocate(t->s, NULL);
@@ -127,6 +135,49 @@ int rt_tcc_relocate(rt_tcc_t *t)
         return -1;
     }
     return tcc_relocate(t->s, mem) < 0 ? -1 : 0;
+}
+
+/* This libtcc writes preprocessed text only to stdout (the state's output
+ * file cannot be set through the API), so fd 1 is pointed at a temporary
+ * file meanwhile. stdout stays locked so that no other thread's output
+ * (the flusher, a thread a cell started) lands in it. */
+int rt_tcc_preprocess(const char *libdir, const char *src, rt_buf_t *out, cm_error_t *err)
+{
+    rt_tcc_t *t = rt_tcc_new(libdir, err);
+    if (!t)
+        return -1;
+    tcc_set_options(t->s, "-dD");
+    tcc_set_output_type(t->s, TCC_OUTPUT_PREPROCESS);
+    FILE *tmp = tmpfile();
+    if (!tmp) {
+        rt_tcc_free(t);
+        CM_ERROR(err, 1, "preprocessing: no temporary file");
+        return -1;
+    }
+    flockfile(stdout);
+    fflush(stdout);
+    int saved = dup(1);
+    int rc = -1;
+    if (saved >= 0 && dup2(fileno(tmp), 1) >= 0) {
+        rc = tcc_compile_string(t->s, src) < 0 ? -1 : 0;
+        fflush(stdout);
+        dup2(saved, 1);
+    }
+    if (saved >= 0)
+        close(saved);
+    funlockfile(stdout);
+    if (rc != 0) {
+        CM_ERROR(err, 1, "preprocessing failed: %s", t->n ? t->diags[0].msg : "(no message)");
+    } else {
+        char chunk[65536];
+        size_t n;
+        rewind(tmp);
+        while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
+            rt_buf_add(out, chunk, n);
+    }
+    fclose(tmp);
+    rt_tcc_free(t);
+    return rc;
 }
 
 void *rt_tcc_symbol(rt_tcc_t *t, const char *name)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "cm_error.h"
+#include "rt_buf.h"
 
 typedef struct rt_diag {
     char *file;     /* "cell[3]", "session", or "" when TCC named none */
@@ -33,6 +34,16 @@ int rt_tcc_compile(rt_tcc_t *t, const char *src);
 
 /* Links in memory. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
 int rt_tcc_relocate(rt_tcc_t *t);
+
+/* Non-zero when ip lies in code or data of a compiled cell (the arena all
+ * cells share). Async-signal-safe. */
+int rt_tcc_owns_code(const void *ip);
+
+/* Preprocesses src as a cell would be (same lib path and options), with
+ * every #define and #undef kept in place (-dD) and line markers, appending
+ * the text to out. Returns 0, or -1 with err set. Not thread-safe (libtcc
+ * is not); fd 1 is borrowed meanwhile. */
+int rt_tcc_preprocess(const char *libdir, const char *src, rt_buf_t *out, cm_error_t *err);
 
 /* Address of a global symbol after relocation, or NULL. */
 void *rt_tcc_symbol(rt_tcc_t *t, const char *name);

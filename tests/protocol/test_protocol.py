@@ -371,8 +371,16 @@ def test_long_cell_heartbeat_and_control(fresh_kernel):
 
 # --- interrupts ----------------------------------------------------------
 
-@pytest.mark.parametrize("code", ["for (;;);", "#include <unistd.h>\nsleep(30);"],
-                         ids=["busy-loop", "sleep"])
+# The library loop is interrupted while it is mostly inside malloc and
+# stdio: the interrupt must wait for a safe point, or a later cell would
+# deadlock on a lock left held (the test runs it twice and then a cell).
+LIBRARY_LOOP = ("#include <stdio.h>\n#include <stdlib.h>\n"
+                "for (;;) { char *s = malloc(64); snprintf(s, 64, \"%d\", rand());"
+                " free(s); fprintf(stderr, \"%s\", \"\"); }")
+
+
+@pytest.mark.parametrize("code", ["for (;;);", "#include <unistd.h>\nsleep(30);", LIBRARY_LOOP],
+                         ids=["busy-loop", "sleep", "library-loop"])
 @pytest.mark.parametrize("name,mode", [("gpuc", "signal"), ("gpuc-msg", "message")])
 def test_interrupt(name, mode, code):
     km, kc = start_kernel(name)

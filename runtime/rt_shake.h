@@ -1,0 +1,48 @@
+/* rt_shake: header tree-shaking. Parsing <stdio.h>, <stdlib.h>, <math.h>
+ * and friends costs a cell ~4 ms, while a cell uses a handful of their
+ * names. A shaker preprocesses the session's header directives ONCE
+ * (libtcc, with -dD) and splits the result into top-level declarations
+ * (each with the names it declares and the names it references) and the
+ * macros in force at the end (each with the names in its body). For a
+ * cell it then emits only what the cell's text needs, closed over both
+ * relations: needed declarations in their original order, then the needed
+ * macros (declarations are already expanded, so macros come last).
+ *
+ * It is an optimisation only: the session compiles a cell with the full
+ * headers whenever the shaken compile reports anything (rt_session.c). */
+#ifndef RT_SHAKE_H
+#define RT_SHAKE_H
+
+#include <stddef.h>
+
+#include "cm_error.h"
+#include "rt_buf.h"
+
+typedef struct rt_shake rt_shake_t;
+
+/* Preprocesses headers (preprocessor lines only: #include, #define,
+ * #undef) and indexes the result. Returns NULL with err set when libtcc
+ * cannot preprocess them. Free with rt_shake_free. */
+rt_shake_t *rt_shake_new(const char *libdir, const char *headers, cm_error_t *err);
+
+/* The headers text it was made from; borrowed. */
+const char *rt_shake_key(const rt_shake_t *sh);
+
+/* Non-zero when a file the headers read has changed on disk since. */
+int rt_shake_stale(const rt_shake_t *sh);
+
+/* Adds the names that text[0, len) uses (identifiers, "struct tag"
+ * pairs, names inside preprocessor lines) to the set to emit. */
+void rt_shake_use(rt_shake_t *sh, const char *text, size_t len);
+
+/* Appends the declarations and macros the used names need (closed over
+ * what they reference) to out, and empties the set of used names.
+ * Returns the number of declarations emitted. */
+size_t rt_shake_render(rt_shake_t *sh, rt_buf_t *out);
+
+/* Counts of what was indexed, for logs and tests. */
+void rt_shake_sizes(const rt_shake_t *sh, size_t *ndecls, size_t *nmacros);
+
+void rt_shake_free(rt_shake_t *sh);
+
+#endif
