@@ -32,13 +32,13 @@ static void handle_shutdown(jk_kernel_t *k, jk_message_t *msg)
         json_pack("{s:s, s:b}", "status", "ok", "restart", json_is_true(restart));
     jk_iopub_publish(k->iopub, msg, "shutdown_reply", json_incref(content));
     jk_kernel_reply(k, k->control, msg, "shutdown_reply", content);
+    jk_kernel_request_stop(k);
     /* stop the executor now: a cell stuck in a loop must not delay us */
     pid_t pid = atomic_exchange(&k->executor_pid, 0);
     if (pid > 0) {
         kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
     }
-    jk_kernel_request_stop(k);
 }
 
 typedef struct handler {

@@ -208,7 +208,11 @@ static void pump_idle_executor(jk_kernel_t *k)
     cm_error_clear(&err);
     int rc = jk_executor_pump(k->executor, &events, &reply, &err);
     json_decref(reply); /* no request is pending: nothing should reply */
-    if (rc == JK_EXECUTOR_DIED) {
+    if (rc == JK_EXECUTOR_DIED && atomic_load(&k->stopping)) {
+        atomic_store(&k->executor_pid, 0); /* killed by a shutdown: expected */
+        jk_executor_free(k->executor);
+        k->executor = NULL;
+    } else if (rc == JK_EXECUTOR_DIED) {
         CM_WARN("the executor died between cells: %s", err.text);
         jk_iopub_publish(k->iopub, &k->last_execute, "stream",
                          json_pack("{s:s, s:s++}", "name", "stderr", "text",

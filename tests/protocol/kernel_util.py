@@ -26,8 +26,8 @@ def scaled(seconds: float) -> float:
 
 # --- starting and stopping ---------------------------------------------------
 
-def start_kernel(name: str = "gpuc") -> tuple[KernelManager, BlockingKernelClient]:
-    km = KernelManager(kernel_name=name)
+def start_kernel(name: str = "gpuc", **manager_args) -> tuple[KernelManager, BlockingKernelClient]:
+    km = KernelManager(kernel_name=name, **manager_args)
     km.shutdown_wait_time = scaled(3)
     km.start_kernel()
     kc = km.client()

@@ -671,3 +671,19 @@ def test_fork_child_does_not_speak(fresh_kernel, code):
     assert not [s for s in stray if s[0] != "stream"], f"the child spoke: {stray}"
     for _ in range(3):
         assert value_of(kc, "keep") == "77"
+
+
+# --- transports -----------------------------------------------------------
+
+def test_ipc_transport(tmp_path):
+    """The connection file may ask for ipc: every channel is a socket file."""
+    km, kc = start_kernel("gpuc", transport="ipc", ip=str(tmp_path / "gpuc-ipc"))
+    try:
+        assert km.transport == "ipc"
+        run = execute_ok(kc, 'printf("over ipc %d\\n", 6 * 7);')
+        assert run.stream("stdout") == "over ipc 42\n"
+        assert value_of(kc, "6 * 7") == "42"
+        names = sorted(p.name for p in tmp_path.iterdir())
+        assert len([n for n in names if n.startswith("gpuc-ipc-")]) == 5, names
+    finally:
+        stop_kernel(km, kc)
