@@ -1,6 +1,7 @@
 /* rt_shake: header tree-shaking (see rt_shake.h). */
 #include "rt_shake.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ struct rt_shake {
     int *refs;             /* symbol ids, in ranges owned by items and macros */
     size_t nrefs, caprefs;
     int *link_item, *link_next; /* lists of the items declaring a symbol */
-    size_t nlinks, caplinks, caplinks2;
+    size_t nlinks, caplinks;
     dep_file_t *files;
     size_t nfiles, capfiles;
     int *stack;            /* symbols used and not yet closed over */
@@ -458,7 +459,7 @@ static int on_line_marker(rt_shake_t *sh, const char *src, const rt_tok_t *d)
     return 0;
 }
 
-/* The directive's word ("define", "undef", "pragma"), or "" for a line marker. */
+/* Non-zero when directive d is "#word ...". */
 static int directive_is(const char *src, const rt_tok_t *d, const char *word)
 {
     size_t i = d->start + 1, e = d->start + d->len;
@@ -466,8 +467,7 @@ static int directive_is(const char *src, const rt_tok_t *d, const char *word)
         i++;
     size_t n = strlen(word);
     return e - i >= n && memcmp(src + i, word, n) == 0 &&
-           (e - i == n || !(src[i + n] == '_' || (src[i + n] | 32) - 'a' < 26u ||
-                            (unsigned)(src[i + n] - '0') < 10u));
+           (e - i == n || !(src[i + n] == '_' || isalnum((unsigned char)src[i + n])));
 }
 
 /* ---- building -------------------------------------------------------- */
