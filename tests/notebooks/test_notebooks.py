@@ -1,5 +1,5 @@
-"""Notebooks executed end to end: notebooks/tour.ipynb through the kernel
-with nbclient (what `jupyter nbconvert --execute` does) and headless with
+"""Notebooks executed end to end: notebooks/tour.ipynb and
+notebooks/c-tutorial.ipynb through the kernel with nbclient (what `jupyter nbconvert --execute` does) and headless with
 `gpuc run` (no Python, no Jupyter), and `gpuc run` on small generated
 notebooks with failing cells (see docs/commands.md)."""
 from __future__ import annotations
@@ -17,6 +17,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR = ROOT / "notebooks" / "tour.ipynb"
+TUTORIAL = ROOT / "notebooks" / "c-tutorial.ipynb"
 SCALE = float(os.environ.get("GPUC_TIME_SCALE", "1"))
 
 
@@ -170,6 +171,94 @@ def test_nbclient_stops_on_compile_error(tmp_path):
         client.execute()
     assert e.value.ename == "CompileError"
     assert nb.cells[2].outputs == [] and nb.cells[2].execution_count is None
+
+
+# --- the C tutorial ------------------------------------------------------
+
+def cell_id(nb, cid: str):
+    """The code cell with id cid (the tutorial's cells have stable ids)."""
+    for c in code_cells(nb):
+        if c.get("id") == cid:
+            return c
+    raise AssertionError(f"the tutorial has no code cell {cid!r}")
+
+
+def check_tutorial(nb):
+    """The outputs the tutorial must have, however it was executed."""
+    nbformat.validate(nb)
+    assert errors(nb) == [], f"the tutorial has errors: {errors(nb)}"
+    counts = [c.execution_count for c in code_cells(nb)]
+    assert counts == list(range(1, len(counts) + 1))
+    for c in code_cells(nb):
+        assert stream_text(c, "stderr") == "", f"stderr in {c.id}: {stream_text(c, 'stderr')!r}"
+
+    assert stream_text(cell_id(nb, "vars")) == \
+        "7 pieces of fruit\nthey cost 1.75\ngrade A\n"
+    assert result_text(cell_id(nb, "result")) == "1"
+    assert result_text(cell_id(nb, "result-double")) == "1.5"
+    assert cell_id(nb, "funcs").outputs == []
+    assert stream_text(cell_id(nb, "funcs-call")) == "square(4) = 16\naverage = 3.5\n"
+    assert stream_text(cell_id(nb, "arrays")) == "sum 410, best 99, mean 82.0\n"
+    assert stream_text(cell_id(nb, "pointers")) == \
+        "counter is now 42\n*where reads 42 too\n"
+    assert result_text(cell_id(nb, "arrays-pointers")) == "72"
+    assert stream_text(cell_id(nb, "structs")) == "p = (3.0, 8.0)\n"
+    assert stream_text(cell_id(nb, "strings")) == '"hello, world" has 12 characters\n'
+
+    # the linked list, built over five cells
+    for cid in ("list-node", "list-push", "list-build"):
+        assert cell_id(nb, cid).outputs == [], f"{cid} should print nothing"
+    walk = cell_id(nb, "list-print")
+    assert stream_text(walk) == "5 -> 4 -> 3 -> 2 -> 1 -> NULL\n"
+    assert result_text(walk) == "5"
+    assert stream_text(cell_id(nb, "list-free")) == "freed 5 nodes\n"
+
+
+@pytest.fixture(scope="module")
+def tutorial_by_nbclient(tmp_path_factory):
+    nb = nbformat.read(str(TUTORIAL), as_version=4)
+    NotebookClient(nb, kernel_name="gpuc", timeout=int(60 * SCALE),
+                   startup_timeout=int(30 * SCALE),
+                   resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}}
+                   ).execute()
+    return nb
+
+
+@pytest.fixture(scope="module")
+def tutorial_by_gpuc_run(gpuc_bin, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("run")
+    src = tmp / "c-tutorial.ipynb"
+    shutil.copy(TUTORIAL, src)
+    out = tmp / "c-tutorial.out.ipynb"
+    proc = gpuc_run(gpuc_bin, src, "-o", out)
+    assert proc.returncode == 0, f"gpuc run failed ({proc.returncode}):\n{proc.stderr}"
+    return nbformat.read(str(out), as_version=4)
+
+
+def test_tutorial_is_clean():
+    """Stored without outputs, with cell ids and the gpuc kernelspec."""
+    nb = nbformat.read(str(TUTORIAL), as_version=4)
+    nbformat.validate(nb)
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5)
+    assert nb.metadata["kernelspec"] == {
+        "name": "gpuc", "display_name": "C + CUDA (gpuc)", "language": "c"}
+    assert all(c.get("id") for c in nb.cells)
+    assert all(c.outputs == [] and c.execution_count is None for c in code_cells(nb))
+
+
+def test_tutorial_with_nbclient(tutorial_by_nbclient):
+    check_tutorial(tutorial_by_nbclient)
+
+
+def test_tutorial_with_gpuc_run(tutorial_by_gpuc_run):
+    check_tutorial(tutorial_by_gpuc_run)
+
+
+def test_tutorial_gpuc_run_stores_what_jupyter_stores(tutorial_by_nbclient, tutorial_by_gpuc_run):
+    a, b = code_cells(tutorial_by_nbclient), code_cells(tutorial_by_gpuc_run)
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert normalized(x) == normalized(y), f"code cell {x.id}: {x.source!r}"
 
 
 # --- gpuc run on failing notebooks ------------------------------------------
