@@ -187,3 +187,29 @@ size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t 
         *unterminated = lx.unterminated;
     return n;
 }
+
+void rt_lex_names(const char *text, size_t len, rt_name_fn fn, void *ctx)
+{
+    rt_lexer_t lx;
+    rt_lex_init(&lx, text, 0, len, 1);
+    rt_tok_t t, prev = {0};
+    while (rt_lex_next(&lx, &t) != RT_TOK_EOF) {
+        if (t.kind == RT_TOK_DIRECTIVE && t.len > 1) {
+            rt_lex_names(text + t.start + 1, t.len - 1, fn, ctx);
+        } else if (t.kind == RT_TOK_IDENT) {
+            if (prev.kind == RT_TOK_IDENT &&
+                (rt_tok_is(text, &prev, "struct") || rt_tok_is(text, &prev, "union") ||
+                 rt_tok_is(text, &prev, "enum"))) {
+                char b[256];
+                if (prev.len + 1 + t.len < sizeof b) {
+                    memcpy(b, text + prev.start, prev.len);
+                    b[prev.len] = ' ';
+                    memcpy(b + prev.len + 1, text + t.start, t.len);
+                    fn(ctx, b, prev.len + 1 + t.len);
+                }
+            }
+            fn(ctx, text + t.start, t.len);
+        }
+        prev = t;
+    }
+}

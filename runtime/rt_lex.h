@@ -49,4 +49,12 @@ int rt_tok_is(const char *src, const rt_tok_t *t, const char *text);
 size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,
                   int *unterminated);
 
+/* Receives one name; name[0, len) is borrowed for the call only. */
+typedef void (*rt_name_fn)(void *ctx, const char *name, size_t len);
+
+/* Calls fn for every name text[0, len) may use: each identifier (keywords
+ * included), "struct X" / "union X" / "enum X" for a tag, and the same
+ * inside preprocessor lines. */
+void rt_lex_names(const char *text, size_t len, rt_name_fn fn, void *ctx);
+
 #endif

@@ -79,6 +79,7 @@ void rt_prelude_render(const rt_prelude_t *p, const char *excluded, rt_buf_t *ou
 static void entry_free(rt_entry_t *e)
 {
     free(e->text);
+    rt_names_free(&e->uses);
     for (size_t k = 0; k < e->nkeys; k++)
         free(e->keys[k]);
     free(e->keys);
@@ -94,6 +95,11 @@ void rt_prelude_remove(rt_prelude_t *p, const char *excluded)
             p->v[w++] = p->v[i];
     }
     p->n = w;
+}
+
+static void add_use(void *ctx, const char *name, size_t len)
+{
+    rt_names_add(ctx, name, len);
 }
 
 void rt_prelude_add(rt_prelude_t *p, rt_entry_kind_t kind, const char *text, char *const *keys,
@@ -128,6 +134,93 @@ void rt_prelude_add(rt_prelude_t *p, rt_entry_kind_t kind, const char *text, cha
         e->keys[k] = rt_strndup(keys[k], strlen(keys[k]));
     e->nkeys = nkeys;
     e->cell = cell;
+    memset(&e->uses, 0, sizeof e->uses);
+    rt_lex_names(e->text, strlen(e->text), add_use, &e->uses);
+}
+
+/* ---- selecting what a cell needs ----------------------------------- */
+
+typedef struct select {
+    const rt_prelude_t *p;
+    const char *skip;
+    char *emit;
+    const char **slot_key;  /* open addressing: a key of entry slot_entry[k]; NULL = empty */
+    size_t *slot_entry;
+    size_t nslots;          /* a power of two */
+    size_t *stack;          /* entries marked, their uses not yet followed */
+    size_t nstack;
+    rt_name_fn fn;
+    void *ctx;
+} select_t;
+
+static size_t hash(const char *s, size_t n)
+{
+    size_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static void mark(select_t *sel, size_t i)
+{
+    if (sel->emit[i])
+        return;
+    sel->emit[i] = 1;
+    sel->stack[sel->nstack++] = i;
+}
+
+/* Marks the entries declaring name (an rt_name_fn). */
+static void use_name(void *ctx, const char *name, size_t len)
+{
+    select_t *sel = ctx;
+    if (sel->fn)
+        sel->fn(sel->ctx, name, len);
+    size_t m = sel->nslots - 1;
+    for (size_t k = hash(name, len) & m; sel->slot_key[k]; k = (k + 1) & m)
+        if (strncmp(sel->slot_key[k], name, len) == 0 && sel->slot_key[k][len] == '\0')
+            mark(sel, sel->slot_entry[k]);
+}
+
+void rt_prelude_select(const rt_prelude_t *p, const char *skip, const char *text, size_t len,
+                       char *emit, rt_name_fn fn, void *ctx)
+{
+    size_t nkeys = 0;
+    for (size_t i = 0; i < p->n; i++)
+        nkeys += p->v[i].nkeys;
+    select_t sel = {p, skip, emit, NULL, NULL, 64, NULL, 0, fn, ctx};
+    while (sel.nslots < 2 * nkeys)
+        sel.nslots *= 2;
+    sel.slot_key = calloc(sel.nslots, sizeof *sel.slot_key);
+    sel.slot_entry = calloc(sel.nslots, sizeof *sel.slot_entry);
+    sel.stack = malloc((p->n + 1) * sizeof *sel.stack);
+    if (!sel.slot_key || !sel.slot_entry || !sel.stack)
+        abort();
+    memset(emit, 0, p->n);
+    for (size_t i = 0; i < p->n; i++) {
+        const rt_entry_t *e = &p->v[i];
+        if (skip && skip[i])
+            continue;
+        if (e->kind == RT_ENTRY_DIRECTIVE) {
+            mark(&sel, i);
+            continue;
+        }
+        for (size_t k = 0; k < e->nkeys; k++) {
+            size_t h = hash(e->keys[k], strlen(e->keys[k])) & (sel.nslots - 1);
+            while (sel.slot_key[h])
+                h = (h + 1) & (sel.nslots - 1);
+            sel.slot_key[h] = e->keys[k];
+            sel.slot_entry[h] = i;
+        }
+    }
+    rt_lex_names(text, len, use_name, &sel);
+    while (sel.nstack) {
+        const rt_entry_t *e = &p->v[sel.stack[--sel.nstack]];
+        for (size_t k = 0; k < e->uses.n; k++)
+            use_name(&sel, e->uses.v[k], strlen(e->uses.v[k]));
+    }
+    free(sel.slot_key);
+    free(sel.slot_entry);
+    free(sel.stack);
 }
 
 const rt_entry_t *rt_prelude_find(const rt_prelude_t *p, const char *key)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "rt_buf.h"
+#include "rt_lex.h"
 
 typedef enum {
     RT_ENTRY_DIRECTIVE,  /* a preprocessor line */
@@ -28,6 +29,7 @@ typedef struct rt_entry {
     char **keys;         /* what it declares */
     size_t nkeys;
     int cell;            /* execution count of the cell that made it */
+    rt_names_t uses;     /* the names its text uses (rt_lex_names) */
 } rt_entry_t;
 
 typedef struct rt_prelude {
@@ -48,6 +50,14 @@ void rt_prelude_remove(rt_prelude_t *p, const char *excluded);
 /* Appends an entry made of copies of text and keys. */
 void rt_prelude_add(rt_prelude_t *p, rt_entry_kind_t kind, const char *text, char *const *keys,
                     size_t nkeys, int cell);
+
+/* Marks in emit[0..p->n) the entries a cell made of text[0, len) needs:
+ * every preprocessor line, and the entries declaring a name that text, a
+ * preprocessor line or a marked entry uses (transitively). Entries marked
+ * in skip (may be NULL) are never marked. fn (may be NULL) is called for
+ * every name text and the marked entries use. emit is caller-owned. */
+void rt_prelude_select(const rt_prelude_t *p, const char *skip, const char *text, size_t len,
+                       char *emit, rt_name_fn fn, void *ctx);
 
 /* The last entry declaring key, or NULL. Borrowed. */
 const rt_entry_t *rt_prelude_find(const rt_prelude_t *p, const char *key);

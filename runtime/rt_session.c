@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_log.h"
 #include "gpuc_config.h"
 #include "rt_buf.h"
 #include "rt_decl.h"
@@ -27,15 +28,57 @@ static int session_is_type(void *ctx, const char *name, size_t len)
     return rt_names_find(&s->types, name, len) >= 0;
 }
 
+static size_t name_hash(const char *name)
+{
+    size_t h = 2166136261u;
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 16777619u;
+    return h;
+}
+
+/* The index of name in s->syms, or -1. */
+static long find_symbol(const rt_session_t *s, const char *name)
+{
+    if (!s->nsym_slots)
+        return -1;
+    size_t m = s->nsym_slots - 1;
+    for (size_t k = name_hash(name) & m; s->sym_slots[k]; k = (k + 1) & m)
+        if (strcmp(s->syms[s->sym_slots[k] - 1].name, name) == 0)
+            return (long)s->sym_slots[k] - 1;
+    return -1;
+}
+
+static void index_symbols(rt_session_t *s)
+{
+    free(s->sym_slots);
+    s->nsym_slots = s->nsym_slots ? s->nsym_slots * 2 : 256;
+    s->sym_slots = calloc(s->nsym_slots, sizeof *s->sym_slots);
+    if (!s->sym_slots)
+        abort();
+    for (size_t i = 0; i < s->nsyms; i++) {
+        size_t k = name_hash(s->syms[i].name) & (s->nsym_slots - 1);
+        while (s->sym_slots[k])
+            k = (k + 1) & (s->nsym_slots - 1);
+        s->sym_slots[k] = i + 1;
+    }
+}
+
+static void index_symbols_add(rt_session_t *s, size_t i)
+{
+    size_t k = name_hash(s->syms[i].name) & (s->nsym_slots - 1);
+    while (s->sym_slots[k])
+        k = (k + 1) & (s->nsym_slots - 1);
+    s->sym_slots[k] = i + 1;
+}
+
 static void set_symbol(rt_session_t *s, const char *name, void *addr, int cell, int is_func)
 {
-    for (size_t i = 0; i < s->nsyms; i++) {
-        if (strcmp(s->syms[i].name, name) == 0) {
-            s->syms[i].addr = addr;
-            s->syms[i].cell = cell;
-            s->syms[i].is_func = is_func;
-            return;
-        }
+    long i = find_symbol(s, name);
+    if (i >= 0) {
+        s->syms[i].addr = addr;
+        s->syms[i].cell = cell;
+        s->syms[i].is_func = is_func;
+        return;
     }
     if (s->nsyms == s->capsyms) {
         s->capsyms = s->capsyms ? s->capsyms * 2 : 64;
@@ -44,6 +87,10 @@ static void set_symbol(rt_session_t *s, const char *name, void *addr, int cell, 
             abort();
     }
     s->syms[s->nsyms++] = (rt_sym_t){rt_strndup(name, strlen(name)), addr, cell, is_func};
+    if (s->nsyms * 2 > s->nsym_slots)
+        index_symbols(s);
+    else
+        index_symbols_add(s, s->nsyms - 1);
 }
 
 static void add_code_symbol(rt_session_t *s, const char *name, void *addr, int cell)
@@ -76,6 +123,8 @@ rt_session_t *rt_session_new(const char *tcc_libdir, rt_emit_fn emit, void *emit
         return NULL;
     }
     s->libdir = rt_strndup(tcc_libdir, strlen(tcc_libdir));
+    const char *full = getenv("GPUC_FULL_HEADERS");
+    s->headers = full && *full && strcmp(full, "0") != 0 ? RT_HEADERS_FULL : RT_HEADERS_SHAKE;
     s->emit = emit;
     s->emit_ctx = emit_ctx;
     return s;
@@ -92,11 +141,14 @@ void rt_session_free(rt_session_t *s)
     for (size_t i = 0; i < s->nsyms; i++)
         free(s->syms[i].name);
     free(s->syms);
+    free(s->sym_slots);
     for (size_t i = 0; i < s->ncode; i++)
         free(s->code[i].name);
     free(s->code);
     rt_prelude_free(&s->prelude);
     rt_names_free(&s->types);
+    rt_shake_free(s->shake);
+    free(s->shake_failed);
     free(s->libdir);
     free(s);
 }
@@ -249,20 +301,255 @@ static int only_result_errors(const rt_plan_t *p, const char *code, const rt_dia
     return any;
 }
 
+/* ---- header tree-shaking (rt_shake.h) ------------------------------- */
+
+/* Non-zero when the directive text is "#word ...". */
+static int directive_is(const char *text, const char *word)
+{
+    if (*text++ != '#')
+        return 0;
+    while (*text == ' ' || *text == '\t')
+        text++;
+    size_t n = strlen(word);
+    return strncmp(text, word, n) == 0 && !(isalnum((unsigned char)text[n]) || text[n] == '_');
+}
+
+/* The headers a shaker is made from: gpuc.h, then the prelude's #include,
+ * #define and #undef lines up to its last #include (later ones cannot
+ * change what the headers declare). Marks those lines in consumed[] (the
+ * shaker's macros stand for them). NULL when the prelude cannot be shaken
+ * (a #pragma among them). */
+static char *header_key(const rt_session_t *s, const char *excluded, char *consumed)
+{
+    size_t last = 0;
+    int any = 0;
+    for (size_t i = 0; i < s->prelude.n; i++) {
+        const rt_entry_t *e = &s->prelude.v[i];
+        if (!excluded[i] && e->kind == RT_ENTRY_DIRECTIVE && directive_is(e->text, "include")) {
+            last = i;
+            any = 1;
+        }
+    }
+    rt_buf_t key = {0};
+    rt_buf_adds(&key, rt_header_text);
+    for (size_t i = 0; any && i <= last; i++) {
+        const rt_entry_t *e = &s->prelude.v[i];
+        if (excluded[i] || e->kind != RT_ENTRY_DIRECTIVE)
+            continue;
+        if (!directive_is(e->text, "include") && !directive_is(e->text, "define") &&
+            !directive_is(e->text, "undef")) {
+            rt_buf_free(&key);
+            return NULL;
+        }
+        rt_buf_adds(&key, e->text);
+        rt_buf_addc(&key, '\n');
+        consumed[i] = 1;
+    }
+    return rt_buf_steal(&key);
+}
+
+/* The shaker for these headers, made (and preprocessed) when they changed. */
+static rt_shake_t *session_shaker(rt_session_t *s, const char *key)
+{
+    if (s->shake && strcmp(rt_shake_key(s->shake), key) == 0 && !rt_shake_stale(s->shake))
+        return s->shake;
+    if (s->shake_failed && strcmp(s->shake_failed, key) == 0)
+        return NULL;
+    rt_shake_free(s->shake);
+    s->stats.preprocess++;
+    cm_error_t err = {0};
+    s->shake = rt_shake_new(s->libdir, key, &err);
+    if (!s->shake) {
+        CM_DEBUG("header shaking off for these headers: %s", err.text);
+        free(s->shake_failed);
+        s->shake_failed = rt_strndup(key, strlen(key));
+    }
+    return s->shake;
+}
+
+/* The source of the cell with only the declarations it needs, from the
+ * headers and from earlier cells (marked in emit[0..prelude.n)), or NULL
+ * when it cannot be made (the cell then gets the full headers). */
+static char *shaken_source(rt_session_t *s, const rt_plan_t *plan, const char *excluded,
+                           const rt_buf_t *body, char *emit)
+{
+    if (s->headers == RT_HEADERS_FULL)
+        return NULL;
+    for (size_t i = 0; i < plan->keys.n; i++)
+        if (directive_is(plan->keys.v[i], "include"))
+            return NULL; /* its own #include would not be guarded against the shaken copy */
+    char *skip = malloc(s->prelude.n + 1);
+    if (!skip)
+        abort();
+    memcpy(skip, excluded, s->prelude.n);
+    char *key = header_key(s, excluded, skip);
+    rt_shake_t *sh = key ? session_shaker(s, key) : NULL;
+    free(key);
+    if (!sh) {
+        free(skip);
+        return NULL;
+    }
+    /* the earlier cells' declarations the cell needs, and what they use */
+    rt_prelude_select(&s->prelude, skip, rt_buf_str(body), body->len, emit, rt_shake_use_name,
+                      sh);
+    for (size_t i = 0; i < s->prelude.n; i++)
+        skip[i] = !emit[i];
+    rt_buf_t prelude = {0};
+    rt_prelude_render(&s->prelude, skip, &prelude);
+    free(skip);
+    rt_buf_t src = {0};
+    rt_buf_adds(&src, "#line 1 \"gpuc.h\"\n");
+    rt_shake_render(sh, &src);
+    if (s->headers == RT_HEADERS_BROKEN)
+        rt_buf_adds(&src, "#error broken on purpose (rt_session_set_headers)\n");
+    rt_buf_adds(&src, "#line 1 \"session\"\n");
+    rt_buf_add(&src, rt_buf_str(&prelude), prelude.len);
+    rt_buf_add(&src, rt_buf_str(body), body->len);
+    rt_buf_free(&prelude);
+    return rt_buf_steal(&src);
+}
+
+void rt_session_set_headers(rt_session_t *s, rt_headers_mode_t mode)
+{
+    s->headers = mode;
+}
+
+void rt_session_stats(const rt_session_t *s, rt_compile_stats_t *out)
+{
+    *out = s->stats;
+}
+
 /* ---- compiling ------------------------------------------------------ */
+
+/* A state for the cell: the runtime's symbols and the earlier cells' ones
+ * it does not redefine (only those of the entries in emit, if not NULL).
+ * NULL with *error set on failure. */
+static rt_tcc_t *new_state(rt_session_t *s, const rt_plan_t *plan, const char *emit,
+                           json_t **error)
+{
+    cm_error_t err = {0};
+    rt_tcc_t *t = rt_tcc_new(s->libdir, &err);
+    if (!t) {
+        *error = json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", "CompileError",
+                           "evalue", err.text, "traceback", err.text);
+        return NULL;
+    }
+    for (const rt_symbol_t *r = rt_result_symbols; r->name; r++)
+        rt_tcc_add_symbol(t, r->name, r->addr);
+    for (const rt_symbol_t *r = rt_display_symbols; r->name; r++)
+        rt_tcc_add_symbol(t, r->name, r->addr);
+    if (!emit) {
+        for (size_t i = 0; i < s->nsyms; i++)
+            if (rt_names_find(&plan->keys, s->syms[i].name, (size_t)-1) < 0)
+                rt_tcc_add_symbol(t, s->syms[i].name, s->syms[i].addr);
+        return t;
+    }
+    for (size_t i = 0; i < s->prelude.n; i++) {
+        const rt_entry_t *e = emit[i] ? &s->prelude.v[i] : NULL;
+        for (size_t k = 0; e && k < e->nkeys; k++) {
+            long j = find_symbol(s, e->keys[k]);
+            if (j >= 0 && rt_names_find(&plan->keys, e->keys[k], (size_t)-1) < 0)
+                rt_tcc_add_symbol(t, s->syms[j].name, s->syms[j].addr);
+        }
+    }
+    return t;
+}
+
+/* Errors only where the final expression's value meets the show
+ * functions (its type fits none): the next way to show it will do, with
+ * no need to hear it from the full headers. A missing declaration gives
+ * other messages ("undeclared", "implicit declaration"). */
+static int only_show_errors(const rt_plan_t *p, const char *code, const rt_diag_t *diags,
+                            size_t n)
+{
+    if (!only_result_errors(p, code, diags, n))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (diags[i].warning || (!strstr(diags[i].msg, "to 'struct __gpuc_no_format'") &&
+                                 !strstr(diags[i].msg, "to 'volatile const void *'")))
+            return 0;
+    return 1;
+}
+
+/* Compiles the shaken source; the state only if it compiled and linked
+ * without a single diagnostic (anything else is left to the full headers,
+ * whose diagnostics are the ones the user sees). *show_failed tells a
+ * final expression whose type this result mode cannot show. */
+static rt_tcc_t *compile_shaken(rt_session_t *s, const char *src, const char *code, int cell,
+                                const rt_plan_t *plan, const char *emit, int *show_failed)
+{
+    *show_failed = 0;
+    json_t *error = NULL;
+    rt_tcc_t *t = new_state(s, plan, emit, &error);
+    if (!t) {
+        json_decref(error);
+        return NULL;
+    }
+    if (getenv("GPUC_DUMP_SOURCE"))
+        fprintf(stderr, "---- cell %d shaken source ----\n%s\n----\n", cell, src);
+    size_t nd = 0;
+    int rc = rt_tcc_compile(t, src);
+    rt_tcc_diags(t, &nd);
+    if (rc == 0 && nd == 0) {
+        rc = rt_tcc_relocate(t);
+        rt_tcc_diags(t, &nd);
+        if (rc == 0 && nd == 0) {
+            s->stats.shaken++;
+            return t;
+        }
+    }
+    const rt_diag_t *d = rt_tcc_diags(t, &nd);
+    if (rc != 0 && plan->has_expr && only_show_errors(plan, code, d, nd)) {
+        *show_failed = 1;
+        rt_tcc_free(t);
+        return NULL;
+    }
+    s->stats.fallbacks++;
+    CM_DEBUG("cell %d: shaken headers failed (%s:%d: %s); full headers (%lu of %lu)", cell,
+             nd ? d[0].file : "", nd ? d[0].line : 0, nd ? d[0].msg : "?", s->stats.fallbacks,
+             s->stats.fallbacks + s->stats.shaken);
+    rt_tcc_free(t);
+    return NULL;
+}
 
 static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
                          json_t **error)
 {
     rt_result_mode_t modes[] = {RT_RESULT_GENERIC, RT_RESULT_POINTER, RT_RESULT_NONE};
     for (int m = 0; m < 3; m++) {
-        rt_buf_t src = {0};
         rt_buf_t body = {0};
         rt_plan_make(plan, code, cell, modes[m], session_is_type, s, &body);
         char *excluded = calloc(s->prelude.n + 1, 1);
         if (!excluded)
             abort();
         rt_prelude_exclude(&s->prelude, plan->keys.v, plan->keys.n, excluded);
+
+        char *emit = calloc(s->prelude.n + 1, 1);
+        if (!emit)
+            abort();
+        char *shaken = shaken_source(s, plan, excluded, &body, emit);
+        if (shaken) {
+            int show_failed;
+            rt_tcc_t *t = compile_shaken(s, shaken, code, cell, plan, emit, &show_failed);
+            free(shaken);
+            free(emit);
+            if (show_failed && m < 2) {
+                rt_buf_free(&body);
+                free(excluded);
+                continue;
+            }
+            if (t) {
+                rt_buf_free(&body);
+                free(excluded);
+                rt_tcc_keep(t);
+                return t;
+            }
+        } else {
+            free(emit);
+            s->stats.full++;
+        }
+
+        rt_buf_t src = {0};
         rt_buf_adds(&src, rt_header_text);
         rt_buf_adds(&src, "#line 1 \"session\"\n");
         rt_prelude_render(&s->prelude, excluded, &src);
@@ -270,21 +557,11 @@ static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t 
         rt_buf_free(&body);
         free(excluded);
 
-        cm_error_t err = {0};
-        rt_tcc_t *t = rt_tcc_new(s->libdir, &err);
+        rt_tcc_t *t = new_state(s, plan, NULL, error);
         if (!t) {
             rt_buf_free(&src);
-            *error = json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename",
-                               "CompileError", "evalue", err.text, "traceback", err.text);
             return NULL;
         }
-        for (const rt_symbol_t *r = rt_result_symbols; r->name; r++)
-            rt_tcc_add_symbol(t, r->name, r->addr);
-        for (const rt_symbol_t *r = rt_display_symbols; r->name; r++)
-            rt_tcc_add_symbol(t, r->name, r->addr);
-        for (size_t i = 0; i < s->nsyms; i++)
-            if (rt_names_find(&plan->keys, s->syms[i].name, (size_t)-1) < 0)
-                rt_tcc_add_symbol(t, s->syms[i].name, s->syms[i].addr);
         if (getenv("GPUC_DUMP_SOURCE"))
             fprintf(stderr, "---- cell %d source ----\n%s\n----\n", cell, rt_buf_str(&src));
         int rc = rt_tcc_compile(t, rt_buf_str(&src));

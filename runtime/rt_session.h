@@ -37,4 +37,23 @@ json_t *rt_session_complete(rt_session_t *s, const char *code, int cursor_pos);
 json_t *rt_session_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail_level);
 json_t *rt_session_is_complete(rt_session_t *s, const char *code);
 
+/* How a cell gets the declarations of its headers (see rt_shake.h). */
+typedef enum {
+    RT_HEADERS_SHAKE,   /* only what the cell needs; full headers if that fails (default) */
+    RT_HEADERS_FULL,    /* always the full headers (GPUC_FULL_HEADERS=1) */
+    RT_HEADERS_BROKEN,  /* for tests: every shaken compile fails, so the fallback runs */
+} rt_headers_mode_t;
+
+void rt_session_set_headers(rt_session_t *s, rt_headers_mode_t mode);
+
+/* How the session's compiles went. */
+typedef struct rt_compile_stats {
+    unsigned long shaken;     /* compiles with shaken headers that were used */
+    unsigned long fallbacks;  /* shaken compiles that failed and were redone in full */
+    unsigned long full;       /* compiles with full headers only (not shakeable) */
+    unsigned long preprocess; /* times the header directives were preprocessed */
+} rt_compile_stats_t;
+
+void rt_session_stats(const rt_session_t *s, rt_compile_stats_t *out);
+
 #endif

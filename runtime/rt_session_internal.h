@@ -7,6 +7,7 @@
 #include "rt_prelude.h"
 #include "rt_protect.h"
 #include "rt_session.h"
+#include "rt_shake.h"
 #include "rt_tcc.h"
 
 typedef struct rt_sym {
@@ -23,11 +24,17 @@ struct rt_session {
     rt_prelude_t prelude;     /* declarations later cells compile against */
     rt_sym_t *syms;           /* the latest definition of each name */
     size_t nsyms, capsyms;
+    size_t *sym_slots;        /* hash of syms by name: index + 1; 0 = empty */
+    size_t nsym_slots;        /* a power of two */
     rt_sym_t *code;           /* every function ever compiled, for fault reports */
     size_t ncode, capcode;
     rt_tcc_t **states;        /* kept: their code and data are in use */
     size_t nstates, capstates;
     rt_names_t types;         /* typedef names declared by cells */
+    rt_headers_mode_t headers;
+    rt_shake_t *shake;        /* for the current header directives, or NULL */
+    char *shake_failed;       /* header directives that could not be preprocessed */
+    rt_compile_stats_t stats;
 };
 
 /* The error reply for a cell that ended with a signal. */

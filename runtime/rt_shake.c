@@ -39,6 +39,7 @@ typedef struct macro {
     size_t ref0, nref; /* the symbols in its body */
     int predefined;    /* libtcc defines it in every state */
     int changed;       /* defined or undefined by the headers afterwards */
+    int pastes;        /* its body has ##: it can make names its text does not show */
 } macro_t;
 
 typedef struct dep_file {
@@ -65,6 +66,8 @@ struct rt_shake {
     size_t nfiles, capfiles;
     int *stack;            /* symbols used and not yet closed over */
     size_t nstack, capstack;
+    int *sorted;           /* symbol ids by name, for prefix searches; made on first use */
+    size_t nsorted;
 };
 
 /* ---- symbols --------------------------------------------------------- */
@@ -398,17 +401,43 @@ static int opens_function(const char *src, const rt_tok_t *t, size_t n)
 
 /* ---- macros ---------------------------------------------------------- */
 
+/* This libtcc prints the ## of a macro body as "<a6>" (its token number). */
+static char *macro_text(const char *src, const rt_tok_t *d)
+{
+    rt_buf_t b = {0};
+    char quote = 0;
+    for (size_t i = d->start; i < d->start + d->len; i++) {
+        char c = src[i];
+        if (quote) {
+            if (c == '\\' && i + 1 < d->start + d->len)
+                rt_buf_addc(&b, src[i++]);
+            else if (c == quote)
+                quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '<' && i + 4 <= d->start + d->len && memcmp(src + i, "<a6>", 4) == 0) {
+            rt_buf_adds(&b, " ## ");
+            i += 3;
+            continue;
+        }
+        rt_buf_addc(&b, src[i]);
+    }
+    return rt_buf_steal(&b);
+}
+
 static void on_define(rt_shake_t *sh, const char *src, const rt_tok_t *d, int predefined)
 {
     /* d: "#define NAME..." or "#undef NAME" */
+    char *text = macro_text(src, d);
     rt_tok_t *t;
-    size_t n = rt_lex_all(src, d->start + 1, d->start + d->len, d->line, &t, NULL);
+    size_t n = rt_lex_all(text, 1, strlen(text), d->line, &t, NULL);
     if (n < 2 || t[1].kind != RT_TOK_IDENT) {
         free(t);
+        free(text);
         return;
     }
-    int undef = rt_tok_is(src, &t[0], "undef");
-    int id = intern(sh, src + t[1].start, t[1].len, 1);
+    int undef = rt_tok_is(text, &t[0], "undef");
+    int id = intern(sh, text + t[1].start, t[1].len, 1);
     sym_t *s = &sh->syms[id];
     if (s->macro < 0) {
         GROW(sh->macros, sh->nmacros, sh->capmacros);
@@ -418,12 +447,17 @@ static void on_define(rt_shake_t *sh, const char *src, const rt_tok_t *d, int pr
     }
     macro_t *m = &sh->macros[s->macro];
     free(m->text);
-    m->text = undef ? NULL : rt_strndup(src + d->start, d->len);
+    m->text = NULL;
     m->changed |= !predefined;
     m->ref0 = sh->nrefs;
     if (!undef)
-        collect_refs(sh, src, t + 2, n - 2);
+        collect_refs(sh, text, t + 2, n - 2);
     m->nref = sh->nrefs - m->ref0;
+    m->pastes = !undef && strstr(text, "##") != NULL;
+    if (!undef)
+        m->text = text;
+    else
+        free(text);
     free(t);
 }
 
@@ -559,22 +593,61 @@ static void push(rt_shake_t *sh, int id)
     sh->stack[sh->nstack++] = id;
 }
 
+void rt_shake_use_name(void *ctx, const char *name, size_t len)
+{
+    rt_shake_t *sh = ctx;
+    push(sh, intern(sh, name, len, 0));
+}
+
 void rt_shake_use(rt_shake_t *sh, const char *text, size_t len)
 {
-    rt_tok_t *t;
-    size_t n = rt_lex_all(text, 0, len, 1, &t, NULL);
-    for (size_t i = 0; i < n; i++) {
-        if (t[i].kind == RT_TOK_DIRECTIVE) {
-            if (t[i].len > 1)
-                rt_shake_use(sh, text + t[i].start + 1, t[i].len - 1);
-        } else if (t[i].kind == RT_TOK_IDENT) {
-            if (is_tag_keyword(text, &t[i]) && i + 1 < n && t[i + 1].kind == RT_TOK_IDENT)
-                push(sh, intern_tag(sh, text, &t[i], &t[i + 1], 0));
+    rt_lex_names(text, len, rt_shake_use_name, sh);
+}
+
+static const rt_shake_t *sort_ctx;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(sort_ctx->syms[*(const int *)a].name, sort_ctx->syms[*(const int *)b].name);
+}
+
+/* A macro with ## can paste a name and a suffix (glibc's isinf(x) becomes
+ * __isinff(x) for a float): pushes the names that begin with a name in the
+ * body of a macro used (marked in in_macro). */
+static void push_extensions(rt_shake_t *sh, const unsigned char *in_macro)
+{
+    if (sh->nsorted != sh->nsyms) {
+        free(sh->sorted);
+        sh->sorted = malloc((sh->nsyms + 1) * sizeof *sh->sorted);
+        if (!sh->sorted)
+            abort();
+        for (size_t i = 0; i < sh->nsyms; i++)
+            sh->sorted[i] = (int)i;
+        sort_ctx = sh;
+        qsort(sh->sorted, sh->nsyms, sizeof *sh->sorted, by_name);
+        sh->nsorted = sh->nsyms;
+    }
+    for (size_t id = 0; id < sh->nsyms; id++) {
+        const char *name = sh->syms[id].name;
+        size_t len = strlen(name);
+        if (!in_macro[id] || len < 3 || strchr(name, ' '))
+            continue;
+        size_t lo = 0, hi = sh->nsorted; /* the first name >= name */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (strcmp(sh->syms[sh->sorted[mid]].name, name) < 0)
+                lo = mid + 1;
             else
-                push(sh, intern(sh, text + t[i].start, t[i].len, 0));
+                hi = mid;
+        }
+        for (; lo < sh->nsorted; lo++) {
+            int other = sh->sorted[lo];
+            if (strncmp(sh->syms[other].name, name, len) != 0)
+                break;
+            if (sh->syms[other].decl >= 0 || sh->syms[other].macro >= 0)
+                push(sh, other);
         }
     }
-    free(t);
 }
 
 size_t rt_shake_render(rt_shake_t *sh, rt_buf_t *out)
@@ -582,9 +655,17 @@ size_t rt_shake_render(rt_shake_t *sh, rt_buf_t *out)
     unsigned char *done = calloc(sh->nsyms + 1, 1);
     unsigned char *item_used = calloc(sh->nitems + 1, 1);
     unsigned char *macro_used = calloc(sh->nmacros + 1, 1);
-    if (!done || !item_used || !macro_used)
+    unsigned char *in_macro = calloc(sh->nsyms + 1, 1);
+    if (!done || !item_used || !macro_used || !in_macro)
         abort();
-    while (sh->nstack) {
+    int pastes = 0;
+    for (;;) {
+        if (!sh->nstack && pastes == 1) {
+            pastes = 2; /* once: what it adds is declarations, pasted names are rare */
+            push_extensions(sh, in_macro);
+        }
+        if (!sh->nstack)
+            break;
         int id = sh->stack[--sh->nstack];
         if (done[id])
             continue;
@@ -593,8 +674,12 @@ size_t rt_shake_render(rt_shake_t *sh, rt_buf_t *out)
         if (s->macro >= 0 && !macro_used[s->macro]) {
             const macro_t *m = &sh->macros[s->macro];
             macro_used[s->macro] = 1;
-            for (size_t r = 0; r < m->nref; r++)
+            if (m->pastes && !pastes)
+                pastes = 1;
+            for (size_t r = 0; r < m->nref; r++) {
+                in_macro[sh->refs[m->ref0 + r]] = 1;
                 push(sh, sh->refs[m->ref0 + r]);
+            }
         }
         for (int l = s->decl; l >= 0; l = sh->link_next[l]) {
             int it = sh->link_item[l];
@@ -628,6 +713,7 @@ size_t rt_shake_render(rt_shake_t *sh, rt_buf_t *out)
         }
     }
     free(done);
+    free(in_macro);
     free(item_used);
     free(macro_used);
     return emitted;
@@ -661,5 +747,6 @@ void rt_shake_free(rt_shake_t *sh)
         free(sh->files[i].path);
     free(sh->files);
     free(sh->stack);
+    free(sh->sorted);
     free(sh);
 }

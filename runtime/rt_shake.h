@@ -35,6 +35,10 @@ int rt_shake_stale(const rt_shake_t *sh);
  * pairs, names inside preprocessor lines) to the set to emit. */
 void rt_shake_use(rt_shake_t *sh, const char *text, size_t len);
 
+/* Adds one name (an identifier or "struct tag") to the set to emit; an
+ * rt_name_fn. */
+void rt_shake_use_name(void *sh, const char *name, size_t len);
+
 /* Appends the declarations and macros the used names need (closed over
  * what they reference) to out, and empties the set of used names.
  * Returns the number of declarations emitted. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cm_log.h"
 #include "rt_session.h"
 
 /* ASan must leave the fault signals to the session's boundary. */
@@ -255,6 +256,7 @@ static void test_complete_inspect(void)
 
 int main(void)
 {
+    cm_log_init("test"); /* GPUC_LOG=debug shows each fallback to the full headers */
     emitted = json_array();
     cm_error_t err = {0};
     S = rt_session_new(NULL, emit, NULL, &err);
@@ -269,6 +271,10 @@ int main(void)
     test_faults();
     test_display();
     test_complete_inspect();
+    rt_compile_stats_t st;
+    rt_session_stats(S, &st);
+    printf("compiles: %lu with shaken headers, %lu fell back, %lu full, %lu preprocessings\n",
+           st.shaken, st.fallbacks, st.full, st.preprocess);
     rt_session_free(S);
     json_decref(emitted);
     return check_report("test_rt_session");
