@@ -671,6 +671,7 @@ json_t *rt_session_execute(rt_session_t *s, const char *code, int cell_no)
     r.cell = (void (*)(void))rt_tcc_symbol(t, plan.entry_name);
     if (plan.has_main)
         r.main = (int (*)(int, char **))rt_tcc_symbol(t, "main");
+    rt_tcc_drop_compiler(t); /* every symbol the session needs is recorded */
     rt_plan_free(&plan);
     if (!r.cell)
         return json_pack("{s:s, s:s, s:s, s:[]}", "status", "error", "ename", "CompileError",

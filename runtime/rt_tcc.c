@@ -233,11 +233,20 @@ void rt_tcc_keep(rt_tcc_t *t)
     t->n = t->cap = 0;
 }
 
+void rt_tcc_drop_compiler(rt_tcc_t *t)
+{
+    if (t && t->s) {
+        tcc_delete(t->s); /* the code and data stay: they are in the arena */
+        t->s = NULL;
+    }
+}
+
 void rt_tcc_free(rt_tcc_t *t)
 {
     if (!t)
         return;
-    tcc_delete(t->s);
+    if (t->s)
+        tcc_delete(t->s);
     free_diags(t);
     free(t);
 }

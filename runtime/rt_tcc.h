@@ -55,7 +55,12 @@ const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n);
  * used by the session until rt_tcc_free). */
 void rt_tcc_keep(rt_tcc_t *t);
 
-/* Frees everything, the compiled code included. */
+/* Frees libtcc's compiler state (symbol tables, section buffers) of a
+ * relocated compilation once its symbols have been looked up: its code and
+ * data live on in the arena. Only rt_tcc_free may follow. */
+void rt_tcc_drop_compiler(rt_tcc_t *t);
+
+/* Frees everything but the code and data in the arena (never freed). */
 void rt_tcc_free(rt_tcc_t *t);
 
 #endif
