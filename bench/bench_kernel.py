@@ -114,35 +114,47 @@ def execute_wait_idle(kc, code: str, timeout: float = 30) -> float:
             return elapsed
 
 
-def session_figures(name: str, requests: int) -> dict:
+def open_session(name: str):
     km = manager(name)
     km.start_kernel(**QUIET)
     kc = km.client()
     kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+    for _ in range(10):
+        execute_wait_idle(kc, "1")
+    return km, kc
+
+
+def measure_all(kernels: dict, launches: int, requests: int) -> dict:
+    """Both kernels are measured in the same conditions: launches alternate,
+    and both sessions run side by side with their requests interleaved
+    (the order flips every round), so that a busy moment of this shared
+    machine falls on both alike."""
+    results = {label: {"startup_all_s": [], "roundtrips": []} for label in kernels}
+    for _ in range(launches):
+        for label, name in kernels.items():
+            results[label]["startup_all_s"].append(startup_once(name))
+    sessions = {label: open_session(name) for label, name in kernels.items()}
     try:
-        kc.wait_for_ready(timeout=60)
-        for _ in range(10):
-            execute_wait_idle(kc, "1")
-        times = [execute_wait_idle(kc, "1") for _ in range(requests)]
+        labels = list(kernels)
+        for i in range(requests):
+            for label in (labels if i % 2 == 0 else labels[::-1]):
+                results[label]["roundtrips"].append(execute_wait_idle(sessions[label][1], "1"))
         time.sleep(1.0)
-        pid = km.provisioner.process.pid
-        rss = tree_kib(pid, "status", "VmRSS:")
-        pss = tree_kib(pid, "smaps_rollup", "Pss:")
+        for label, (km, _) in sessions.items():
+            pid = km.provisioner.process.pid
+            results[label]["rss_kib"] = tree_kib(pid, "status", "VmRSS:")
+            results[label]["pss_kib"] = tree_kib(pid, "smaps_rollup", "Pss:")
     finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=False)
-    return {
-        "roundtrip_s": statistics.median(times),
-        "roundtrip_p90_s": sorted(times)[int(0.9 * (len(times) - 1))],
-        "rss_kib": rss,
-        "pss_kib": pss,
-    }
-
-
-def measure(name: str, launches: int, requests: int) -> dict:
-    starts = [startup_once(name) for _ in range(launches)]
-    figures = session_figures(name, requests)
-    return {"startup_s": statistics.median(starts), "startup_all_s": starts, **figures}
+        for km, kc in sessions.values():
+            kc.stop_channels()
+            km.shutdown_kernel(now=False)
+    for r in results.values():
+        times = r.pop("roundtrips")
+        r["startup_s"] = statistics.median(r["startup_all_s"])
+        r["roundtrip_s"] = statistics.median(times)
+        r["roundtrip_p90_s"] = sorted(times)[int(0.9 * (len(times) - 1))]
+    return results
 
 
 def fmt(key: str, v: float) -> str:
@@ -171,10 +183,9 @@ def main() -> int:
     print(f"ipykernel: {sys.executable} {' '.join(py_spec.argv[1:3])}")
     print(f"{args.launches} launches, {args.requests} requests each\n", flush=True)
 
-    results = {}
-    for label, name in (("gpuc", "gpuc"), ("ipykernel", "python3")):
-        print(f"measuring {label} ...", flush=True)
-        results[label] = measure(name, args.launches, args.requests)
+    print("measuring gpuc and ipykernel side by side ...", flush=True)
+    results = measure_all({"gpuc": "gpuc", "ipykernel": "python3"}, args.launches,
+                          args.requests)
 
     rows = [("startup (launch -> kernel_info_reply)", "startup_s"),
             ("round trip (execute `1` -> idle)", "roundtrip_s"),

@@ -15,6 +15,11 @@ typedef struct request {
     jk_kernel_t *k;
     const jk_message_t *msg;
     int silent; /* publish nothing but status */
+    /* runs once the request is on its way to the executor, so that what it
+     * publishes overlaps the executor's work (NULL for none) */
+    void (*after_send)(struct request *r);
+    const char *code;
+    int count;
 } request_t;
 
 static void on_stream(void *ctx, const char *name, const char *text, size_t len)
@@ -54,6 +59,8 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
 {
     jk_kernel_t *k = r->k;
     if (jk_kernel_ensure_executor(k) != 0) {
+        if (r->after_send)
+            r->after_send(r);
         CM_ERROR(death, -1, "the executor could not be started");
         return NULL;
     }
@@ -61,6 +68,8 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
     json_t *reply = NULL;
     int rc = jk_executor_send(k->executor, request, death) == 0 ? JK_EXECUTOR_PENDING
                                                                   : JK_EXECUTOR_DIED;
+    if (r->after_send)
+        r->after_send(r);
     while (rc == JK_EXECUTOR_PENDING && !atomic_load(&k->stopping)) {
         zmq_pollitem_t items[4] = {{NULL, k->wake[0], ZMQ_POLLIN, 0}};
         int fds[3];
@@ -161,18 +170,24 @@ static void answer_queued(jk_kernel_t *k)
     free(queued);
 }
 
+/* busy and execute_input, published while the executor compiles */
+static void announce_execute(request_t *r)
+{
+    jk_iopub_status(r->k->iopub, r->msg, "busy");
+    if (!r->silent)
+        jk_iopub_publish(r->k->iopub, r->msg, "execute_input",
+                         json_pack("{s:s, s:i}", "code", r->code, "execution_count", r->count));
+}
+
 static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
 {
     const char *code = code_of(msg);
     int silent = flag(msg, "silent", 0);
     int store_history = silent ? 0 : flag(msg, "store_history", 1);
-    request_t r = {k, msg, silent};
     if (store_history)
         k->execution_count++;
     int n = k->execution_count;
-    if (!silent)
-        jk_iopub_publish(k->iopub, msg, "execute_input",
-                         json_pack("{s:s, s:i}", "code", code, "execution_count", n));
+    request_t r = {k, msg, silent, announce_execute, code, n};
     if (store_history)
         jk_history_add(k->history, n, code);
     jk_message_clear(&k->last_execute);
@@ -222,7 +237,7 @@ static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
 static void forward(jk_kernel_t *k, jk_message_t *msg, const char *op, const char *reply_type,
                     json_t *fallback)
 {
-    request_t r = {k, msg, 1};
+    request_t r = {k, msg, 1, NULL, NULL, 0};
     json_t *request = json_deep_copy(msg->content);
     json_object_set_new(request, "op", json_string(op));
     cm_error_t death;
@@ -281,26 +296,28 @@ static void handle_shutdown(jk_kernel_t *k, jk_message_t *msg)
 typedef struct handler {
     const char *msg_type;
     void (*handle)(jk_kernel_t *k, jk_message_t *msg);
+    int announces; /* publishes "busy" itself (see announce_execute) */
 } handler_t;
 
 static const handler_t handlers[] = {
-    {"execute_request", handle_execute},
-    {"kernel_info_request", handle_kernel_info},
-    {"complete_request", handle_complete},
-    {"inspect_request", handle_inspect},
-    {"is_complete_request", handle_is_complete},
-    {"history_request", handle_history},
-    {"comm_info_request", handle_comm_info},
-    {"shutdown_request", handle_shutdown},
+    {"execute_request", handle_execute, 1},
+    {"kernel_info_request", handle_kernel_info, 0},
+    {"complete_request", handle_complete, 0},
+    {"inspect_request", handle_inspect, 0},
+    {"is_complete_request", handle_is_complete, 0},
+    {"history_request", handle_history, 0},
+    {"comm_info_request", handle_comm_info, 0},
+    {"shutdown_request", handle_shutdown, 0},
 };
 
 void jk_shell_dispatch(jk_kernel_t *k, jk_message_t *msg)
 {
-    jk_iopub_status(k->iopub, msg, "busy");
     const handler_t *h = NULL;
     for (size_t i = 0; i < sizeof handlers / sizeof handlers[0] && !h; i++)
         if (strcmp(msg->msg_type, handlers[i].msg_type) == 0)
             h = &handlers[i];
+    if (!h || !h->announces)
+        jk_iopub_status(k->iopub, msg, "busy");
     if (h)
         h->handle(k, msg);
     else
