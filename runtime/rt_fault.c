@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rt_session_internal.h"
+#include "rt_tcc.h"
 
 #define MAX_FUNCTION_SIZE (1u << 20) /* beyond this from a start, not that function */
 
@@ -25,6 +26,33 @@ static const rt_sym_t *find_code(const rt_session_t *s, void *addr)
     if (best && (uintptr_t)addr - (uintptr_t)best->addr > MAX_FUNCTION_SIZE)
         return NULL;
     return best;
+}
+
+/* The library function that the cell code returning to ret called: the
+ * call instruction before ret goes to a PLT stub in the arena, whose jump
+ * reads the function's address from the GOT; that address is named by the
+ * symbols the cell was linked against. NULL when that is not the shape. */
+static const char *called_library(const rt_session_t *s, const void *ret)
+{
+    const unsigned char *r = ret;
+    if (!rt_tcc_owns_code(r - 5) || r[-5] != 0xE8)
+        return NULL;
+    int32_t rel;
+    memcpy(&rel, r - 4, 4);
+    const unsigned char *stub = r + rel;
+    if (!rt_tcc_owns_code(stub) || !rt_tcc_owns_code(stub + 5) || stub[0] != 0xFF ||
+        stub[1] != 0x25)
+        return NULL;
+    memcpy(&rel, stub + 2, 4);
+    const unsigned char *slot = stub + 6 + rel;
+    if (!rt_tcc_owns_code(slot))
+        return NULL;
+    void *target;
+    memcpy(&target, slot, sizeof target);
+    for (size_t i = 0; i < s->nlibs; i++)
+        if (s->libs[i].addr == target)
+            return s->libs[i].name;
+    return NULL;
 }
 
 static void describe_code(char *out, size_t size, const rt_sym_t *f)
@@ -84,8 +112,11 @@ json_t *rt_session_fault_reply(rt_session_t *s, int cell, const rt_fault_t *f)
         const char *lib = NULL;
         if (f->ip && dladdr(f->ip, &info) && info.dli_sname)
             lib = info.dli_sname;
-        for (int i = 0; i < f->nframes && !code; i++)
+        for (int i = 0; i < f->nframes && !code; i++) {
             code = find_code(s, f->frames[i]);
+            if (code && !lib)
+                lib = called_library(s, f->frames[i]);
+        }
         char caller[200] = "";
         if (code)
             describe_code(caller, sizeof caller, code);

@@ -13,6 +13,7 @@ typedef struct gen {
     const char *code;
     rt_buf_t *src;     /* file scope */
     rt_buf_t part;     /* statements of the part being built */
+    int cond_depth;    /* inside this many #if blocks of the cell */
 } gen_t;
 
 static void line_directive(rt_buf_t *b, int line, int cell)
@@ -22,9 +23,12 @@ static void line_directive(rt_buf_t *b, int line, int cell)
     rt_buf_addf(b, "#line %d \"cell[%d]\"\n", line, cell);
 }
 
+/* Ends the part being built, unless inside an #if block: a part never
+ * straddles a conditional, whose directives go to both the file scope and
+ * the part (see do_directive). */
 static void flush_part(gen_t *g)
 {
-    if (!g->part.len)
+    if (!g->part.len || g->cond_depth > 0)
         return;
     char name[80];
     snprintf(name, sizeof name, "__gpuc_cell%d_part%zu", g->plan->cell, g->plan->parts.n);
@@ -131,10 +135,6 @@ static void do_directive(gen_t *g, const rt_item_t *it)
 {
     const char *code = g->code;
     rt_plan_t *p = g->plan;
-    flush_part(g);
-    line_directive(g->src, it->line, p->cell);
-    rt_buf_add(g->src, code + it->start, it->end - it->start);
-    rt_buf_addc(g->src, '\n');
     /* which directive: the word after '#' */
     size_t i = it->start + 1;
     while (i < it->end && (code[i] == ' ' || code[i] == '\t'))
@@ -143,6 +143,28 @@ static void do_directive(gen_t *g, const rt_item_t *it)
     while (i < it->end && isalpha((unsigned char)code[i]))
         i++;
     size_t wlen = i - w;
+    int opens = (wlen == 2 && memcmp(code + w, "if", 2) == 0) ||
+                (wlen == 5 && memcmp(code + w, "ifdef", 5) == 0) ||
+                (wlen == 6 && memcmp(code + w, "ifndef", 6) == 0);
+    int closes = wlen == 5 && memcmp(code + w, "endif", 5) == 0;
+    int conditional = opens || closes || (wlen == 4 && memcmp(code + w, "elif", 4) == 0) ||
+                      (wlen == 4 && memcmp(code + w, "else", 4) == 0);
+    if (conditional) {
+        /* the same conditional around the cell's declarations and its
+         * statements: both streams get the directive */
+        g->cond_depth += opens - closes;
+        line_directive(g->src, it->line, p->cell);
+        rt_buf_add(g->src, code + it->start, it->end - it->start);
+        rt_buf_addc(g->src, '\n');
+        line_directive(&g->part, it->line, p->cell);
+        rt_buf_add(&g->part, code + it->start, it->end - it->start);
+        rt_buf_addc(&g->part, '\n');
+        return; /* #if and friends apply to this cell only */
+    }
+    flush_part(g);
+    line_directive(g->src, it->line, p->cell);
+    rt_buf_add(g->src, code + it->start, it->end - it->start);
+    rt_buf_addc(g->src, '\n');
     rt_buf_t text = {0};
     add_flat(&text, code, it->start, it->end, NULL, 0);
     if ((wlen == 6 && memcmp(code + w, "define", 6) == 0) ||
@@ -167,7 +189,7 @@ static void do_directive(gen_t *g, const rt_item_t *it)
         rt_plan_entry_t *e = add_entry(p, RT_ENTRY_DIRECTIVE, rt_buf_steal(&text));
         add_key(p, e, e->text, (size_t)-1);
     } else {
-        rt_buf_free(&text); /* #if and friends apply to this cell only */
+        rt_buf_free(&text);
     }
 }
 
@@ -374,7 +396,7 @@ void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t 
     snprintf(plan->entry_name, sizeof plan->entry_name, "__gpuc_cell_%d", cell);
     rt_cell_t items;
     rt_cell_split(code, is_type, ctx, &items);
-    gen_t g = {plan, code, src, {0}};
+    gen_t g = {plan, code, src, {0}, 0};
     for (size_t i = 0; i < items.n; i++) {
         const rt_item_t *it = &items.items[i];
         switch (it->kind) {
@@ -389,6 +411,7 @@ void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t 
         case RT_ITEM_EXPRESSION: do_expression(&g, it, mode); break;
         }
     }
+    g.cond_depth = 0; /* unbalanced #if: TCC reports it */
     flush_part(&g);
     rt_buf_addf(src, "\n#line 1 \"gpuc-generated\"\nvoid %s(void) {\n", plan->entry_name);
     for (size_t k = 0; k < plan->parts.n; k++)

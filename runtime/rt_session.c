@@ -104,6 +104,25 @@ static void add_code_symbol(rt_session_t *s, const char *name, void *addr, int c
     s->code[s->ncode++] = (rt_sym_t){rt_strndup(name, strlen(name)), addr, cell, 1};
 }
 
+/* Remembers the library functions a cell was linked against (addresses
+ * outside the arena), so that a crash inside one can name it. */
+static void add_library_symbol(void *ctx, const char *name, const void *addr)
+{
+    rt_session_t *s = ctx;
+    if (!addr || rt_tcc_owns_code(addr) || strncmp(name, "__gpuc", 6) == 0)
+        return;
+    for (size_t i = 0; i < s->nlibs; i++)
+        if (s->libs[i].addr == addr)
+            return;
+    if (s->nlibs == s->caplibs) {
+        s->caplibs = s->caplibs ? s->caplibs * 2 : 64;
+        s->libs = realloc(s->libs, s->caplibs * sizeof *s->libs);
+        if (!s->libs)
+            abort();
+    }
+    s->libs[s->nlibs++] = (rt_sym_t){rt_strndup(name, strlen(name)), (void *)addr, 0, 1};
+}
+
 rt_session_t *rt_session_new(const char *tcc_libdir, rt_emit_fn emit, void *emit_ctx,
                              cm_error_t *err)
 {
@@ -145,6 +164,9 @@ void rt_session_free(rt_session_t *s)
     for (size_t i = 0; i < s->ncode; i++)
         free(s->code[i].name);
     free(s->code);
+    for (size_t i = 0; i < s->nlibs; i++)
+        free(s->libs[i].name);
+    free(s->libs);
     rt_prelude_free(&s->prelude);
     rt_names_free(&s->types);
     rt_shake_free(s->shake);
@@ -671,6 +693,7 @@ json_t *rt_session_execute(rt_session_t *s, const char *code, int cell_no)
     r.cell = (void (*)(void))rt_tcc_symbol(t, plan.entry_name);
     if (plan.has_main)
         r.main = (int (*)(int, char **))rt_tcc_symbol(t, "main");
+    rt_tcc_list_symbols(t, s, add_library_symbol);
     rt_tcc_drop_compiler(t); /* every symbol the session needs is recorded */
     rt_plan_free(&plan);
     if (!r.cell)

@@ -28,6 +28,8 @@ struct rt_session {
     size_t nsym_slots;        /* a power of two */
     rt_sym_t *code;           /* every function ever compiled, for fault reports */
     size_t ncode, capcode;
+    rt_sym_t *libs;           /* library functions cells call, for fault reports */
+    size_t nlibs, caplibs;
     rt_tcc_t **states;        /* kept: their code and data are in use */
     size_t nstates, capstates;
     rt_names_t types;         /* typedef names declared by cells */

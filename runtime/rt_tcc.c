@@ -233,6 +233,13 @@ void rt_tcc_keep(rt_tcc_t *t)
     t->n = t->cap = 0;
 }
 
+void rt_tcc_list_symbols(rt_tcc_t *t, void *ctx,
+                         void (*fn)(void *ctx, const char *name, const void *addr))
+{
+    if (t->s)
+        tcc_list_symbols(t->s, ctx, fn);
+}
+
 void rt_tcc_drop_compiler(rt_tcc_t *t)
 {
     if (t && t->s) {

@@ -55,6 +55,11 @@ const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n);
  * used by the session until rt_tcc_free). */
 void rt_tcc_keep(rt_tcc_t *t);
 
+/* Calls fn for every global symbol of a relocated compilation, the
+ * library symbols it was linked against included, with its address. */
+void rt_tcc_list_symbols(rt_tcc_t *t, void *ctx,
+                         void (*fn)(void *ctx, const char *name, const void *addr));
+
 /* Frees libtcc's compiler state (symbol tables, section buffers) of a
  * relocated compilation once its symbols have been looked up: its code and
  * data live on in the arena. Only rt_tcc_free may follow. */
