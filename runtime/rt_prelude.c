@@ -85,6 +85,17 @@ static void entry_free(rt_entry_t *e)
     free(e->keys);
 }
 
+void rt_prelude_macros(const rt_prelude_t *p, rt_buf_t *out)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const rt_entry_t *e = &p->v[i];
+        if (e->kind == RT_ENTRY_DIRECTIVE && e->nkeys && strncmp(e->keys[0], "#define ", 8) == 0) {
+            rt_buf_adds(out, e->text);
+            rt_buf_addc(out, '\n');
+        }
+    }
+}
+
 void rt_prelude_remove(rt_prelude_t *p, const char *excluded)
 {
     size_t w = 0;

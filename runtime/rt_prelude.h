@@ -44,6 +44,9 @@ void rt_prelude_exclude(const rt_prelude_t *p, char *const *keys, size_t nkeys, 
 /* Appends the entries not excluded to out (excluded may be NULL). */
 void rt_prelude_render(const rt_prelude_t *p, const char *excluded, rt_buf_t *out);
 
+/* Appends the session's #define and #undef lines, in order, to out. */
+void rt_prelude_macros(const rt_prelude_t *p, rt_buf_t *out);
+
 /* Removes the excluded entries (after a cell that replaced them ran). */
 void rt_prelude_remove(rt_prelude_t *p, const char *excluded);
 

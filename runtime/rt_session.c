@@ -16,6 +16,7 @@
 #include "rt_display.h"
 #include "rt_header.h"
 #include "rt_plan.h"
+#include "rt_expand.h"
 #include "rt_prelude.h"
 #include "rt_protect.h"
 #include "rt_result.h"
@@ -534,13 +535,15 @@ static rt_tcc_t *compile_shaken(rt_session_t *s, const char *src, const char *co
     return NULL;
 }
 
-static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
-                         json_t **error)
+/* plan_code is code with top-level macro uses expanded (rt_expand.c), on
+ * the same lines; messages quote code, as the user wrote it. */
+static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *plan_code, int cell,
+                              rt_plan_t *plan, json_t **error)
 {
     rt_result_mode_t modes[] = {RT_RESULT_GENERIC, RT_RESULT_POINTER, RT_RESULT_NONE};
     for (int m = 0; m < 3; m++) {
         rt_buf_t body = {0};
-        rt_plan_make(plan, code, cell, modes[m], session_is_type, s, &body);
+        rt_plan_make(plan, plan_code, cell, modes[m], session_is_type, s, &body);
         char *excluded = calloc(s->prelude.n + 1, 1);
         if (!excluded)
             abort();
@@ -614,6 +617,20 @@ static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t 
     *error = json_pack("{s:s, s:s, s:s, s:[]}", "status", "error", "ename", "CompileError",
                        "evalue", "compilation failed");
     return NULL;
+}
+
+static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
+                         json_t **error)
+{
+    rt_buf_t macros = {0};
+    rt_prelude_macros(&s->prelude, &macros);
+    char *expanded = NULL;
+    if (macros.len || strstr(code, "#define"))
+        expanded = rt_expand_cell(s->libdir, rt_buf_str(&macros), code, session_is_type, s);
+    rt_buf_free(&macros);
+    rt_tcc_t *t = compile_code(s, code, expanded ? expanded : code, cell, plan, error);
+    free(expanded);
+    return t;
 }
 
 /* Makes what the cell defined part of the session. */

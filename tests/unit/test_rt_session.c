@@ -130,6 +130,20 @@ static void test_persistence(void)
     EXPECT("add(6, 7)", "42");
 }
 
+/* top-level items that open with a user macro are expanded first */
+static void test_macro_items(void)
+{
+    EXPECT("#define REAL double\n#define DECLARE_TWO int m1 = 1; int m2 = 2;", NULL);
+    EXPECT("REAL r = 2.5;", NULL);
+    EXPECT("r * 2", "5");
+    EXPECT("DECLARE_TWO", NULL);
+    EXPECT("m1 + m2", "3");
+    EXPECT("#define GETTER(name, v) int get_##name(void) { return v; }\nGETTER(answer, 42)", NULL);
+    EXPECT("get_answer() + 1", "43");
+    /* line numbers after an expanded item are the cell's own */
+    EXPECT_ERROR("DECLARE_TWO\n\nint bad = nosuch;", "CompileError", "line 3");
+}
+
 static void test_results(void)
 {
     EXPECT("3.14159", "3.14159");
@@ -266,6 +280,7 @@ int main(void)
         return check_report("test_rt_session");
     }
     test_persistence();
+    test_macro_items();
     test_results();
     test_compile_errors();
     test_faults();
