@@ -15,6 +15,7 @@
 #include "rt_decl.h"
 #include "rt_display.h"
 #include "rt_header.h"
+#include "rt_magic.h"
 #include "rt_plan.h"
 #include "rt_expand.h"
 #include "rt_prelude.h"
@@ -172,8 +173,70 @@ void rt_session_free(rt_session_t *s)
     rt_names_free(&s->types);
     rt_shake_free(s->shake);
     free(s->shake_failed);
+    rt_names_free(&s->cflags);
+    rt_names_free(&s->lib_names);
+    rt_names_free(&s->lib_paths);
+    rt_tcc_set_extra(NULL, NULL, 0);
     free(s->libdir);
     free(s);
+}
+
+/* ---- what magics need (rt_session_internal.h) ----------------------- */
+
+static int is_directive_key(const char *key)
+{
+    return strncmp(key, "#include", 8) == 0 || strncmp(key, "#pragma", 7) == 0;
+}
+
+size_t rt_session_reset(rt_session_t *s)
+{
+    rt_names_t names = {0};
+    for (size_t i = 0; i < s->prelude.n; i++) {
+        const rt_entry_t *e = &s->prelude.v[i];
+        for (size_t k = 0; k < e->nkeys; k++)
+            if (!is_directive_key(e->keys[k]) && rt_names_find(&names, e->keys[k], (size_t)-1) < 0)
+                rt_names_add(&names, e->keys[k], (size_t)-1);
+    }
+    size_t dropped = names.n;
+    rt_names_free(&names);
+    /* the states, s->code and s->libs stay: code compiled before may still
+     * run (a thread a cell started) and crash, and is then named */
+    rt_prelude_free(&s->prelude);
+    memset(&s->prelude, 0, sizeof s->prelude);
+    for (size_t i = 0; i < s->nsyms; i++)
+        free(s->syms[i].name);
+    s->nsyms = 0;
+    if (s->nsym_slots)
+        memset(s->sym_slots, 0, s->nsym_slots * sizeof *s->sym_slots);
+    rt_names_free(&s->types);
+    rt_names_free(&s->cflags);
+    rt_names_free(&s->lib_names);
+    rt_names_free(&s->lib_paths);
+    rt_session_options_changed(s);
+    return dropped;
+}
+
+void rt_session_options_changed(rt_session_t *s)
+{
+    rt_buf_t opts = {0};
+    for (size_t i = 0; i < s->cflags.n; i++) {
+        if (i)
+            rt_buf_addc(&opts, ' ');
+        rt_buf_adds(&opts, s->cflags.v[i]);
+    }
+    rt_tcc_set_extra(opts.len ? rt_buf_str(&opts) : NULL, s->lib_paths.v, s->lib_paths.n);
+    rt_buf_free(&opts);
+    /* the headers are preprocessed again with the new options */
+    rt_shake_free(s->shake);
+    s->shake = NULL;
+    free(s->shake_failed);
+    s->shake_failed = NULL;
+}
+
+void *rt_session_symbol(const rt_session_t *s, const char *name)
+{
+    long i = find_symbol(s, name);
+    return i >= 0 ? s->syms[i].addr : NULL;
 }
 
 /* ---- compile errors ------------------------------------------------- */
@@ -696,7 +759,7 @@ static void run_cell(void *arg)
     }
 }
 
-json_t *rt_session_execute(rt_session_t *s, const char *code, int cell_no)
+json_t *rt_session_run_code(rt_session_t *s, const char *code, int cell_no)
 {
     rt_plan_t plan = {0};
     json_t *error = NULL;
@@ -743,4 +806,102 @@ json_t *rt_session_execute(rt_session_t *s, const char *code, int cell_no)
         free(result);
     }
     return reply;
+}
+
+rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *err)
+{
+    rt_plan_t none = {0};
+    json_t *error = NULL;
+    rt_tcc_t *t = new_state(s, &none, NULL, &error);
+    if (!t) {
+        CM_ERROR(err, 1, "%s", json_string_value(json_object_get(error, "evalue")));
+        json_decref(error);
+        return NULL;
+    }
+    rt_buf_t src = {0};
+    rt_buf_adds(&src, rt_header_text);
+    rt_buf_adds(&src, "#line 1 \"session\"\n");
+    rt_prelude_render(&s->prelude, NULL, &src);
+    rt_buf_adds(&src, "#line 1 \"gpuc-magic\"\n");
+    rt_buf_adds(&src, body);
+    int rc = rt_tcc_compile(t, rt_buf_str(&src));
+    rt_buf_free(&src);
+    if (rc == 0)
+        rc = rt_tcc_relocate(t);
+    if (rc != 0) {
+        size_t nd;
+        const rt_diag_t *d = rt_tcc_diags(t, &nd);
+        for (size_t i = 0; i < nd; i++)
+            if (!d[i].warning) {
+                CM_ERROR(err, 1, "%s:%d: %s", d[i].file, d[i].line, d[i].msg);
+                break;
+            }
+        rt_tcc_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* ---- cells with magic lines ------------------------------------------ */
+
+/* Runs code[from, to), which starts on line `line`, as a cell of its own,
+ * on the cell's own line numbers. NULL when it holds only blanks. */
+static json_t *run_segment(rt_session_t *s, const char *code, size_t from, size_t to, int line,
+                           int cell_no)
+{
+    size_t i = from;
+    while (i < to && isspace((unsigned char)code[i]))
+        i++;
+    if (i == to)
+        return NULL;
+    rt_buf_t b = {0};
+    for (int l = 1; l < line; l++)
+        rt_buf_addc(&b, '\n');
+    rt_buf_add(&b, code + from, to - from);
+    json_t *reply = rt_session_run_code(s, rt_buf_str(&b), cell_no);
+    rt_buf_free(&b);
+    return reply;
+}
+
+static int is_error(const json_t *reply)
+{
+    return reply && strcmp(json_string_value(json_object_get(reply, "status")), "ok") != 0;
+}
+
+/* A cell runs as its segments in order: the code before a magic line,
+ * the magic, the code after it. The reply is the last code segment's. */
+json_t *rt_session_execute(rt_session_t *s, const char *code, int cell_no)
+{
+    if (!strchr(code, '%'))
+        return rt_session_run_code(s, code, cell_no);
+    json_t *last = NULL;
+    size_t from = 0;
+    int line = 1;
+    rt_magic_line_t m;
+    while (rt_magic_find(code, from, line, &m)) {
+        json_t *r = run_segment(s, code, from, m.start, line, cell_no);
+        if (is_error(r)) {
+            json_decref(last);
+            return r;
+        }
+        if (r) {
+            json_decref(last);
+            last = r;
+        }
+        json_t *err = rt_magic_run(s, code, &m, cell_no);
+        if (err) {
+            json_decref(last);
+            return err;
+        }
+        if (m.cell) /* it took the rest of the cell */
+            return last ? last : json_pack("{s:s}", "status", "ok");
+        from = m.next;
+        line = m.line + 1;
+    }
+    json_t *r = run_segment(s, code, from, strlen(code), line, cell_no);
+    if (r) {
+        json_decref(last);
+        return r;
+    }
+    return last ? last : json_pack("{s:s}", "status", "ok");
 }

@@ -37,9 +37,33 @@ struct rt_session {
     rt_shake_t *shake;        /* for the current header directives, or NULL */
     char *shake_failed;       /* header directives that could not be preprocessed */
     rt_compile_stats_t stats;
+    rt_names_t cflags;        /* %cflags options, one a string, in order */
+    rt_names_t lib_names;     /* %lib names as given ("z") */
+    rt_names_t lib_paths;     /* the files they were loaded from, same order */
 };
 
 /* The error reply for a cell that ended with a signal. */
 json_t *rt_session_fault_reply(rt_session_t *s, int cell, const rt_fault_t *fault);
+
+/* Compiles and runs code as one cell (no magic lines), as
+ * rt_session_execute does. Returns a new reply object. */
+json_t *rt_session_run_code(rt_session_t *s, const char *code, int cell_no);
+
+/* Forgets every definition (variables, functions, types, macros,
+ * includes, %lib and %cflags); code already compiled stays in memory.
+ * Returns how many names were dropped. */
+size_t rt_session_reset(rt_session_t *s);
+
+/* Hands the session's %cflags and %lib to every later compile (after a
+ * change of s->cflags or s->lib_paths). */
+void rt_session_options_changed(rt_session_t *s);
+
+/* The address of the session's variable or function name, or NULL. */
+void *rt_session_symbol(const rt_session_t *s, const char *name);
+
+/* Compiles and links body after the session's headers and declarations
+ * (all of them) for gpuc's own use. Returns the linked state (free it with
+ * rt_tcc_free; its data stays valid in the arena), or NULL with err set. */
+rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *err);
 
 #endif

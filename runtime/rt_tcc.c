@@ -76,6 +76,19 @@ static const char *libm_path(void)
     return path[0] ? path : NULL;
 }
 
+/* The session's %cflags and %lib (rt_tcc_set_extra). */
+static char *extra_opts;
+static rt_names_t extra_files;
+
+void rt_tcc_set_extra(const char *opts, char *const *files, size_t nfiles)
+{
+    free(extra_opts);
+    extra_opts = opts && *opts ? rt_strndup(opts, strlen(opts)) : NULL;
+    rt_names_free(&extra_files);
+    for (size_t i = 0; i < nfiles; i++)
+        rt_names_add(&extra_files, files[i], strlen(files[i]));
+}
+
 rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err)
 {
     rt_tcc_t *t = calloc(1, sizeof *t);
@@ -101,6 +114,10 @@ rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err)
         tcc_add_file(t->s, libm);
     else
         tcc_add_library(t->s, "m");
+    if (extra_opts)
+        tcc_set_options(t->s, extra_opts);
+    for (size_t i = 0; i < extra_files.n; i++)
+        tcc_add_file(t->s, extra_files.v[i]);
     return t;
 }
 

@@ -26,6 +26,14 @@ typedef struct rt_tcc rt_tcc_t;
  * linked. Returns NULL with err set on failure. */
 rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err);
 
+/* Options and shared libraries every state made afterwards gets, the
+ * states of rt_tcc_preprocess included (the session's %cflags and %lib):
+ * opts is a space-separated option string (NULL = none; it MUST hold only
+ * options this libtcc accepts without error, see rt_magic.c), files are
+ * full paths of shared libraries already loaded with dlopen(RTLD_GLOBAL).
+ * Copies are kept; process-wide, like the code arena. */
+void rt_tcc_set_extra(const char *opts, char *const *files, size_t nfiles);
+
 /* Defines name as address addr for the code compiled next. Returns 0/-1. */
 int rt_tcc_add_symbol(rt_tcc_t *t, const char *name, const void *addr);
 
