@@ -1,11 +1,19 @@
-/* rt_complete: completion, inspection and is_complete for the session. */
+/* rt_complete: completion, inspection and is_complete for the session.
+ * Completion offers, by context: magics after '%' at the start of a line,
+ * members after "expr." / "expr->", tags after "struct ", else the
+ * session's names, C keywords and the names of the session's headers.
+ * Names come from rt_session_query.c; documentation from rt_docs.c. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_cell.h"
 #include "rt_decl.h"
+#include "rt_docs.h"
+#include "rt_magic.h"
 #include "rt_session_internal.h"
+#include "rt_session_query.h"
 
 static int ident_char(char c)
 {
@@ -33,20 +41,233 @@ static int code_points(const char *code, size_t bytes)
     return n;
 }
 
-static void add_match(json_t *matches, const char *name, const char *prefix, size_t plen)
+/* ---- matches ---------------------------------------------------------- */
+
+typedef struct match {
+    char *text;
+    const char *type;   /* "keyword", "variable", ... (IPython's experimental types) */
+    int rank;           /* 0 for the session's names: they come first */
+} match_t;
+
+typedef struct matches {
+    match_t *v;
+    size_t n, cap;
+    const char *prefix; /* what a name must begin with */
+    size_t plen;
+    const char *lead;   /* put before each match ("%" for magics), or "" */
+    int rank;           /* of the names added now */
+    int skip_private;   /* leave out names beginning with '_' (header names) */
+} matches_t;
+
+static void add_match(matches_t *m, const char *name, size_t len, const char *type)
 {
-    if (strncmp(name, prefix, plen) != 0)
+    if (len < m->plen || strncmp(name, m->prefix, m->plen) != 0)
         return;
-    size_t n = json_array_size(matches);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(json_string_value(json_array_get(matches, i)), name) == 0)
-            return;
-    json_array_append_new(matches, json_string(name));
+    if (m->skip_private && name[0] == '_' && m->plen == 0)
+        return;
+    if (m->skip_private && name[0] == '_' && m->prefix[0] != '_')
+        return;
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 64;
+        m->v = realloc(m->v, m->cap * sizeof *m->v);
+        if (!m->v)
+            abort();
+    }
+    rt_buf_t b = {0};
+    rt_buf_adds(&b, m->lead);
+    rt_buf_add(&b, name, len);
+    m->v[m->n++] = (match_t){rt_buf_steal(&b), type, m->rank};
+}
+
+static const char *const kind_names[] = {
+    [RT_NAME_NONE] = "variable",    [RT_NAME_VARIABLE] = "variable",
+    [RT_NAME_FUNCTION] = "function", [RT_NAME_TYPE] = "type",
+    [RT_NAME_MACRO] = "macro",       [RT_NAME_MEMBER] = "member",
+};
+
+static void on_session_name(void *ctx, const char *name, rt_name_kind_t kind)
+{
+    add_match(ctx, name, strlen(name), kind_names[kind]);
+}
+
+static void on_header_name(void *ctx, const char *name, rt_shake_kind_t kind)
+{
+    static const char *const names[] = {
+        [RT_SHAKE_NONE] = "variable",     [RT_SHAKE_VARIABLE] = "variable",
+        [RT_SHAKE_FUNCTION] = "function", [RT_SHAKE_TYPE] = "type",
+        [RT_SHAKE_TAG] = "type",          [RT_SHAKE_MACRO] = "macro",
+    };
+    matches_t *m = ctx;
+    if (kind == RT_SHAKE_TAG) {
+        const char *tag = strchr(name, ' ') + 1; /* offered after "struct " only */
+        if (m->plen == 0 || strncmp(tag, m->prefix, m->plen) == 0)
+            add_match(m, tag, strlen(tag), names[kind]);
+        return;
+    }
+    add_match(m, name, strlen(name), names[kind]);
+}
+
+static void on_member(void *ctx, const char *name, size_t len, const char *decl, size_t decl_len)
+{
+    (void)decl;
+    (void)decl_len;
+    add_match(ctx, name, len, "member");
+}
+
+/* Tags the session declared: prelude keys "struct point" for tag kw. */
+static void add_session_tags(rt_session_t *s, matches_t *m, const char *kw)
+{
+    size_t kwlen = strlen(kw);
+    for (size_t i = 0; i < s->prelude.n; i++) {
+        const rt_entry_t *e = &s->prelude.v[i];
+        for (size_t k = 0; k < e->nkeys; k++)
+            if (strncmp(e->keys[k], kw, kwlen) == 0 && e->keys[k][kwlen] == ' ')
+                add_match(m, e->keys[k] + kwlen + 1, strlen(e->keys[k] + kwlen + 1), "type");
+    }
 }
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(json_string_value(*(json_t *const *)a), json_string_value(*(json_t *const *)b));
+    const match_t *x = a, *y = b;
+    int c = strcmp(x->text, y->text);
+    return c ? c : x->rank - y->rank;
+}
+
+/* The session's names first; within each group, names beginning with '_'
+ * (_Bool) after the others, as IPython does. */
+static int by_rank_name(const void *a, const void *b)
+{
+    const match_t *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank - y->rank;
+    if ((x->text[0] == '_') != (y->text[0] == '_'))
+        return x->text[0] == '_' ? 1 : -1;
+    return strcmp(x->text, y->text);
+}
+
+/* Sorts and de-duplicates the matches (a name keeps its best rank and the
+ * type it had there), the session's first, into the reply's arrays. */
+static void finish_matches(matches_t *m, json_t *texts, json_t *types, int start, int end)
+{
+    if (m->n == 0)
+        return;
+    qsort(m->v, m->n, sizeof *m->v, by_name);
+    size_t w = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        if (w > 0 && strcmp(m->v[w - 1].text, m->v[i].text) == 0) {
+            free(m->v[i].text);
+            continue;
+        }
+        m->v[w++] = m->v[i];
+    }
+    m->n = w;
+    qsort(m->v, m->n, sizeof *m->v, by_rank_name);
+    for (size_t i = 0; i < m->n; i++) {
+        json_array_append_new(texts, json_string(m->v[i].text));
+        json_array_append_new(types, json_pack("{s:i, s:i, s:s, s:s, s:s}", "start", start, "end",
+                                               end, "text", m->v[i].text, "type", m->v[i].type,
+                                               "signature", ""));
+        free(m->v[i].text);
+    }
+    free(m->v);
+    m->v = NULL;
+    m->n = m->cap = 0;
+}
+
+/* ---- completion contexts ----------------------------------------------- */
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* A magic being typed: the line so far is blanks, '%' or '%%', a name.
+ * Returns 1 and sets *pct (offset of the first '%') and *cell. */
+static int magic_context(const char *code, size_t start, size_t *pct, int *cell)
+{
+    size_t i = start;
+    int n = 0;
+    while (i > 0 && code[i - 1] == '%' && n < 2) {
+        i--;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    size_t j = i;
+    while (j > 0 && is_blank(code[j - 1]))
+        j--;
+    if (j > 0 && code[j - 1] != '\n')
+        return 0;
+    *pct = i;
+    *cell = n == 2;
+    return 1;
+}
+
+/* A member being typed: "expr." or "expr->" right before start, expr a
+ * chain such as a, a.b, v[i]->next. Returns 1 with expr at code[*a, *b),
+ * -1 after a "." or "->" that does not follow such a chain, else 0. */
+static int member_context(const char *code, size_t start, size_t *a, size_t *b)
+{
+    size_t i = start;
+    while (i > 0 && is_blank(code[i - 1]))
+        i--;
+    if (i > 0 && code[i - 1] == '.')
+        i--;
+    else if (i > 1 && code[i - 1] == '>' && code[i - 2] == '-')
+        i -= 2;
+    else
+        return 0;
+    *b = i;
+    for (;;) {
+        while (i > 0 && isspace((unsigned char)code[i - 1]))
+            i--;
+        while (i > 0 && code[i - 1] == ']') { /* a subscript */
+            int depth = 0;
+            while (i > 0) {
+                char c = code[--i];
+                if (c == ']')
+                    depth++;
+                else if (c == '[' && --depth == 0)
+                    break;
+            }
+            while (i > 0 && isspace((unsigned char)code[i - 1]))
+                i--;
+        }
+        size_t e = i;
+        while (i > 0 && ident_char(code[i - 1]))
+            i--;
+        if (i == e || isdigit((unsigned char)code[i]))
+            return -1;
+        size_t k = i;
+        while (k > 0 && isspace((unsigned char)code[k - 1]))
+            k--;
+        if (k > 0 && code[k - 1] == '.' && !(k > 1 && isdigit((unsigned char)code[k - 2])))
+            i = k - 1;
+        else if (k > 1 && code[k - 1] == '>' && code[k - 2] == '-')
+            i = k - 2;
+        else
+            break;
+    }
+    *a = i;
+    return 1;
+}
+
+/* "struct ", "union " or "enum " right before start: the keyword, or NULL. */
+static const char *tag_context(const char *code, size_t start)
+{
+    static const char *const kws[] = {"struct", "union", "enum", NULL};
+    size_t i = start;
+    if (i == 0 || !is_blank(code[i - 1]))
+        return NULL;
+    while (i > 0 && is_blank(code[i - 1]))
+        i--;
+    for (int k = 0; kws[k]; k++) {
+        size_t n = strlen(kws[k]);
+        if (i >= n && strncmp(code + i - n, kws[k], n) == 0 &&
+            (i == n || !ident_char(code[i - n - 1])))
+            return kws[k];
+    }
+    return NULL;
 }
 
 json_t *rt_session_complete(rt_session_t *s, const char *code, int cursor_pos)
@@ -59,86 +280,246 @@ json_t *rt_session_complete(rt_session_t *s, const char *code, int cursor_pos)
     size_t plen = end - start < sizeof prefix - 1 ? end - start : sizeof prefix - 1;
     memcpy(prefix, code + start, plen);
     prefix[plen] = '\0';
-    json_t *matches = json_array();
-    {
-        for (size_t i = 0; i < s->prelude.n; i++) {
-            const rt_entry_t *e = &s->prelude.v[i];
-            for (size_t k = 0; k < e->nkeys; k++) {
-                const char *key = e->keys[k];
-                if (strncmp(key, "#define ", 8) == 0)
-                    key += 8;
-                else if (key[0] == '#')
-                    continue;
-                else if (strchr(key, ' '))
-                    key = strchr(key, ' ') + 1; /* "struct p" completes "p" */
-                add_match(matches, key, prefix, plen);
+    matches_t m = {.prefix = prefix, .plen = plen, .lead = ""};
+    size_t pct, ea, eb;
+    int cell, member;
+    const char *kw;
+    if (magic_context(code, start, &pct, &cell)) {
+        size_t n;
+        const rt_magic_info_t *magics = rt_magic_table(&n);
+        int first_line = memchr(code, '\n', pct) == NULL;
+        for (size_t i = 0; i < n; i++) {
+            if (magics[i].cell && !first_line)
+                continue; /* a cell magic is the cell's first line */
+            if (!magics[i].cell && cell)
+                continue;
+            m.lead = magics[i].cell ? "%%" : "%";
+            add_match(&m, magics[i].name, strlen(magics[i].name), "magic");
+        }
+        start = pct;
+    } else if ((member = member_context(code, start, &ea, &eb)) != 0) {
+        if (member > 0)
+            rt_session_members(s, code, ea, eb, on_member, &m);
+    } else if ((kw = tag_context(code, start)) != NULL) {
+        add_session_tags(s, &m, kw);
+        m.rank = 1;
+        m.skip_private = 1;
+        rt_shake_t *sh = rt_session_header_index(s);
+        char tagged[300];
+        snprintf(tagged, sizeof tagged, "%s %s", kw, prefix);
+        if (sh)
+            rt_shake_names(sh, tagged, on_header_name, &m);
+    } else {
+        rt_session_names(s, on_session_name, &m);
+        m.rank = 1;
+        for (int i = 0; rt_decl_keywords[i]; i++)
+            if (strncmp(rt_decl_keywords[i], "__", 2) != 0)
+                add_match(&m, rt_decl_keywords[i], strlen(rt_decl_keywords[i]), "keyword");
+        m.skip_private = 1;
+        rt_shake_t *sh = rt_session_header_index(s);
+        if (sh && plen > 0)
+            rt_shake_names(sh, prefix, on_header_name, &m);
+    }
+    json_t *texts = json_array(), *types = json_array();
+    int cs = code_points(code, start), ce = code_points(code, end);
+    finish_matches(&m, texts, types, cs, ce);
+    return json_pack("{s:s, s:o, s:i, s:i, s:{s:o}}", "status", "ok", "matches", texts,
+                     "cursor_start", cs, "cursor_end", ce, "metadata",
+                     "_jupyter_types_experimental", types);
+}
+
+/* ---- inspection --------------------------------------------------------- */
+
+/* The name to inspect at byte at: the identifier around it, else the
+ * function whose call's parentheses hold it. *a gets its offset. */
+static size_t name_at(const char *code, size_t at, size_t *a, char *name, size_t cap)
+{
+    size_t i = at, j = at;
+    while (i > 0 && ident_char(code[i - 1]))
+        i--;
+    while (code[j] && ident_char(code[j]))
+        j++;
+    if (i == j || isdigit((unsigned char)code[i])) {
+        int depth = 0; /* inside a call: "printf(|" */
+        for (i = at; i > 0; i--) {
+            char c = code[i - 1];
+            if (c == ')')
+                depth++;
+            else if (c == '(' && depth-- == 0)
+                break;
+            else if (c == ';' || c == '{' || c == '}')
+                return 0;
+        }
+        if (i == 0)
+            return 0;
+        j = i - 1;
+        while (j > 0 && is_blank(code[j - 1]))
+            j--;
+        i = j;
+        while (i > 0 && ident_char(code[i - 1]))
+            i--;
+        if (i == j || isdigit((unsigned char)code[i]))
+            return 0;
+    }
+    size_t n = j - i < cap - 1 ? j - i : cap - 1;
+    memcpy(name, code + i, n);
+    name[n] = '\0';
+    *a = i;
+    return n;
+}
+
+/* "/usr/include/x86_64-linux-gnu/bits/types.h" -> "<bits/types.h>". */
+static void add_header_name(rt_buf_t *b, const char *file)
+{
+    const char *inc = NULL;
+    for (const char *p = strstr(file, "/include/"); p; p = strstr(p + 1, "/include/"))
+        inc = p + 9;
+    if (inc && strncmp(inc, "x86_64-linux-gnu/", 17) == 0)
+        inc += 17;
+    if (inc && strncmp(inc, "aarch64-linux-gnu/", 18) == 0)
+        inc += 18;
+    if (inc)
+        rt_buf_addf(b, "<%s>", inc);
+    else
+        rt_buf_adds(b, file);
+}
+
+typedef struct member_pick {
+    const char *name;
+    char *decl;
+} member_pick_t;
+
+static void on_member_pick(void *ctx, const char *name, size_t len, const char *decl,
+                           size_t decl_len)
+{
+    member_pick_t *p = ctx;
+    if (!p->decl && strlen(p->name) == len && memcmp(p->name, name, len) == 0)
+        p->decl = rt_strndup(decl, decl_len);
+}
+
+/* text without its __attribute((...)) groups (the prelude hides cells'
+ * symbols with them), nor "extern " when drop_extern is set. New string. */
+static char *clean_decl(const char *text, int drop_extern)
+{
+    rt_buf_t b = {0};
+    if (drop_extern && strncmp(text, "extern ", 7) == 0)
+        text += 7;
+    const char *begin = text;
+    while (*text) {
+        if (strncmp(text, "__attribute", 11) == 0 && (text == begin || !ident_char(text[-1]))) {
+            const char *p = text + 11;
+            while (*p == '_')
+                p++;
+            while (*p == ' ')
+                p++;
+            if (*p == '(') {
+                int depth = 0;
+                for (; *p; p++) {
+                    if (*p == '(')
+                        depth++;
+                    else if (*p == ')' && --depth == 0)
+                        break;
+                }
+                text = *p ? p + 1 : p;
+                while (b.len > 0 && b.s[b.len - 1] == ' ' && (*text == ';' || *text == ' '))
+                    b.s[--b.len] = '\0';
+                continue;
             }
         }
-        for (int i = 0; rt_decl_keywords[i]; i++)
-            add_match(matches, rt_decl_keywords[i], prefix, plen);
-        static const char *const builtins[] = {
-            "display_text", "display_html", "display_markdown", "display_svg", "display_json",
-            "display_png", "display_mime", "clear_output", "printf", "malloc", "calloc",
-            "free", "memcpy", "memset", "strlen", "sqrt", "size_t", "uint8_t", "int32_t",
-            "int64_t", "uint32_t", "uint64_t", "bool", "true", "false", "NULL", NULL};
-        for (int i = 0; builtins[i]; i++)
-            add_match(matches, builtins[i], prefix, plen);
+        rt_buf_addc(&b, *text++);
     }
-    /* sort (jansson has no sort: go through a C array) */
-    size_t n = json_array_size(matches);
-    json_t **v = malloc((n ? n : 1) * sizeof *v);
-    for (size_t i = 0; v && i < n; i++)
-        v[i] = json_incref(json_array_get(matches, i));
-    if (v) {
-        qsort(v, n, sizeof *v, by_name);
-        json_array_clear(matches);
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(matches, v[i]);
-        free(v);
-    }
-    return json_pack("{s:s, s:o, s:i, s:i, s:{}}", "status", "ok", "matches", matches,
-                     "cursor_start", code_points(code, start), "cursor_end",
-                     code_points(code, end), "metadata");
+    return rt_buf_steal(&b);
 }
+
+static json_t *not_found(void)
+{
+    return json_pack("{s:s, s:b, s:{}, s:{}}", "status", "ok", "found", 0, "data", "metadata");
+}
+
+#define MAX_SHOWN 4000 /* bytes of a header declaration shown (inline functions run long) */
 
 json_t *rt_session_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail_level)
 {
-    size_t at = byte_offset(code, cursor_pos);
-    size_t a = at, b = at;
-    while (a > 0 && ident_char(code[a - 1]))
-        a--;
-    while (code[b] && ident_char(code[b]))
-        b++;
+    size_t at = byte_offset(code, cursor_pos), a = 0;
     char name[256];
-    size_t n = b - a < sizeof name - 1 ? b - a : sizeof name - 1;
-    memcpy(name, code + a, n);
-    name[n] = '\0';
-    const rt_entry_t *e = n ? rt_prelude_find(&s->prelude, name) : NULL;
-    if (!e && n) {
-        char key[300];
-        static const char *const kws[] = {"struct ", "union ", "enum ", "#define ", NULL};
-        for (int i = 0; kws[i] && !e; i++) {
-            snprintf(key, sizeof key, "%s%s", kws[i], name);
-            e = rt_prelude_find(&s->prelude, key);
+    if (!name_at(code, at, &a, name, sizeof name))
+        return not_found();
+    const char *what = NULL, *decl = NULL;
+    char *owned = NULL, *definition = NULL;
+    rt_buf_t where = {0};
+    size_t ea, eb;
+    rt_name_info_t info = {0};
+    const rt_doc_t *doc = NULL;
+    if (member_context(code, a, &ea, &eb) > 0) {
+        member_pick_t pick = {name, NULL};
+        rt_session_members(s, code, ea, eb, on_member_pick, &pick);
+        if (!pick.decl)
+            return not_found();
+        what = "member";
+        decl = owned = pick.decl;
+        rt_buf_add(&where, code + ea, eb - ea);
+        rt_buf_adds(&where, "'s type");
+    } else if (rt_session_name_info(s, name, &info) == 0) {
+        what = kind_names[info.kind];
+        decl = info.text;
+        if (info.cell > 0) {
+            rt_buf_addf(&where, "defined in cell %d", info.cell);
+            /* the prelude's extern declaration of what the cell defined */
+            decl = owned = clean_decl(decl, info.kind == RT_NAME_VARIABLE);
+        } else {
+            doc = rt_docs_find(name);
+            if (doc) {
+                decl = doc->prototype;
+                rt_buf_addf(&where, strcmp(doc->header, "gpuc.h") == 0 ? "declared in %s"
+                                                                       : "declared in <%s>",
+                            doc->header);
+            } else if (info.file && strcmp(info.file, "gpuc.h") == 0) {
+                rt_buf_adds(&where, "declared in gpuc.h");
+            } else if (info.file) {
+                rt_buf_adds(&where, "declared in ");
+                add_header_name(&where, info.file);
+            } else {
+                rt_buf_adds(&where, "declared in a standard header");
+            }
         }
+        if (detail_level > 0 && info.kind != RT_NAME_MACRO && info.kind != RT_NAME_FUNCTION)
+            definition = rt_session_definition(s, info.text, name);
+    } else if ((doc = rt_docs_find(name)) != NULL) {
+        what = "function"; /* documented, in a header the session has not included */
+        decl = doc->prototype;
+        rt_buf_addf(&where, "in <%s> (not included yet)", doc->header);
+    } else {
+        return not_found();
     }
-    if (!e)
-        return json_pack("{s:s, s:b, s:{}, s:{}}", "status", "ok", "found", 0, "data",
-                         "metadata");
-    rt_buf_t text = {0};
-    rt_buf_adds(&text, e->text);
-    const char *what = e->kind == RT_ENTRY_VAR    ? "variable"
-                       : e->kind == RT_ENTRY_FUNC ? "function"
-                       : e->kind == RT_ENTRY_TYPE ? "type"
-                       : e->kind == RT_ENTRY_DIRECTIVE ? "directive"
-                                                       : "declaration";
-    rt_buf_addf(&text, "\n%s, defined in cell %d", what, e->cell);
-    for (size_t i = 0; i < s->nsyms; i++)
-        if (strcmp(s->syms[i].name, name) == 0 && detail_level > 0)
-            rt_buf_addf(&text, "\naddress %p", s->syms[i].addr);
-    json_t *reply = json_pack("{s:s, s:b, s:{s:s}, s:{}}", "status", "ok", "found", 1, "data",
-                              "text/plain", rt_buf_str(&text), "metadata");
-    rt_buf_free(&text);
+    size_t shown = strlen(decl) > MAX_SHOWN ? MAX_SHOWN : strlen(decl);
+    rt_buf_t plain = {0}, md = {0};
+    rt_buf_addf(&plain, "%s: %s, %s\n", name, what, rt_buf_str(&where));
+    rt_buf_add(&plain, decl, shown);
+    rt_buf_adds(&plain, shown < strlen(decl) ? " ...\n" : "\n");
+    rt_buf_addf(&md, "**%s**: %s, %s\n\n```c\n", name, what, rt_buf_str(&where));
+    rt_buf_add(&md, decl, shown);
+    rt_buf_adds(&md, shown < strlen(decl) ? " ...\n```\n" : "\n```\n");
+    if (definition) {
+        rt_buf_addf(&plain, "%s\n", definition);
+        rt_buf_addf(&md, "\n```c\n%s\n```\n", definition);
+    }
+    if (doc) {
+        rt_buf_addf(&plain, "\n%s\n", doc->text);
+        rt_buf_addf(&md, "\n%s\n", doc->text);
+    }
+    if (detail_level > 0 && info.cell > 0) {
+        for (size_t i = 0; i < s->nsyms; i++)
+            if (strcmp(s->syms[i].name, name) == 0)
+                rt_buf_addf(&plain, "address %p\n", s->syms[i].addr);
+    }
+    json_t *reply = json_pack("{s:s, s:b, s:{s:s, s:s}, s:{}}", "status", "ok", "found", 1,
+                              "data", "text/plain", rt_buf_str(&plain), "text/markdown",
+                              rt_buf_str(&md), "metadata");
+    rt_buf_free(&plain);
+    rt_buf_free(&md);
+    rt_buf_free(&where);
+    free(owned);
+    free(definition);
     return reply;
 }
 

@@ -32,6 +32,7 @@ typedef struct item {
     char *text;        /* one top-level declaration, preprocessed */
     size_t ref0, nref; /* the symbols it references: refs[ref0, ref0 + nref) */
     int always;        /* a #pragma: emitted whatever the cell uses */
+    int file;          /* index in sources of the file it came from, -1 = unknown */
 } item_t;
 
 typedef struct macro {
@@ -40,6 +41,7 @@ typedef struct macro {
     int predefined;    /* libtcc defines it in every state */
     int changed;       /* defined or undefined by the headers afterwards */
     int pastes;        /* its body has ##: it can make names its text does not show */
+    int file;          /* index in sources of the file that defined it, -1 = unknown */
 } macro_t;
 
 typedef struct dep_file {
@@ -68,6 +70,9 @@ struct rt_shake {
     size_t nstack, capstack;
     int *sorted;           /* symbol ids by name, for prefix searches; made on first use */
     size_t nsorted;
+    char **sources;        /* the files line markers named, for rt_shake_find */
+    size_t nsources, capsources;
+    int source;            /* the file being indexed: index in sources, -1 = unknown */
 };
 
 /* ---- symbols --------------------------------------------------------- */
@@ -369,6 +374,7 @@ static void add_item(rt_shake_t *sh, const char *src, const rt_tok_t *t, size_t 
     item_t *it = &sh->items[index];
     it->text = join_tokens(src, t, n);
     it->always = always;
+    it->file = sh->source;
     it->ref0 = sh->nrefs;
     if (!always)
         collect_refs(sh, src, t, n);
@@ -446,6 +452,7 @@ static void on_define(rt_shake_t *sh, const char *src, const rt_tok_t *d, int pr
         sh->macros[s->macro].predefined = predefined;
     }
     macro_t *m = &sh->macros[s->macro];
+    m->file = sh->source;
     free(m->text);
     m->text = NULL;
     m->changed |= !predefined;
@@ -493,6 +500,25 @@ static int on_line_marker(rt_shake_t *sh, const char *src, const rt_tok_t *d)
     return 0;
 }
 
+/* "# 12 "/usr/include/stdio.h" 2": makes that file the current source. */
+static void on_source(rt_shake_t *sh, const char *src, const rt_tok_t *d)
+{
+    const char *q = memchr(src + d->start, '"', d->len);
+    const char *e = q ? memchr(q + 1, '"', (size_t)(src + d->start + d->len - (q + 1))) : NULL;
+    if (!e)
+        return;
+    size_t len = (size_t)(e - q - 1);
+    for (size_t i = 0; i < sh->nsources; i++) {
+        if (strncmp(sh->sources[i], q + 1, len) == 0 && sh->sources[i][len] == '\0') {
+            sh->source = (int)i;
+            return;
+        }
+    }
+    GROW(sh->sources, sh->nsources, sh->capsources);
+    sh->sources[sh->nsources] = rt_strndup(q + 1, len);
+    sh->source = (int)sh->nsources++;
+}
+
 /* Non-zero when directive d is "#word ...". */
 static int directive_is(const char *src, const rt_tok_t *d, const char *word)
 {
@@ -522,8 +548,10 @@ static void index_text(rt_shake_t *sh, const char *src, size_t len)
                 on_define(sh, src, k, predefined);
             else if (directive_is(src, k, "pragma"))
                 add_item(sh, src, k, 1, 1);
-            else
+            else {
                 predefined = on_line_marker(sh, src, k);
+                on_source(sh, src, k);
+            }
             continue;
         }
         cur[ncur++] = *k;
@@ -563,6 +591,7 @@ rt_shake_t *rt_shake_new(const char *libdir, const char *headers, cm_error_t *er
     if (!sh)
         abort();
     sh->key = rt_strndup(headers, strlen(headers));
+    sh->source = -1;
     index_text(sh, rt_buf_str(&text), text.len);
     rt_buf_free(&text);
     return sh;
@@ -611,36 +640,48 @@ static int by_name(const void *a, const void *b)
     return strcmp(sort_ctx->syms[*(const int *)a].name, sort_ctx->syms[*(const int *)b].name);
 }
 
+/* Makes sorted[] list every symbol by name (after new symbols were made). */
+static void sort_symbols(rt_shake_t *sh)
+{
+    if (sh->sorted && sh->nsorted == sh->nsyms)
+        return;
+    free(sh->sorted);
+    sh->sorted = malloc((sh->nsyms + 1) * sizeof *sh->sorted);
+    if (!sh->sorted)
+        abort();
+    for (size_t i = 0; i < sh->nsyms; i++)
+        sh->sorted[i] = (int)i;
+    sort_ctx = sh;
+    qsort(sh->sorted, sh->nsyms, sizeof *sh->sorted, by_name);
+    sh->nsorted = sh->nsyms;
+}
+
+/* The first position in sorted[] whose name is >= name. */
+static size_t lower_bound(const rt_shake_t *sh, const char *name)
+{
+    size_t lo = 0, hi = sh->nsorted;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(sh->syms[sh->sorted[mid]].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* A macro with ## can paste a name and a suffix (glibc's isinf(x) becomes
  * __isinff(x) for a float): pushes the names that begin with a name in the
  * body of a macro used (marked in in_macro). */
 static void push_extensions(rt_shake_t *sh, const unsigned char *in_macro)
 {
-    if (sh->nsorted != sh->nsyms) {
-        free(sh->sorted);
-        sh->sorted = malloc((sh->nsyms + 1) * sizeof *sh->sorted);
-        if (!sh->sorted)
-            abort();
-        for (size_t i = 0; i < sh->nsyms; i++)
-            sh->sorted[i] = (int)i;
-        sort_ctx = sh;
-        qsort(sh->sorted, sh->nsyms, sizeof *sh->sorted, by_name);
-        sh->nsorted = sh->nsyms;
-    }
+    sort_symbols(sh);
     for (size_t id = 0; id < sh->nsyms; id++) {
         const char *name = sh->syms[id].name;
         size_t len = strlen(name);
         if (!in_macro[id] || len < 3 || strchr(name, ' '))
             continue;
-        size_t lo = 0, hi = sh->nsorted; /* the first name >= name */
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (strcmp(sh->syms[sh->sorted[mid]].name, name) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (; lo < sh->nsorted; lo++) {
+        for (size_t lo = lower_bound(sh, name); lo < sh->nsorted; lo++) {
             int other = sh->sorted[lo];
             if (strncmp(sh->syms[other].name, name, len) != 0)
                 break;
@@ -719,6 +760,85 @@ size_t rt_shake_render(rt_shake_t *sh, rt_buf_t *out)
     return emitted;
 }
 
+/* ---- queries (completion and inspection) ----------------------------- */
+
+/* The item that best describes symbol id: for a tag, one with its body;
+ * else the first declaration in the headers. -1 if none. */
+static int describing_item(const rt_shake_t *sh, int id)
+{
+    int best = -1;
+    int tag = strchr(sh->syms[id].name, ' ') != NULL;
+    for (int l = sh->syms[id].decl; l >= 0; l = sh->link_next[l]) {
+        int it = sh->link_item[l];
+        if (tag && strchr(sh->items[it].text, '{'))
+            return it;
+        best = it; /* the list runs from the last declaration to the first */
+    }
+    return best;
+}
+
+/* Is name followed by '(' where item text declares it? */
+static int declares_function(const char *text, const char *name)
+{
+    rt_tok_t *t;
+    size_t n = rt_lex_all(text, 0, strlen(text), 1, &t, NULL);
+    int yes = 0;
+    for (size_t i = 0; i + 1 < n && !yes; i++)
+        yes = t[i].kind == RT_TOK_IDENT && rt_tok_is(text, &t[i], name) &&
+              is_punct(text, &t[i + 1], "(");
+    free(t);
+    return yes;
+}
+
+/* What symbol id is, filling *out when out is not NULL. */
+static rt_shake_kind_t describe(const rt_shake_t *sh, int id, rt_shake_entry_t *out)
+{
+    const sym_t *s = &sh->syms[id];
+    int it = describing_item(sh, id);
+    rt_shake_entry_t e = {RT_SHAKE_NONE, NULL, NULL};
+    if (it >= 0) {
+        e.text = sh->items[it].text;
+        e.file = sh->items[it].file >= 0 ? sh->sources[sh->items[it].file] : NULL;
+        e.kind = strchr(s->name, ' ')                  ? RT_SHAKE_TAG
+                 : s->is_typedef                       ? RT_SHAKE_TYPE
+                 : declares_function(e.text, s->name) ? RT_SHAKE_FUNCTION
+                                                       : RT_SHAKE_VARIABLE;
+    } else if (s->macro >= 0 && sh->macros[s->macro].text && !(sh->macros[s->macro].predefined &&
+                                                                !sh->macros[s->macro].changed)) {
+        const macro_t *m = &sh->macros[s->macro];
+        e.kind = RT_SHAKE_MACRO;
+        e.text = m->text;
+        e.file = m->file >= 0 ? sh->sources[m->file] : NULL;
+    }
+    if (out)
+        *out = e;
+    return e.kind;
+}
+
+int rt_shake_find(rt_shake_t *sh, const char *name, rt_shake_entry_t *out)
+{
+    int id = intern(sh, name, strlen(name), 0);
+    if (id < 0 || describe(sh, id, out) == RT_SHAKE_NONE)
+        return -1;
+    return 0;
+}
+
+void rt_shake_names(rt_shake_t *sh, const char *prefix, rt_shake_name_fn fn, void *ctx)
+{
+    sort_symbols(sh);
+    size_t plen = strlen(prefix);
+    for (size_t i = lower_bound(sh, prefix); i < sh->nsorted; i++) {
+        int id = sh->sorted[i];
+        if (strncmp(sh->syms[id].name, prefix, plen) != 0)
+            break;
+        if (sh->syms[id].decl < 0 && sh->syms[id].macro < 0)
+            continue; /* only referenced */
+        rt_shake_kind_t kind = describe(sh, id, NULL);
+        if (kind != RT_SHAKE_NONE)
+            fn(ctx, sh->syms[id].name, kind);
+    }
+}
+
 void rt_shake_sizes(const rt_shake_t *sh, size_t *ndecls, size_t *nmacros)
 {
     *ndecls = sh->nitems;
@@ -748,5 +868,8 @@ void rt_shake_free(rt_shake_t *sh)
     free(sh->files);
     free(sh->stack);
     free(sh->sorted);
+    for (size_t i = 0; i < sh->nsources; i++)
+        free(sh->sources[i]);
+    free(sh->sources);
     free(sh);
 }

@@ -44,6 +44,37 @@ void rt_shake_use_name(void *sh, const char *name, size_t len);
  * Returns the number of declarations emitted. */
 size_t rt_shake_render(rt_shake_t *sh, rt_buf_t *out);
 
+/* ---- queries, for completion and inspection (they change nothing the
+ * shaker emits) ---- */
+
+typedef enum {
+    RT_SHAKE_NONE,
+    RT_SHAKE_VARIABLE,  /* also an enumerator */
+    RT_SHAKE_FUNCTION,
+    RT_SHAKE_TYPE,      /* a typedef name */
+    RT_SHAKE_TAG,       /* "struct tag", "union tag", "enum tag" */
+    RT_SHAKE_MACRO,     /* defined by the headers (libtcc's own predefined ones left out) */
+} rt_shake_kind_t;
+
+typedef struct rt_shake_entry {
+    rt_shake_kind_t kind;
+    const char *text;   /* the declaration as preprocessed (a tag's: one with its body), or
+                         * "#define ..."; borrowed */
+    const char *file;   /* the file its line marker named ("/usr/include/stdio.h",
+                         * "gpuc.h"), or NULL; borrowed */
+} rt_shake_entry_t;
+
+/* What the headers declare or define as name (an identifier or "struct
+ * tag"). Returns -1 when they do not; out is then left as is. */
+int rt_shake_find(rt_shake_t *sh, const char *name, rt_shake_entry_t *out);
+
+/* Receives one name the headers declare; borrowed for the call. */
+typedef void (*rt_shake_name_fn)(void *ctx, const char *name, rt_shake_kind_t kind);
+
+/* Calls fn, in byte order, for every name declared or defined by the
+ * headers that begins with prefix ("struct " lists tags). */
+void rt_shake_names(rt_shake_t *sh, const char *prefix, rt_shake_name_fn fn, void *ctx);
+
 /* Counts of what was indexed, for logs and tests. */
 void rt_shake_sizes(const rt_shake_t *sh, size_t *ndecls, size_t *nmacros);
 

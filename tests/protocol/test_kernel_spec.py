@@ -4,8 +4,8 @@ attribute filled in, plus checks of the installed kernelspec and the
 
 jupyter_kernel_test 0.7.0 starts one kernel for the class (setUpClass) and
 runs its tests in name order in it. Completion matches are compared as sets,
-exactly, so the samples are C keywords that no session name shares a prefix
-with. setUpClass defines `inspect_me` for the inspect sample.
+exactly, so each sample's prefix has exactly the matches listed: keywords,
+a header name, a magic, and `inspect_me`, which setUpClass defines.
 """
 import json
 import os
@@ -37,6 +37,9 @@ class GpucKernelTests(jupyter_kernel_test.KernelTests):
         {"text": "retu", "matches": {"return"}},
         {"text": "whi", "matches": {"while"}},
         {"text": "int x = 1; retu", "matches": {"return"}},
+        {"text": "inspect_m", "matches": {"inspect_me"}},
+        {"text": "memcp", "matches": {"memcpy"}},
+        {"text": "%lsmag", "matches": {"%lsmagic"}},
     ]
 
     complete_code_samples = [
@@ -79,8 +82,8 @@ class GpucKernelTests(jupyter_kernel_test.KernelTests):
     code_history_pattern = "6*7"
     supported_history_operations = ("tail", "range", "search")
 
-    # inspect answers for names the session defines (setUpClass defines it)
-    code_inspect_sample = "inspect_me"
+    # inspect answers for the session's names and the headers' (with a doc)
+    code_inspect_sample = "printf"
 
     code_clear_output = "clear_output(0);"
 
