@@ -32,4 +32,16 @@ const char rt_header_text[] =
     "void __gpuc_show_str(const char *);\n"
     "void __gpuc_show_ptr(const volatile void *);\n"
     "struct __gpuc_no_format { int never; };\n"
-    "void __gpuc_show_fail(struct __gpuc_no_format);\n";
+    "void __gpuc_show_fail(struct __gpuc_no_format);\n"
+    "void __gpuc_struct_begin(const char *, unsigned long long);\n"
+    "void __gpuc_struct_field(const char *);\n"
+    "void __gpuc_struct_end(const char *, unsigned long long);\n"
+    "void __gpuc_field_sint(const void *, unsigned long long);\n"
+    "void __gpuc_field_uint(const void *, unsigned long long);\n"
+    "void __gpuc_field_bool(const void *, unsigned long long);\n"
+    "void __gpuc_field_char(const void *, unsigned long long);\n"
+    "void __gpuc_field_float(const void *, unsigned long long);\n"
+    "void __gpuc_field_double(const void *, unsigned long long);\n"
+    "void __gpuc_field_ldouble(const void *, unsigned long long);\n"
+    "void __gpuc_field_str(const void *, unsigned long long);\n"
+    "void __gpuc_field_other(const void *, unsigned long long);\n";

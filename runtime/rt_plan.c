@@ -327,6 +327,45 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
     }
 }
 
+static const rt_struct_hint_t *struct_hint;
+
+void rt_plan_set_struct_hint(const rt_struct_hint_t *hint)
+{
+    struct_hint = hint;
+}
+
+/* { __typeof__ v = (expr); begin; for each field: name, value; end } */
+static void show_struct(rt_buf_t *b, int cell, const rt_item_t *it, const char *expr, size_t len)
+{
+    const char *type = struct_hint && struct_hint->type ? struct_hint->type : "struct";
+    line_directive(b, it->line, cell);
+    rt_buf_adds(b, "{ __typeof__((\n");
+    line_directive(b, it->line, cell);
+    rt_buf_add(b, expr, len);
+    line_directive(b, it->end_line, cell);
+    rt_buf_adds(b, ")) __gpuc_v = (\n");
+    line_directive(b, it->line, cell);
+    rt_buf_add(b, expr, len);
+    line_directive(b, it->end_line, cell);
+    rt_buf_addf(b, ");\n__gpuc_struct_begin(\"%s\", sizeof __gpuc_v);\n", type);
+    for (size_t k = 0; struct_hint && k < struct_hint->fields.n; k++) {
+        const char *f = struct_hint->fields.v[k];
+        rt_buf_addf(b,
+                    "__gpuc_struct_field(\"%s\"); _Generic((__gpuc_v.%s), _Bool: __gpuc_field_bool,"
+                    " char: __gpuc_field_char, signed char: __gpuc_field_sint,"
+                    " unsigned char: __gpuc_field_uint, short: __gpuc_field_sint,"
+                    " unsigned short: __gpuc_field_uint, int: __gpuc_field_sint,"
+                    " unsigned int: __gpuc_field_uint, long: __gpuc_field_sint,"
+                    " unsigned long: __gpuc_field_uint, long long: __gpuc_field_sint,"
+                    " unsigned long long: __gpuc_field_uint, float: __gpuc_field_float,"
+                    " double: __gpuc_field_double, long double: __gpuc_field_ldouble,"
+                    " char *: __gpuc_field_str, const char *: __gpuc_field_str,"
+                    " default: __gpuc_field_other)(&__gpuc_v.%s, sizeof __gpuc_v.%s);\n",
+                    f, f, f, f);
+    }
+    rt_buf_addf(b, "__gpuc_struct_end(\"%s\", sizeof __gpuc_v); }\n", type);
+}
+
 static void do_expression(gen_t *g, const rt_item_t *it, rt_result_mode_t mode)
 {
     rt_plan_t *p = g->plan;
@@ -334,12 +373,18 @@ static void do_expression(gen_t *g, const rt_item_t *it, rt_result_mode_t mode)
     size_t len = it->end - it->start;
     rt_buf_t *b = &g->part;
     p->has_expr = 1;
+    free(p->expr);
+    p->expr = rt_strndup(expr, len);
     p->expr_line = it->line;
     p->expr_end_line = it->end_line;
     if (mode == RT_RESULT_NONE) {
         line_directive(b, it->line, p->cell);
         rt_buf_add(b, expr, len);
         rt_buf_adds(b, ";\n");
+        return;
+    }
+    if (mode == RT_RESULT_STRUCT) {
+        show_struct(b, p->cell, it, expr, len);
         return;
     }
     for (int copy = 0; copy < (mode == RT_RESULT_GENERIC ? 2 : 1); copy++) {
@@ -422,6 +467,7 @@ void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t 
 
 void rt_plan_free(rt_plan_t *plan)
 {
+    free(plan->expr);
     rt_names_free(&plan->keys);
     for (size_t i = 0; i < plan->nentries; i++) {
         free(plan->entries[i].text);

@@ -18,6 +18,7 @@
 typedef enum {
     RT_RESULT_GENERIC,  /* _Generic over the arithmetic, char and string types */
     RT_RESULT_POINTER,  /* any other pointer, shown as an address */
+    RT_RESULT_STRUCT,   /* a struct or union value: its type and fields */
     RT_RESULT_NONE,     /* a plain statement (void, struct and array values) */
 } rt_result_mode_t;
 
@@ -39,8 +40,19 @@ typedef struct rt_plan {
     int has_main;
     int has_expr;           /* the cell ends in an expression */
     int expr_line, expr_end_line;
+    char *expr;             /* the final expression's text, or NULL */
     char entry_name[64];    /* "__gpuc_cell_N" */
 } rt_plan_t;
+
+/* What RT_RESULT_STRUCT shows: the value's type as written ("point_t",
+ * "struct point") and its field names, when the session knows them. */
+typedef struct rt_struct_hint {
+    const char *type;       /* NULL: "struct" */
+    rt_names_t fields;      /* may be empty: then type and size only */
+} rt_struct_hint_t;
+
+/* The hint for the next RT_RESULT_STRUCT plan (borrowed until then). */
+void rt_plan_set_struct_hint(const rt_struct_hint_t *hint);
 
 /* Analyses code and appends its source (compiled in `mode`) to src.
  * is_type tells the session's typedef names. plan MUST BE zeroed or made

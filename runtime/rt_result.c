@@ -25,10 +25,85 @@ char *rt_result_take(void)
     return r;
 }
 
+/* A struct value being shown field by field: "type {x = 1, y = 2}". */
+static rt_buf_t fields;
+static int in_struct, nfields;
+
 void rt_result_set(const char *text)
 {
+    if (in_struct) { /* the value of the field just named */
+        rt_buf_adds(&fields, text);
+        return;
+    }
     free(result);
     result = rt_strndup(text, strlen(text));
+}
+
+static void struct_begin(const char *type, unsigned long long size)
+{
+    rt_buf_free(&fields);
+    rt_buf_addf(&fields, "%s {", type);
+    in_struct = 1;
+    nfields = 0;
+    (void)size;
+}
+
+static void struct_field(const char *name)
+{
+    rt_buf_addf(&fields, "%s%s = ", nfields++ ? ", " : "", name);
+}
+
+static void struct_end(const char *type, unsigned long long size)
+{
+    in_struct = 0;
+    if (nfields) {
+        rt_buf_addc(&fields, '}');
+        rt_result_set(rt_buf_str(&fields));
+    } else {
+        char b[300];
+        snprintf(b, sizeof b, "%s (%llu bytes)", type, size);
+        rt_result_set(b);
+    }
+    rt_buf_free(&fields);
+}
+
+/* Fields are read through their address: one signature for every type. */
+static long long read_signed(const void *a, unsigned long long size)
+{
+    switch (size) {
+    case 1: return *(const signed char *)a;
+    case 2: return *(const short *)a;
+    case 4: return *(const int *)a;
+    default: return *(const long long *)a;
+    }
+}
+
+static unsigned long long read_unsigned(const void *a, unsigned long long size)
+{
+    switch (size) {
+    case 1: return *(const unsigned char *)a;
+    case 2: return *(const unsigned short *)a;
+    case 4: return *(const unsigned int *)a;
+    default: return *(const unsigned long long *)a;
+    }
+}
+
+static void field_sint(const void *a, unsigned long long size) { rt_result_show_int(read_signed(a, size)); }
+static void field_uint(const void *a, unsigned long long size) { rt_result_show_uint(read_unsigned(a, size)); }
+static void field_bool(const void *a, unsigned long long size) { rt_result_show_bool(*(const _Bool *)a); }
+static void field_char(const void *a, unsigned long long size) { rt_result_show_char(*(const char *)a); }
+static void field_float(const void *a, unsigned long long size) { rt_result_show_float(*(const float *)a); }
+static void field_double(const void *a, unsigned long long size) { rt_result_show_double(*(const double *)a); }
+static void field_ldouble(const void *a, unsigned long long size) { rt_result_show_ldouble(*(const long double *)a); }
+static void field_str(const void *a, unsigned long long size) { rt_result_show_str(*(const char *const *)a); }
+
+/* Pointers, nested structs and arrays: a pointer's address, else "{...}". */
+static void field_other(const void *a, unsigned long long size)
+{
+    if (size == sizeof(void *))
+        rt_result_show_ptr(*(void *const *)a);
+    else
+        rt_result_set("{...}");
 }
 
 void rt_result_show_int(long long v)
@@ -159,5 +234,17 @@ const rt_symbol_t rt_result_symbols[] = {
     {"__gpuc_show_ldouble", (const void *)rt_result_show_ldouble},
     {"__gpuc_show_str", (const void *)rt_result_show_str},
     {"__gpuc_show_ptr", (const void *)rt_result_show_ptr},
+    {"__gpuc_struct_begin", (const void *)struct_begin},
+    {"__gpuc_struct_field", (const void *)struct_field},
+    {"__gpuc_struct_end", (const void *)struct_end},
+    {"__gpuc_field_sint", (const void *)field_sint},
+    {"__gpuc_field_uint", (const void *)field_uint},
+    {"__gpuc_field_bool", (const void *)field_bool},
+    {"__gpuc_field_char", (const void *)field_char},
+    {"__gpuc_field_float", (const void *)field_float},
+    {"__gpuc_field_double", (const void *)field_double},
+    {"__gpuc_field_ldouble", (const void *)field_ldouble},
+    {"__gpuc_field_str", (const void *)field_str},
+    {"__gpuc_field_other", (const void *)field_other},
     {NULL, NULL},
 };

@@ -160,7 +160,12 @@ static void test_results(void)
     EXPECT("int *ip = (int *)16;", NULL);
     EXPECT("ip", "0x10");
     EXPECT("struct point pt = {1, 2};", NULL);
-    EXPECT("pt", NULL); /* a struct value: no result, no error */
+    EXPECT("pt", "struct point {x = 1, y = 2}"); /* a struct value: type and fields */
+    EXPECT("typedef struct { int id; const char *name; double *data; float f; } rec_t;\n"
+           "rec_t rec = {7, \"seven\", NULL, 0.5f};", NULL);
+    EXPECT("rec", "rec_t {id = 7, name = \"seven\", data = NULL, f = 0.5}");
+    EXPECT("rec_t make(void) { return rec; }", NULL);
+    EXPECT("make()", "struct (32 bytes)"); /* the type of a call is not known: size only */
     EXPECT("printf(\"\")", "0");
     EXPECT("void hello(void) { }", NULL);
     EXPECT("hello()", NULL);
