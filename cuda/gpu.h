@@ -1,0 +1,277 @@
+/* gpu: the CUDA backend of gpuc, as the runtime sees it.
+ *
+ * Everything NVIDIA ships is loaded with dlopen at FIRST USE (libcuda.so.1;
+ * libnvrtc, libcudart, libcublas of CUDA 13, else 12), so gpuc builds and
+ * runs host cells on machines without CUDA. A missing library is not an
+ * error until something needs it; then the error (code GPU_E_NO_LIBRARY)
+ * says what is missing and where it was looked for.
+ *
+ * Threads: call everything from the executor's main thread. Errors follow
+ * cm_error_t: functions return 0 / -1 (or a count), details in err. Driver
+ * errors keep the CUresult as err->code (1..999) and read
+ * "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"; gpuc's own errors use the
+ * GPU_E_* codes below.
+ *
+ * Kernel cells. gpu_compile_cell compiles a cell's device code with NVRTC
+ * for the selected device (sm_XY cubin; compute_XY PTX where NVRTC does not
+ * know the architecture or there is no GPU: then the newest architecture
+ * NVRTC supports, so compile errors are still found). Device code of EARLIER
+ * successful kernel cells is compiled in front of each new cell (the device
+ * prelude), so later kernels call earlier __device__ functions. THE RULE: a
+ * cell that defines a top-level name (function, __device__/__constant__
+ * variable, type, macro) that an earlier prelude cell defines replaces that
+ * WHOLE earlier cell: the new cell takes the earlier cell's place in the
+ * prelude and any other earlier cell it overlaps is dropped. Each cell's
+ * module holds its own copy of the prelude, so __device__ and __constant__
+ * VARIABLES ARE NOT SHARED between cells' modules (each module has its own).
+ * Overloads count as one name.
+ *
+ * Launches. The latest definition of each kernel name wins. Arguments are
+ * checked against the parameters parsed from the kernel's source before the
+ * driver is needed, so argument errors are reported on machines with no GPU
+ * too. Parameters of unknown type (structs by value) accept any size: the
+ * caller must pass exactly the kernel's layout. */
+#ifndef GPU_H
+#define GPU_H
+
+#include <stddef.h>
+
+#include "cm_error.h"
+
+/* err->code values of gpuc's own errors (driver errors keep their CUresult). */
+enum {
+    GPU_E_NO_LIBRARY = 10001, /* libcuda / NVRTC / libcudart / cuBLAS not found */
+    GPU_E_NO_GPU = 10002,     /* no usable device: launches and context need one */
+    GPU_E_COMPILE = 10003,    /* NVRTC rejected the cell: a CudaCompileError */
+    GPU_E_NVRTC = 10004,      /* NVRTC failed otherwise (bad option, ...) */
+    GPU_E_ARGS = 10005,       /* launch arguments do not match the kernel */
+    GPU_E_NO_KERNEL = 10006,  /* unknown kernel name */
+    GPU_E_INVALID = 10007,    /* bad call: no source, bad device number, ... */
+    GPU_E_CACHE = 10008,      /* the compile cache could not be used (not fatal) */
+};
+
+/* ---- devices -------------------------------------------------------- */
+
+#define GPU_MAX_DEVICES 16
+
+typedef struct gpu_device_info {
+    char name[256];
+    int major, minor;          /* compute capability */
+    int sm_count;
+    size_t total_mem;          /* bytes */
+} gpu_device_info_t;
+
+typedef struct gpu_info {
+    int driver_present;        /* libcuda.so.1 loaded and cuInit succeeded */
+    int driver_version;        /* cuDriverGetVersion: 13000 = 13.0; 0 = unknown */
+    int device_count;          /* usable devices (at most GPU_MAX_DEVICES listed) */
+    int selected;              /* the device gpuc uses; -1 when none */
+    gpu_device_info_t devices[GPU_MAX_DEVICES];
+    int nvrtc_version;         /* 13000 = 13.0; 0 = NVRTC not found */
+    int cudart_version;        /* cudaRuntimeGetVersion; 0 = not found */
+    int cublas_present;        /* libcublas could be loaded */
+    char driver_path[512], nvrtc_path[512], cudart_path[512]; /* "" when not loaded */
+    char reason[CM_ERROR_TEXT]; /* why there is no GPU; "" when there is one */
+} gpu_info_t;
+
+/* Loads what it can (driver, NVRTC, cudart, cuBLAS) and fills info WITHOUT
+ * creating a context. Returns the number of usable devices, 0 when none
+ * (info->reason says why). Never fails hard; info may not be NULL. */
+int gpu_probe(gpu_info_t *info);
+
+/* Selects device (an ordinal from gpu_probe) for later compiles, loads and
+ * launches, and tells libcudart (cudaSetDevice) when it is loaded; kernel
+ * cells compiled before are loaded on it. -1 with err (GPU_E_NO_GPU or
+ * GPU_E_INVALID) on failure. Device 0 is selected by default. */
+int gpu_select(int device, cm_error_t *err);
+
+/* Properties of device in the fields tutorials use, filled from driver
+ * attributes. Host cells reach it as cudaGetDeviceProperties (see
+ * gpu_host_header). GPU_DEVICE_PROPS_FIELDS is the layout, shared with the
+ * host header so the two cannot drift. Returns 0 (cudaSuccess), or 100
+ * (cudaErrorNoDevice) / 101 (cudaErrorInvalidDevice), as the runtime API
+ * would. */
+#define GPU_DEVICE_PROPS_FIELDS                                                            \
+    char name[256];                                                                        \
+    size_t totalGlobalMem;                                                                 \
+    size_t sharedMemPerBlock;                                                              \
+    int regsPerBlock;                                                                      \
+    int warpSize;                                                                          \
+    size_t memPitch;                                                                       \
+    int maxThreadsPerBlock;                                                                \
+    int maxThreadsDim[3];                                                                  \
+    int maxGridSize[3];                                                                    \
+    int clockRate;                                                                         \
+    size_t totalConstMem;                                                                  \
+    int major;                                                                             \
+    int minor;                                                                             \
+    int multiProcessorCount;                                                               \
+    int integrated;                                                                        \
+    int concurrentKernels;                                                                 \
+    int pciBusID;                                                                          \
+    int pciDeviceID;                                                                       \
+    int asyncEngineCount;                                                                  \
+    int unifiedAddressing;                                                                 \
+    int memoryClockRate;                                                                   \
+    int memoryBusWidth;                                                                    \
+    int l2CacheSize;                                                                       \
+    int maxThreadsPerMultiProcessor;                                                       \
+    size_t sharedMemPerMultiprocessor;                                                     \
+    int managedMemory;
+typedef struct gpu_device_props { GPU_DEVICE_PROPS_FIELDS } gpu_device_props_t;
+int gpu_device_properties(gpu_device_props_t *props, int device);
+
+/* ---- kernel cells ---------------------------------------------------- */
+
+typedef enum gpu_param_kind {
+    GPU_PARAM_POINTER = 'p',   /* any '*' or '[]': 8 bytes */
+    GPU_PARAM_SCALAR = 's',    /* a known scalar type; size is its width */
+    GPU_PARAM_BYVALUE = 'v',   /* unknown type (a struct): size unknown (0) */
+} gpu_param_kind_t;
+
+typedef struct gpu_param {
+    char kind;                 /* gpu_param_kind_t */
+    size_t size;               /* bytes; 0 for GPU_PARAM_BYVALUE */
+    char decl[128];            /* as written, normalised: "float *x", "int n" */
+} gpu_param_t;
+
+typedef struct gpu_kernel_info {
+    char name[128];            /* as in the source: "saxpy" */
+    char lowered[256];         /* mangled name in the module: "_Z5saxpyifPfS_" */
+    int line;                  /* line of __global__ in the cell (1-based) */
+    int nparams;
+    gpu_param_t *params;       /* nparams entries, owned by the gpu_cell_t */
+} gpu_kernel_info_t;
+
+typedef struct gpu_diag {
+    int cell;                  /* execution count the message refers to */
+    int line;                  /* line in that cell, 1-based; 0 = none */
+    int column;                /* 1-based, from NVRTC's caret; 0 = unknown */
+    char severity[24];         /* "error", "warning", "catastrophic error", ... */
+    char *message;             /* "identifier \"y\" is undefined" */
+    char *source_line;         /* the line as NVRTC quoted it; NULL if none */
+} gpu_diag_t;
+
+typedef struct gpu_cell {
+    int cell;
+    int ok;                    /* 1 compiled; 0 NVRTC rejected it (see diags/log) */
+    int nkernels;
+    gpu_kernel_info_t *kernels;
+    char arch[32];             /* "sm_90" (cubin) or "compute_121" (PTX) */
+    int cubin;                 /* 1 cubin, 0 PTX */
+    size_t image_size;         /* bytes of cubin / PTX */
+    double compile_ms;         /* NVRTC or cache lookup; excludes module load */
+    double load_ms;            /* cuModuleLoadData + cuModuleGetFunction; 0 if not loaded */
+    const char *cache;         /* "miss", "memory hit", "disk hit" (static) */
+    int loaded;                /* 1 when the module is loaded on a GPU */
+    char *log;                 /* the whole NVRTC log with "cell N, line L: " locations;
+                                  NULL when NVRTC said nothing */
+    int ndiags;
+    gpu_diag_t *diags;         /* every message, in order, for a CudaCompileError
+                                  traceback (source line + caret at column) */
+} gpu_cell_t;
+
+/* Compiles one kernel cell. device_source: the cell's device code (lines
+ * numbered from 1 as the user sees them); options: the magic line's options
+ * ("-O3 --use_fast_math -lineinfo --maxrregcount=32 -DN=4 -I/x"), may be
+ * NULL; cell: the execution count, used in messages. -O0..-O3 become
+ * -Xptxas=-ON (NVRTC does not take -O); --std=c++17 is added unless --std is
+ * given. On success returns 0 and *out (caller owns, gpu_cell_free);
+ * registers the cell's kernels (loading the module when a GPU is present)
+ * and adds the cell to the device prelude. On a compile error returns -1,
+ * err->code GPU_E_COMPILE, err->text the FIRST error ("cell 5, line 3:
+ * error: identifier \"y\" is undefined"), and *out set to a gpu_cell_t with
+ * ok = 0 and the mapped log and diags (caller frees it). On any other
+ * failure returns -1 with err set and *out NULL. */
+int gpu_compile_cell(const char *device_source, const char *options, int cell, gpu_cell_t **out,
+                     cm_error_t *err);
+
+/* Frees a gpu_cell_t (NULL is fine). */
+void gpu_cell_free(gpu_cell_t *cell);
+
+/* Forgets the in-memory compile cache (the disk cache stays), as a fresh
+ * process would see it. For tests and %reset. */
+void gpu_cache_reset_memory(void);
+
+/* The disk cache folder ($XDG_CACHE_HOME/gpuc, else ~/.cache/gpuc), created
+ * 0700 at first use. NULL when there is no usable folder (compiles still
+ * work, uncached). Borrowed. */
+const char *gpu_cache_dir(void);
+
+/* Forgets every kernel, module and prelude cell (%reset). */
+void gpu_reset_kernels(void);
+
+/* ---- launches -------------------------------------------------------- */
+
+/* The parameters of kernel name (the latest definition). Returns nparams
+ * and *params (borrowed, valid until the kernel is redefined), or -1 when
+ * unknown. Lets the runtime convert arguments before gpu_launch. */
+int gpu_kernel_params(const char *name, const gpu_param_t **params);
+
+/* Launches kernel name. arg_ptrs[i] points at argument i's value,
+ * arg_sizes[i] is its size, arg_kinds[i] is 'p' (pointer) or 's' (scalar or
+ * struct). cell/line: where the launch is written, for messages and for
+ * gpu_last_launch. stream: a CUstream / cudaStream_t, NULL = default.
+ * Checks, in order and without the driver: the name (GPU_E_NO_KERNEL, listing
+ * the known kernels), the argument count, pointer versus scalar and scalar
+ * size (GPU_E_ARGS, e.g. "cell 4, line 2: saxpy expects 4 arguments (int n,
+ * float a, float *x, float *y), got 3"); then that there is a GPU
+ * (GPU_E_NO_GPU); then cuLaunchKernel, whose error names the kernel and the
+ * cell line. The launch is asynchronous: errors of the kernel's execution
+ * surface at the next synchronisation (gpu_synchronize). 0 / -1. */
+int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
+               unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
+               const size_t *arg_sizes, const char *arg_kinds, int cell, int line,
+               cm_error_t *err);
+
+/* The last launch that reached the driver: 1 and its kernel name (borrowed,
+ * until the next launch), cell and line; 0 when there was none. */
+int gpu_last_launch(const char **name, int *cell, int *line);
+
+/* cuCtxSynchronize on the current context. An error names the last launch
+ * ("CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was
+ * encountered (in saxpy, launched at cell 4, line 2)"); a sticky error adds
+ * gpu_sticky_message. 0 when there is nothing to wait for. */
+int gpu_synchronize(cm_error_t *err);
+
+/* 1 when a CUresult / cudaError_t leaves the context unusable for the rest
+ * of the process (700 illegal address, 714 hardware stack error, 715 illegal
+ * instruction, 716 misaligned address, 717 invalid address space, 718
+ * invalid PC, 719 launch failed, 214 ECC uncorrectable, ...). */
+int gpu_error_is_sticky(int cu_result);
+
+/* Writes what a sticky error cost into buf: the context is lost, the device
+ * allocations gpuc knows about (gpu_track_alloc) are gone, and every later
+ * CUDA call in this process fails, so the executor must restart. */
+void gpu_sticky_message(int cu_result, char *buf, size_t len);
+
+/* gpuc's own record of live device allocations, listed by
+ * gpu_sticky_message. cudaMalloc calls from host cells go straight to
+ * libcudart and are NOT seen (no interposition); the runtime's device arrays
+ * call these. what is copied ("x: float32[1048576]"). */
+void gpu_track_alloc(const void *device_ptr, size_t bytes, const char *what);
+void gpu_track_free(const void *device_ptr);
+
+/* Records an out-of-memory error: "GPU out of memory: asked for 4.00 GiB
+ * (4294967296 bytes), 1.20 GiB free of 79.10 GiB; nothing else was lost"
+ * (free/total from cuMemGetInfo when a context exists). what may be NULL. */
+void gpu_error_oom(cm_error_t *err, size_t bytes_asked, const char *what);
+
+/* ---- the runtime API for host cells ---------------------------------- */
+
+/* dlopens libcudart (13, else 12) RTLD_GLOBAL so that host cells compiled
+ * later resolve cuda* functions by name. MUST BE CALLED before compiling a
+ * host cell that uses the runtime API. 0 / -1 (GPU_E_NO_LIBRARY). */
+int gpu_runtime_load(cm_error_t *err);
+
+/* The handle of libcudart for dlsym (loading it if needed), or NULL when
+ * it cannot be loaded. Borrowed. */
+void *gpu_runtime_handle(void);
+
+/* C declarations of the runtime API that host cells need (cudaError_t,
+ * cudaMemcpyKind, dim3, cudaMalloc with a void * first parameter, events,
+ * streams, cudaDeviceProp as gpu_device_props_t, ...), to prepend to host
+ * cells when CUDA is present. Static. */
+extern const char gpu_host_header[];
+
+#endif

@@ -1,0 +1,277 @@
+/* gpu_cache: compiled kernel images, in memory and on disk.
+ *
+ * The key is SHA-256 of everything that decides the image (gpu_compile.c
+ * builds it). A disk entry is one file, <hex key>.nvc:
+ *   magic "GPUCNVC1", u32 format 1, u32 kind (1 cubin, 2 PTX),
+ *   u64 payload bytes, u64 names bytes, key[32], sha256(payload + names)[32],
+ *   payload, names
+ * written to a temporary file in the same folder and renamed into place, so
+ * readers never see half an entry. An entry that fails any check is a miss
+ * and is removed; the next compile writes it again. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpu_internal.h"
+
+#define MAGIC "GPUCNVC1"
+#define FORMAT 1u
+#define HEADER_SIZE (8 + 4 + 4 + 8 + 8 + 32 + 32)
+#define MAX_ENTRY ((size_t)512 << 20)
+#define BUCKETS 64
+
+typedef struct entry {
+    unsigned char key[32];
+    gpu_image_t img;
+    struct entry *next;
+} entry_t;
+
+static entry_t *buckets[BUCKETS];
+static char dir[1024];
+static int dir_state; /* 0 untried, 1 usable, -1 unusable */
+
+void gpu_image_clear(gpu_image_t *img)
+{
+    free(img->data);
+    free(img->names);
+    memset(img, 0, sizeof *img);
+}
+
+static int image_copy(gpu_image_t *dst, const gpu_image_t *src)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->kind = src->kind;
+    dst->size = src->size;
+    dst->names_size = src->names_size;
+    dst->data = malloc(src->size ? src->size : 1);
+    dst->names = malloc(src->names_size ? src->names_size : 1);
+    if (!dst->data || !dst->names) {
+        gpu_image_clear(dst);
+        return -1;
+    }
+    memcpy(dst->data, src->data, src->size);
+    if (src->names_size)
+        memcpy(dst->names, src->names, src->names_size);
+    return 0;
+}
+
+static int mkdir_p(const char *path)
+{
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0700) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0700) && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+const char *gpu_cache_dir(void)
+{
+    if (dir_state == 0) {
+        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+        dir_state = -1;
+        if (xdg && xdg[0] == '/')
+            snprintf(dir, sizeof dir, "%s/gpuc", xdg);
+        else if (home && *home)
+            snprintf(dir, sizeof dir, "%s/.cache/gpuc", home);
+        else
+            dir[0] = '\0';
+        struct stat st;
+        if (dir[0] && mkdir_p(dir) == 0 && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+            access(dir, W_OK | X_OK) == 0)
+            dir_state = 1;
+    }
+    return dir_state == 1 ? dir : NULL;
+}
+
+int gpu_cache_path(const unsigned char key[32], char *buf, size_t len)
+{
+    const char *d = gpu_cache_dir();
+    char hex[65];
+    if (!d)
+        return -1;
+    sodium_bin2hex(hex, sizeof hex, key, 32);
+    snprintf(buf, len, "%s/%s.nvc", d, hex);
+    return 0;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void checksum(const gpu_image_t *img, unsigned char out[32])
+{
+    crypto_hash_sha256_state st;
+    crypto_hash_sha256_init(&st);
+    crypto_hash_sha256_update(&st, img->data, img->size);
+    if (img->names_size)
+        crypto_hash_sha256_update(&st, (const unsigned char *)img->names, img->names_size);
+    crypto_hash_sha256_final(&st, out);
+}
+
+static void memory_put(const unsigned char key[32], const gpu_image_t *img)
+{
+    entry_t **b = &buckets[key[0] % BUCKETS];
+    for (entry_t *e = *b; e; e = e->next)
+        if (memcmp(e->key, key, 32) == 0)
+            return;
+    entry_t *e = calloc(1, sizeof *e);
+    if (!e || image_copy(&e->img, img)) {
+        free(e);
+        return;
+    }
+    memcpy(e->key, key, 32);
+    e->next = *b;
+    *b = e;
+}
+
+/* Reads and checks one entry; 0 and img filled, or -1 (corrupt / absent). */
+static int disk_read(const char *path, const unsigned char key[32], gpu_image_t *img, int *corrupt)
+{
+    *corrupt = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    unsigned char head[HEADER_SIZE];
+    int rc = -1;
+    memset(img, 0, sizeof *img);
+    *corrupt = 1;
+    if (fstat(fd, &st) || (size_t)st.st_size < HEADER_SIZE || (size_t)st.st_size > MAX_ENTRY ||
+        read(fd, head, HEADER_SIZE) != HEADER_SIZE)
+        goto out;
+    uint32_t format, kind;
+    memcpy(&format, head + 8, 4);
+    memcpy(&kind, head + 12, 4);
+    uint64_t size = get64(head + 16), names = get64(head + 24);
+    if (memcmp(head, MAGIC, 8) || format != FORMAT || (kind != GPU_IMAGE_CUBIN && kind != GPU_IMAGE_PTX) ||
+        size == 0 || size > MAX_ENTRY || names > MAX_ENTRY ||
+        HEADER_SIZE + size + names != (uint64_t)st.st_size || memcmp(head + 32, key, 32))
+        goto out;
+    img->kind = (int)kind;
+    img->size = size;
+    img->names_size = names;
+    img->data = malloc(size);
+    img->names = malloc(names ? names : 1);
+    if (!img->data || !img->names || read(fd, img->data, size) != (ssize_t)size ||
+        (names && read(fd, img->names, names) != (ssize_t)names))
+        goto out;
+    unsigned char sum[32];
+    checksum(img, sum);
+    if (memcmp(sum, head + 64, 32))
+        goto out;
+    if (kind == GPU_IMAGE_PTX && img->data[size - 1] != '\0')
+        goto out;
+    if (names && img->names[names - 1] != '\0')
+        goto out;
+    rc = 0;
+    *corrupt = 0;
+out:
+    close(fd);
+    if (rc)
+        gpu_image_clear(img);
+    return rc;
+}
+
+int gpu_cache_lookup(const unsigned char key[32], gpu_image_t *img, const char **where)
+{
+    for (entry_t *e = buckets[key[0] % BUCKETS]; e; e = e->next) {
+        if (memcmp(e->key, key, 32) == 0) {
+            if (image_copy(img, &e->img))
+                return 0;
+            *where = "memory hit";
+            return 1;
+        }
+    }
+    char path[1200];
+    int corrupt = 0;
+    if (gpu_cache_path(key, path, sizeof path))
+        return 0;
+    if (disk_read(path, key, img, &corrupt)) {
+        if (corrupt)
+            unlink(path);
+        return 0;
+    }
+    memory_put(key, img);
+    *where = "disk hit";
+    return 1;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img)
+{
+    memory_put(key, img);
+    char path[1200], tmp[1300];
+    if (gpu_cache_path(key, path, sizeof path))
+        return;
+    snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return;
+    unsigned char head[HEADER_SIZE];
+    uint32_t format = FORMAT, kind = (uint32_t)img->kind;
+    memcpy(head, MAGIC, 8);
+    memcpy(head + 8, &format, 4);
+    memcpy(head + 12, &kind, 4);
+    put64(head + 16, img->size);
+    put64(head + 24, img->names_size);
+    memcpy(head + 32, key, 32);
+    checksum(img, head + 64);
+    int ok = write_all(fd, head, sizeof head) == 0 && write_all(fd, img->data, img->size) == 0 &&
+             (!img->names_size || write_all(fd, img->names, img->names_size) == 0);
+    if (close(fd))
+        ok = 0;
+    if (!ok || rename(tmp, path))
+        unlink(tmp);
+}
+
+void gpu_cache_reset_memory(void)
+{
+    for (int i = 0; i < BUCKETS; i++) {
+        entry_t *e = buckets[i];
+        while (e) {
+            entry_t *next = e->next;
+            gpu_image_clear(&e->img);
+            free(e);
+            e = next;
+        }
+        buckets[i] = NULL;
+    }
+}

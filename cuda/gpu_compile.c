@@ -1,0 +1,635 @@
+/* gpu_compile: kernel cells through NVRTC, with the device prelude of
+ * earlier cells, the compile cache, and NVRTC's log mapped back to cell
+ * lines.
+ *
+ * The source given to NVRTC is the prelude cells with the new cell in its
+ * place, each part opened by `#line 1 "cell[K]"` where K is the part's
+ * position (not its execution count, so that re-running a cell gives the
+ * same text and hits the cache). NVRTC's messages read "cell[K](L): ..." and
+ * are rewritten to "cell N, line L: ..." with N the part's cell number. */
+#include <ctype.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gpu_internal.h"
+#include "gpu_nvrtc.h"
+#include "gpuc_config.h"
+
+#define MAX_OPTS 64
+#define PROGRAM_NAME "gpuc"
+
+typedef struct prelude_cell {
+    int cell;
+    char *source;
+    char **names;              /* top-level names it defines */
+    int nnames;
+} prelude_cell_t;
+
+static prelude_cell_t *prelude;
+static int nprelude;
+
+/* ---- buffers ---------------------------------------------------------- */
+
+typedef struct strbuf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} strbuf_t;
+
+static void sb_add(strbuf_t *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_puts(strbuf_t *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+static void sb_printf(strbuf_t *b, const char *fmt, int v)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, fmt, v);
+    sb_puts(b, tmp);
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+typedef struct options {
+    char *store;               /* the split words, NUL-separated */
+    const char *argv[MAX_OPTS];
+    int argc;
+    char extra[4][640];        /* options gpuc adds */
+    int user_arch;             /* the user gave -arch / --gpu-architecture */
+} options_t;
+
+static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+/* Splits the magic line's options on blanks (single and double quotes
+ * group); -O0..-O3 become -Xptxas=-ON. */
+static int options_split(options_t *o, const char *line, cm_error_t *err)
+{
+    memset(o, 0, sizeof *o);
+    size_t n = line ? strlen(line) : 0;
+    o->store = malloc(4 * n + 64); /* "-O3" grows to "-Xptxas=-O3" */
+    if (!o->store) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        return -1;
+    }
+    char *w = o->store;
+    for (size_t i = 0; i < n;) {
+        while (i < n && isspace((unsigned char)line[i]))
+            i++;
+        if (i >= n)
+            break;
+        char *word = w;
+        char quote = 0;
+        for (; i < n && (quote || !isspace((unsigned char)line[i])); i++) {
+            if (!quote && (line[i] == '"' || line[i] == '\'')) {
+                quote = line[i];
+            } else if (quote && line[i] == quote) {
+                quote = 0;
+            } else {
+                *w++ = line[i];
+            }
+        }
+        *w++ = '\0';
+        if (o->argc >= MAX_OPTS - 8) {
+            CM_ERROR(err, GPU_E_INVALID, "too many kernel cell options (at most %d)",
+                     MAX_OPTS - 8);
+            return -1;
+        }
+        if (word[0] == '-' && word[1] == 'O' && word[2] >= '0' && word[2] <= '3' && !word[3]) {
+            char level = word[2];
+            word = w;
+            w += sprintf(w, "-Xptxas=-O%c", level) + 1;
+        }
+        if (starts(word, "-arch") || starts(word, "--gpu-architecture"))
+            o->user_arch = 1;
+        o->argv[o->argc++] = word;
+    }
+    return 0;
+}
+
+static int has_option(const options_t *o, const char *prefix)
+{
+    for (int i = 0; i < o->argc; i++)
+        if (starts(o->argv[i], prefix))
+            return 1;
+    return 0;
+}
+
+/* The CUDA include folder, for <cuda_fp16.h> and friends: next to NVRTC,
+ * else $CUDA_HOME/include, else /usr/local/cuda/include. */
+static const char *cuda_include_dir(const gpu_nvrtc_t *nv)
+{
+    static char found[600];
+    static int tried;
+    if (tried)
+        return found[0] ? found : NULL;
+    tried = 1;
+    char cand[3][600] = {{0}};
+    const char *slash = strrchr(nv->path, '/');
+    if (slash)
+        snprintf(cand[0], sizeof cand[0], "%.*s/../include", (int)(slash - nv->path), nv->path);
+    const char *home = getenv("CUDA_HOME");
+    if (home && *home)
+        snprintf(cand[1], sizeof cand[1], "%s/include", home);
+    snprintf(cand[2], sizeof cand[2], "/usr/local/cuda/include");
+    for (int i = 0; i < 3; i++) {
+        char probe[1024];
+        struct stat st;
+        if (!cand[i][0])
+            continue;
+        snprintf(probe, sizeof probe, "%.600s/cuda_fp16.h", cand[i]);
+        if (stat(probe, &st) == 0) {
+            char *real = realpath(cand[i], NULL);
+            snprintf(found, sizeof found, "%.590s", real ? real : cand[i]);
+            free(real);
+            return found;
+        }
+    }
+    return NULL;
+}
+
+/* Picks the target: sm_XY cubin for the selected GPU when NVRTC knows it;
+ * compute_XY PTX otherwise (the newest NVRTC knows when there is no GPU). */
+static int choose_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err)
+{
+    int count = 0, archs[128], major = 0, minor = 0;
+    if (GPU_NVRTC_CHECK(nv->nvrtcGetNumSupportedArchs(&count), err))
+        return -1;
+    if (count <= 0 || count > 128 || GPU_NVRTC_CHECK(nv->nvrtcGetSupportedArchs(archs), err)) {
+        CM_ERROR(err, GPU_E_NVRTC, "NVRTC lists no supported architectures");
+        return -1;
+    }
+    int newest = archs[0], oldest = archs[0];
+    for (int i = 0; i < count; i++) {
+        newest = archs[i] > newest ? archs[i] : newest;
+        oldest = archs[i] < oldest ? archs[i] : oldest;
+    }
+    if (!gpu_device_target(&major, &minor)) {
+        snprintf(arch, len, "compute_%d", newest);
+        *cubin = 0;
+        return 0;
+    }
+    int cc = major * 10 + minor;
+    for (int i = 0; i < count; i++) {
+        if (archs[i] == cc) {
+            snprintf(arch, len, "sm_%d", cc);
+            *cubin = 1;
+            return 0;
+        }
+    }
+    if (cc < oldest) {
+        CM_ERROR(err, GPU_E_NVRTC, "this GPU (sm_%d) is older than this NVRTC (%d.%d) supports "
+                 "(sm_%d and newer)", cc, nv->version / 1000, nv->version % 1000 / 10, oldest);
+        return -1;
+    }
+    int best = oldest; /* the newest virtual architecture the GPU can run */
+    for (int i = 0; i < count; i++)
+        if (archs[i] <= cc && archs[i] > best)
+            best = archs[i];
+    snprintf(arch, len, "compute_%d", best);
+    *cubin = 0;
+    return 0;
+}
+
+/* ---- the log ---------------------------------------------------------- */
+
+/* "cell[5](3): error: ..." -> cell 5, line 3, and where "error" starts. */
+static int parse_location(const char *line, int *cell, int *lineno, const char **rest)
+{
+    int consumed = 0;
+    if (sscanf(line, "cell[%d](%d): %n", cell, lineno, &consumed) != 2 || consumed == 0)
+        return 0;
+    *rest = line + consumed;
+    return 1;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+static int add_diag(gpu_cell_t *c, int cell, int line, const char *rest, size_t len)
+{
+    gpu_diag_t *grown = realloc(c->diags, (size_t)(c->ndiags + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    c->diags = grown;
+    gpu_diag_t *d = &grown[c->ndiags++];
+    memset(d, 0, sizeof *d);
+    d->cell = cell;
+    d->line = line;
+    const char *colon = memchr(rest, ':', len);
+    size_t sev = colon ? (size_t)(colon - rest) : 0;
+    const char *hash = memchr(rest, '#', sev);
+    size_t sev_len = hash ? (size_t)(hash - rest) : sev;
+    while (sev_len && rest[sev_len - 1] == ' ')
+        sev_len--;
+    snprintf(d->severity, sizeof d->severity, "%.*s", (int)sev_len, rest);
+    const char *msg = colon ? colon + 1 : rest;
+    while (msg < rest + len && *msg == ' ')
+        msg++;
+    d->message = dup_n(msg, (size_t)(rest + len - msg));
+    return d->message ? 0 : -1;
+}
+
+/* Rewrites NVRTC's log into c->log and c->diags; the first error goes to
+ * first (for err->text). The source names its parts by position
+ * ("cell[1]" is the first part), so that the text, and the cache key, do
+ * not change with execution counts; cells[pos - 1] is the cell number. */
+static void map_log(const char *log, const int *cells, int ncells, gpu_cell_t *c, char *first,
+                    size_t first_len)
+{
+    strbuf_t out = {0};
+    int context = 0; /* lines after a located message: source, then caret */
+    first[0] = '\0';
+    for (const char *p = log; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        int cell, line;
+        const char *rest;
+        char tmp[64];
+        if (parse_location(p, &cell, &line, &rest) && (size_t)(rest - p) <= len) {
+            if (cell >= 1 && cell <= ncells)
+                cell = cells[cell - 1];
+            snprintf(tmp, sizeof tmp, "cell %d, line %d: ", cell, line);
+            sb_puts(&out, tmp);
+            sb_add(&out, rest, len - (size_t)(rest - p));
+            add_diag(c, cell, line, rest, len - (size_t)(rest - p));
+            if (!first[0] && c->ndiags && strstr(c->diags[c->ndiags - 1].severity, "error"))
+                snprintf(first, first_len, "%s%.*s", tmp, (int)(len - (size_t)(rest - p)), rest);
+            context = 1;
+        } else {
+            sb_add(&out, p, len);
+            if (context && c->ndiags && len == 0) {
+                context = 0;
+            } else if (context == 1 && c->ndiags) {
+                gpu_diag_t *d = &c->diags[c->ndiags - 1];
+                d->source_line = dup_n(len >= 2 ? p + 2 : p, len >= 2 ? len - 2 : len);
+                context = 2;
+            } else if (context == 2 && c->ndiags) {
+                const char *caret = memchr(p, '^', len);
+                if (caret && caret - p >= 2)
+                    c->diags[c->ndiags - 1].column = (int)(caret - p - 2) + 1;
+                context = 0;
+            } else if (!first[0] && strstr(p, "error") && (size_t)(strstr(p, "error") - p) < len) {
+                snprintf(first, first_len, "%.*s", (int)len, p);
+            }
+        }
+        sb_add(&out, "\n", 1);
+        p = nl ? nl + 1 : p + len;
+    }
+    while (out.len && out.p[out.len - 1] == '\n')
+        out.p[--out.len] = '\0';
+    c->log = out.len && !out.failed ? out.p : (free(out.p), NULL);
+}
+
+/* ---- the prelude ------------------------------------------------------ */
+
+static int names_overlap(char **a, int na, char **b, int nb)
+{
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++)
+            if (strcmp(a[i], b[j]) == 0)
+                return 1;
+    return 0;
+}
+
+/* The order of the cells to compile: each entry is an index into prelude,
+ * or -1 for the new cell. Returns the count. */
+static int plan_order(char **names, int nnames, int *order)
+{
+    int n = 0, placed = 0;
+    for (int i = 0; i < nprelude; i++) {
+        if (names_overlap(prelude[i].names, prelude[i].nnames, names, nnames)) {
+            if (!placed) {
+                order[n++] = -1; /* the new cell takes the first replaced cell's place */
+                placed = 1;
+            }
+            continue;
+        }
+        order[n++] = i;
+    }
+    if (!placed)
+        order[n++] = -1;
+    return n;
+}
+
+static int prelude_commit(const int *order, int n, int cell, const char *src, char **names,
+                          int nnames)
+{
+    prelude_cell_t *next = calloc((size_t)n, sizeof *next);
+    char *copy = strdup(src);
+    if (!next || !copy) {
+        free(next);
+        free(copy);
+        return -1;
+    }
+    int *kept = calloc((size_t)(nprelude + 1), sizeof *kept);
+    if (!kept) {
+        free(next);
+        free(copy);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (order[i] < 0) {
+            next[i] = (prelude_cell_t){cell, copy, names, nnames};
+        } else {
+            next[i] = prelude[order[i]];
+            kept[order[i]] = 1;
+        }
+    }
+    for (int i = 0; i < nprelude; i++) {
+        if (!kept[i]) {
+            free(prelude[i].source);
+            gpu_names_free(prelude[i].names, prelude[i].nnames);
+        }
+    }
+    free(kept);
+    free(prelude);
+    prelude = next;
+    nprelude = n;
+    return 0;
+}
+
+void gpu_reset_kernels(void)
+{
+    for (int i = 0; i < nprelude; i++) {
+        free(prelude[i].source);
+        gpu_names_free(prelude[i].names, prelude[i].nnames);
+    }
+    free(prelude);
+    prelude = NULL;
+    nprelude = 0;
+    gpu_module_reset();
+}
+
+/* ---- compiling -------------------------------------------------------- */
+
+void gpu_cell_free(gpu_cell_t *c)
+{
+    if (!c)
+        return;
+    gpu_kernels_free(c->kernels, c->nkernels);
+    for (int i = 0; i < c->ndiags; i++) {
+        free(c->diags[i].message);
+        free(c->diags[i].source_line);
+    }
+    free(c->diags);
+    free(c->log);
+    free(c);
+}
+
+static void make_key(const gpu_nvrtc_t *nv, const options_t *o, const char *arch,
+                     const char *source, size_t len, unsigned char key[32])
+{
+    crypto_hash_sha256_state st;
+    char head[128];
+    int n = snprintf(head, sizeof head, "gpuc %s|nvrtc %d|%s|", GPUC_VERSION, nv->version, arch);
+    crypto_hash_sha256_init(&st);
+    crypto_hash_sha256_update(&st, (const unsigned char *)head, (unsigned long long)n);
+    for (int i = 0; i < o->argc; i++)
+        crypto_hash_sha256_update(&st, (const unsigned char *)o->argv[i],
+                                  strlen(o->argv[i]) + 1);
+    crypto_hash_sha256_update(&st, (const unsigned char *)"|", 1);
+    crypto_hash_sha256_update(&st, (const unsigned char *)source, len);
+    crypto_hash_sha256_final(&st, key);
+}
+
+/* Runs NVRTC. 0 with img filled; -1 with err (and c's log/diags on a
+ * compile error). */
+static int run_nvrtc(const gpu_nvrtc_t *nv, const char *source, const options_t *o, int cubin,
+                     gpu_kernel_info_t *kernels, int nkernels, const int *cells, int ncells,
+                     gpu_cell_t *c, gpu_image_t *img, cm_error_t *err)
+{
+    gpu_nvrtc_program_t prog = NULL;
+    int rc = -1;
+    char expr[160];
+    strbuf_t names = {0};
+    if (GPU_NVRTC_CHECK(nv->nvrtcCreateProgram(&prog, source, PROGRAM_NAME, 0, NULL, NULL), err))
+        return -1;
+    for (int i = 0; i < nkernels; i++) {
+        snprintf(expr, sizeof expr, "&%s", kernels[i].name);
+        if (GPU_NVRTC_CHECK(nv->nvrtcAddNameExpression(prog, expr), err))
+            goto out;
+    }
+    int crc = nv->nvrtcCompileProgram(prog, o->argc, o->argv);
+    size_t log_size = 0;
+    char *log = NULL;
+    if (nv->nvrtcGetProgramLogSize(prog, &log_size) == 0 && log_size > 1 &&
+        (log = malloc(log_size)) && nv->nvrtcGetProgramLog(prog, log) == 0) {
+        char first[CM_ERROR_TEXT];
+        map_log(log, cells, ncells, c, first, sizeof first);
+        if (crc == 6 /* NVRTC_ERROR_COMPILATION */)
+            CM_ERROR(err, GPU_E_COMPILE, "%s", first[0] ? first : "NVRTC rejected the cell");
+        else if (crc != 0)
+            CM_ERROR(err, GPU_E_NVRTC, "%s", first[0] ? first : "NVRTC failed");
+    }
+    free(log);
+    if (crc == 6) {
+        CM_ERROR(err, GPU_E_COMPILE, "NVRTC rejected the cell");
+        goto out;
+    }
+    if (GPU_NVRTC_CHECK(crc, err))
+        goto out;
+    size_t size = 0;
+    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBINSize(prog, &size), err)
+              : GPU_NVRTC_CHECK(nv->nvrtcGetPTXSize(prog, &size), err))
+        goto out;
+    img->kind = cubin ? GPU_IMAGE_CUBIN : GPU_IMAGE_PTX;
+    img->size = size;
+    img->data = malloc(size ? size : 1);
+    if (!img->data) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBIN(prog, (char *)img->data), err)
+              : GPU_NVRTC_CHECK(nv->nvrtcGetPTX(prog, (char *)img->data), err))
+        goto out;
+    for (int i = 0; i < nkernels; i++) {
+        const char *lowered = NULL;
+        snprintf(expr, sizeof expr, "&%s", kernels[i].name);
+        if (GPU_NVRTC_CHECK(nv->nvrtcGetLoweredName(prog, expr, &lowered), err))
+            goto out;
+        snprintf(kernels[i].lowered, sizeof kernels[i].lowered, "%s", lowered);
+        sb_add(&names, kernels[i].name, strlen(kernels[i].name) + 1);
+        sb_add(&names, lowered, strlen(lowered) + 1);
+    }
+    if (names.failed) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    img->names = names.p;
+    img->names_size = names.len;
+    names.p = NULL;
+    rc = 0;
+out:
+    free(names.p);
+    nv->nvrtcDestroyProgram(&prog);
+    if (rc)
+        gpu_image_clear(img);
+    return rc;
+}
+
+/* Fills the lowered names of kernels from a cached image's name table. */
+static int lowered_from_image(const gpu_image_t *img, gpu_kernel_info_t *kernels, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (size_t off = 0; off < img->names_size && !found;) {
+            const char *name = img->names + off;
+            const char *low = name + strlen(name) + 1;
+            if ((size_t)(low - img->names) >= img->names_size)
+                break;
+            if (strcmp(name, kernels[i].name) == 0) {
+                snprintf(kernels[i].lowered, sizeof kernels[i].lowered, "%s", low);
+                found = 1;
+            }
+            off = (size_t)(low - img->names) + strlen(low) + 1;
+        }
+        if (!found)
+            return -1;
+    }
+    return 0;
+}
+
+int gpu_compile_cell(const char *device_source, const char *options, int cell, gpu_cell_t **out,
+                     cm_error_t *err)
+{
+    double t0 = gpu_now_ms();
+    options_t o;
+    gpu_image_t img = {0};
+    strbuf_t src = {0};
+    char **names = NULL;
+    int nnames = 0, *order = NULL, *cells = NULL, rc = -1;
+    gpu_cell_t *c = NULL;
+    *out = NULL;
+    memset(&o, 0, sizeof o);
+    if (!device_source) {
+        CM_ERROR(err, GPU_E_INVALID, "no device source");
+        return -1;
+    }
+    const gpu_nvrtc_t *nv = gpu_nvrtc_get(err);
+    if (!nv || options_split(&o, options, err))
+        goto out;
+    c = calloc(1, sizeof *c);
+    if (!c) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    c->cell = cell;
+    c->cache = "miss";
+    if (o.user_arch) {
+        for (int i = 0; i < o.argc; i++) {
+            const char *a = o.argv[i];
+            const char *eq = strchr(a, '=');
+            if (starts(a, "-arch") || starts(a, "--gpu-architecture"))
+                snprintf(c->arch, sizeof c->arch, "%s",
+                         eq ? eq + 1 : (i + 1 < o.argc ? o.argv[i + 1] : ""));
+        }
+        c->cubin = starts(c->arch, "sm_");
+    } else {
+        if (choose_arch(nv, c->arch, sizeof c->arch, &c->cubin, err))
+            goto out;
+        snprintf(o.extra[0], sizeof o.extra[0], "--gpu-architecture=%s", c->arch);
+        o.argv[o.argc++] = o.extra[0];
+    }
+    if (!has_option(&o, "--std") && !has_option(&o, "-std"))
+        o.argv[o.argc++] = "--std=c++17";
+    const char *inc = cuda_include_dir(nv);
+    if (inc) {
+        snprintf(o.extra[1], sizeof o.extra[1], "-I%s", inc);
+        o.argv[o.argc++] = o.extra[1];
+    }
+
+    c->nkernels = gpu_scan_kernels(device_source, &c->kernels);
+    nnames = gpu_scan_names(device_source, &names);
+    order = malloc((size_t)(nprelude + 1) * sizeof *order);
+    if (c->nkernels < 0 || nnames < 0 || !order) {
+        c->nkernels = c->nkernels < 0 ? 0 : c->nkernels;
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    int norder = plan_order(names, nnames, order);
+    cells = malloc((size_t)norder * sizeof *cells);
+    if (!cells) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < norder; i++) {
+        const char *text = order[i] < 0 ? device_source : prelude[order[i]].source;
+        cells[i] = order[i] < 0 ? cell : prelude[order[i]].cell;
+        sb_printf(&src, "#line 1 \"cell[%d]\"\n", i + 1);
+        sb_puts(&src, text);
+        sb_puts(&src, "\n");
+    }
+    if (src.failed) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+
+    unsigned char key[32];
+    const char *where = NULL;
+    make_key(nv, &o, c->arch, src.p, src.len, key);
+    if (gpu_cache_lookup(key, &img, &where) && lowered_from_image(&img, c->kernels, c->nkernels) == 0) {
+        c->cache = where;
+    } else {
+        gpu_image_clear(&img);
+        if (run_nvrtc(nv, src.p, &o, c->cubin, c->kernels, c->nkernels, cells, norder, c, &img,
+                      err)) {
+            if (err && err->code == GPU_E_COMPILE) {
+                c->compile_ms = gpu_now_ms() - t0;
+                *out = c; /* ok = 0: the log and diags are the reply */
+                c = NULL;
+            }
+            goto out;
+        }
+        gpu_cache_store(key, &img);
+    }
+    c->compile_ms = gpu_now_ms() - t0;
+    c->image_size = img.size;
+    if (gpu_module_add(cell, &img, c->kernels, c->nkernels, &c->loaded, &c->load_ms, err))
+        goto out;
+    if (prelude_commit(order, norder, cell, device_source, names, nnames)) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    names = NULL; /* the prelude owns them now */
+    c->ok = 1;
+    *out = c;
+    c = NULL;
+    rc = 0;
+out:
+    gpu_image_clear(&img);
+    gpu_names_free(names, nnames);
+    free(order);
+    free(cells);
+    free(src.p);
+    free(o.store);
+    gpu_cell_free(c);
+    return rc;
+}

@@ -1,0 +1,234 @@
+/* gpu_device: which GPUs there are, which one gpuc uses, and its primary
+ * context, retained lazily at the first use that needs it (a launch or a
+ * module load), never by gpu_probe. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_cudart.h"
+#include "gpu_internal.h"
+#include "gpu_nvrtc.h"
+
+static struct {
+    int probed;
+    int ok;                    /* driver loaded, cuInit done, devices > 0 */
+    int driver_version;
+    int count;
+    int selected;
+    char reason[CM_ERROR_TEXT];
+    gpu_cucontext_t ctx;       /* retained primary context of ctx_device */
+    int ctx_device;
+} dev = {.selected = 0, .ctx_device = -1};
+
+static void probe_driver(void)
+{
+    cm_error_t err;
+    cm_error_clear(&err);
+    if (dev.probed)
+        return;
+    dev.probed = 1;
+    const gpu_driver_t *d = gpu_driver_get(&err);
+    if (!d) {
+        snprintf(dev.reason, sizeof dev.reason, "%s", err.text);
+        return;
+    }
+    d->cuDriverGetVersion(&dev.driver_version);
+    if (GPU_CU_CHECK(d->cuInit(0), &err)) {
+        snprintf(dev.reason, sizeof dev.reason, "cuInit failed: %.900s%s", err.text,
+                 err.code == GPU_CU_ERROR_STUB_LIBRARY ? " (the CUDA stub library was loaded "
+                                                         "instead of the driver)" : "");
+        return;
+    }
+    if (GPU_CU_CHECK(d->cuDeviceGetCount(&dev.count), &err)) {
+        snprintf(dev.reason, sizeof dev.reason, "cuDeviceGetCount failed: %.900s", err.text);
+        return;
+    }
+    if (dev.count <= 0) {
+        snprintf(dev.reason, sizeof dev.reason,
+                 "the NVIDIA driver (%s) sees no CUDA device (check CUDA_VISIBLE_DEVICES)",
+                 d->path);
+        dev.count = 0;
+        return;
+    }
+    dev.ok = 1;
+}
+
+void gpu_error_no_gpu(cm_error_t *err, const char *prefix)
+{
+    probe_driver();
+    CM_ERROR(err, GPU_E_NO_GPU, "%sno GPU: %s", prefix ? prefix : "",
+             dev.reason[0] ? dev.reason : "no usable device");
+}
+
+static int attr(const gpu_driver_t *d, int which, gpu_cudevice_t h)
+{
+    int v = 0;
+    if (d->cuDeviceGetAttribute(&v, which, h) != GPU_CU_SUCCESS)
+        v = 0;
+    return v;
+}
+
+int gpu_probe(gpu_info_t *info)
+{
+    cm_error_t err;
+    memset(info, 0, sizeof *info);
+    info->selected = -1;
+    probe_driver();
+    const gpu_driver_t *d = gpu_driver_get(NULL);
+    if (d)
+        snprintf(info->driver_path, sizeof info->driver_path, "%s", d->path);
+    info->driver_version = dev.driver_version;
+    info->driver_present = dev.ok || (d && dev.count == 0 && !strstr(dev.reason, "cuInit"));
+    if (dev.ok) {
+        info->device_count = dev.count;
+        info->selected = dev.selected;
+        for (int i = 0; i < dev.count && i < GPU_MAX_DEVICES; i++) {
+            gpu_device_info_t *di = &info->devices[i];
+            gpu_cudevice_t h;
+            if (d->cuDeviceGet(&h, i) != GPU_CU_SUCCESS)
+                continue;
+            d->cuDeviceGetName(di->name, sizeof di->name, h);
+            d->cuDeviceTotalMem(&di->total_mem, h);
+            di->major = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MAJOR, h);
+            di->minor = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MINOR, h);
+            di->sm_count = attr(d, GPU_CU_ATTR_MULTIPROCESSOR_COUNT, h);
+        }
+    } else {
+        snprintf(info->reason, sizeof info->reason, "%s", dev.reason);
+    }
+    cm_error_clear(&err);
+    const gpu_nvrtc_t *nv = gpu_nvrtc_get(&err);
+    if (nv) {
+        info->nvrtc_version = nv->version;
+        snprintf(info->nvrtc_path, sizeof info->nvrtc_path, "%s", nv->path);
+    }
+    const gpu_cudart_t *rt = gpu_cudart_get(NULL);
+    if (rt) {
+        info->cudart_version = rt->version;
+        snprintf(info->cudart_path, sizeof info->cudart_path, "%s", rt->path);
+    }
+    info->cublas_present = gpu_cublas_handle(NULL) != NULL;
+    return info->device_count;
+}
+
+int gpu_device_target(int *major, int *minor)
+{
+    probe_driver();
+    if (!dev.ok)
+        return 0;
+    const gpu_driver_t *d = gpu_driver_get(NULL);
+    gpu_cudevice_t h;
+    if (d->cuDeviceGet(&h, dev.selected) != GPU_CU_SUCCESS)
+        return 0;
+    *major = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MAJOR, h);
+    *minor = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MINOR, h);
+    return *major > 0;
+}
+
+int gpu_context_ensure(cm_error_t *err)
+{
+    static __thread gpu_cucontext_t current; /* what this thread last made current */
+    probe_driver();
+    if (!dev.ok) {
+        gpu_error_no_gpu(err, "");
+        return -1;
+    }
+    const gpu_driver_t *d = gpu_driver_get(err);
+    if (!dev.ctx || dev.ctx_device != dev.selected) {
+        gpu_cudevice_t h;
+        gpu_cucontext_t ctx;
+        if (GPU_CU_CHECK(d->cuDeviceGet(&h, dev.selected), err) ||
+            GPU_CU_CHECK(d->cuDevicePrimaryCtxRetain(&ctx, h), err))
+            return -1;
+        if (dev.ctx) {
+            gpu_cudevice_t old;
+            if (d->cuDeviceGet(&old, dev.ctx_device) == GPU_CU_SUCCESS)
+                d->cuDevicePrimaryCtxRelease(old);
+        }
+        dev.ctx = ctx;
+        dev.ctx_device = dev.selected;
+        current = NULL;
+    }
+    if (current != dev.ctx) {
+        if (GPU_CU_CHECK(d->cuCtxSetCurrent(dev.ctx), err))
+            return -1;
+        current = dev.ctx;
+    }
+    return 0;
+}
+
+int gpu_select(int device, cm_error_t *err)
+{
+    probe_driver();
+    if (!dev.ok) {
+        gpu_error_no_gpu(err, "cannot select a device: ");
+        return -1;
+    }
+    if (device < 0 || device >= dev.count) {
+        CM_ERROR(err, GPU_E_INVALID, "no device %d: there %s %d (0..%d)", device,
+                 dev.count == 1 ? "is" : "are", dev.count, dev.count - 1);
+        return -1;
+    }
+    if (device != dev.selected) {
+        dev.selected = device;
+        gpu_module_forget_loaded(); /* modules of the old context stay there */
+    }
+    const gpu_cudart_t *rt = gpu_cudart_get(NULL);
+    if (rt && GPU_CUDART_CHECK(rt->cudaSetDevice(device), err))
+        return -1;
+    if (gpu_context_ensure(err))
+        return -1;
+    return gpu_module_load_all(err);
+}
+
+int gpu_device_properties(gpu_device_props_t *props, int device)
+{
+    probe_driver();
+    memset(props, 0, sizeof *props);
+    if (!dev.ok)
+        return 100; /* cudaErrorNoDevice */
+    const gpu_driver_t *d = gpu_driver_get(NULL);
+    gpu_cudevice_t h;
+    if (device < 0 || device >= dev.count || d->cuDeviceGet(&h, device) != GPU_CU_SUCCESS)
+        return 101; /* cudaErrorInvalidDevice */
+    d->cuDeviceGetName(props->name, sizeof props->name, h);
+    d->cuDeviceTotalMem(&props->totalGlobalMem, h);
+    props->sharedMemPerBlock = (size_t)attr(d, GPU_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK, h);
+    props->regsPerBlock = attr(d, GPU_CU_ATTR_MAX_REGISTERS_PER_BLOCK, h);
+    props->warpSize = attr(d, GPU_CU_ATTR_WARP_SIZE, h);
+    props->memPitch = (size_t)attr(d, GPU_CU_ATTR_MAX_PITCH, h);
+    props->maxThreadsPerBlock = attr(d, GPU_CU_ATTR_MAX_THREADS_PER_BLOCK, h);
+    for (int i = 0; i < 3; i++) {
+        props->maxThreadsDim[i] = attr(d, GPU_CU_ATTR_MAX_BLOCK_DIM_X + i, h);
+        props->maxGridSize[i] = attr(d, GPU_CU_ATTR_MAX_GRID_DIM_X + i, h);
+    }
+    props->clockRate = attr(d, GPU_CU_ATTR_CLOCK_RATE, h);
+    props->totalConstMem = (size_t)attr(d, GPU_CU_ATTR_TOTAL_CONSTANT_MEMORY, h);
+    props->major = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MAJOR, h);
+    props->minor = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MINOR, h);
+    props->multiProcessorCount = attr(d, GPU_CU_ATTR_MULTIPROCESSOR_COUNT, h);
+    props->integrated = attr(d, GPU_CU_ATTR_INTEGRATED, h);
+    props->concurrentKernels = attr(d, GPU_CU_ATTR_CONCURRENT_KERNELS, h);
+    props->pciBusID = attr(d, GPU_CU_ATTR_PCI_BUS_ID, h);
+    props->pciDeviceID = attr(d, GPU_CU_ATTR_PCI_DEVICE_ID, h);
+    props->asyncEngineCount = attr(d, GPU_CU_ATTR_ASYNC_ENGINE_COUNT, h);
+    props->unifiedAddressing = attr(d, GPU_CU_ATTR_UNIFIED_ADDRESSING, h);
+    props->memoryClockRate = attr(d, GPU_CU_ATTR_MEMORY_CLOCK_RATE, h);
+    props->memoryBusWidth = attr(d, GPU_CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH, h);
+    props->l2CacheSize = attr(d, GPU_CU_ATTR_L2_CACHE_SIZE, h);
+    props->maxThreadsPerMultiProcessor = attr(d, GPU_CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR, h);
+    props->sharedMemPerMultiprocessor =
+        (size_t)attr(d, GPU_CU_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, h);
+    props->managedMemory = attr(d, GPU_CU_ATTR_MANAGED_MEMORY, h);
+    return 0;
+}
+
+int gpu_runtime_load(cm_error_t *err)
+{
+    return gpu_cudart_get(err) ? 0 : -1;
+}
+
+void *gpu_runtime_handle(void)
+{
+    const gpu_cudart_t *rt = gpu_cudart_get(NULL);
+    return rt ? rt->handle : NULL;
+}

@@ -1,0 +1,391 @@
+/* gpu_module: the kernel registry and launches. Each compiled kernel cell
+ * is one module; the latest definition of a kernel name wins, and a module
+ * no kernel refers to any more is unloaded. Images are kept, so a module
+ * compiled where there was no GPU (or before %gpu N) loads when needed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_internal.h"
+
+typedef struct module {
+    int cell;
+    gpu_image_t img;
+    gpu_cumodule_t mod;        /* NULL until loaded on the current context */
+    int refs;                  /* kernels pointing here */
+} module_t;
+
+typedef struct kernel {
+    gpu_kernel_info_t info;    /* params owned */
+    module_t *module;
+    gpu_cufunction_t fn;       /* NULL until the module is loaded */
+} kernel_t;
+
+static kernel_t *kernels;
+static int nkernels, cap_kernels;
+
+static struct {
+    int valid;
+    char name[128];
+    int cell, line;
+} last;
+
+double gpu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void module_unref(module_t *m)
+{
+    if (--m->refs > 0)
+        return;
+    const gpu_driver_t *d = gpu_driver_get(NULL);
+    if (m->mod && d)
+        d->cuModuleUnload(m->mod);
+    gpu_image_clear(&m->img);
+    free(m);
+}
+
+/* Loads m on the current context and resolves the kernels that use it. */
+static int module_load(module_t *m, cm_error_t *err)
+{
+    if (gpu_context_ensure(err))
+        return -1;
+    const gpu_driver_t *d = gpu_driver_get(err);
+    cm_error_t e;
+    cm_error_clear(&e);
+    if (!m->mod && GPU_CU_CHECK(d->cuModuleLoadData(&m->mod, m->img.data), &e)) {
+        CM_ERROR(err, e.code, "loading the module of cell %d failed: %s", m->cell, e.text);
+        m->mod = NULL;
+        return -1;
+    }
+    for (int i = 0; i < nkernels; i++) {
+        kernel_t *k = &kernels[i];
+        if (k->module != m || k->fn)
+            continue;
+        if (GPU_CU_CHECK(d->cuModuleGetFunction(&k->fn, m->mod, k->info.lowered), &e)) {
+            CM_ERROR(err, e.code, "kernel %s of cell %d is not in its module: %s", k->info.name,
+                     m->cell, e.text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static kernel_t *find(const char *name)
+{
+    for (int i = 0; i < nkernels; i++)
+        if (strcmp(kernels[i].info.name, name) == 0)
+            return &kernels[i];
+    return NULL;
+}
+
+static const char *lowered_of(const gpu_image_t *img, const char *name)
+{
+    for (size_t off = 0; off < img->names_size;) {
+        const char *n = img->names + off;
+        const char *l = n + strlen(n) + 1;
+        if ((size_t)(l - img->names) >= img->names_size)
+            break;
+        if (strcmp(n, name) == 0)
+            return l;
+        off = (size_t)(l - img->names) + strlen(l) + 1;
+    }
+    return NULL;
+}
+
+int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, int ninfos,
+                   int *loaded, double *load_ms, cm_error_t *err)
+{
+    *loaded = 0;
+    *load_ms = 0;
+    if (ninfos == 0) {
+        gpu_image_clear(img);
+        return 0;
+    }
+    module_t *m = calloc(1, sizeof *m);
+    if (!m || nkernels + ninfos > (1 << 20)) {
+        free(m);
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        return -1;
+    }
+    m->cell = cell;
+    m->img = *img;
+    memset(img, 0, sizeof *img);
+
+    /* the new kernels, resolved before the old ones are replaced */
+    kernel_t *fresh = calloc((size_t)ninfos, sizeof *fresh);
+    if (!fresh) {
+        gpu_image_clear(&m->img);
+        free(m);
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < ninfos; i++) {
+        fresh[i].info = infos[i];
+        fresh[i].info.params = NULL;
+        const char *low = lowered_of(&m->img, infos[i].name);
+        snprintf(fresh[i].info.lowered, sizeof fresh[i].info.lowered, "%s",
+                 low ? low : infos[i].lowered);
+        if (infos[i].nparams) {
+            fresh[i].info.params = malloc((size_t)infos[i].nparams * sizeof(gpu_param_t));
+            if (fresh[i].info.params)
+                memcpy(fresh[i].info.params, infos[i].params,
+                       (size_t)infos[i].nparams * sizeof(gpu_param_t));
+            else
+                fresh[i].info.nparams = 0;
+        }
+        fresh[i].module = m;
+    }
+    int major, minor;
+    if (gpu_device_target(&major, &minor)) {
+        double t0 = gpu_now_ms();
+        const gpu_driver_t *d = gpu_driver_get(err);
+        cm_error_t e;
+        cm_error_clear(&e);
+        int rc = gpu_context_ensure(err);
+        if (rc == 0 && GPU_CU_CHECK(d->cuModuleLoadData(&m->mod, m->img.data), &e)) {
+            CM_ERROR(err, e.code, "loading the module of cell %d failed: %s", cell, e.text);
+            rc = -1;
+        }
+        for (int i = 0; rc == 0 && i < ninfos; i++) {
+            if (GPU_CU_CHECK(d->cuModuleGetFunction(&fresh[i].fn, m->mod, fresh[i].info.lowered), &e)) {
+                CM_ERROR(err, e.code, "kernel %s not found in the module of cell %d: %s",
+                         fresh[i].info.name, cell, e.text);
+                rc = -1;
+            }
+        }
+        if (rc) {
+            if (m->mod)
+                d->cuModuleUnload(m->mod);
+            for (int i = 0; i < ninfos; i++)
+                free(fresh[i].info.params);
+            free(fresh);
+            gpu_image_clear(&m->img);
+            free(m);
+            return -1;
+        }
+        *loaded = 1;
+        *load_ms = gpu_now_ms() - t0;
+    }
+    for (int i = 0; i < ninfos; i++) {
+        kernel_t *old = find(fresh[i].info.name);
+        if (old) {
+            free(old->info.params);
+            module_unref(old->module);
+            *old = fresh[i];
+        } else {
+            if (nkernels == cap_kernels) {
+                int cap = cap_kernels ? cap_kernels * 2 : 16;
+                kernel_t *grown = realloc(kernels, (size_t)cap * sizeof *grown);
+                if (!grown) {
+                    free(fresh[i].info.params);
+                    continue;
+                }
+                kernels = grown;
+                cap_kernels = cap;
+            }
+            kernels[nkernels++] = fresh[i];
+        }
+        m->refs++;
+    }
+    free(fresh);
+    if (m->refs == 0) {
+        m->refs = 1;
+        module_unref(m);
+    }
+    return 0;
+}
+
+int gpu_module_load_all(cm_error_t *err)
+{
+    for (int i = 0; i < nkernels; i++)
+        if (!kernels[i].fn && module_load(kernels[i].module, err))
+            return -1;
+    return 0;
+}
+
+void gpu_module_forget_loaded(void)
+{
+    for (int i = 0; i < nkernels; i++) {
+        kernels[i].fn = NULL;
+        kernels[i].module->mod = NULL; /* stays loaded in the old context */
+    }
+}
+
+void gpu_module_reset(void)
+{
+    for (int i = 0; i < nkernels; i++) {
+        free(kernels[i].info.params);
+        module_unref(kernels[i].module);
+    }
+    free(kernels);
+    kernels = NULL;
+    nkernels = cap_kernels = 0;
+    last.valid = 0;
+}
+
+int gpu_kernel_params(const char *name, const gpu_param_t **params)
+{
+    kernel_t *k = name ? find(name) : NULL;
+    if (!k)
+        return -1;
+    *params = k->info.params;
+    return k->info.nparams;
+}
+
+static void where(char *buf, size_t len, int cell, int line)
+{
+    if (cell > 0 && line > 0)
+        snprintf(buf, len, "cell %d, line %d: ", cell, line);
+    else if (cell > 0)
+        snprintf(buf, len, "cell %d: ", cell);
+    else
+        buf[0] = '\0';
+}
+
+static void signature(const kernel_t *k, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (int i = 0; i < k->info.nparams && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", k->info.params[i].decl);
+}
+
+/* "an 8-byte value", "a 4-byte value" */
+static const char *article(size_t n)
+{
+    while (n >= 1000)
+        n /= 1000;
+    return n == 8 || n == 11 || n == 18 || (n >= 80 && n < 90) || (n >= 800 && n < 900) ? "an" : "a";
+}
+
+static int check_args(const kernel_t *k, int nargs, const size_t *sizes, const char *kinds,
+                      const char *at, cm_error_t *err)
+{
+    const char *name = k->info.name;
+    if (nargs != k->info.nparams) {
+        char sig[600];
+        signature(k, sig, sizeof sig);
+        CM_ERROR(err, GPU_E_ARGS, "%s%s expects %d argument%s (%s), got %d", at, name,
+                 k->info.nparams, k->info.nparams == 1 ? "" : "s", sig, nargs);
+        return -1;
+    }
+    for (int i = 0; i < nargs; i++) {
+        const gpu_param_t *p = &k->info.params[i];
+        int got_pointer = kinds && kinds[i] == 'p';
+        if (p->kind == GPU_PARAM_POINTER && !got_pointer) {
+            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is a pointer (%s), got a scalar", at,
+                     i + 1, name, p->decl);
+            return -1;
+        }
+        if (p->kind == GPU_PARAM_SCALAR && got_pointer) {
+            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is %s (%zu bytes), got a pointer", at,
+                     i + 1, name, p->decl, p->size);
+            return -1;
+        }
+        if (p->kind == GPU_PARAM_SCALAR && sizes[i] != p->size) {
+            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is %s (%zu bytes), got %s %zu-byte value",
+                     at, i + 1, name, p->decl, p->size, article(sizes[i]), sizes[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
+               unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
+               const size_t *arg_sizes, const char *arg_kinds, int cell, int line,
+               cm_error_t *err)
+{
+    char at[64];
+    kernel_t *k = find(name);
+    if (!k) {
+        char known[700];
+        size_t n = 0;
+        known[0] = '\0';
+        for (int i = 0; i < nkernels && n < sizeof known; i++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
+                                  kernels[i].info.name);
+        where(at, sizeof at, cell, line);
+        if (nkernels)
+            CM_ERROR(err, GPU_E_NO_KERNEL, "%sno kernel named %s; known kernels: %s", at, name,
+                     known);
+        else
+            CM_ERROR(err, GPU_E_NO_KERNEL, "%sno kernel named %s: no kernel cell has defined "
+                     "one yet", at, name);
+        return -1;
+    }
+    if (check_args(k, nargs, arg_sizes, arg_kinds, "", NULL)) {
+        /* rare: only now pay for formatting the location */
+        where(at, sizeof at, cell, line);
+        check_args(k, nargs, arg_sizes, arg_kinds, at, err);
+        return -1;
+    }
+    if (!k->fn) {
+        int major, minor;
+        if (!gpu_device_target(&major, &minor)) {
+            char prefix[200];
+            where(at, sizeof at, cell, line);
+            snprintf(prefix, sizeof prefix, "%scannot launch %s: ", at, name);
+            gpu_error_no_gpu(err, prefix);
+            return -1;
+        }
+        if (module_load(k->module, err))
+            return -1;
+    } else if (gpu_context_ensure(err)) {
+        return -1;
+    }
+    snprintf(last.name, sizeof last.name, "%s", name);
+    last.cell = cell;
+    last.line = line;
+    last.valid = 1;
+    const gpu_driver_t *d = gpu_driver_get(err);
+    gpu_curesult_t rc = d->cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
+                                          block[2], shared_bytes, (gpu_custream_t)stream,
+                                          (void **)arg_ptrs, NULL);
+    if (rc != GPU_CU_SUCCESS) {
+        char text[300];
+        gpu_driver_error_text(rc, text, sizeof text);
+        where(at, sizeof at, cell, line);
+        CM_ERROR(err, rc, "%slaunching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>> failed: %s", at, name,
+                 grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes, text);
+        return -1;
+    }
+    return 0;
+}
+
+int gpu_last_launch(const char **name, int *cell, int *line)
+{
+    if (!last.valid)
+        return 0;
+    if (name)
+        *name = last.name;
+    if (cell)
+        *cell = last.cell;
+    if (line)
+        *line = last.line;
+    return 1;
+}
+
+int gpu_synchronize(cm_error_t *err)
+{
+    const gpu_driver_t *d = gpu_driver_get(NULL);
+    gpu_cucontext_t ctx = NULL;
+    if (!d || d->cuCtxGetCurrent(&ctx) != GPU_CU_SUCCESS || !ctx)
+        return 0;
+    gpu_curesult_t rc = d->cuCtxSynchronize();
+    if (rc == GPU_CU_SUCCESS)
+        return 0;
+    char text[300], launched[200] = "", cost[700] = "";
+    gpu_driver_error_text(rc, text, sizeof text);
+    if (last.valid)
+        snprintf(launched, sizeof launched, " (in %s, launched at cell %d, line %d)", last.name,
+                 last.cell, last.line);
+    if (gpu_error_is_sticky(rc))
+        gpu_sticky_cost(cost, sizeof cost);
+    CM_ERROR(err, rc, "%s%s%s%s", text, launched, cost[0] ? ". " : "", cost);
+    return -1;
+}

@@ -1,0 +1,403 @@
+/* Tests of cuda/ that need no GPU: NVRTC compiles, compile errors mapped to
+ * cell lines, the device prelude, the compile cache (memory, disk, corrupt
+ * entries), the kernel scanner, argument checks and the "no GPU" message.
+ * Exits 77 (a skip) where NVRTC cannot be loaded. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "gpu.h"
+#include "gpu_internal.h"
+
+static const char *saxpy =
+    "__global__ void saxpy(int n, float a, float *x, float *y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+static char cache_dir[256];
+static int base_entries; /* entries before the saxpy tests */
+
+static void test_scanner(void)
+{
+    gpu_kernel_info_t *k = NULL;
+    const char *src =
+        "// __global__ void not_me(int x) {}\n"
+        "/* __global__ void nor_me(int x) {} */\n"
+        "#define N 4\n"
+        "struct pair { int a, b; };\n"
+        "__constant__ float coeffs[N];\n"
+        "template <typename T> __global__ void tmpl(T *x) {}\n"
+        "extern \"C\" {\n"
+        "__global__ void __launch_bounds__(256) ext(const float *__restrict__ x, unsigned int n,\n"
+        "                                          size_t m, half h, pair p, int arr[], bool b)\n"
+        "{ if (n) { x = 0; } }\n"
+        "}\n"
+        "extern \"C\" __global__ void ext2(void) {}\n"
+        "void __global__ late(double d, long long q, unsigned char c) { const char *s = \"}\"; }\n"
+        "__device__ int helper(int v) { return v; }\n";
+    int n = gpu_scan_kernels(src, &k);
+    CHECK(n == 3);
+    if (n == 3) {
+        CHECK_STR(k[0].name, "ext");
+        CHECK(k[0].line == 8);
+        CHECK(k[0].nparams == 7);
+        const char kinds[] = "psssvps";
+        const size_t sizes[] = {8, 4, 8, 2, 0, 8, 1};
+        for (int i = 0; i < 7 && k[0].nparams == 7; i++) {
+            CHECK(k[0].params[i].kind == kinds[i]);
+            if (k[0].params[i].kind != kinds[i])
+                printf("param %d: %s: %c\n", i, k[0].params[i].decl, k[0].params[i].kind);
+            CHECK(k[0].params[i].size == sizes[i]);
+        }
+        if (k[0].nparams == 7) {
+            CHECK_STR(k[0].params[0].decl, "const float *__restrict__ x");
+            CHECK_STR(k[0].params[1].decl, "unsigned int n");
+        }
+        CHECK_STR(k[1].name, "ext2");
+        CHECK(k[1].nparams == 0);
+        CHECK_STR(k[2].name, "late");
+        CHECK(k[2].nparams == 3 && k[2].params[0].size == 8 && k[2].params[1].size == 8 &&
+              k[2].params[2].size == 1);
+    }
+    gpu_kernels_free(k, n);
+
+    char **names = NULL;
+    int nn = gpu_scan_names(src, &names);
+    int want = 0;
+    for (int i = 0; i < nn; i++) {
+        const char *w[] = {"N", "pair", "coeffs", "ext", "ext2", "late", "helper", "tmpl"};
+        for (size_t j = 0; j < sizeof w / sizeof w[0]; j++)
+            if (strcmp(names[i], w[j]) == 0)
+                want++;
+    }
+    CHECK(nn == 8 && want == 8);
+    gpu_names_free(names, nn);
+
+    gpu_param_t p;
+    gpu_scan_param("float* x", 8, &p);
+    CHECK(p.kind == 'p');
+    CHECK_STR(p.decl, "float *x");
+}
+
+static void test_probe(void)
+{
+    gpu_info_t info;
+    int n = gpu_probe(&info);
+    CHECK(n == info.device_count);
+    if (n == 0) {
+        CHECK(info.selected == -1);
+        CHECK(info.reason[0] != '\0');
+        printf("probe: 0 devices: %s\n", info.reason);
+    }
+    printf("probe: nvrtc %d, cudart %d, cublas %d\n", info.nvrtc_version, info.cudart_version,
+           info.cublas_present);
+}
+
+static int compile(const char *src, const char *opts, int cell, gpu_cell_t **out, cm_error_t *err)
+{
+    cm_error_clear(err);
+    return gpu_compile_cell(src, opts, cell, out, err);
+}
+
+static int count_entries(void)
+{
+    DIR *d = opendir(cache_dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strstr(e->d_name, ".nvc") && !strstr(e->d_name, ".tmp");
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Applies damage to every entry: 0 truncates, 1 flips a byte of the payload. */
+static void damage_entries(int how)
+{
+    DIR *d = opendir(cache_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strstr(e->d_name, ".nvc"))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", cache_dir, e->d_name);
+        struct stat st;
+        CHECK(stat(path, &st) == 0);
+        if (how == 0) {
+            CHECK(truncate(path, st.st_size / 2) == 0);
+        } else {
+            int fd = open(path, O_RDWR);
+            unsigned char b;
+            off_t at = st.st_size - 10;
+            CHECK(pread(fd, &b, 1, at) == 1);
+            b ^= 0x40;
+            CHECK(pwrite(fd, &b, 1, at) == 1);
+            close(fd);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
+static void test_saxpy_and_cache(void)
+{
+    cm_error_t err;
+    gpu_cell_t *c = NULL;
+    gpu_reset_kernels();
+    CHECK(compile(saxpy, NULL, 1, &c, &err) == 0);
+    CHECK(c && c->ok);
+    if (!c)
+        return;
+    printf("saxpy: %s, %zu bytes, %.1f ms (%s)\n", c->arch, c->image_size, c->compile_ms, c->cache);
+    CHECK(c->image_size > 0);
+    CHECK_STR(c->cache, "miss");
+    CHECK(c->nkernels == 1);
+    if (c->nkernels == 1) {
+        gpu_kernel_info_t *k = &c->kernels[0];
+        CHECK_STR(k->name, "saxpy");
+        CHECK_STR(k->lowered, "_Z5saxpyifPfS_");
+        CHECK(k->nparams == 4);
+        char kinds[5] = {0};
+        for (int i = 0; i < 4 && k->nparams == 4; i++)
+            kinds[i] = k->params[i].kind;
+        CHECK_STR(kinds, "sspp");
+        CHECK(k->nparams == 4 && k->params[0].size == 4 && k->params[1].size == 4 &&
+              k->params[2].size == 8 && k->params[3].size == 8);
+    }
+    gpu_info_t info;
+    if (gpu_probe(&info) == 0)
+        CHECK(strncmp(c->arch, "compute_", 8) == 0 && !c->cubin && !c->loaded);
+    gpu_cell_free(c);
+    CHECK(count_entries() == base_entries + 1);
+
+    /* re-running the cell: same text in the same place: memory hit */
+    CHECK(compile(saxpy, NULL, 2, &c, &err) == 0);
+    CHECK(c && strcmp(c->cache, "memory hit") == 0);
+    CHECK(c && c->nkernels == 1 && strcmp(c->kernels[0].lowered, "_Z5saxpyifPfS_") == 0);
+    if (c)
+        printf("memory hit: %.3f ms\n", c->compile_ms);
+    gpu_cell_free(c);
+
+    /* a fresh process: disk hit */
+    gpu_cache_reset_memory();
+    gpu_reset_kernels();
+    CHECK(compile(saxpy, NULL, 3, &c, &err) == 0);
+    CHECK(c && strcmp(c->cache, "disk hit") == 0);
+    if (c)
+        printf("disk hit: %.3f ms\n", c->compile_ms);
+    gpu_cell_free(c);
+
+    /* corrupt entries are ignored and rebuilt */
+    for (int how = 0; how < 2; how++) {
+        damage_entries(how);
+        gpu_cache_reset_memory();
+        gpu_reset_kernels();
+        CHECK(compile(saxpy, NULL, 4, &c, &err) == 0);
+        CHECK(c && strcmp(c->cache, "miss") == 0);
+        gpu_cell_free(c);
+        gpu_cache_reset_memory();
+        gpu_reset_kernels();
+        CHECK(compile(saxpy, NULL, 5, &c, &err) == 0);
+        CHECK(c && strcmp(c->cache, "disk hit") == 0);
+        gpu_cell_free(c);
+    }
+    CHECK(count_entries() == base_entries + 1);
+
+    /* options from the magic line: part of the key */
+    CHECK(compile("__global__ void scale(float *x) { x[0] *= SCALE; }\n",
+                  "-O3 --use_fast_math -lineinfo --maxrregcount=32 -DSCALE=2.0f", 6, &c, &err) == 0);
+    CHECK(c && c->ok && strcmp(c->cache, "miss") == 0);
+    if (!c || !c->ok)
+        printf("options: %s\n", err.text);
+    gpu_cell_free(c);
+    CHECK(compile("__global__ void scale(float *x) { x[0] *= SCALE; }\n", "-DSCALE=3.0f", 7, &c,
+                  &err) == 0);
+    CHECK(c && strcmp(c->cache, "miss") == 0);
+    gpu_cell_free(c);
+    /* an option NVRTC does not know: an error, not a crash */
+    CHECK(compile(saxpy, "--no-such-option", 8, &c, &err) == -1);
+    CHECK(err.code == GPU_E_NVRTC || err.code == GPU_E_COMPILE);
+    printf("bad option: %s\n", err.text);
+    gpu_cell_free(c);
+}
+
+static void test_errors_and_prelude(void)
+{
+    cm_error_t err;
+    gpu_cell_t *c = NULL;
+    gpu_reset_kernels();
+    CHECK(compile("__device__ float sq(float v) { return v * v; }\n", NULL, 7, &c, &err) == 0);
+    CHECK(c && c->ok && c->nkernels == 0);
+    gpu_cell_free(c);
+
+    const char *bad = "__global__ void bad(float *x)\n"
+                      "{\n"
+                      "    x[0] = y;\n"
+                      "}\n";
+    CHECK(compile(bad, NULL, 9, &c, &err) == -1);
+    CHECK(err.code == GPU_E_COMPILE);
+    CHECK_STR(err.text, "cell 9, line 3: error: identifier \"y\" is undefined");
+    CHECK(c && !c->ok && c->ndiags == 1);
+    if (c && c->ndiags >= 1) {
+        CHECK(c->diags[0].cell == 9 && c->diags[0].line == 3);
+        CHECK(c->diags[0].column == 12);
+        CHECK_STR(c->diags[0].severity, "error");
+        CHECK_STR(c->diags[0].message, "identifier \"y\" is undefined");
+        CHECK_STR(c->diags[0].source_line, "    x[0] = y;");
+        CHECK(c->log && strstr(c->log, "cell 9, line 3: error") && !strstr(c->log, "cell["));
+        printf("mapped log:\n%s\n", c->log ? c->log : "");
+    }
+    gpu_cell_free(c);
+
+    /* a later cell calls an earlier cell's __device__ function */
+    CHECK(compile("__global__ void use_sq(float *x)\n{\n    x[0] = sq(x[0]);\n}\n", NULL, 10, &c,
+                  &err) == 0);
+    CHECK(c && c->ok && c->nkernels == 1);
+    if (!c || !c->ok)
+        printf("prelude: %s\n", err.text);
+    gpu_cell_free(c);
+
+    /* redefining sq replaces cell 7 in place: use_sq (cell 10) still compiles after it */
+    CHECK(compile("__device__ float sq(float v) { return v * v * 1.0f; }\n", NULL, 11, &c, &err) == 0);
+    CHECK(c && c->ok);
+    gpu_cell_free(c);
+    CHECK(compile("__global__ void use_sq2(float *x) { x[0] = sq(x[1]); }\n", NULL, 12, &c,
+                  &err) == 0);
+    gpu_cell_free(c);
+
+    /* a warning on a good cell is kept in the log, mapped */
+    CHECK(compile("__global__ void warn(float *x)\n{\n    int unused = 1;\n}\n", NULL, 13, &c,
+                  &err) == 0);
+    CHECK(c && c->ok && c->log && strstr(c->log, "cell 13, line 3: warning"));
+    gpu_cell_free(c);
+}
+
+static void test_launch_checks(void)
+{
+    cm_error_t err;
+    gpu_cell_t *c = NULL;
+    gpu_reset_kernels();
+    CHECK(compile(saxpy, NULL, 1, &c, &err) == 0);
+    gpu_cell_free(c);
+    int n = 1024;
+    float a = 2.0f;
+    double ad = 2.0;
+    void *x = (void *)0x1000, *y = (void *)0x2000;
+    unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
+    void *args[4] = {&n, &a, &x, &y};
+    size_t sizes[4] = {4, 4, 8, 8};
+
+    cm_error_clear(&err);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 3, args, sizes, "ssp", 4, 2, &err) == -1);
+    CHECK(err.code == GPU_E_ARGS);
+    CHECK_STR(err.text, "cell 4, line 2: saxpy expects 4 arguments (int n, float a, float *x, "
+                        "float *y), got 3");
+
+    void *args2[4] = {&n, &ad, &x, &y};
+    size_t sizes2[4] = {4, 8, 8, 8};
+    cm_error_clear(&err);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args2, sizes2, "sspp", 4, 2, &err) == -1);
+    CHECK_STR(err.text, "cell 4, line 2: argument 2 of saxpy is float a (4 bytes), got an 8-byte "
+                        "value");
+
+    cm_error_clear(&err);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "ssps", 4, 2, &err) == -1);
+    CHECK_STR(err.text, "cell 4, line 2: argument 4 of saxpy is a pointer (float *y), got a scalar");
+
+    cm_error_clear(&err);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "pspp", 4, 2, &err) == -1);
+    CHECK_STR(err.text, "cell 4, line 2: argument 1 of saxpy is int n (4 bytes), got a pointer");
+
+    cm_error_clear(&err);
+    CHECK(gpu_launch("sxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 4, 2, &err) == -1);
+    CHECK(err.code == GPU_E_NO_KERNEL && strstr(err.text, "known kernels: saxpy"));
+
+    const gpu_param_t *params = NULL;
+    CHECK(gpu_kernel_params("saxpy", &params) == 4 && params && params[1].size == 4);
+    CHECK(gpu_kernel_params("nope", &params) == -1);
+
+    gpu_info_t info;
+    if (gpu_probe(&info) == 0) {
+        cm_error_clear(&err);
+        CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 4, 2, &err) == -1);
+        CHECK(err.code == GPU_E_NO_GPU);
+        CHECK(strncmp(err.text, "cell 4, line 2: cannot launch saxpy: no GPU: ", 45) == 0);
+        printf("no GPU: %s\n", err.text);
+        CHECK(gpu_last_launch(NULL, NULL, NULL) == 0);
+        CHECK(gpu_synchronize(&err) == 0);
+        cm_error_clear(&err);
+        CHECK(gpu_select(0, &err) == -1 && err.code == GPU_E_NO_GPU);
+        gpu_device_props_t props;
+        CHECK(gpu_device_properties(&props, 0) == 100);
+    }
+}
+
+static void test_errors_text(void)
+{
+    CHECK(gpu_error_is_sticky(700) && gpu_error_is_sticky(719) && gpu_error_is_sticky(716) &&
+          gpu_error_is_sticky(715) && gpu_error_is_sticky(714));
+    CHECK(!gpu_error_is_sticky(2) && !gpu_error_is_sticky(0) && !gpu_error_is_sticky(1));
+    char buf[1024];
+    gpu_track_alloc((void *)0x10, 4 << 20, "x: float32[1048576]");
+    gpu_sticky_message(700, buf, sizeof buf);
+    CHECK(strstr(buf, "context is lost") && strstr(buf, "x: float32[1048576] (4.00 MiB)"));
+    gpu_track_free((void *)0x10);
+    cm_error_t err;
+    cm_error_clear(&err);
+    gpu_error_oom(&err, (size_t)3 << 30, "cudaMalloc");
+    CHECK(err.code == 2 && strstr(err.text, "asked for 3.00 GiB (3221225472 bytes)") &&
+          strstr(err.text, "nothing else was lost"));
+    CHECK(strstr(gpu_host_header, "cudaError_t cudaMalloc(void *devPtr, size_t size);"));
+    CHECK(strstr(gpu_host_header, "struct cudaDeviceProp { char name[256];"));
+    CHECK(strstr(gpu_host_header, "typedef struct dim3 { unsigned int x, y, z; } dim3;"));
+    cm_error_clear(&err);
+    if (gpu_runtime_load(&err) == 0) {
+        CHECK(gpu_runtime_handle() != NULL);
+        printf("cudart loaded\n");
+    } else {
+        printf("cudart: %s\n", err.text);
+    }
+}
+
+int main(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/gpuc-test-XXXXXX");
+    if (!mkdtemp(cache_dir))
+        return 1;
+    setenv("XDG_CACHE_HOME", cache_dir, 1);
+    strcat(cache_dir, "/gpuc");
+
+    test_scanner();
+    test_probe();
+    test_errors_text();
+    cm_error_t err;
+    cm_error_clear(&err);
+    gpu_cell_t *c = NULL;
+    if (gpu_compile_cell("", NULL, 0, &c, &err) && err.code == GPU_E_NO_LIBRARY) {
+        printf("SKIP: %s\n", err.text);
+        return 77;
+    }
+    gpu_cell_free(c);
+    base_entries = count_entries();
+    struct stat st;
+    CHECK(stat(cache_dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+    test_saxpy_and_cache();
+    test_errors_and_prelude();
+    test_launch_checks();
+    gpu_reset_kernels();
+    gpu_cache_reset_memory();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%.200s'", cache_dir);
+    cache_dir[strlen(cache_dir) - 5] = '\0';
+    snprintf(cmd, sizeof cmd, "rm -rf '%.200s'", cache_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", cache_dir);
+    return check_report("test_gpu_compile");
+}
