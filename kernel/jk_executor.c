@@ -115,6 +115,7 @@ static int await_ready(jk_executor_t *ex, cm_error_t *err)
 
 jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
 {
+    signal(SIGPIPE, SIG_IGN); /* a dead executor's link is an error, not a signal */
     int sv[2], out[2], errp[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         CM_ERROR(err, errno, "socketpair: %s", strerror(errno));
@@ -373,6 +374,14 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
         const char *op = json_string_value(json_object_get(msg, "op"));
         if (op && strcmp(op, "reply") == 0) {
             json_object_del(msg, "op");
+            if (json_is_true(json_object_get(msg, "restarting"))) {
+                /* the executor exits after this reply (its GPU context is
+                 * lost): reap it now, so the caller starts a fresh one */
+                json_object_del(msg, "restarting");
+                cm_error_t gone = {0};
+                describe_death(ex, &gone);
+                CM_INFO("executor replaced after its reply: %s", gone.text);
+            }
             *reply = msg;
             return JK_EXECUTOR_REPLY;
         }

@@ -62,7 +62,9 @@ int jk_executor_call(jk_executor_t *ex, const json_t *request, const jk_executor
 /* Sends SIGINT to the executor. Async-signal-safe and thread-safe. */
 void jk_executor_interrupt(jk_executor_t *ex);
 
-/* The executor's pid (0 when it is gone). */
+/* The executor's pid (0 when it is gone: after a death, or after a reply
+ * that said the executor exits, as it does once its GPU context is lost;
+ * then free it and start another). */
 pid_t jk_executor_pid(const jk_executor_t *ex);
 
 #endif

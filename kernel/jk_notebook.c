@@ -154,6 +154,10 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
                    size_t what_size)
 {
     cm_error_t err = {0};
+    if (r->ex && jk_executor_pid(r->ex) == 0) { /* it exited after its last reply */
+        jk_executor_free(r->ex);
+        r->ex = NULL;
+    }
     if (!r->ex && !(r->ex = jk_executor_new(r->exe, &err))) {
         char evalue[CM_ERROR_TEXT + 64];
         snprintf(evalue, sizeof evalue, "cannot start the executor: %s", err.text);

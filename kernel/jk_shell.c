@@ -85,6 +85,13 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
             jk_kernel_request_stop(k);
         rc = jk_executor_pump(k->executor, &events, &reply, death);
     }
+    if (rc == JK_EXECUTOR_REPLY && jk_executor_pid(k->executor) == 0) {
+        /* it exited after this reply (its GPU context was lost): a fresh one */
+        atomic_store(&k->executor_pid, 0);
+        jk_executor_free(k->executor);
+        k->executor = NULL;
+        jk_kernel_ensure_executor(k);
+    }
     if (rc == JK_EXECUTOR_DIED) {
         CM_WARN("executor died: %s", death->text);
         atomic_store(&k->executor_pid, 0);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cm_link.h"
+#include "rt_gpu.h"
 #include "cm_log.h"
 #include "gpuc_config.h"
 #include "rt_protect.h"
@@ -170,6 +171,8 @@ static void dispatch(executor_t *x, json_t *req)
     if (!reply)
         return;
     json_object_set_new(reply, "op", json_string("reply"));
+    if (rt_gpu_context_lost()) /* the executor exits after this reply */
+        json_object_set_new(reply, "restarting", json_true());
     send_frame(x, reply);
     json_decref(reply);
 }
@@ -221,6 +224,14 @@ int rt_executor_main(int argc, char **argv)
         if (!op || strcmp(op, "ack") != 0) /* a stray ack: see emit */
             dispatch(&x, req);
         json_decref(req);
+        if (rt_gpu_context_lost()) {
+            /* no CUDA call can work in this process any more (seen on the
+             * H100: even a new primary context fails): make way for a new
+             * executor, after the reply that said so */
+            CM_WARN("the GPU context is lost: the executor exits for a fresh one");
+            status = 75;
+            break;
+        }
     }
     fflush(stdout);
     fflush(stderr);

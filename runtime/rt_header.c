@@ -3,6 +3,28 @@
  * rt_result.h. */
 #include "rt_header.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "rt_launch.h"
+
+const char *rt_header(void)
+{
+    static char *text;
+    if (!text) {
+        size_t a = strlen(rt_header_text), b = strlen(gpu_host_header),
+               c = strlen(rt_launch_header);
+        text = malloc(a + b + c + 1);
+        if (!text)
+            abort();
+        memcpy(text, rt_header_text, a);
+        memcpy(text + a, gpu_host_header, b);
+        memcpy(text + a + b, rt_launch_header, c + 1);
+    }
+    return text;
+}
+
 const char rt_header_text[] =
     "#line 1 \"gpuc.h\"\n"
     "#include <stdio.h>\n"

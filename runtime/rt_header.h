@@ -4,7 +4,12 @@
 #ifndef RT_HEADER_H
 #define RT_HEADER_H
 
-/* The whole header as C source; static. */
+/* gpuc.h itself as C source; static. */
 extern const char rt_header_text[];
+
+/* What every host cell is compiled after: gpuc.h, the CUDA runtime API
+ * declarations (cuda/gpu_header.c) and the launch helpers (rt_launch.h).
+ * Static, made on first use. */
+const char *rt_header(void);
 
 #endif

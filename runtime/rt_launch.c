@@ -9,14 +9,12 @@
 #include "rt_lex.h"
 
 const char rt_launch_header[] =
-    "typedef struct dim3 { unsigned int x, y, z; } dim3;\n"
-    "dim3 __gpuc_dim3_of_dim3(dim3 d);\n"
-    "dim3 __gpuc_dim3_of_uint(unsigned long long n);\n"
-    "int __gpuc_launch(const char *kernel, dim3 grid, dim3 block, unsigned long long shared,\n"
-    "                  void *stream, int nargs, void **args, const unsigned long long *sizes,\n"
+    "int __gpuc_launch(const char *kernel, const void *grid, int grid_is_dim3,\n"
+    "                  unsigned grid_size, const void *block, int block_is_dim3,\n"
+    "                  unsigned block_size, unsigned long long shared, void *stream,\n"
+    "                  int nargs, void **args, const unsigned long long *sizes,\n"
     "                  const char *kinds, int cell, int line);\n"
-    "#define __gpuc_dim3(v) _Generic((v), dim3: __gpuc_dim3_of_dim3, "
-    "default: __gpuc_dim3_of_uint)(v)\n"
+    "#define __gpuc_is_dim3(v) _Generic((v), dim3: 1, default: 0)\n"
     "#define __gpuc_kind(v) _Generic((v), _Bool: 's', char: 's', signed char: 's', "
     "unsigned char: 's', short: 's', unsigned short: 's', int: 's', unsigned int: 's', "
     "long: 's', unsigned long: 's', long long: 's', unsigned long long: 's', float: 's', "
@@ -120,11 +118,21 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
     int nargs = split_args(src, toks, paren + 1, end, args, MAX_ARGS);
     if (nconfig < 2 || nconfig > 4 || nargs > MAX_ARGS)
         return 0; /* TCC reports the syntax */
-    rt_buf_addf(out, "__gpuc_launch(\"%.*s\", __gpuc_dim3(", (int)toks[i].len, src + toks[i].start);
+    /* grid and block go through temporaries of their own type (an integer
+     * or a dim3), passed by address: no struct is returned or passed by
+     * value, which this libtcc gets wrong inside loops */
+    rt_buf_adds(out, "({ __typeof__(");
     add_text(out, src, config[0].from, config[0].to);
-    rt_buf_adds(out, "), __gpuc_dim3(");
+    rt_buf_adds(out, ") __gpuc_grid = (");
+    add_text(out, src, config[0].from, config[0].to);
+    rt_buf_adds(out, "); __typeof__(");
     add_text(out, src, config[1].from, config[1].to);
-    rt_buf_adds(out, "), ");
+    rt_buf_adds(out, ") __gpuc_block = (");
+    add_text(out, src, config[1].from, config[1].to);
+    rt_buf_addf(out, "); __gpuc_launch(\"%.*s\", &__gpuc_grid, __gpuc_is_dim3(__gpuc_grid), "
+                     "sizeof __gpuc_grid, &__gpuc_block, __gpuc_is_dim3(__gpuc_block), "
+                     "sizeof __gpuc_block, ",
+                (int)toks[i].len, src + toks[i].start);
     if (nconfig > 2)
         add_text(out, src, config[2].from, config[2].to);
     else
@@ -154,7 +162,7 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
         add_text(out, src, args[a].from, args[a].to);
         rt_buf_adds(out, "), ");
     }
-    rt_buf_addf(out, "0}, %d, %d)", cell, toks[i].line);
+    rt_buf_addf(out, "0}, %d, %d); })", cell, toks[i].line);
     add_newlines(out, src, toks[i].start, toks[end].start);
     return end + 1;
 }

@@ -2,6 +2,8 @@
  * magics gpuc 0.1 implements (see rt_magic.h, docs/magics.md). */
 #include "rt_magic.h"
 
+#include "rt_gpu.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -60,8 +62,8 @@ static const rt_magic_info_t magics[] = {
      "both times and the ratio (also over a size sweep).", 0},
     {"kernel", 1, "%%kernel [NVRTC OPTIONS]",
      "Compiles the cell as CUDA C++ device code with NVRTC; its __global__ kernels "
-     "become callable from host cells with <<<grid, block>>>.", 0},
-    {"cuda", 1, "%%cuda [NVRTC OPTIONS]", "Another name for %%kernel.", 0},
+     "become callable from host cells with <<<grid, block>>>.", 1},
+    {"cuda", 1, "%%cuda [NVRTC OPTIONS]", "Another name for %%kernel.", 1},
     {"elementwise", 1, "%%elementwise NAME(PARAMS)",
      "Makes an elementwise GPU kernel from one expression per element.", 0},
     {"reduce", 1, "%%reduce NAME(PARAMS)",
@@ -69,7 +71,9 @@ static const rt_magic_info_t magics[] = {
     {"cc", 1, "%%cc [CFLAGS]",
      "Compiles the cell with the system C compiler (-O2 unless flags are given) into "
      "the session, for fast CPU baselines.", 0},
-    {"gpu", 0, "%gpu", "Shows the GPU in use: name, compute capability, memory, driver.", 0},
+    {"gpu", 0, "%gpu [N]",
+     "Shows the GPUs (name, compute capability, SMs, memory) and the driver, NVRTC and CUDA "
+     "runtime versions; %gpu N makes device N the one kernels run on.", 1},
     {"memory", 0, "%memory", "Shows device memory: used, free, and what the pool holds.", 0},
     {"device", 0, "%device [gpu | sim | N]",
      "Shows or switches the device: a GPU by number, or the CPU simulator.", 0},
@@ -821,6 +825,8 @@ static const struct {
 } handlers[] = {
     {"lsmagic", 0, do_lsmagic}, {"who", 0, do_who},   {"whos", 0, do_whos},
     {"reset", 0, do_reset},     {"lib", 0, do_lib},   {"cflags", 0, do_cflags},
+    {"kernel", 1, rt_gpu_kernel_magic}, {"cuda", 1, rt_gpu_kernel_magic},
+    {"gpu", 0, rt_gpu_magic},
 };
 
 json_t *rt_magic_run(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no)

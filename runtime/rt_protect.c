@@ -209,7 +209,13 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
 {
     pending_int = 0;
     int_wanted = 0;
-    if (sigsetjmp(jump_env, 1) == 0) {
+    int jumped = sigsetjmp(jump_env, 1);
+    if (jumped == 2) {
+        if (in_child)
+            _exit(1);
+        return RT_PROTECT_RAISED;
+    }
+    if (jumped == 0) {
         running = 1;
         fn(arg);
         running = 0;
@@ -236,6 +242,24 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
     if (fault)
         *fault = last_fault;
     return last_fault.signo;
+}
+
+static char raised_ename[64];
+static char raised_evalue[4096];
+
+void rt_protect_raise(const char *ename, const char *evalue)
+{
+    snprintf(raised_ename, sizeof raised_ename, "%s", ename);
+    snprintf(raised_evalue, sizeof raised_evalue, "%s", evalue);
+    running = 0;
+    int_wanted = 0;
+    siglongjmp(jump_env, 2);
+}
+
+void rt_protect_raised(const char **ename, const char **evalue)
+{
+    *ename = raised_ename;
+    *evalue = raised_evalue;
 }
 
 int rt_protect_take_pending_interrupt(void)

@@ -42,6 +42,14 @@ void rt_protect_on_fork(int fd);
 /* Non-zero when a SIGINT arrived while no cell ran (then cleared). */
 int rt_protect_take_pending_interrupt(void);
 
+/* Ends the running cell with an error (ename, evalue copied) instead of a
+ * signal: rt_protect_run returns RT_PROTECT_RAISED and
+ * rt_protect_raised() gives the texts. Only from code run under
+ * rt_protect_run (a launch from a cell, say). */
+#define RT_PROTECT_RAISED (-1)
+_Noreturn void rt_protect_raise(const char *ename, const char *evalue);
+void rt_protect_raised(const char **ename, const char **evalue);
+
 /* "SIGSEGV", ... for a signal number. Static string. */
 const char *rt_protect_signal_name(int signo);
 

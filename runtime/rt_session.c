@@ -18,6 +18,8 @@
 #include "rt_magic.h"
 #include "rt_plan.h"
 #include "rt_expand.h"
+#include "rt_gpu.h"
+#include "rt_launch.h"
 #include "rt_prelude.h"
 #include "rt_protect.h"
 #include "rt_result.h"
@@ -25,10 +27,21 @@
 #include "rt_session_query.h"
 #include "rt_tcc.h"
 
+/* A typedef name of the session's cells or of its headers (FILE, size_t,
+ * cudaError_t, dim3, pthread_t...): a declaration starts with one. */
 static int session_is_type(void *ctx, const char *name, size_t len)
 {
-    const rt_session_t *s = ctx;
-    return rt_names_find(&s->types, name, len) >= 0;
+    rt_session_t *s = ctx;
+    if (rt_names_find(&s->types, name, len) >= 0)
+        return 1;
+    char word[128];
+    if (len >= sizeof word)
+        return 0;
+    memcpy(word, name, len);
+    word[len] = '\0';
+    rt_shake_t *sh = rt_session_header_index(s); /* made once; the next compile uses it */
+    rt_shake_entry_t e;
+    return sh && rt_shake_find(sh, word, &e) == 0 && e.kind == RT_SHAKE_TYPE;
 }
 
 static size_t name_hash(const char *name)
@@ -343,7 +356,10 @@ static json_t *compile_error(const char *code, int cell, const rt_diag_t *diags,
             if (!evalue[0])
                 snprintf(evalue, sizeof evalue, "cell %d, line %d: %s", cell, line, d->msg);
         } else {
-            if (strstr(d->msg, "undefined symbol"))
+            if (strstr(d->msg, "undefined symbol 'cuda") && rt_gpu_runtime_note()[0])
+                snprintf(head, sizeof head, "cell %d: error: %s (%s)", cell, d->msg,
+                         rt_gpu_runtime_note());
+            else if (strstr(d->msg, "undefined symbol"))
                 snprintf(head, sizeof head,
                          "cell %d: error: %s (declared but never defined: a missing function "
                          "body or library?)", cell, d->msg);
@@ -418,7 +434,7 @@ static char *header_key(const rt_session_t *s, const char *excluded, char *consu
         }
     }
     rt_buf_t key = {0};
-    rt_buf_adds(&key, rt_header_text);
+    rt_buf_adds(&key, rt_header());
     for (size_t i = 0; any && i <= last; i++) {
         const rt_entry_t *e = &s->prelude.v[i];
         if (excluded[i] || e->kind != RT_ENTRY_DIRECTIVE)
@@ -524,6 +540,8 @@ static rt_tcc_t *new_state(rt_session_t *s, const rt_plan_t *plan, const char *e
     for (const rt_symbol_t *r = rt_result_symbols; r->name; r++)
         rt_tcc_add_symbol(t, r->name, r->addr);
     for (const rt_symbol_t *r = rt_display_symbols; r->name; r++)
+        rt_tcc_add_symbol(t, r->name, r->addr);
+    for (const rt_symbol_t *r = rt_gpu_symbols; r->name; r++)
         rt_tcc_add_symbol(t, r->name, r->addr);
     if (!emit) {
         for (size_t i = 0; i < s->nsyms; i++)
@@ -713,7 +731,7 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
         }
 
         rt_buf_t src = {0};
-        rt_buf_adds(&src, rt_header_text);
+        rt_buf_adds(&src, rt_header());
         rt_buf_adds(&src, "#line 1 \"session\"\n");
         rt_prelude_render(&s->prelude, excluded, &src);
         rt_buf_add(&src, rt_buf_str(&body), body.len);
@@ -760,14 +778,18 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
 static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
                          json_t **error)
 {
+    rt_gpu_prepare_host(code);
+    char *launches = rt_launch_rewrite(code, cell); /* kernel<<<...>>>(...) into C */
+    const char *c = launches ? launches : code;
     rt_buf_t macros = {0};
     rt_prelude_macros(&s->prelude, &macros);
     char *expanded = NULL;
-    if (macros.len || strstr(code, "#define"))
-        expanded = rt_expand_cell(s->libdir, rt_buf_str(&macros), code, session_is_type, s);
+    if (macros.len || strstr(c, "#define"))
+        expanded = rt_expand_cell(s->libdir, rt_buf_str(&macros), c, session_is_type, s);
     rt_buf_free(&macros);
-    rt_tcc_t *t = compile_code(s, code, expanded ? expanded : code, cell, plan, error);
+    rt_tcc_t *t = compile_code(s, code, expanded ? expanded : c, cell, plan, error);
     free(expanded);
+    free(launches);
     return t;
 }
 
@@ -861,9 +883,22 @@ json_t *rt_session_run_code(rt_session_t *s, const char *code, int cell_no)
     int sig = rt_protect_run(run_cell, &r, &fault);
     rt_display_set_emit(NULL, NULL);
     char *result = rt_result_take();
+    if (sig == RT_PROTECT_RAISED) { /* a failed launch, say */
+        free(result);
+        const char *ename, *evalue;
+        rt_protect_raised(&ename, &evalue);
+        rt_gpu_after_cell(cell_no); /* what it launched before is done or failed too */
+        return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", ename, "evalue",
+                         evalue, "traceback", evalue);
+    }
     if (sig) {
         free(result);
         return rt_session_fault_reply(s, cell_no, &fault);
+    }
+    json_t *gpu_error = rt_gpu_after_cell(cell_no);
+    if (gpu_error) {
+        free(result);
+        return gpu_error;
     }
     if (r.main && r.main_rc != 0) {
         free(result);
@@ -894,7 +929,7 @@ rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *
         return NULL;
     }
     rt_buf_t src = {0};
-    rt_buf_adds(&src, rt_header_text);
+    rt_buf_adds(&src, rt_header());
     rt_buf_adds(&src, "#line 1 \"session\"\n");
     rt_prelude_render(&s->prelude, NULL, &src);
     rt_buf_adds(&src, "#line 1 \"gpuc-magic\"\n");
@@ -945,7 +980,33 @@ static int is_error(const json_t *reply)
 
 /* A cell runs as its segments in order: the code before a magic line,
  * the magic, the code after it. The reply is the last code segment's. */
+static json_t *execute_host(rt_session_t *s, const char *code, int cell_no);
+
+/* Non-zero when the cell's first non-blank characters are "%%". */
+static int starts_with_cell_magic(const char *code)
+{
+    while (isspace((unsigned char)*code))
+        code++;
+    return code[0] == '%' && code[1] == '%';
+}
+
 json_t *rt_session_execute(rt_session_t *s, const char *code, int cell_no)
+{
+    if (!starts_with_cell_magic(code)) {
+        /* a .cu-style cell: its device part to NVRTC, the rest as usual */
+        char *host = NULL;
+        json_t *r = rt_gpu_mixed_cell(s, code, cell_no, &host);
+        if (r || host) {
+            if (!r)
+                r = execute_host(s, host, cell_no);
+            free(host);
+            return r;
+        }
+    }
+    return execute_host(s, code, cell_no);
+}
+
+static json_t *execute_host(rt_session_t *s, const char *code, int cell_no)
 {
     if (!strchr(code, '%'))
         return rt_session_run_code(s, code, cell_no);

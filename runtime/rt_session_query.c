@@ -44,7 +44,7 @@ static char *headers_text(const rt_session_t *s)
         }
     }
     rt_buf_t key = {0};
-    rt_buf_adds(&key, rt_header_text);
+    rt_buf_adds(&key, rt_header());
     for (size_t i = 0; any && i <= last; i++) {
         const rt_entry_t *e = &s->prelude.v[i];
         if (e->kind != RT_ENTRY_DIRECTIVE)
@@ -64,7 +64,7 @@ rt_shake_t *rt_session_header_index(rt_session_t *s)
 {
     char *key = headers_text(s);
     if (!key)
-        key = rt_strndup(rt_header_text, strlen(rt_header_text)); /* gpuc.h at least */
+        key = rt_strndup(rt_header(), strlen(rt_header())); /* gpuc.h at least */
     if (s->shake && strcmp(rt_shake_key(s->shake), key) == 0 && !rt_shake_stale(s->shake)) {
         free(key);
         return s->shake;

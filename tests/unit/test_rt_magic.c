@@ -253,7 +253,7 @@ static void test_unknown_and_help(void)
     EXPECT_ERROR("%%who", "UnknownMagic", "%who is");
     EXPECT_ERROR("%timeit x++", "NotImplemented",
                  "%timeit is not available yet in gpuc 0.1; it is planned");
-    EXPECT_ERROR("%%kernel\n__global__ void k(void) {}", "NotImplemented", "%%kernel");
+    EXPECT_ERROR("%%speedup\nint k;", "NotImplemented", "%%speedup");
     EXPECT_ERROR("int q1;\n%%time", "UsageError", "first line");
     json_t *r = run("%who?");
     CHECK_STR(field(r, "status"), "ok");
@@ -263,8 +263,9 @@ static void test_unknown_and_help(void)
     CHECK(strncmp(out, "Usage: %%timeit", 15) == 0 && strstr(out, "planned"));
     json_decref(r);
     r = run("%lsmagic");
-    CHECK(strstr(out, "Available line magics:\n%lsmagic  %who  %whos  %reset  %lib  %cflags\n"));
-    CHECK(strstr(out, "\nplanned: %timeit  %gpu"));
+    CHECK(strstr(out, "Available line magics:\n%lsmagic  %who  %whos  %reset  %lib  %cflags  %gpu\n"));
+    CHECK(strstr(out, "Available cell magics:\n%%kernel  %%cuda\n"));
+    CHECK(strstr(out, "\nplanned: %timeit  %memory"));
     CHECK(strstr(out, "%%timeit  %%time"));
     json_decref(r);
 }

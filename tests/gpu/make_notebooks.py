@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Writes the GPU test notebooks (tests/gpu/*.ipynb) from the cells below.
+
+Run `python3 tests/gpu/make_notebooks.py` after editing; the notebooks are
+committed so that the GPU machine needs no Python Jupyter to run them
+(`gpuc run`). Each check cell calls abort() on a wrong answer, so a failed
+check fails the run."""
+import json
+import pathlib
+
+HERE = pathlib.Path(__file__).parent
+
+TUTORIAL = [
+    "%gpu",
+    # 1. vector add, the classic first tutorial, host code as written there
+    "%%kernel\n__global__ void add(int n, float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) y[i] = x[i] + y[i];\n}",
+    "#include <math.h>\nint N = 1 << 20;\n"
+    "float *x = (float *)malloc(N * sizeof(float));\nfloat *y = (float *)malloc(N * sizeof(float));\n"
+    "for (int i = 0; i < N; i++) { x[i] = 1.0f; y[i] = 2.0f; }\n"
+    "float *d_x, *d_y;\ncudaMalloc(&d_x, N * sizeof(float));\ncudaMalloc(&d_y, N * sizeof(float));\n"
+    "cudaMemcpy(d_x, x, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(d_y, y, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "int blockSize = 256;\nint numBlocks = (N + blockSize - 1) / blockSize;\n"
+    "add<<<numBlocks, blockSize>>>(N, d_x, d_y);\ncudaDeviceSynchronize();\n"
+    "cudaMemcpy(y, d_y, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "float maxError = 0.0f;\nfor (int i = 0; i < N; i++) maxError = fmaxf(maxError, fabsf(y[i] - 3.0f));\n"
+    "printf(\"vector add: max error %g\\n\", maxError);",
+    "if (maxError > 1e-6f) abort();\nprintf(\"PASS vector add\\n\");",
+    # 2. the device arrays are still there in the next cell
+    "float first[4];\ncudaMemcpy(first, d_y, sizeof first, cudaMemcpyDeviceToHost);\n"
+    "if (first[0] != 3.0f || first[3] != 3.0f) abort();\nprintf(\"PASS arrays persist\\n\");",
+    # 3. SAXPY as a .cu-style mixed cell
+    "__global__ void saxpy(int n, float a, float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = a * x[i] + y[i];\n}\n"
+    "saxpy<<<(N + 255) / 256, 256>>>(N, 2.0f, d_x, d_y);\n"
+    "cudaMemcpy(y, d_y, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < N; i++) if (y[i] != 5.0f) abort();\nprintf(\"PASS saxpy\\n\");",
+    # 4. grid-stride loop
+    "%%kernel\n__global__ void scale(int n, float s, float *v) {\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "        v[i] *= s;\n}",
+    "scale<<<32, 256>>>(N, 0.5f, d_y);\n"
+    "cudaMemcpy(y, d_y, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < N; i++) if (y[i] != 2.5f) abort();\nprintf(\"PASS grid-stride loop\\n\");",
+    # 5. a 2-D kernel with dim3, C++ constructor syntax as tutorials write it
+    "%%kernel\n__global__ void matadd(const float *A, const float *B, float *C, int w, int h) {\n"
+    "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (r < h && c < w) C[r * w + c] = A[r * w + c] + B[r * w + c];\n}",
+    "int w = 1000, h = 700;\nsize_t bytes = (size_t)w * h * sizeof(float);\n"
+    "float *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes);\n"
+    "for (int i = 0; i < w * h; i++) { A[i] = i % 97; B[i] = (i % 13) * 0.5f; }\n"
+    "float *dA, *dB, *dC;\ncudaMalloc(&dA, bytes); cudaMalloc(&dB, bytes); cudaMalloc(&dC, bytes);\n"
+    "cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice);\ncudaMemcpy(dB, B, bytes, cudaMemcpyHostToDevice);\n"
+    "dim3 threadsPerBlock(16, 16);\ndim3 numBlocks2((w + 15) / 16, (h + 15) / 16);\n"
+    "matadd<<<numBlocks2, threadsPerBlock>>>(dA, dB, dC, w, h);\n"
+    "cudaMemcpy(C, dC, bytes, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < w * h; i++) if (fabsf(C[i] - (A[i] + B[i])) > 1e-6f) abort();\n"
+    "printf(\"PASS 2-D kernel with dim3\\n\");",
+    # 6. shared-memory reduction with __syncthreads and atomicAdd
+    "%%kernel\n__global__ void block_sum(const float *in, float *out, int n) {\n"
+    "    __shared__ float s[256];\n    int t = threadIdx.x;\n    int i = blockIdx.x * blockDim.x + t;\n"
+    "    s[t] = i < n ? in[i] : 0.0f;\n    __syncthreads();\n"
+    "    for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+    "        if (t < k) s[t] += s[t + k];\n        __syncthreads();\n    }\n"
+    "    if (t == 0) atomicAdd(out, s[0]);\n}",
+    "float *d_sum;\ncudaMalloc(&d_sum, sizeof(float));\ncudaMemset(d_sum, 0, sizeof(float));\n"
+    "block_sum<<<(w * h + 255) / 256, 256>>>(dA, d_sum, w * h);\n"
+    "float gpu_sum;\ncudaMemcpy(&gpu_sum, d_sum, sizeof gpu_sum, cudaMemcpyDeviceToHost);\n"
+    "double cpu_sum = 0;\nfor (int i = 0; i < w * h; i++) cpu_sum += A[i];\n"
+    "printf(\"reduction: gpu %.1f cpu %.1f\\n\", gpu_sum, cpu_sum);\n"
+    "if (fabs(gpu_sum - cpu_sum) > 1e-5 * cpu_sum) abort();\nprintf(\"PASS shared-memory reduction\\n\");",
+    # 7. a later kernel cell calls an earlier cell's __device__ function
+    "%%kernel\n__device__ float twice(float v) { return 2.0f * v; }",
+    "%%kernel\n__global__ void doubler(int n, float *v) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) v[i] = twice(v[i]);\n}",
+    "doubler<<<(N + 255) / 256, 256>>>(N, d_y);\n"
+    "cudaMemcpy(y, d_y, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < N; i++) if (y[i] != 5.0f) abort();\nprintf(\"PASS __device__ function of an earlier cell\\n\");",
+    # 8. errors the runtime API reports as tutorials expect
+    "cudaError_t e = cudaGetLastError();\nif (e != cudaSuccess) abort();\n"
+    "cudaFree(d_x); cudaFree(d_y); cudaFree(dA); cudaFree(dB); cudaFree(dC); cudaFree(d_sum);\n"
+    "printf(\"PASS cleanup\\n\");",
+]
+
+ERRORS = [
+    "%%kernel\n__global__ void fill(int n, float *v) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) v[i] = 1.0f;\n}",
+    "float *d;\ncudaMalloc(&d, 1024 * sizeof(float));\nint kept = 42;",
+    # wrong argument count / kind: a LaunchError naming the cell and line
+    "fill<<<4, 256>>>(1024);",
+    "fill<<<4, 256>>>(1024, 2.0);",
+    # an NVRTC error mapped to the cell's own line
+    "%%kernel\n__global__ void broken(float *v) {\n    v[0] = undefined_name;\n}",
+    # out of memory: a clear error, nothing lost
+    "float *huge;\ncudaError_t oom = cudaMalloc(&huge, (size_t)1 << 50);\n"
+    "printf(\"%s\\n\", cudaGetErrorName(oom));",
+    "kept",
+    # an out-of-bounds write: a sticky error; the executor is replaced
+    "%%kernel\n__global__ void oob(float *v) { v[(size_t)1 << 40] = 1.0f; }",
+    "oob<<<1, 1>>>(d);",
+    "int after = 7;\nafter * 6",
+]
+
+
+def notebook(cells):
+    return {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+                   "outputs": [], "source": src} for i, src in enumerate(cells)],
+        "metadata": {"kernelspec": {"name": "gpuc", "display_name": "C + CUDA (gpuc)",
+                                    "language": "c"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+
+
+for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS)):
+    (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

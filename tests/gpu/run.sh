@@ -1,0 +1,51 @@
+#!/bin/bash
+# The GPU suite, on the GPU machine: bash tests/gpu/run.sh BIN_DIR [OUT_DIR]
+# BIN_DIR holds gpuc and gpu_smoke (built on the development machine);
+# LD_LIBRARY_PATH / GPUC_TCC_LIBDIR must point at the carried libraries.
+set -u
+bin=$1
+out=${2:-/tmp/gpuc-gpu}
+mkdir -p "$out"
+fail=0
+check() { if [ "$1" -eq 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
+
+"$bin/gpu_smoke" > "$out/smoke.txt" 2>&1; check $? "gpu_smoke"; cat "$out/smoke.txt"
+
+"$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial.ipynb" 2> "$out/tutorial.log"
+rc=$?; cat "$out/tutorial.log"; check $rc "tutorial notebook"
+python3 - "$out/tutorial.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"] if o["output_type"] == "stream")
+print(text)
+PY
+
+"$bin/gpuc" run --allow-errors tests/gpu/errors.ipynb -o "$out/errors.ipynb" 2> "$out/errors.log"
+cat "$out/errors.log"
+python3 - "$out/errors.ipynb" <<'PY'
+import json, re, sys
+nb = json.load(open(sys.argv[1]))
+want = [None, None, "LaunchError", "LaunchError", "CudaCompileError", None, "42", None,
+        "CudaError", "42"]
+bad = 0
+for i, (c, w) in enumerate(zip(nb["cells"], want)):
+    errs = [o for o in c["outputs"] if o["output_type"] == "error"]
+    res = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
+    text = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
+    got = errs[0]["ename"] if errs else (res[0] if res else None)
+    detail = errs[0]["evalue"] if errs else text.strip()
+    ok = got == w
+    bad |= not ok
+    print(f"{'ok ' if ok else 'BAD'} cell {i}: want {w}, got {got}: {detail[:300]}")
+sys.exit(1 if bad else 0)
+PY
+check $? "errors notebook"
+
+if command -v compute-sanitizer >/dev/null; then
+    compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
+        "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
+        > "$out/memcheck.txt" 2>&1
+    rc=$?; tail -5 "$out/memcheck.txt"
+    grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.txt"; check $? "compute-sanitizer memcheck (rc $rc)"
+fi
+exit $fail
