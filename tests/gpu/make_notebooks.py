@@ -44,6 +44,10 @@ TUTORIAL = [
     "scale<<<32, 256>>>(N, 0.5f, d_y);\n"
     "cudaMemcpy(y, d_y, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
     "for (int i = 0; i < N; i++) if (y[i] != 2.5f) abort();\nprintf(\"PASS grid-stride loop\\n\");",
+    # launches in a loop, a dim3 variable and an integer mixed
+    "dim3 blocks1d = {32, 1, 1};\nfor (int i = 0; i < 1000; i++) scale<<<blocks1d, 256>>>(N, 1.0f, d_y);\n"
+    "cudaMemcpy(y, d_y, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < N; i++) if (y[i] != 2.5f) abort();\nprintf(\"PASS 1000 launches in a loop\\n\");",
     # 5. a 2-D kernel with dim3, C++ constructor syntax as tutorials write it
     "%%kernel\n__global__ void matadd(const float *A, const float *B, float *C, int w, int h) {\n"
     "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"

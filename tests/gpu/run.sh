@@ -41,7 +41,7 @@ sys.exit(1 if bad else 0)
 PY
 check $? "errors notebook"
 
-if command -v compute-sanitizer >/dev/null; then
+if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
         > "$out/memcheck.txt" 2>&1
