@@ -6,6 +6,7 @@
 #   make test    set up, build, run ctest + the protocol and notebook tests
 #   make asan    the same tests against an ASan+UBSan build in build-asan/
 #   make bench   gpuc against ipykernel (startup, round trip, memory)
+#   make bundle  a relocatable bundle for GPU nodes without packages (out/)
 #   make clean   remove build/, build-asan/ and out/
 
 BUILD      ?= build
@@ -29,7 +30,7 @@ ASAN_EXECUTOR_OPTIONS = handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abo
 ASAN_UNIT_OPTIONS     = handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:use_sigaltstack=0
 UBSAN_OPTIONS_ALL     = print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps build venv demo test asan asan-build bench clean
+.PHONY: all deps build venv demo test asan asan-build bench bundle clean
 
 all: build
 
@@ -92,3 +93,6 @@ bench: build venv
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(OUT)
+
+bundle: build
+	scripts/make-bundle.sh $(BUILD) $(OUT)

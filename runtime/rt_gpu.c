@@ -189,6 +189,8 @@ static json_t *compile_device(const char *src, const char *options, int cell)
             printf("%s for %s: cache hit (%s, %.3f ms)",
                    gc->nkernels ? rt_buf_str(&names) : "device code", gc->arch, gc->cache,
                    gc->compile_ms);
+        if (gc->setup_ms >= 1.0)
+            printf(" (GPU set-up on first use: %.0f ms)", gc->setup_ms);
         if (gc->loaded)
             printf(", loaded in %.2f ms\n", gc->load_ms);
         else

@@ -5,6 +5,8 @@
 #include <ctype.h>
 #include <signal.h>
 #include <stdint.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,11 +141,33 @@ static void add_library_symbol(void *ctx, const char *name, const void *addr)
     s->libs[s->nlibs++] = (rt_sym_t){rt_strndup(name, strlen(name)), (void *)addr, 0, 1};
 }
 
+/* libtcc's runtime files in a relocatable bundle (make bundle):
+ * BUNDLE/lib/gpuc/tcc beside BUNDLE/bin/gpuc. NULL when not in one. */
+static const char *bundled_tcc_libdir(void)
+{
+    static char dir[PATH_MAX + 32];
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    snprintf(dir, sizeof dir, "%s/../lib/gpuc/tcc", exe);
+    char probe[sizeof dir + 16];
+    snprintf(probe, sizeof probe, "%s/libtcc1.a", dir);
+    return access(probe, R_OK) == 0 ? dir : NULL;
+}
+
 rt_session_t *rt_session_new(const char *tcc_libdir, rt_emit_fn emit, void *emit_ctx,
                              cm_error_t *err)
 {
     if (!tcc_libdir || !*tcc_libdir)
         tcc_libdir = getenv("GPUC_TCC_LIBDIR");
+    if (!tcc_libdir || !*tcc_libdir)
+        tcc_libdir = bundled_tcc_libdir();
     if (!tcc_libdir || !*tcc_libdir)
         tcc_libdir = GPUC_TCC_LIBDIR;
     if (rt_protect_init(err) != 0)

@@ -323,3 +323,23 @@ def test_gpuc_run_rejects_non_notebook(gpuc_bin, tmp_path):
     proc = gpuc_run(gpuc_bin, bad, "-o", tmp_path / "out.ipynb")
     assert proc.returncode == 1
     assert proc.stderr.strip()
+
+
+def test_relocatable_bundle(tmp_path, gpuc_bin):
+    """make bundle's folder runs from anywhere, with an empty environment:
+    its libraries and libtcc's runtime files are found beside the binary."""
+    subprocess.run([str(ROOT / "scripts" / "make-bundle.sh"), str(gpuc_bin.parent),
+                    str(tmp_path / "made")], check=True, capture_output=True)
+    made = next(p for p in (tmp_path / "made").iterdir() if p.is_dir())
+    moved = tmp_path / "elsewhere" / "gpuc"
+    moved.parent.mkdir()
+    made.rename(moved)
+    out = tmp_path / "tour.out.ipynb"
+    run = subprocess.run([str(moved / "bin" / "gpuc"), "run", str(TOUR),
+                          "-o", str(out)], env={"HOME": str(tmp_path)}, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    ldd = subprocess.run(["ldd", str(moved / "bin" / "gpuc")], capture_output=True, text=True).stdout
+    assert str(moved / "bin" / ".." / "lib" / "libzmq.so.5") in ldd, ldd
+    nb = nbformat.read(out, as_version=4)
+    assert "Hello from C" in stream_text(cell_with(nb, "Hello from C"))

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Makes a relocatable bundle of gpuc for machines without package access
+# (GPU nodes of a cluster, batch jobs): the binary, the shared libraries it
+# needs that are not part of glibc, libtcc's runtime files and a README.
+#
+#   scripts/make-bundle.sh BUILD_DIR OUT_DIR
+#
+# Layout (OUT_DIR/gpuc-VERSION/):
+#   bin/gpuc          finds lib/ through its RUNPATH ($ORIGIN/../lib)
+#   lib/*.so.*        libzmq, libsodium, libjansson and what they pull in
+#   lib/gpuc/tcc/     libtcc1.a and TCC's include/ (found beside bin/gpuc)
+# and OUT_DIR/gpuc-VERSION.tar.gz. CUDA is not bundled: gpuc dlopens the
+# node's libcuda, NVRTC, libcudart and cuBLAS at run time.
+set -euo pipefail
+build=${1:?usage: make-bundle.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: make-bundle.sh BUILD_DIR OUT_DIR}
+gpuc="$build/gpuc"
+version=$("$gpuc" --version | awk '{print $2}')
+name="gpuc-$version"
+dest="$out/$name"
+rm -rf "$dest"
+mkdir -p "$dest/bin" "$dest/lib/gpuc"
+cp "$gpuc" "$dest/bin/gpuc"
+
+# glibc and the loader come from the node (they must match its kernel);
+# everything else the binary links is copied.
+ldd "$gpuc" | awk '/=> \// {print $3}' | while read -r lib; do
+    case "$(basename "$lib")" in
+        libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|libresolv.so.*|ld-linux*) ;;
+        *) cp -L "$lib" "$dest/lib/" ;;
+    esac
+done
+
+tccdir=$(sed -n 's/^#define GPUC_TCC_LIBDIR "\(.*\)"$/\1/p' "$build/generated/gpuc_config.h")
+cp -r "$tccdir" "$dest/lib/gpuc/tcc"
+
+cat > "$dest/README" <<TXT
+gpuc $version, a relocatable bundle (Linux x86-64, glibc 2.36 or newer).
+
+  bin/gpuc --version
+  bin/gpuc run NOTEBOOK.ipynb -o OUT.ipynb      # headless, no Python needed
+  bin/gpuc install --user                       # the Jupyter kernelspec
+
+Move the folder anywhere: bin/gpuc finds lib/ beside it. GPU work uses the
+node's NVIDIA driver and CUDA 13 or 12 (libcuda.so.1, libnvrtc, libcudart),
+loaded at run time; without them host C cells still run.
+TXT
+tar -C "$out" -czf "$out/$name.tar.gz" "$name"
+echo "bundle: $dest ($(du -sh "$dest" | cut -f1)), $out/$name.tar.gz"
