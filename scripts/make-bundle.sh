@@ -6,7 +6,7 @@
 #   scripts/make-bundle.sh BUILD_DIR OUT_DIR
 #
 # Layout (OUT_DIR/gpuc-VERSION/):
-#   bin/gpuc          finds lib/ through its RUNPATH ($ORIGIN/../lib)
+#   bin/gpuc          finds lib/ through its RPATH ($ORIGIN/../lib)
 #   lib/*.so.*        libzmq, libsodium, libjansson and what they pull in
 #   lib/gpuc/tcc/     libtcc1.a and TCC's include/ (found beside bin/gpuc)
 # and OUT_DIR/gpuc-VERSION.tar.gz. CUDA is not bundled: gpuc dlopens the
