@@ -160,7 +160,8 @@ typedef struct gpu_cell {
     char arch[32];             /* "sm_90" (cubin) or "compute_121" (PTX) */
     int cubin;                 /* 1 cubin, 0 PTX */
     size_t image_size;         /* bytes of cubin / PTX */
-    double compile_ms;         /* NVRTC or cache lookup; excludes module load */
+    double setup_ms;           /* loading NVRTC and starting the driver (first use) */
+    double compile_ms;         /* NVRTC or cache lookup; excludes set-up and module load */
     double load_ms;            /* cuModuleLoadData + cuModuleGetFunction; 0 if not loaded */
     const char *cache;         /* "miss", "memory hit", "disk hit" (static) */
     int loaded;                /* 1 when the module is loaded on a GPU */

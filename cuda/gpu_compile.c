@@ -319,6 +319,45 @@ static int names_overlap(char **a, int na, char **b, int nb)
     return 0;
 }
 
+/* Non-zero when text uses identifier name (a whole word; strings and
+ * comments are not told apart: using a little more is harmless). */
+static int uses_word(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        int left = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int right = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (left && right)
+            return 1;
+    }
+    return 0;
+}
+
+/* Marks in need[] the earlier cells (entries of order) that the new cell
+ * uses, directly or through other needed cells: the others are left out
+ * of this compile, which then costs what the cell itself costs. */
+static void select_needed(const int *order, int n, const char *device_source, char *need)
+{
+    for (int i = 0; i < n; i++)
+        need[i] = order[i] < 0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = n; i-- > 0;) {
+            if (need[i])
+                continue;
+            const prelude_cell_t *p = &prelude[order[i]];
+            for (int j = 0; j < n && !need[i]; j++) {
+                if (!need[j])
+                    continue;
+                const char *text = order[j] < 0 ? device_source : prelude[order[j]].source;
+                for (int k = 0; k < p->nnames && !need[i]; k++)
+                    need[i] = uses_word(text, p->names[k]);
+            }
+            changed |= need[i];
+        }
+    }
+}
+
 /* The order of the cells to compile: each entry is an index into prelude,
  * or -1 for the new cell. Returns the count. */
 static int plan_order(char **names, int nnames, int *order)
@@ -533,7 +572,7 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         CM_ERROR(err, GPU_E_INVALID, "no device source");
         return -1;
     }
-    const gpu_nvrtc_t *nv = gpu_nvrtc_get(err);
+    const gpu_nvrtc_t *nv = gpu_nvrtc_get(err); /* loads NVRTC the first time */
     if (!nv || options_split(&o, options, err))
         goto out;
     c = calloc(1, sizeof *c);
@@ -558,6 +597,11 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         snprintf(o.extra[0], sizeof o.extra[0], "--gpu-architecture=%s", c->arch);
         o.argv[o.argc++] = o.extra[0];
     }
+    /* loading NVRTC and finding the GPU (driver start) happen once, and are
+     * set-up, not compiling: reported apart */
+    double setup_ms = gpu_now_ms() - t0;
+    t0 = gpu_now_ms();
+    c->setup_ms = setup_ms;
     if (!has_option(&o, "--std") && !has_option(&o, "-std"))
         o.argv[o.argc++] = "--std=c++17";
     const char *inc = cuda_include_dir(nv);
@@ -580,13 +624,23 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
     }
+    char *need = malloc((size_t)norder + 1);
+    if (!need) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    select_needed(order, norder, device_source, need);
+    int ncompiled = 0;
     for (int i = 0; i < norder; i++) {
+        if (!need[i])
+            continue;
         const char *text = order[i] < 0 ? device_source : prelude[order[i]].source;
-        cells[i] = order[i] < 0 ? cell : prelude[order[i]].cell;
-        sb_printf(&src, "#line 1 \"cell[%d]\"\n", i + 1);
+        cells[ncompiled] = order[i] < 0 ? cell : prelude[order[i]].cell;
+        sb_printf(&src, "#line 1 \"cell[%d]\"\n", ++ncompiled);
         sb_puts(&src, text);
         sb_puts(&src, "\n");
     }
+    free(need);
     if (src.failed) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
@@ -599,7 +653,7 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         c->cache = where;
     } else {
         gpu_image_clear(&img);
-        if (run_nvrtc(nv, src.p, &o, c->cubin, c->kernels, c->nkernels, cells, norder, c, &img,
+        if (run_nvrtc(nv, src.p, &o, c->cubin, c->kernels, c->nkernels, cells, ncompiled, c, &img,
                       err)) {
             if (err && err->code == GPU_E_COMPILE) {
                 c->compile_ms = gpu_now_ms() - t0;

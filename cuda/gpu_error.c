@@ -56,6 +56,7 @@ int gpu_error_is_sticky(int cu_result)
     case GPU_CU_ERROR_INVALID_ADDRESS_SPACE:
     case GPU_CU_ERROR_INVALID_PC:
     case GPU_CU_ERROR_LAUNCH_FAILED:
+    case GPU_CU_ERROR_ASSERT:
     case GPU_CU_ERROR_TENSOR_MEMORY_LEAK:
     case GPU_CU_ERROR_EXTERNAL_DEVICE:
         return 1;

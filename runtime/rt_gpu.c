@@ -105,10 +105,14 @@ json_t *rt_gpu_after_cell(int cell)
         return NULL;
     char evalue[CM_ERROR_TEXT + 64];
     if (err.code > 0 && err.code < 10000 && gpu_error_is_sticky(err.code)) {
+        /* err names the kernel and the line that launched it; the sticky
+         * message adds what was lost */
         context_lost = 1;
         char msg[CM_ERROR_TEXT];
         gpu_sticky_message(err.code, msg, sizeof msg);
-        snprintf(evalue, sizeof evalue, "cell %d: %s", cell, msg);
+        const char *lost = strstr(msg, "The GPU context");
+        snprintf(evalue, sizeof evalue, "cell %d: %s%s%s", cell, err.text, lost ? ". " : "",
+                 lost ? lost : "");
     } else {
         snprintf(evalue, sizeof evalue, "cell %d: %s", cell, err.text);
     }
