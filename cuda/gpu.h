@@ -235,6 +235,11 @@ int gpu_last_launch(const char **name, int *cell, int *line);
  * gpu_sticky_message. 0 when there is nothing to wait for. */
 int gpu_synchronize(cm_error_t *err);
 
+/* Non-zero when GPU work is still running on the default stream (without
+ * waiting for it); *name, *cell, *line then tell the last launch (any may
+ * be NULL). 0 when idle, or when there is no context. */
+int gpu_busy(const char **name, int *cell, int *line);
+
 /* 1 when a CUresult / cudaError_t leaves the context unusable for the rest
  * of the process (700 illegal address, 714 hardware stack error, 715 illegal
  * instruction, 716 misaligned address, 717 invalid address space, 718

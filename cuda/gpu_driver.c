@@ -45,6 +45,7 @@ const gpu_driver_t *gpu_driver_get(cm_error_t *err)
                    SYM(cuCtxSetCurrent, "cuCtxSetCurrent") ||
                    SYM(cuCtxGetCurrent, "cuCtxGetCurrent") ||
                    SYM(cuCtxSynchronize, "cuCtxSynchronize") ||
+                   SYM(cuStreamQuery, "cuStreamQuery") ||
                    SYM(cuMemGetInfo, "cuMemGetInfo_v2") || SYM(cuMemAlloc, "cuMemAlloc_v2") ||
                    SYM(cuMemFree, "cuMemFree_v2") ||
                    SYM(cuModuleLoadData, "cuModuleLoadData") ||

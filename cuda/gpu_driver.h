@@ -84,6 +84,7 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuCtxSetCurrent)(gpu_cucontext_t ctx);
     gpu_curesult_t (*cuCtxGetCurrent)(gpu_cucontext_t *ctx);
     gpu_curesult_t (*cuCtxSynchronize)(void);
+    gpu_curesult_t (*cuStreamQuery)(gpu_custream_t stream); /* NOT_READY (600): work pending */
     gpu_curesult_t (*cuMemGetInfo)(size_t *free_bytes, size_t *total_bytes);
     gpu_curesult_t (*cuMemAlloc)(gpu_cudeviceptr_t *dptr, size_t bytes);
     gpu_curesult_t (*cuMemFree)(gpu_cudeviceptr_t dptr);

@@ -117,7 +117,7 @@ void gpu_sticky_cost(char *buf, size_t len)
         n += (size_t)snprintf(buf + n, len - n, "%s %s (%s)", i ? "," : "", allocs[i].what, size);
     }
     if (n < len)
-        snprintf(buf + n, len - n, "; and anything cudaMalloc'd in host cells.");
+        snprintf(buf + n, len - n, ".");
 }
 
 void gpu_error_oom(cm_error_t *err, size_t bytes_asked, const char *what)

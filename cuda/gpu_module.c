@@ -370,6 +370,23 @@ int gpu_last_launch(const char **name, int *cell, int *line)
     return 1;
 }
 
+int gpu_busy(const char **name, int *cell, int *line)
+{
+    const gpu_driver_t *d = gpu_driver_get(NULL);
+    gpu_cucontext_t ctx = NULL;
+    if (!d || d->cuCtxGetCurrent(&ctx) != GPU_CU_SUCCESS || !ctx)
+        return 0;
+    if (d->cuStreamQuery(NULL) != 600) /* CUDA_ERROR_NOT_READY */
+        return 0;
+    if (name)
+        *name = last.valid ? last.name : "a kernel";
+    if (cell)
+        *cell = last.valid ? last.cell : 0;
+    if (line)
+        *line = last.valid ? last.line : 0;
+    return 1;
+}
+
 int gpu_synchronize(cm_error_t *err)
 {
     const gpu_driver_t *d = gpu_driver_get(NULL);

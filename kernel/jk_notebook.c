@@ -212,14 +212,20 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
     json_decref(request);
 
     if (timed_out) {
-        char evalue[CM_ERROR_TEXT + 128];
+        char evalue[2 * CM_ERROR_TEXT + 128];
+        /* what the interrupted cell said about itself (a GPU kernel that
+         * cannot be stopped, say) */
+        const char *said = rc == JK_EXECUTOR_REPLY
+                               ? json_string_value(json_object_get(reply, "evalue"))
+                               : NULL;
         snprintf(evalue, sizeof evalue,
-                 "the cell did not finish within %g second%s and was interrupted%s%s%s",
+                 "the cell did not finish within %g second%s and was interrupted%s%s%s%s%.1024s",
                  opt->timeout_s, opt->timeout_s == 1 ? "" : "s", rc == JK_EXECUTOR_DIED ? "; " : "",
                  rc == JK_EXECUTOR_DIED ? err.text : "",
-                 rc == JK_EXECUTOR_DIED ? " — the session's state was lost" : "");
+                 rc == JK_EXECUTOR_DIED ? " — the session's state was lost" : "",
+                 said ? ": " : "", said ? said : "");
         jk_nb_outputs_error(&r->out, "CellTimeoutError", evalue);
-        snprintf(what, what_size, "CellTimeoutError: %s", evalue);
+        snprintf(what, what_size, "CellTimeoutError: %.300s", evalue);
         if (rc == JK_EXECUTOR_DIED) {
             jk_executor_free(r->ex);
             r->ex = NULL;

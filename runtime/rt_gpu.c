@@ -1,6 +1,7 @@
 /* rt_gpu: kernel cells, launches and %gpu (see rt_gpu.h). */
 #include "rt_gpu.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,14 +72,61 @@ static int launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
     return 0;
 }
 
+static int current_cell; /* for the labels of tracked allocations */
+
+typedef int (*cuda_malloc_fn)(void **ptr, size_t size);
+typedef int (*cuda_free_fn)(void *ptr);
+
+/* cudaMalloc in host cells (a macro in the header names the pointer and the
+ * line): the real libcudart call, then the allocation is remembered, and a
+ * failure says how much was asked and what is free. */
+static int cuda_malloc(void *ptr, size_t size, const char *what, int line)
+{
+    static cuda_malloc_fn real;
+    cm_error_t err = {0};
+    if (!real && gpu_runtime_load(&err) == 0)
+        real = (cuda_malloc_fn)dlsym(gpu_runtime_handle(), "cudaMalloc");
+    if (!real) {
+        fprintf(stderr, "cudaMalloc: %s\n", err.text[0] ? err.text : "no CUDA runtime");
+        return 35; /* cudaErrorInsufficientDriver */
+    }
+    int rc = real((void **)ptr, size);
+    const char *name = what[0] == '&' ? what + 1 : what;
+    if (rc == 0) {
+        char label[160];
+        snprintf(label, sizeof label, "%.100s (cell %d, line %d)", name, current_cell, line);
+        gpu_track_alloc(*(void **)ptr, size, label);
+    } else if (rc == 2) { /* cudaErrorMemoryAllocation: the cell decides what to do */
+        gpu_error_oom(&err, size, name);
+        fprintf(stderr, "cell %d, line %d: cudaMalloc(%s): %s\n", current_cell, line, name,
+                err.text);
+    }
+    return rc;
+}
+
+static int cuda_free(void *ptr)
+{
+    static cuda_free_fn real;
+    cm_error_t err = {0};
+    if (!real && gpu_runtime_load(&err) == 0)
+        real = (cuda_free_fn)dlsym(gpu_runtime_handle(), "cudaFree");
+    if (!real)
+        return 35;
+    gpu_track_free(ptr);
+    return real(ptr);
+}
+
 const rt_symbol_t rt_gpu_symbols[] = {
+    {"__gpuc_cuda_malloc", (const void *)cuda_malloc},
+    {"__gpuc_cuda_free", (const void *)cuda_free},
     {"__gpuc_launch", (const void *)launch},
     {"gpu_device_properties", (const void *)gpu_device_properties},
     {NULL, NULL},
 };
 
-void rt_gpu_prepare_host(const char *code)
+void rt_gpu_prepare_host(const char *code, int cell)
 {
+    current_cell = cell;
     if (!strstr(code, "cuda") && !strstr(code, "<<<"))
         return;
     cm_error_t err = {0};
@@ -118,6 +166,25 @@ json_t *rt_gpu_after_cell(int cell)
     }
     return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", "CudaError", "evalue",
                      evalue, "traceback", evalue);
+}
+
+json_t *rt_gpu_interrupted(json_t *reply, int cell)
+{
+    const char *name;
+    int at_cell, line;
+    if (!launched || !gpu_busy(&name, &at_cell, &line))
+        return reply;
+    launched = 0; /* nothing to wait for at the end of this cell: it would never end */
+    char evalue[CM_ERROR_TEXT];
+    snprintf(evalue, sizeof evalue,
+             "cell %d was interrupted, but the GPU kernel %s (launched at cell %d, line %d) is "
+             "still running, and a running GPU kernel cannot be stopped. Later GPU calls will "
+             "wait for it: restart the kernel (Kernel > Restart) to get the GPU back; the "
+             "session's state is lost then.",
+             cell, name, at_cell, line);
+    json_object_set_new(reply, "evalue", json_string(evalue));
+    json_object_set_new(reply, "traceback", json_pack("[s]", evalue));
+    return reply;
 }
 
 int rt_gpu_context_lost(void)

@@ -30,12 +30,17 @@ json_t *rt_gpu_magic(rt_session_t *s, const char *code, const rt_magic_line_t *m
 
 /* Loads the CUDA runtime when a host cell is about to use it (it mentions
  * cuda... or launches). Quiet when it cannot: the link error says why. */
-void rt_gpu_prepare_host(const char *code);
+void rt_gpu_prepare_host(const char *code, int cell);
 
 /* After a cell ran without error: if it launched kernels, waits for them
  * and returns an error reply when they failed (naming the kernel and the
  * line that launched it), else NULL. */
 json_t *rt_gpu_after_cell(int cell);
+
+/* A cell was interrupted: if a kernel it launched is still running (a GPU
+ * kernel cannot be stopped), says so in reply's evalue and traceback and
+ * offers a restart. Returns reply. */
+json_t *rt_gpu_interrupted(json_t *reply, int cell);
 
 /* Non-zero once the GPU context is lost (a sticky error): the executor
  * must be replaced after its reply. */

@@ -802,7 +802,7 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
 static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
                          json_t **error)
 {
-    rt_gpu_prepare_host(code);
+    rt_gpu_prepare_host(code, cell);
     char *launches = rt_launch_rewrite(code, cell); /* kernel<<<...>>>(...) into C */
     const char *c = launches ? launches : code;
     rt_buf_t macros = {0};
@@ -917,7 +917,8 @@ json_t *rt_session_run_code(rt_session_t *s, const char *code, int cell_no)
     }
     if (sig) {
         free(result);
-        return rt_session_fault_reply(s, cell_no, &fault);
+        json_t *reply = rt_session_fault_reply(s, cell_no, &fault);
+        return sig == SIGINT ? rt_gpu_interrupted(reply, cell_no) : reply;
     }
     json_t *gpu_error = rt_gpu_after_cell(cell_no);
     if (gpu_error) {

@@ -109,6 +109,14 @@ ERRORS = [
 ]
 
 
+# a kernel that never ends: run with --timeout, which interrupts the cell
+ENDLESS = [
+    "%%kernel\n__global__ void spin(volatile int *flag) { while (*flag == 0) { } }",
+    "int *d_flag;\ncudaMalloc(&d_flag, sizeof(int));\ncudaMemset(d_flag, 0, sizeof(int));\n"
+    "spin<<<1, 1>>>(d_flag);\ncudaDeviceSynchronize();",
+]
+
+
 def notebook(cells):
     return {
         "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
@@ -119,5 +127,5 @@ def notebook(cells):
     }
 
 
-for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS)):
+for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

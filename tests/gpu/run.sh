@@ -35,11 +35,31 @@ for i, (c, w) in enumerate(zip(nb["cells"], want)):
     got = errs[0]["ename"] if errs else (res[0] if res else None)
     detail = errs[0]["evalue"] if errs else text.strip()
     ok = got == w
+    stderr = "".join(o.get("text", "") for o in c["outputs"]
+                     if o["output_type"] == "stream" and o["name"] == "stderr")
+    if i == 5:  # out of memory: bytes asked and free, on stderr
+        ok = ok and "GPU out of memory" in stderr and "asked for" in stderr
+    if i == 8:  # the sticky error names the kernel, the line and what was lost
+        ok = ok and "(in oob, launched at cell 9, line 1)" in detail and "d (cell 2, line 2)" in detail
     bad |= not ok
     print(f"{'ok ' if ok else 'BAD'} cell {i}: want {w}, got {got}: {detail[:300]}")
 sys.exit(1 if bad else 0)
 PY
 check $? "errors notebook"
+
+# a kernel that never ends: the interrupt (from --timeout) must say that
+# the GPU work cannot be stopped, and gpuc run must still end
+timeout 60 "$bin/gpuc" run --timeout 3 tests/gpu/endless.ipynb -o "$out/endless.ipynb" \
+    2> "$out/endless.log"
+rc=$?; cat "$out/endless.log"
+python3 - "$out/endless.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+errs = [o for o in nb["cells"][1]["outputs"] if o["output_type"] == "error"]
+print(errs[0]["ename"] if errs else None, errs[0]["evalue"] if errs else "")
+sys.exit(0 if errs and "cannot be stopped" in errs[0]["evalue"] else 1)
+PY
+check $? "endless kernel interrupted (gpuc run rc $rc)"
 
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
