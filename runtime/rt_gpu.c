@@ -151,19 +151,12 @@ json_t *rt_gpu_after_cell(int cell)
     cm_error_t err = {0};
     if (gpu_synchronize(&err) == 0)
         return NULL;
-    char evalue[CM_ERROR_TEXT + 64];
-    if (err.code > 0 && err.code < 10000 && gpu_error_is_sticky(err.code)) {
-        /* err names the kernel and the line that launched it; the sticky
-         * message adds what was lost */
+    /* err names the kernel and the line that launched it and, for a sticky
+     * error, what was lost with the context (gpu_synchronize) */
+    if (err.code > 0 && err.code < 10000 && gpu_error_is_sticky(err.code))
         context_lost = 1;
-        char msg[CM_ERROR_TEXT];
-        gpu_sticky_message(err.code, msg, sizeof msg);
-        const char *lost = strstr(msg, "The GPU context");
-        snprintf(evalue, sizeof evalue, "cell %d: %s%s%s", cell, err.text, lost ? ". " : "",
-                 lost ? lost : "");
-    } else {
-        snprintf(evalue, sizeof evalue, "cell %d: %s", cell, err.text);
-    }
+    char evalue[CM_ERROR_TEXT + 64];
+    snprintf(evalue, sizeof evalue, "cell %d: %s", cell, err.text);
     return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", "CudaError", "evalue",
                      evalue, "traceback", evalue);
 }
