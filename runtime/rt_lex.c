@@ -213,3 +213,15 @@ void rt_lex_names(const char *text, size_t len, rt_name_fn fn, void *ctx)
         prev = t;
     }
 }
+
+int rt_lex_is_function_name(const char *text, const char *name)
+{
+    rt_tok_t *t;
+    size_t n = rt_lex_all(text, 0, strlen(text), 1, &t, NULL);
+    int yes = 0;
+    for (size_t i = 0; i + 1 < n && !yes; i++)
+        yes = t[i].kind == RT_TOK_IDENT && rt_tok_is(text, &t[i], name) &&
+              t[i + 1].kind == RT_TOK_PUNCT && rt_tok_is(text, &t[i + 1], "(");
+    free(t);
+    return yes;
+}

@@ -49,6 +49,10 @@ int rt_tok_is(const char *src, const rt_tok_t *t, const char *text);
 size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,
                   int *unterminated);
 
+/* Non-zero when name appears in text followed by '(' (text declares or
+ * calls a function of that name). */
+int rt_lex_is_function_name(const char *text, const char *name);
+
 /* Receives one name; name[0, len) is borrowed for the call only. */
 typedef void (*rt_name_fn)(void *ctx, const char *name, size_t len);
 

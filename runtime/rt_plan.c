@@ -221,6 +221,22 @@ static void do_function(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type, vo
     rt_names_add(&p->funcs, code + dd->name, dd->name_len);
 }
 
+/* The keys a type entry declares besides typedef names: "struct tag" and
+ * the enumerators. */
+static void add_type_keys(rt_plan_t *p, rt_plan_entry_t *e, const char *code, const rt_decl_t *d)
+{
+    if (d->tag_len) {
+        rt_buf_t key = {0};
+        rt_buf_add(&key, code + d->tagkw, d->tagkw_len);
+        rt_buf_addc(&key, ' ');
+        rt_buf_add(&key, code + d->tag, d->tag_len);
+        add_key(p, e, key.s, key.len);
+        rt_buf_free(&key);
+    }
+    for (int k = 0; k < d->nenums; k++)
+        add_key(p, e, code + d->enums[k][0], d->enums[k][1]);
+}
+
 static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type, void *ctx)
 {
     const char *code = g->code;
@@ -266,16 +282,8 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
             add_key(p, e, code + d.d[k].name, d.d[k].name_len);
             rt_names_add(&p->types, code + d.d[k].name, d.d[k].name_len);
         }
-        if (d.tag_len && d.body_end > d.body_start) {
-            rt_buf_t key = {0};
-            rt_buf_add(&key, code + d.tagkw, d.tagkw_len);
-            rt_buf_addc(&key, ' ');
-            rt_buf_add(&key, code + d.tag, d.tag_len);
-            add_key(p, e, key.s, key.len);
-            rt_buf_free(&key);
-        }
-        for (int k = 0; k < d.nenums; k++)
-            add_key(p, e, code + d.enums[k][0], d.enums[k][1]);
+        if (d.body_end > d.body_start) /* a typedef of "struct tag" alone defines no tag */
+            add_type_keys(p, e, code, &d);
         return;
     }
     if (d.body_end > d.body_start && (d.tag_len || d.nenums)) {
@@ -293,16 +301,7 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
         }
         rt_buf_addc(&text, ';');
         rt_plan_entry_t *e = add_entry(p, RT_ENTRY_TYPE, rt_buf_steal(&text));
-        if (d.tag_len) {
-            rt_buf_t key = {0};
-            rt_buf_add(&key, code + d.tagkw, d.tagkw_len);
-            rt_buf_addc(&key, ' ');
-            rt_buf_add(&key, code + d.tag, d.tag_len);
-            add_key(p, e, key.s, key.len);
-            rt_buf_free(&key);
-        }
-        for (int k = 0; k < d.nenums; k++)
-            add_key(p, e, code + d.enums[k][0], d.enums[k][1]);
+        add_type_keys(p, e, code, &d);
     }
     for (int k = 0; k < d.n; k++) {
         const rt_declarator_t *dd = &d.d[k];

@@ -446,13 +446,14 @@ static int directive_is(const char *text, const char *word)
  * change what the headers declare). Marks those lines in consumed[] (the
  * shaker's macros stand for them). NULL when the prelude cannot be shaken
  * (a #pragma among them). */
-static char *header_key(const rt_session_t *s, const char *excluded, char *consumed)
+char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *consumed)
 {
     size_t last = 0;
     int any = 0;
     for (size_t i = 0; i < s->prelude.n; i++) {
         const rt_entry_t *e = &s->prelude.v[i];
-        if (!excluded[i] && e->kind == RT_ENTRY_DIRECTIVE && directive_is(e->text, "include")) {
+        if (!(excluded && excluded[i]) && e->kind == RT_ENTRY_DIRECTIVE &&
+            directive_is(e->text, "include")) {
             last = i;
             any = 1;
         }
@@ -461,7 +462,7 @@ static char *header_key(const rt_session_t *s, const char *excluded, char *consu
     rt_buf_adds(&key, rt_header());
     for (size_t i = 0; any && i <= last; i++) {
         const rt_entry_t *e = &s->prelude.v[i];
-        if (excluded[i] || e->kind != RT_ENTRY_DIRECTIVE)
+        if ((excluded && excluded[i]) || e->kind != RT_ENTRY_DIRECTIVE)
             continue;
         if (!directive_is(e->text, "include") && !directive_is(e->text, "define") &&
             !directive_is(e->text, "undef")) {
@@ -470,13 +471,13 @@ static char *header_key(const rt_session_t *s, const char *excluded, char *consu
         }
         rt_buf_adds(&key, e->text);
         rt_buf_addc(&key, '\n');
-        consumed[i] = 1;
+        if (consumed)
+            consumed[i] = 1;
     }
     return rt_buf_steal(&key);
 }
 
-/* The shaker for these headers, made (and preprocessed) when they changed. */
-static rt_shake_t *session_shaker(rt_session_t *s, const char *key)
+rt_shake_t *rt_session_shaker(rt_session_t *s, const char *key)
 {
     if (s->shake && strcmp(rt_shake_key(s->shake), key) == 0 && !rt_shake_stale(s->shake))
         return s->shake;
@@ -509,8 +510,8 @@ static char *shaken_source(rt_session_t *s, const rt_plan_t *plan, const char *e
     if (!skip)
         abort();
     memcpy(skip, excluded, s->prelude.n);
-    char *key = header_key(s, excluded, skip);
-    rt_shake_t *sh = key ? session_shaker(s, key) : NULL;
+    char *key = rt_session_header_key(s, excluded, skip);
+    rt_shake_t *sh = key ? rt_session_shaker(s, key) : NULL;
     free(key);
     if (!sh) {
         free(skip);

@@ -42,6 +42,17 @@ struct rt_session {
     rt_names_t lib_paths;     /* the files they were loaded from, same order */
 };
 
+/* The headers a shaker is made from: gpuc.h, then the prelude's #include,
+ * #define and #undef lines up to its last #include (later ones cannot
+ * change what the headers declare), leaving out entries marked in
+ * excluded (may be NULL); marks the lines used in consumed (may be NULL).
+ * A new string, or NULL when the prelude cannot be shaken (a #pragma). */
+char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *consumed);
+
+/* The shaker for the headers text key, made (and preprocessed) when they
+ * changed; kept in the session. NULL when they cannot be preprocessed. */
+rt_shake_t *rt_session_shaker(rt_session_t *s, const char *key);
+
 /* The error reply for a cell that ended with a signal. */
 json_t *rt_session_fault_reply(rt_session_t *s, int cell, const rt_fault_t *fault);
 

@@ -19,90 +19,18 @@
 
 /* ---- the header index -------------------------------------------------- */
 
-static int directive_is(const char *text, const char *word)
-{
-    if (*text++ != '#')
-        return 0;
-    while (*text == ' ' || *text == '\t')
-        text++;
-    size_t n = strlen(word);
-    return strncmp(text, word, n) == 0 && !(isalnum((unsigned char)text[n]) || text[n] == '_');
-}
-
-/* The headers text the session's shaker is keyed by (rt_session.c's
- * header_key with nothing excluded: gpuc.h, then the #include, #define
- * and #undef lines up to the last #include). NULL for a #pragma among them. */
-static char *headers_text(const rt_session_t *s)
-{
-    size_t last = 0;
-    int any = 0;
-    for (size_t i = 0; i < s->prelude.n; i++) {
-        const rt_entry_t *e = &s->prelude.v[i];
-        if (e->kind == RT_ENTRY_DIRECTIVE && directive_is(e->text, "include")) {
-            last = i;
-            any = 1;
-        }
-    }
-    rt_buf_t key = {0};
-    rt_buf_adds(&key, rt_header());
-    for (size_t i = 0; any && i <= last; i++) {
-        const rt_entry_t *e = &s->prelude.v[i];
-        if (e->kind != RT_ENTRY_DIRECTIVE)
-            continue;
-        if (!directive_is(e->text, "include") && !directive_is(e->text, "define") &&
-            !directive_is(e->text, "undef")) {
-            rt_buf_free(&key);
-            return NULL;
-        }
-        rt_buf_adds(&key, e->text);
-        rt_buf_addc(&key, '\n');
-    }
-    return rt_buf_steal(&key);
-}
-
 rt_shake_t *rt_session_header_index(rt_session_t *s)
 {
-    char *key = headers_text(s);
+    char *key = rt_session_header_key(s, NULL, NULL);
     if (!key)
         key = rt_strndup(rt_header(), strlen(rt_header())); /* gpuc.h at least */
-    if (s->shake && strcmp(rt_shake_key(s->shake), key) == 0 && !rt_shake_stale(s->shake)) {
-        free(key);
-        return s->shake;
-    }
-    if (s->shake_failed && strcmp(s->shake_failed, key) == 0) {
-        free(key);
-        return NULL;
-    }
-    /* the same shaker the next cell would make: it takes it over */
-    cm_error_t err = {0};
-    rt_shake_t *sh = rt_shake_new(s->libdir, key, &err);
-    if (!sh) {
-        CM_DEBUG("no header index for completion: %s", err.text);
-        free(s->shake_failed);
-        s->shake_failed = key;
-        return NULL;
-    }
-    s->stats.preprocess++;
-    rt_shake_free(s->shake);
-    s->shake = sh;
+    rt_shake_t *sh = rt_session_shaker(s, key); /* the one the next cell uses */
     free(key);
     return sh;
 }
 
 /* ---- names --------------------------------------------------------------- */
 
-/* Does text declare name as a function (name followed by '(')? */
-static int declares_function(const char *text, const char *name)
-{
-    rt_tok_t *t;
-    size_t n = rt_lex_all(text, 0, strlen(text), 1, &t, NULL);
-    int yes = 0;
-    for (size_t i = 0; i + 1 < n && !yes; i++)
-        yes = t[i].kind == RT_TOK_IDENT && rt_tok_is(text, &t[i], name) &&
-              rt_tok_is(text, &t[i + 1], "(");
-    free(t);
-    return yes;
-}
 
 /* The kind of key (as the prelude spells it) in entry e; *name gets the
  * bare name. RT_NAME_NONE for keys completion does not offer (#include). */
@@ -130,7 +58,7 @@ static rt_name_kind_t entry_key_kind(const rt_session_t *s, const rt_entry_t *e,
                    ? RT_NAME_TYPE
                    : RT_NAME_VARIABLE;
     default:
-        return declares_function(e->text, key) ? RT_NAME_FUNCTION : RT_NAME_VARIABLE;
+        return rt_lex_is_function_name(e->text, key) ? RT_NAME_FUNCTION : RT_NAME_VARIABLE;
     }
 }
 

@@ -777,18 +777,6 @@ static int describing_item(const rt_shake_t *sh, int id)
     return best;
 }
 
-/* Is name followed by '(' where item text declares it? */
-static int declares_function(const char *text, const char *name)
-{
-    rt_tok_t *t;
-    size_t n = rt_lex_all(text, 0, strlen(text), 1, &t, NULL);
-    int yes = 0;
-    for (size_t i = 0; i + 1 < n && !yes; i++)
-        yes = t[i].kind == RT_TOK_IDENT && rt_tok_is(text, &t[i], name) &&
-              is_punct(text, &t[i + 1], "(");
-    free(t);
-    return yes;
-}
 
 /* What symbol id is, filling *out when out is not NULL. */
 static rt_shake_kind_t describe(const rt_shake_t *sh, int id, rt_shake_entry_t *out)
@@ -801,7 +789,7 @@ static rt_shake_kind_t describe(const rt_shake_t *sh, int id, rt_shake_entry_t *
         e.file = sh->items[it].file >= 0 ? sh->sources[sh->items[it].file] : NULL;
         e.kind = strchr(s->name, ' ')                  ? RT_SHAKE_TAG
                  : s->is_typedef                       ? RT_SHAKE_TYPE
-                 : declares_function(e.text, s->name) ? RT_SHAKE_FUNCTION
+                 : rt_lex_is_function_name(e.text, s->name) ? RT_SHAKE_FUNCTION
                                                        : RT_SHAKE_VARIABLE;
     } else if (s->macro >= 0 && sh->macros[s->macro].text && !(sh->macros[s->macro].predefined &&
                                                                 !sh->macros[s->macro].changed)) {
