@@ -263,6 +263,29 @@ void gpu_track_free(const void *device_ptr);
  * (free/total from cuMemGetInfo when a context exists). what may be NULL. */
 void gpu_error_oom(cm_error_t *err, size_t bytes_asked, const char *what);
 
+/* ---- timing (gpu_timing.c) ------------------------------------------- */
+
+/* GPU time of the work queued on the default stream between two CUDA
+ * events, for the timing magics. */
+typedef struct gpu_timer gpu_timer_t;
+
+/* A new timer on the current context, or NULL when there is none yet (no
+ * GPU work ran in this process) or the driver has no events: then there is
+ * nothing to time. NEVER creates a context or loads the driver. Free with
+ * gpu_timer_free. */
+gpu_timer_t *gpu_timer_new(void);
+
+/* Records the start event on the default stream. 0 / -1 with err. */
+int gpu_timer_start(gpu_timer_t *t, cm_error_t *err);
+
+/* Records the stop event and WAITS for it, so that everything queued before
+ * it has finished (a launch-only loop is never reported as kernel time);
+ * *seconds gets the GPU time between the two events. 0 / -1 with err (the
+ * failure of a kernel queued before surfaces here). */
+int gpu_timer_stop(gpu_timer_t *t, double *seconds, cm_error_t *err);
+
+void gpu_timer_free(gpu_timer_t *t);
+
 /* ---- the runtime API for host cells ---------------------------------- */
 
 /* dlopens libcudart (13, else 12) RTLD_GLOBAL so that host cells compiled

@@ -20,6 +20,19 @@ static int resolve(void *h, void **slot, const char *name)
     return *slot ? 0 : -1;
 }
 
+/* The event functions: optional, a driver without them only has no GPU
+ * timing. cuEventElapsedTime_v2 is what CUDA 12.8+ headers call. */
+static void resolve_optional(void *h)
+{
+    *(void **)&driver.cuEventCreate = dlsym(h, "cuEventCreate");
+    *(void **)&driver.cuEventRecord = dlsym(h, "cuEventRecord");
+    *(void **)&driver.cuEventSynchronize = dlsym(h, "cuEventSynchronize");
+    *(void **)&driver.cuEventElapsedTime = dlsym(h, "cuEventElapsedTime_v2");
+    if (!driver.cuEventElapsedTime)
+        *(void **)&driver.cuEventElapsedTime = dlsym(h, "cuEventElapsedTime");
+    *(void **)&driver.cuEventDestroy = dlsym(h, "cuEventDestroy_v2");
+}
+
 #define SYM(field, name) resolve(h, (void **)&driver.field, name)
 
 const gpu_driver_t *gpu_driver_get(cm_error_t *err)
@@ -55,6 +68,7 @@ const gpu_driver_t *gpu_driver_get(cm_error_t *err)
             /* missing says which symbol */
         } else {
             driver.handle = h;
+            resolve_optional(h);
         }
     }
     if (!driver.handle) {
@@ -62,6 +76,11 @@ const gpu_driver_t *gpu_driver_get(cm_error_t *err)
         return NULL;
     }
     return &driver;
+}
+
+const gpu_driver_t *gpu_driver_loaded(void)
+{
+    return driver.handle ? &driver : NULL;
 }
 
 void gpu_driver_error_text(gpu_curesult_t rc, char *buf, size_t len)

@@ -17,6 +17,7 @@ typedef struct gpu_cumod *gpu_cumodule_t;   /* CUmodule */
 typedef struct gpu_cufunc *gpu_cufunction_t; /* CUfunction */
 typedef struct gpu_custream *gpu_custream_t; /* CUstream */
 typedef unsigned long long gpu_cudeviceptr_t; /* CUdeviceptr */
+typedef struct gpu_cuevent *gpu_cuevent_t;   /* CUevent */
 
 enum {
     GPU_CU_SUCCESS = 0,
@@ -95,12 +96,23 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuLaunchKernel)(gpu_cufunction_t fn, unsigned gx, unsigned gy, unsigned gz,
                                      unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                      gpu_custream_t stream, void **params, void **extra);
+    /* Events (gpu_timing.c). Optional: NULL when the driver lacks them,
+     * which only turns GPU timing off. */
+    gpu_curesult_t (*cuEventCreate)(gpu_cuevent_t *event, unsigned flags);
+    gpu_curesult_t (*cuEventRecord)(gpu_cuevent_t event, gpu_custream_t stream);
+    gpu_curesult_t (*cuEventSynchronize)(gpu_cuevent_t event);
+    gpu_curesult_t (*cuEventElapsedTime)(float *ms, gpu_cuevent_t start, gpu_cuevent_t end);
+    gpu_curesult_t (*cuEventDestroy)(gpu_cuevent_t event);
 } gpu_driver_t;
 
 /* The driver, loaded at the first call (not initialised: cuInit is the
  * caller's). Returns NULL with err set (GPU_E_NO_LIBRARY) naming what was
  * missing and where it looked; the result is remembered. Borrowed. */
 const gpu_driver_t *gpu_driver_get(cm_error_t *err);
+
+/* The driver if an earlier gpu_driver_get loaded it, else NULL; never
+ * loads it. Borrowed. */
+const gpu_driver_t *gpu_driver_loaded(void);
 
 /* The check: 0 for CUDA_SUCCESS; otherwise records "CUDA_ERROR_X (n):
  * text" with err->code = the CUresult and the call site, and returns -1. */

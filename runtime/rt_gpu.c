@@ -19,6 +19,7 @@ typedef struct dim3 {
 } dim3_t;
 
 static int launched;     /* kernels launched by the running cell */
+static unsigned long launches; /* kernels launched ever (rt_gpu_launch_count) */
 static int context_lost; /* a sticky error happened */
 static char runtime_note[CM_ERROR_TEXT + 64];
 
@@ -69,6 +70,7 @@ static int launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
         rt_protect_raise(ename, err.text);
     }
     launched++;
+    launches++;
     return 0;
 }
 
@@ -178,6 +180,11 @@ json_t *rt_gpu_interrupted(json_t *reply, int cell)
     json_object_set_new(reply, "evalue", json_string(evalue));
     json_object_set_new(reply, "traceback", json_pack("[s]", evalue));
     return reply;
+}
+
+unsigned long rt_gpu_launch_count(void)
+{
+    return launches;
 }
 
 int rt_gpu_context_lost(void)

@@ -42,6 +42,10 @@ json_t *rt_gpu_after_cell(int cell);
  * offers a restart. Returns reply. */
 json_t *rt_gpu_interrupted(json_t *reply, int cell);
 
+/* How many kernels host code has launched so far in this process (the
+ * timing magics compare counts to tell whether code ran GPU work). */
+unsigned long rt_gpu_launch_count(void);
+
 /* Non-zero once the GPU context is lost (a sticky error): the executor
  * must be replaced after its reply. */
 int rt_gpu_context_lost(void);

@@ -14,12 +14,14 @@
 #include <string.h>
 
 #include "rt_buf.h"
+#include "rt_cc.h"
 #include "rt_lex.h"
 #include "rt_prelude.h"
 #include "rt_protect.h"
 #include "rt_result.h"
 #include "rt_session_internal.h"
 #include "rt_tcc.h"
+#include "rt_timeit.h"
 
 /* ---- the table ------------------------------------------------------ */
 
@@ -51,12 +53,13 @@ static const rt_magic_info_t magics[] = {
      "libtcc cannot check bounds in memory.", 1},
     {"timeit", 0, "%timeit [-n N] [-r R] [-q] [-o] STATEMENT",
      "Times a statement as IPython does: loops grow by tens until a run takes 0.2 s, "
-     "7 runs, mean and standard deviation per loop; GPU time shown apart.", 0},
+     "7 runs, mean and standard deviation per loop; GPU time shown apart.", 1},
     {"timeit", 1, "%%timeit [-n N] [-r R] [-q] [-o] [SETUP]",
-     "Times the cell's code as %timeit times a statement.", 0},
+     "Times the cell's code as %timeit times a statement; the rest of the magic line is "
+     "setup code, run before each timed run.", 1},
     {"time", 1, "%%time",
      "Runs the cell once and shows its wall time, CPU time and GPU time; compile time "
-     "is shown apart.", 0},
+     "is shown apart.", 1},
     {"speedup", 1, "%%speedup [--sizes N,...]",
      "Times a CPU section against a GPU section, checks their results agree, and shows "
      "both times and the ratio (also over a size sweep).", 0},
@@ -69,8 +72,9 @@ static const rt_magic_info_t magics[] = {
     {"reduce", 1, "%%reduce NAME(PARAMS)",
      "Makes a GPU reduction kernel from a map expression and a reduce operator.", 0},
     {"cc", 1, "%%cc [CFLAGS]",
-     "Compiles the cell with the system C compiler (-O2 unless flags are given) into "
-     "the session, for fast CPU baselines.", 0},
+     "Compiles the cell (definitions only) with the system C compiler ($CC, else cc; "
+     "-O2 -march=native unless flags are given) into the session, for fast CPU baselines: "
+     "later cells call its functions and use its variables, and it uses theirs.", 1},
     {"gpu", 0, "%gpu [N]",
      "Shows the GPUs (name, compute capability, SMs, memory) and the driver, NVRTC and CUDA "
      "runtime versions; %gpu N makes device N the one kernels run on.", 1},
@@ -827,6 +831,9 @@ static const struct {
     {"reset", 0, do_reset},     {"lib", 0, do_lib},   {"cflags", 0, do_cflags},
     {"kernel", 1, rt_gpu_kernel_magic}, {"cuda", 1, rt_gpu_kernel_magic},
     {"gpu", 0, rt_gpu_magic},
+    {"timeit", 0, rt_timeit_line_magic}, {"timeit", 1, rt_timeit_cell_magic},
+    {"time", 1, rt_time_cell_magic},
+    {"cc", 1, rt_cc_magic},
 };
 
 json_t *rt_magic_run(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no)

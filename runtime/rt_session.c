@@ -271,6 +271,13 @@ void rt_session_options_changed(rt_session_t *s)
     s->shake_failed = NULL;
 }
 
+void rt_session_define(rt_session_t *s, const char *name, void *addr, int cell, int is_func)
+{
+    set_symbol(s, name, addr, cell, is_func);
+    if (is_func)
+        add_code_symbol(s, name, addr, cell);
+}
+
 void *rt_session_symbol(const rt_session_t *s, const char *name)
 {
     long i = find_symbol(s, name);

@@ -69,6 +69,11 @@ size_t rt_session_reset(rt_session_t *s);
  * change of s->cflags or s->lib_paths). */
 void rt_session_options_changed(rt_session_t *s);
 
+/* Records name, defined by cell at addr, in the session's symbols (and a
+ * function in those fault reports name), as a compiled cell's definitions
+ * are: for code compiled outside TCC (%%cc). */
+void rt_session_define(rt_session_t *s, const char *name, void *addr, int cell, int is_func);
+
 /* The address of the session's variable or function name, or NULL. */
 void *rt_session_symbol(const rt_session_t *s, const char *name);
 
