@@ -117,6 +117,15 @@ ENDLESS = [
 ]
 
 
+# %timeit of a launch: host time per loop, and GPU time from CUDA events
+TIMING = [
+    "%%kernel\n__global__ void inc(int n, float *v) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) v[i] += 1.0f;\n}",
+    "int n = 1 << 24;\nfloat *d_v;\ncudaMalloc(&d_v, n * sizeof(float));\ncudaMemset(d_v, 0, n * sizeof(float));",
+    "%timeit -n 100 -r 5 inc<<<(n + 255) / 256, 256>>>(n, d_v);",
+]
+
+
 def notebook(cells):
     return {
         "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
@@ -127,5 +136,6 @@ def notebook(cells):
     }
 
 
-for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS)):
+for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
+                    ("timing", TIMING)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

@@ -62,6 +62,18 @@ sys.exit(0 if errs and "cannot be stopped" in errs[0]["evalue"] else 1)
 PY
 check $? "endless kernel interrupted (gpuc run rc $rc)"
 
+# %timeit of a kernel launch shows a GPU line (CUDA events)
+"$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
+rc=$?
+python3 - "$out/timing.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+text = "".join(o.get("text", "") for o in nb["cells"][2]["outputs"] if o["output_type"] == "stream")
+print(text)
+sys.exit(0 if "per loop" in text and "GPU" in text else 1)
+PY
+check $? "%timeit of a launch shows host and GPU time (gpuc run rc $rc)"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
