@@ -24,6 +24,7 @@
 #include "rt_session_internal.h"
 #include "rt_session_query.h"
 #include "rt_shake.h"
+#include "rt_traceback.h"
 
 #define DEFAULT_FLAGS "-O2 -march=native"
 
@@ -223,23 +224,6 @@ static int write_file(const char *path, const char *text, size_t len)
 
 /* ---- diagnostics ---------------------------------------------------- */
 
-/* The text of line `line` (1-based) of code, borrowed up to *len bytes. */
-static const char *source_line(const char *code, int line, size_t *len)
-{
-    const char *p = code;
-    for (int l = 1; l < line && p; l++) {
-        p = strchr(p, '\n');
-        if (p)
-            p++;
-    }
-    if (!p) {
-        *len = 0;
-        return "";
-    }
-    const char *e = strchr(p, '\n');
-    *len = e ? (size_t)(e - p) : strlen(p);
-    return p;
-}
 
 /* One compiler message "FILE:LINE:COL: error: MSG" into its parts (line
  * and col 0 when absent). 0 when the line is no error or warning. */
@@ -294,23 +278,13 @@ static json_t *report(const char *body, int cell, char *output, int failed)
         }
         if (ours) {
             size_t len;
-            const char *src = source_line(body, line, &len);
+            const char *src = rt_source_line(body, line, &len);
             if (col < 1)
                 col = 1;
             snprintf(head, sizeof head, "cell %d, line %d, column %d: error: %s", cell, line, col,
                      msg);
             json_array_append_new(tb, json_string(head));
-            rt_buf_t b = {0};
-            rt_buf_adds(&b, "    ");
-            rt_buf_add(&b, src, len);
-            json_array_append_new(tb, json_string(rt_buf_str(&b)));
-            rt_buf_free(&b);
-            rt_buf_adds(&b, "    ");
-            for (int k = 1; k < col; k++)
-                rt_buf_addc(&b, (size_t)(k - 1) < len && src[k - 1] == '\t' ? '\t' : ' ');
-            rt_buf_addc(&b, '^');
-            json_array_append_new(tb, json_string(rt_buf_str(&b)));
-            rt_buf_free(&b);
+            rt_traceback_add_source(tb, src, len, col);
             if (!evalue[0])
                 snprintf(evalue, sizeof evalue, "cell %d, line %d: %s", cell, line, msg);
             continue;

@@ -13,6 +13,7 @@
 #include "rt_cell.h"
 #include "rt_lex.h"
 #include "rt_protect.h"
+#include "rt_traceback.h"
 
 typedef struct dim3 {
     unsigned int x, y, z;
@@ -219,20 +220,8 @@ static json_t *compile_error(const gpu_cell_t *gc, const cm_error_t *err)
         else
             snprintf(head, sizeof head, "cell %d: %s: %s", d->cell, d->severity, d->message);
         json_array_append_new(tb, json_string(head));
-        if (d->source_line) {
-            rt_buf_t b = {0};
-            rt_buf_addf(&b, "    %s", d->source_line);
-            json_array_append_new(tb, json_string(rt_buf_str(&b)));
-            rt_buf_free(&b);
-            if (d->column > 0) {
-                rt_buf_adds(&b, "    ");
-                for (int k = 1; k < d->column; k++)
-                    rt_buf_addc(&b, ' ');
-                rt_buf_addc(&b, '^');
-                json_array_append_new(tb, json_string(rt_buf_str(&b)));
-                rt_buf_free(&b);
-            }
-        }
+        if (d->source_line)
+            rt_traceback_add_source(tb, d->source_line, strlen(d->source_line), d->column);
     }
     if (json_array_size(tb) == 0)
         json_array_append_new(tb, json_string(err->text));

@@ -28,6 +28,7 @@
 #include "rt_session_internal.h"
 #include "rt_session_query.h"
 #include "rt_tcc.h"
+#include "rt_traceback.h"
 
 /* A typedef name of the session's cells or of its headers (FILE, size_t,
  * cudaError_t, dim3, pthread_t...): a declaration starts with one. */
@@ -286,23 +287,6 @@ void *rt_session_symbol(const rt_session_t *s, const char *name)
 
 /* ---- compile errors ------------------------------------------------- */
 
-/* The text of line `line` (1-based) of code, borrowed up to *len bytes. */
-static const char *source_line(const char *code, int line, size_t *len)
-{
-    const char *p = code;
-    for (int l = 1; l < line && p; l++) {
-        p = strchr(p, '\n');
-        if (p)
-            p++;
-    }
-    if (!p) {
-        *len = 0;
-        return "";
-    }
-    const char *e = strchr(p, '\n');
-    *len = e ? (size_t)(e - p) : strlen(p);
-    return p;
-}
 
 /* A column for a message TCC gave none: the quoted identifier in the
  * line, else the first non-blank. 1-based. */
@@ -367,23 +351,13 @@ static json_t *compile_error(const char *code, int cell, const rt_diag_t *diags,
         int line = diag_cell_line(d, code, cell);
         if (line > 0) {
             size_t len;
-            const char *src = source_line(code, line, &len);
+            const char *src = rt_source_line(code, line, &len);
             int at_end = strcmp(d->file, "gpuc-generated") == 0 || d->line != line;
             int col = at_end ? (int)len + 1 : guess_column(d->msg, src, len);
             snprintf(head, sizeof head, "cell %d, line %d, column %d: error: %s", cell, line, col,
                      d->msg);
             json_array_append_new(tb, json_string(head));
-            rt_buf_t b = {0};
-            rt_buf_adds(&b, "    ");
-            rt_buf_add(&b, src, len);
-            json_array_append_new(tb, json_string(rt_buf_str(&b)));
-            rt_buf_free(&b);
-            rt_buf_adds(&b, "    ");
-            for (int k = 1; k < col; k++)
-                rt_buf_addc(&b, (size_t)(k - 1) < len && src[k - 1] == '\t' ? '\t' : ' ');
-            rt_buf_addc(&b, '^');
-            json_array_append_new(tb, json_string(rt_buf_str(&b)));
-            rt_buf_free(&b);
+            rt_traceback_add_source(tb, src, len, col);
             if (!evalue[0])
                 snprintf(evalue, sizeof evalue, "cell %d, line %d: %s", cell, line, d->msg);
         } else {
