@@ -126,6 +126,13 @@ void rt_display_clear_output(int wait)
     emit(json_pack("{s:s, s:b}", "op", "clear_output", "wait", wait != 0));
 }
 
+void rt_display_bundle(json_t *data, const char *display_id, int update)
+{
+    json_t *transient = display_id ? json_pack("{s:s}", "display_id", display_id) : json_object();
+    emit(json_pack("{s:s, s:o, s:{}, s:o, s:b}", "op", "display", "data", data, "metadata",
+                   "transient", transient, "update", update != 0));
+}
+
 const rt_symbol_t rt_display_symbols[] = {
     {"display_text", (const void *)rt_display_text},
     {"display_html", (const void *)rt_display_html},

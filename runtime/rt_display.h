@@ -7,6 +7,7 @@
 #ifndef RT_DISPLAY_H
 #define RT_DISPLAY_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "rt_result.h"
@@ -23,6 +24,11 @@ void rt_display_json(const char *json_text);
 void rt_display_png(const void *data, size_t len);
 void rt_display_mime(const char *mime, const char *data);
 void rt_display_clear_output(int wait);
+
+/* For gpuc's own displays: one display of data (a MIME bundle, stolen).
+ * With display_id it carries transient.display_id, and update non-zero
+ * makes it an update_display_data of the display shown with that id. */
+void rt_display_bundle(json_t *data, const char *display_id, int update);
 
 /* Base64 of data[0..len) (RFC 4648, no line breaks); caller frees. */
 char *rt_display_base64(const void *data, size_t len);

@@ -20,6 +20,7 @@
 #include "rt_protect.h"
 #include "rt_result.h"
 #include "rt_session_internal.h"
+#include "rt_speedup.h"
 #include "rt_tcc.h"
 #include "rt_timeit.h"
 
@@ -60,9 +61,14 @@ static const rt_magic_info_t magics[] = {
     {"time", 1, "%%time",
      "Runs the cell once and shows its wall time, CPU time and GPU time; compile time "
      "is shown apart.", 1},
-    {"speedup", 1, "%%speedup [--sizes N,...]",
-     "Times a CPU section against a GPU section, checks their results agree, and shows "
-     "both times and the ratio (also over a size sweep).", 0},
+    {"speedup", 1,
+     "%%speedup [--check CPU,GPU[:COUNT]]... [--rtol R] [--atol A] [--sizes S,...] "
+     "[--var NAME] [-n N] [-r R]",
+     "Times the cell's //%% cpu section against its //%% gpu section by %timeit's rules "
+     "(after an optional //%% setup section), checks that the outputs named by --check agree, "
+     "and shows CPU time, GPU kernel time, GPU time with transfers and both speedups; "
+     "--sizes repeats it for each value of N (--var) and draws the times and the speedup "
+     "against size, marking where the GPU starts to win.", 1},
     {"kernel", 1, "%%kernel [NVRTC OPTIONS]",
      "Compiles the cell as CUDA C++ device code with NVRTC; its __global__ kernels "
      "become callable from host cells with <<<grid, block>>>.", 1},
@@ -834,6 +840,7 @@ static const struct {
     {"timeit", 0, rt_timeit_line_magic}, {"timeit", 1, rt_timeit_cell_magic},
     {"time", 1, rt_time_cell_magic},
     {"cc", 1, rt_cc_magic},
+    {"speedup", 1, rt_speedup_magic},
 };
 
 json_t *rt_magic_run(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no)

@@ -87,8 +87,7 @@ static void group_digits(long n, char *buf, size_t len)
     buf[at] = '\0';
 }
 
-/* Mean and population standard deviation of per-loop times. */
-static void stats(const double *per_run, int runs, long loops, double *mean, double *std)
+void rt_timeit_stats(const double *per_run, int runs, long loops, double *mean, double *std)
 {
     double sum = 0, sq = 0;
     for (int i = 0; i < runs; i++)
@@ -104,7 +103,7 @@ static void stats(const double *per_run, int runs, long loops, double *mean, dou
 void rt_timeit_summary(const double *per_run, int runs, long loops, char *buf, size_t len)
 {
     double mean, std;
-    stats(per_run, runs, loops, &mean, &std);
+    rt_timeit_stats(per_run, runs, loops, &mean, &std);
     char m[64], sd[64], n[32];
     rt_timeit_format(mean, m, sizeof m);
     rt_timeit_format(std, sd, sizeof sd);
@@ -256,6 +255,12 @@ static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_f
     return t;
 }
 
+rt_tcc_t *rt_timeit_compile(rt_session_t *s, const char *code, size_t from, size_t to, int line,
+                            int cell_no, double *seconds, json_t **error)
+{
+    return compile_inner(s, code, 0, 0, 0, from, to, line, cell_no, seconds, error);
+}
+
 /* ---- timing --------------------------------------------------------- */
 
 typedef struct timing {
@@ -327,7 +332,7 @@ static void timing_main(void *arg)
 }
 
 /* Defines the session variable _timeit (and its type, once) and fills it. */
-static json_t *save_result(rt_session_t *s, const timing_t *t, int cell_no)
+static json_t *save_result(rt_session_t *s, const rt_timeit_run_t *t, int cell_no)
 {
     rt_buf_t b = {0};
     if (rt_names_find(&s->types, "gpuc_timeit_t", (size_t)-1) < 0)
@@ -344,16 +349,39 @@ static json_t *save_result(rt_session_t *s, const timing_t *t, int cell_no)
     memset(v, 0, sizeof *v);
     v->loops = (int)(t->loops > 2147483647L ? 2147483647L : t->loops);
     v->runs = t->runs;
-    stats(t->all, t->runs, t->loops, &v->mean, &v->std);
+    rt_timeit_stats(t->all, t->runs, t->loops, &v->mean, &v->std);
     v->best = v->worst = t->all[0] / t->loops;
     for (int i = 0; i < t->runs; i++) {
         v->all_runs[i] = t->all[i];
         v->best = fmin(v->best, t->all[i] / t->loops);
         v->worst = fmax(v->worst, t->all[i] / t->loops);
     }
-    if (t->gpu_work && t->timer)
-        stats(t->gpu, t->runs, t->loops, &v->gpu_mean, &v->gpu_std);
+    if (t->gpu_work)
+        rt_timeit_stats(t->gpu, t->runs, t->loops, &v->gpu_mean, &v->gpu_std);
     return NULL;
+}
+
+json_t *rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int cell_no)
+{
+    timing_t t = {0};
+    t.inner = (inner_fn)rt_tcc_symbol(tcc, "__gpuc_timeit_inner");
+    t.loops = run->loops;
+    t.runs = run->runs;
+    if (!t.inner)
+        return error_reply("CompileError", "cell %d: the timed code was not found after linking",
+                           cell_no);
+    t.timer = gpu_timer_new(); /* NULL until this process has a context */
+    current = &t;
+    rt_fault_t fault;
+    int sig = rt_protect_run(timing_main, &t, &fault);
+    current = NULL;
+    json_t *reply = sig ? run_failed(s, sig, &fault, cell_no) : rt_gpu_after_cell(cell_no);
+    run->loops = t.loops;
+    memcpy(run->all, t.all, sizeof run->all);
+    memcpy(run->gpu, t.gpu, sizeof run->gpu);
+    run->gpu_work = t.gpu_work && t.timer;
+    gpu_timer_free(t.timer);
+    return reply;
 }
 
 /* Times code[body_from, body_to) after setup code[setup_from, setup_to). */
@@ -367,26 +395,11 @@ static json_t *timeit(rt_session_t *s, const char *code, const opts_t *o, size_t
                                   body_line, cell_no, &tc, &error);
     if (!tcc)
         return error;
-    timing_t t = {0};
-    t.inner = (inner_fn)rt_tcc_symbol(tcc, "__gpuc_timeit_inner");
-    t.loops = o->loops;
-    t.runs = o->runs;
-    if (!t.inner) {
-        rt_tcc_free(tcc);
-        return error_reply("CompileError", "cell %d: the timed code was not found after linking",
-                           cell_no);
-    }
-    t.timer = gpu_timer_new(); /* NULL until this process has a context */
-    current = &t;
-    rt_fault_t fault;
-    int sig = rt_protect_run(timing_main, &t, &fault);
-    current = NULL;
-    json_t *reply = sig ? run_failed(s, sig, &fault, cell_no) : rt_gpu_after_cell(cell_no);
+    rt_timeit_run_t t = {.loops = o->loops, .runs = o->runs};
+    json_t *reply = rt_timeit_measure(s, tcc, &t, cell_no);
     rt_tcc_free(tcc);
-    if (reply) {
-        gpu_timer_free(t.timer);
+    if (reply)
         return reply;
-    }
     char text[256];
     rt_timeit_summary(t.all, t.runs, t.loops, text, sizeof text);
     if (!o->quiet) {
@@ -401,7 +414,7 @@ static json_t *timeit(rt_session_t *s, const char *code, const opts_t *o, size_t
             printf("The slowest run took %0.2f times longer than the fastest. This could mean "
                    "that an intermediate result is being cached.\n", worst / best);
         printf("%s\n", text);
-        if (t.gpu_work && t.timer) {
+        if (t.gpu_work) {
             char gpu[256];
             rt_timeit_summary(t.gpu, t.runs, t.loops, gpu, sizeof gpu);
             printf("GPU: %s\n", gpu);
@@ -412,7 +425,6 @@ static json_t *timeit(rt_session_t *s, const char *code, const opts_t *o, size_t
     }
     if (o->save)
         reply = save_result(s, &t, cell_no);
-    gpu_timer_free(t.timer);
     if (!reply && o->save && last) {
         char repr[300];
         snprintf(repr, sizeof repr, "<TimeitResult : %s>", text);

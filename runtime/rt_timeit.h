@@ -13,6 +13,7 @@
 
 #include "rt_magic.h"
 #include "rt_session.h"
+#include "rt_tcc.h"
 
 /* What %timeit -o leaves in the session variable `_timeit` (declared in
  * the session by the first %timeit -o; this text is the declaration). */
@@ -27,6 +28,31 @@ void rt_timeit_format(double seconds, char *buf, size_t len);
  * of 7 runs, 100,000 loops each)". per_run: `runs` times of `loops` loops,
  * in seconds. Writes into buf. */
 void rt_timeit_summary(const double *per_run, int runs, long loops, char *buf, size_t len);
+
+/* Mean and population standard deviation of per-loop times (per_run:
+ * `runs` times of `loops` loops each, in seconds). */
+void rt_timeit_stats(const double *per_run, int runs, long loops, double *mean, double *std);
+
+/* Code timed by other magics (%%speedup) with these rules. */
+typedef struct rt_timeit_run {
+    long loops;                        /* in: 0 = autorange; out: loops per run */
+    int runs;                          /* in: 1 .. RT_TIMEIT_RUNS_MAX */
+    double all[RT_TIMEIT_RUNS_MAX];    /* (runs) wall seconds per run, GPU work waited for */
+    double gpu[RT_TIMEIT_RUNS_MAX];    /* (runs) GPU seconds per run (CUDA events) */
+    int gpu_work;                      /* the code launched kernels and gpu[] holds their time */
+} rt_timeit_run_t;
+
+/* Compiles code[from, to) (starting on cell line `line`) into the timing
+ * template, after the session's declarations. Returns the state (free it
+ * with rt_tcc_free) and its compile time in *seconds, or NULL and a new
+ * CompileError reply in *error. */
+rt_tcc_t *rt_timeit_compile(rt_session_t *s, const char *code, size_t from, size_t to, int line,
+                            int cell_no, double *seconds, json_t **error);
+
+/* Runs what rt_timeit_compile made: run->runs runs of run->loops loops
+ * (autorange when 0), protected. NULL, or a new error reply (a fault, an
+ * interrupt, a failed kernel). */
+json_t *rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int cell_no);
 
 /* The magics (rt_magic.c's handlers): NULL when all went well, else a new
  * error reply; an "ok" reply with a result for -o (and %%time's cell
