@@ -126,6 +126,86 @@ TIMING = [
 ]
 
 
+# the classic cases of GPU-array tutorials, timed with %%speedup against
+# -O2 CPU code from %%cc (matmul at 1000 x 1000: a 10000 x 10000 CPU
+# baseline would take minutes per run)
+SPEEDUP = [
+    "%%cc -O2 -march=native\n"
+    "void sqdiff_cpu(const float *a, const float *b, float *out, long n) {\n"
+    "    for (long i = 0; i < n; i++) { float d = a[i] - b[i]; out[i] = d * d; }\n}\n"
+    "void matmul_cpu(const float *A, const float *B, float *C, int n) {\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "        for (int j = 0; j < n; j++) C[i * n + j] = 0;\n"
+    "        for (int k = 0; k < n; k++) {\n"
+    "            float a = A[i * n + k];\n"
+    "            for (int j = 0; j < n; j++) C[i * n + j] += a * B[k * n + j];\n"
+    "        }\n    }\n}\n"
+    "double sum_cpu(const float *x, long n) {\n"
+    "    double s = 0;\n    for (long i = 0; i < n; i++) s += x[i];\n    return s;\n}",
+    "%%kernel\n"
+    "__global__ void sqdiff(const float *a, const float *b, float *out, long n) {\n"
+    "    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)blockDim.x * gridDim.x) {\n"
+    "        float d = a[i] - b[i]; out[i] = d * d;\n    }\n}\n"
+    "__global__ void matmul(const float *A, const float *B, float *C, int n) {\n"
+    "    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (r < n && c < n) {\n        float s = 0;\n"
+    "        for (int k = 0; k < n; k++) s += A[r * n + k] * B[k * n + c];\n"
+    "        C[r * n + c] = s;\n    }\n}\n"
+    "__global__ void sum(const float *x, long n, double *out) {\n"
+    "    __shared__ double s[256];\n    int t = threadIdx.x;\n    double v = 0;\n"
+    "    for (long i = blockIdx.x * (long)blockDim.x + t; i < n; i += (long)blockDim.x * gridDim.x) v += x[i];\n"
+    "    s[t] = v;\n    __syncthreads();\n"
+    "    for (int k = 128; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }\n"
+    "    if (t == 0) atomicAdd(out, s[0]);\n}",
+    # squared difference, 1e6 then 1e8 float32
+    "%%speedup --check cpu_out,gpu_out:N --sizes 1e6,1e8 -r 3\n//%% setup\n"
+    "float *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float));\n"
+    "float *cpu_out = malloc(N * sizeof(float)), *gpu_out = malloc(N * sizeof(float));\n"
+    "for (long i = 0; i < N; i++) { a[i] = i % 1000 * 0.5f; b[i] = i % 7; }\n"
+    "float *d_a, *d_b, *d_out;\ncudaMalloc(&d_a, N * sizeof(float)); cudaMalloc(&d_b, N * sizeof(float));\n"
+    "cudaMalloc(&d_out, N * sizeof(float));\n"
+    "//%% cpu\nsqdiff_cpu(a, b, cpu_out, N);\n"
+    "//%% gpu\ncudaMemcpy(d_a, a, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(d_b, b, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "sqdiff<<<1024, 256>>>(d_a, d_b, d_out, N);\n"
+    "cudaMemcpy(gpu_out, d_out, N * sizeof(float), cudaMemcpyDeviceToHost);",
+    # matmul
+    "%%speedup --check C_cpu,C_gpu:M*M --rtol 1e-3 -n 1 -r 3\n//%% setup\nint M = 1000;\n"
+    "float *A = malloc(M * M * sizeof(float)), *B = malloc(M * M * sizeof(float));\n"
+    "float *C_cpu = malloc(M * M * sizeof(float)), *C_gpu = malloc(M * M * sizeof(float));\n"
+    "for (int i = 0; i < M * M; i++) { A[i] = (i % 17) * 0.25f; B[i] = (i % 13) * 0.5f; }\n"
+    "float *dA, *dB, *dC;\ncudaMalloc(&dA, M * M * sizeof(float)); cudaMalloc(&dB, M * M * sizeof(float));\n"
+    "cudaMalloc(&dC, M * M * sizeof(float));\n"
+    "//%% cpu\nmatmul_cpu(A, B, C_cpu, M);\n"
+    "//%% gpu\ncudaMemcpy(dA, A, M * M * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(dB, B, M * M * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "dim3 tb(16, 16);\ndim3 gr((M + 15) / 16, (M + 15) / 16);\n"
+    "matmul<<<gr, tb>>>(dA, dB, dC, M);\n"
+    "cudaMemcpy(C_gpu, dC, M * M * sizeof(float), cudaMemcpyDeviceToHost);",
+    # the sum of a 500 x 500 matrix
+    "%%speedup --check s_cpu,s_gpu --rtol 1e-9\n//%% setup\nlong P = 500 * 500;\n"
+    "float *mat = malloc(P * sizeof(float));\nfor (long i = 0; i < P; i++) mat[i] = (i % 100) * 0.01f;\n"
+    "float *d_mat; double *d_s;\ncudaMalloc(&d_mat, P * sizeof(float)); cudaMalloc(&d_s, sizeof(double));\n"
+    "double s_cpu = 0, s_gpu = 0;\n"
+    "//%% cpu\ns_cpu = sum_cpu(mat, P);\n"
+    "//%% gpu\ncudaMemcpy(d_mat, mat, P * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "cudaMemset(d_s, 0, sizeof(double));\nsum<<<256, 256>>>(d_mat, P, d_s);\n"
+    "cudaMemcpy(&s_gpu, d_s, sizeof(double), cudaMemcpyDeviceToHost);",
+    # the sweep, for the chart
+    "%%speedup --check cpu_out,gpu_out:N --sizes 1e3,1e4,1e5,1e6,1e7 -r 3\n//%% setup\n"
+    "float *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float));\n"
+    "float *cpu_out = malloc(N * sizeof(float)), *gpu_out = malloc(N * sizeof(float));\n"
+    "for (long i = 0; i < N; i++) { a[i] = i % 1000 * 0.5f; b[i] = i % 7; }\n"
+    "float *d_a, *d_b, *d_out;\ncudaMalloc(&d_a, N * sizeof(float)); cudaMalloc(&d_b, N * sizeof(float));\n"
+    "cudaMalloc(&d_out, N * sizeof(float));\n"
+    "//%% cpu\nsqdiff_cpu(a, b, cpu_out, N);\n"
+    "//%% gpu\ncudaMemcpy(d_a, a, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(d_b, b, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "sqdiff<<<1024, 256>>>(d_a, d_b, d_out, N);\n"
+    "cudaMemcpy(gpu_out, d_out, N * sizeof(float), cudaMemcpyDeviceToHost);",
+]
+
+
 def notebook(cells):
     return {
         "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
@@ -137,5 +217,5 @@ def notebook(cells):
 
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
-                    ("timing", TIMING)):
+                    ("timing", TIMING), ("speedup", SPEEDUP)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

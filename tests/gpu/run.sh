@@ -74,6 +74,23 @@ sys.exit(0 if "per loop" in text and "GPU" in text else 1)
 PY
 check $? "%timeit of a launch shows host and GPU time (gpuc run rc $rc)"
 
+# %%speedup on the classic tutorial cases against %%cc CPU code, with a sweep
+timeout 400 "$bin/gpuc" run tests/gpu/speedup.ipynb -o "$out/speedup.ipynb" 2> "$out/speedup.log"
+rc=$?; cat "$out/speedup.log"
+python3 - "$out/speedup.ipynb" "$out" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+for i, c in enumerate(nb["cells"][2:], 2):
+    for o in c["outputs"]:
+        if o["output_type"] == "display_data" and "text/plain" in o["data"]:
+            print(f"--- cell {i}\n" + o["data"]["text/plain"])
+        if o["output_type"] == "display_data" and "image/svg+xml" in o["data"]:
+            open(f"{sys.argv[2]}/speedup-cell{i}.svg", "w").write(o["data"]["image/svg+xml"])
+        if o["output_type"] == "error":
+            print(f"--- cell {i} error: {o['ename']}: {o['evalue']}")
+PY
+check $rc "%%speedup notebook"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
