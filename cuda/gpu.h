@@ -275,6 +275,14 @@ typedef struct gpu_timer gpu_timer_t;
  * gpu_timer_free. */
 gpu_timer_t *gpu_timer_new(void);
 
+/* The kernel clock: while on, every gpu_launch is bracketed by a pair of
+ * events on its stream, so the time its kernels ran can be summed apart
+ * from copies and host work (%%speedup's "GPU kernels"). Start returns -1
+ * (clock off) when there is no context or no event support; stop waits
+ * for the last kernel and gives the sum in *seconds (0 / -1 when off). */
+int gpu_kernel_clock_start(void);
+int gpu_kernel_clock_stop(double *seconds);
+
 /* Records the start event on the default stream. 0 / -1 with err. */
 int gpu_timer_start(gpu_timer_t *t, cm_error_t *err);
 

@@ -92,4 +92,9 @@ void gpu_module_reset(void);
 
 double gpu_now_ms(void);
 
+/* The kernel clock's hooks around a launch (gpu_timing.c); no-ops while
+ * the clock is off. */
+void gpu_kernel_clock_before(void *stream);
+void gpu_kernel_clock_after(void *stream);
+
 #endif

@@ -343,9 +343,11 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
     last.line = line;
     last.valid = 1;
     const gpu_driver_t *d = gpu_driver_get(err);
+    gpu_kernel_clock_before(stream);
     gpu_curesult_t rc = d->cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
                                           block[2], shared_bytes, (gpu_custream_t)stream,
                                           (void **)arg_ptrs, NULL);
+    gpu_kernel_clock_after(stream);
     if (rc != GPU_CU_SUCCESS) {
         char text[300];
         gpu_driver_error_text(rc, text, sizeof text);

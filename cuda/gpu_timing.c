@@ -5,6 +5,7 @@
 
 #include "gpu.h"
 #include "gpu_driver.h"
+#include "gpu_internal.h"
 
 struct gpu_timer {
     const gpu_driver_t *d;
@@ -56,4 +57,78 @@ void gpu_timer_free(gpu_timer_t *t)
     if (t->stop)
         t->d->cuEventDestroy(t->stop);
     free(t);
+}
+
+/* ---- the kernel clock ---------------------------------------------------- */
+
+#define PAIRS 1024 /* event pairs in flight; then they are summed and reused */
+
+static struct {
+    const gpu_driver_t *d;
+    int on, ready, used;
+    gpu_cuevent_t start[PAIRS], stop[PAIRS];
+    double total_ms;
+} kc;
+
+/* Sums the pairs recorded so far (waiting for the last one) and frees them. */
+static void drain(void)
+{
+    if (!kc.used)
+        return;
+    kc.d->cuEventSynchronize(kc.stop[kc.used - 1]);
+    for (int i = 0; i < kc.used; i++) {
+        float ms = 0;
+        if (kc.d->cuEventElapsedTime(&ms, kc.start[i], kc.stop[i]) == GPU_CU_SUCCESS)
+            kc.total_ms += ms;
+    }
+    kc.used = 0;
+}
+
+int gpu_kernel_clock_start(void)
+{
+    const gpu_driver_t *d = gpu_driver_loaded();
+    gpu_cucontext_t ctx = NULL;
+    if (!d || !d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize ||
+        !d->cuEventElapsedTime || d->cuCtxGetCurrent(&ctx) != GPU_CU_SUCCESS || !ctx)
+        return -1;
+    if (!kc.ready) { /* made once, kept for the process */
+        kc.d = d;
+        for (int i = 0; i < PAIRS; i++)
+            if (d->cuEventCreate(&kc.start[i], 0) != GPU_CU_SUCCESS ||
+                d->cuEventCreate(&kc.stop[i], 0) != GPU_CU_SUCCESS)
+                return -1;
+        kc.ready = 1;
+    }
+    kc.total_ms = 0;
+    kc.used = 0;
+    kc.on = 1;
+    return 0;
+}
+
+int gpu_kernel_clock_stop(double *seconds)
+{
+    *seconds = 0;
+    if (!kc.on)
+        return -1;
+    drain();
+    kc.on = 0;
+    *seconds = kc.total_ms / 1e3;
+    return 0;
+}
+
+void gpu_kernel_clock_before(void *stream)
+{
+    if (!kc.on)
+        return;
+    if (kc.used == PAIRS)
+        drain();
+    kc.d->cuEventRecord(kc.start[kc.used], (gpu_custream_t)stream);
+}
+
+void gpu_kernel_clock_after(void *stream)
+{
+    if (!kc.on)
+        return;
+    kc.d->cuEventRecord(kc.stop[kc.used], (gpu_custream_t)stream);
+    kc.used++;
 }

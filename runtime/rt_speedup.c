@@ -370,6 +370,7 @@ static json_t *time_section(rt_session_t *s, rt_tcc_t *t, long loops, int runs, 
     memset(out, 0, sizeof *out);
     out->loops = loops;
     out->runs = runs;
+    out->kernel_clock = 1; /* the "GPU kernels" row: kernels alone, copies left out */
     return rt_timeit_measure(s, t, out, cell_no);
 }
 
@@ -399,7 +400,7 @@ static json_t *run_size(rt_session_t *s, const char *code, const opts_t *o, cons
         rt_timeit_stats(run.all, run.runs, run.loops, &row->wall, &row->wall_std);
         row->gpu_loops = run.loops;
         if ((row->gpu_work = run.gpu_work))
-            rt_timeit_stats(run.gpu, run.runs, run.loops, &row->kernel, &row->kernel_std);
+            rt_timeit_stats(run.kernel, run.runs, run.loops, &row->kernel, &row->kernel_std);
     }
     row->size = size;
     for (int k = CPU; k <= GPU; k++)

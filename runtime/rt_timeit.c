@@ -272,6 +272,9 @@ typedef struct timing {
     int gpu_work;                        /* the code launched kernels */
     gpu_timer_t *timer;                  /* events around each run, once GPU work is seen */
     double last_gpu;                     /* GPU seconds of the last timed run */
+    int kernel_clock;                    /* time the kernels alone too */
+    double kernel[RT_TIMEIT_RUNS_MAX];   /* (runs) kernel seconds per run */
+    double last_kernel;                  /* kernel seconds of the last timed run */
     unsigned long launches;              /* rt_gpu_launch_count at the run's start */
 } timing_t;
 
@@ -283,6 +286,8 @@ static double clock_start(void)
     current->launches = rt_gpu_launch_count();
     if (current->timer && gpu_timer_start(current->timer, &err) != 0)
         rt_protect_raise("CudaError", err.text);
+    if (current->timer && current->kernel_clock)
+        gpu_kernel_clock_start();
     return now();
 }
 
@@ -293,6 +298,8 @@ static double clock_stop(void)
     if (current->timer) {
         if (gpu_timer_stop(current->timer, &current->last_gpu, &err) != 0)
             rt_protect_raise("CudaError", err.text);
+        if (current->kernel_clock)
+            gpu_kernel_clock_stop(&current->last_kernel);
     } else if (rt_gpu_launch_count() != current->launches && gpu_synchronize(&err) != 0) {
         rt_protect_raise("CudaError", err.text);
     }
@@ -328,6 +335,7 @@ static void timing_main(void *arg)
     for (int r = 0; r < t->runs; r++) {
         t->all[r] = run_once(t, t->loops);
         t->gpu[r] = t->timer ? t->last_gpu : 0;
+        t->kernel[r] = t->timer && t->kernel_clock ? t->last_kernel : 0;
     }
 }
 
@@ -367,6 +375,7 @@ json_t *rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, 
     t.inner = (inner_fn)rt_tcc_symbol(tcc, "__gpuc_timeit_inner");
     t.loops = run->loops;
     t.runs = run->runs;
+    t.kernel_clock = run->kernel_clock;
     if (!t.inner)
         return error_reply("CompileError", "cell %d: the timed code was not found after linking",
                            cell_no);
@@ -379,6 +388,7 @@ json_t *rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, 
     run->loops = t.loops;
     memcpy(run->all, t.all, sizeof run->all);
     memcpy(run->gpu, t.gpu, sizeof run->gpu);
+    memcpy(run->kernel, t.kernel, sizeof run->kernel);
     run->gpu_work = t.gpu_work && t.timer;
     gpu_timer_free(t.timer);
     return reply;

@@ -40,6 +40,8 @@ typedef struct rt_timeit_run {
     double all[RT_TIMEIT_RUNS_MAX];    /* (runs) wall seconds per run, GPU work waited for */
     double gpu[RT_TIMEIT_RUNS_MAX];    /* (runs) GPU seconds per run (CUDA events) */
     int gpu_work;                      /* the code launched kernels and gpu[] holds their time */
+    int kernel_clock;                  /* in: also time the kernels alone (gpu_kernel_clock) */
+    double kernel[RT_TIMEIT_RUNS_MAX]; /* (runs) seconds the kernels ran, copies left out */
 } rt_timeit_run_t;
 
 /* Compiles code[from, to) (starting on cell line `line`) into the timing
