@@ -131,27 +131,12 @@ static char *cell_body(const char *code, size_t from)
     return out;
 }
 
-/* A typedef name of the session's cells or headers, as for TCC cells. */
-static int cc_is_type(void *ctx, const char *name, size_t len)
-{
-    rt_session_t *s = ctx;
-    if (rt_names_find(&s->types, name, len) >= 0)
-        return 1;
-    char word[128];
-    if (len >= sizeof word)
-        return 0;
-    memcpy(word, name, len);
-    word[len] = '\0';
-    rt_shake_t *sh = rt_session_header_index(s);
-    rt_shake_entry_t e;
-    return sh && rt_shake_find(sh, word, &e) == 0 && e.kind == RT_SHAKE_TYPE;
-}
 
 /* The line of the cell's first statement or expression, 0 if none. */
 static int first_statement(rt_session_t *s, const char *body)
 {
     rt_cell_t items;
-    rt_cell_split(body, cc_is_type, s, &items);
+    rt_cell_split(body, rt_session_is_type, s, &items);
     int line = 0;
     for (size_t i = 0; i < items.n && !line; i++)
         if (items.items[i].kind == RT_ITEM_STATEMENT || items.items[i].kind == RT_ITEM_EXPRESSION)
@@ -448,7 +433,7 @@ json_t *rt_cc_magic(rt_session_t *s, const char *code, const rt_magic_line_t *m,
     }
     rt_plan_t plan = {0};
     rt_buf_t scratch = {0};
-    rt_plan_make(&plan, body, cell, RT_RESULT_NONE, cc_is_type, s, &scratch);
+    rt_plan_make(&plan, body, cell, RT_RESULT_NONE, rt_session_is_type, s, &scratch);
     rt_buf_free(&scratch);
     char *excluded = calloc(s->prelude.n + 1, 1);
     if (!excluded)

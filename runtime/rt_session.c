@@ -32,7 +32,7 @@
 
 /* A typedef name of the session's cells or of its headers (FILE, size_t,
  * cudaError_t, dim3, pthread_t...): a declaration starts with one. */
-static int session_is_type(void *ctx, const char *name, size_t len)
+int rt_session_is_type(void *ctx, const char *name, size_t len)
 {
     rt_session_t *s = ctx;
     if (rt_names_find(&s->types, name, len) >= 0)
@@ -704,7 +704,7 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
             struct_hint_for(s, plan_code, plan->expr, &hint);
             rt_plan_set_struct_hint(&hint);
         }
-        rt_plan_make(plan, plan_code, cell, modes[m], session_is_type, s, &body);
+        rt_plan_make(plan, plan_code, cell, modes[m], rt_session_is_type, s, &body);
         rt_plan_set_struct_hint(NULL);
         char *excluded = calloc(s->prelude.n + 1, 1);
         if (!excluded)
@@ -791,7 +791,7 @@ static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t 
     rt_prelude_macros(&s->prelude, &macros);
     char *expanded = NULL;
     if (macros.len || strstr(c, "#define"))
-        expanded = rt_expand_cell(s->libdir, rt_buf_str(&macros), c, session_is_type, s);
+        expanded = rt_expand_cell(s->libdir, rt_buf_str(&macros), c, rt_session_is_type, s);
     rt_buf_free(&macros);
     rt_tcc_t *t = compile_code(s, code, expanded ? expanded : c, cell, plan, error);
     free(expanded);

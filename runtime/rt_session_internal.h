@@ -42,6 +42,10 @@ struct rt_session {
     rt_names_t lib_paths;     /* the files they were loaded from, same order */
 };
 
+/* Non-zero when name[0, len) is a typedef name of the session's cells or
+ * headers (an rt_is_type_fn; ctx is the session). */
+int rt_session_is_type(void *ctx, const char *name, size_t len);
+
 /* The headers a shaker is made from: gpuc.h, then the prelude's #include,
  * #define and #undef lines up to its last #include (later ones cannot
  * change what the headers declare), leaving out entries marked in

@@ -16,6 +16,7 @@
 #include "rt_session_internal.h"
 #include "rt_tcc.h"
 #include "rt_timeit.h"
+#include "rt_traceback.h"
 
 #define MAX_CHECKS 8
 #define MAX_SIZES 32
@@ -63,19 +64,6 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static json_t *error_reply(const char *ename, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static json_t *error_reply(const char *ename, const char *fmt, ...)
-{
-    char msg[CM_ERROR_TEXT];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", ename, "evalue", msg,
-                     "traceback", msg);
-}
 
 static int is_ok(const json_t *reply)
 {
@@ -101,14 +89,14 @@ static int is_identifier(const char *p, size_t n)
 static json_t *parse_check(const char *v, opts_t *o)
 {
     if (o->nchecks == MAX_CHECKS)
-        return error_reply("UsageError", "%%%%speedup: at most %d --check", MAX_CHECKS);
+        return rt_error_reply("UsageError", "%%%%speedup: at most %d --check", MAX_CHECKS);
     check_t *c = &o->checks[o->nchecks++];
     const char *comma = strchr(v, ','), *colon = strchr(v, ':');
     const char *gpu_end = colon ? colon : v + strlen(v);
     if (!comma || comma > gpu_end || !is_identifier(v, (size_t)(comma - v)) ||
         !is_identifier(comma + 1, (size_t)(gpu_end - comma - 1)) ||
         (colon && (!colon[1] || strlen(colon + 1) >= sizeof c->count)))
-        return error_reply("UsageError", "%%%%speedup: --check %s: expected CPU_NAME,GPU_NAME or "
+        return rt_error_reply("UsageError", "%%%%speedup: --check %s: expected CPU_NAME,GPU_NAME or "
                            "CPU_NAME,GPU_NAME:COUNT (session variables; COUNT elements of "
                            "arrays or pointers)", v);
     snprintf(c->cpu, sizeof c->cpu, "%.*s", (int)(comma - v), v);
@@ -124,7 +112,7 @@ static json_t *parse_sizes(const char *v, opts_t *o)
         char *e;
         double d = strtod(p, &e);
         if (e == p || (*e && *e != ',') || !(d >= 1 && d <= 1e18) || o->nsizes == MAX_SIZES)
-            return error_reply("UsageError", "%%%%speedup: --sizes %s: expected up to %d sizes "
+            return rt_error_reply("UsageError", "%%%%speedup: --sizes %s: expected up to %d sizes "
                                "from 1 to 1e18, separated by commas (1e3,1e4,1e5)", v,
                                MAX_SIZES);
         o->sizes[o->nsizes++] = (long)llround(d);
@@ -138,7 +126,7 @@ static json_t *parse_number(const char *flag, const char *v, double lo, double h
     char *e;
     double d = strtod(v, &e);
     if (e == v || *e || !(d >= lo && d <= hi))
-        return error_reply("UsageError", "%%%%speedup: %s %s: expected a number from %g to %g",
+        return rt_error_reply("UsageError", "%%%%speedup: %s %s: expected a number from %g to %g",
                            flag, v, lo, hi);
     *out = d;
     return NULL;
@@ -171,12 +159,12 @@ static json_t *parse_opts(const char *code, const rt_magic_line_t *m, opts_t *o)
             if (strcmp(flag, known[j]) == 0)
                 k = j;
         if (k < 0) {
-            err = error_reply("UsageError", "%%%%speedup: option %s not recognized (usage: "
+            err = rt_error_reply("UsageError", "%%%%speedup: option %s not recognized (usage: "
                               USAGE ")", flag);
             break;
         }
         if (!v && (v = i + 1 < n ? words[++i] : NULL) == NULL) {
-            err = error_reply("UsageError", "%%%%speedup: %s needs a value (usage: " USAGE ")",
+            err = rt_error_reply("UsageError", "%%%%speedup: %s needs a value (usage: " USAGE ")",
                               flag);
             break;
         }
@@ -188,7 +176,7 @@ static json_t *parse_opts(const char *code, const rt_magic_line_t *m, opts_t *o)
         case 3: err = parse_sizes(v, o); break;
         case 4:
             if (!is_identifier(v, strlen(v)))
-                err = error_reply("UsageError", "%%%%speedup: --var %s: expected a C name", v);
+                err = rt_error_reply("UsageError", "%%%%speedup: --var %s: expected a C name", v);
             else
                 snprintf(o->var, sizeof o->var, "%s", v);
             break;
@@ -232,11 +220,11 @@ static json_t *find_sections(const char *code, const rt_magic_line_t *m, section
                     strncmp(code + q, section_names[i], w - q) == 0)
                     k = i;
             if (k < 0)
-                return error_reply("UsageError", "cell line %d: %%%%speedup: unknown section "
+                return rt_error_reply("UsageError", "cell line %d: %%%%speedup: unknown section "
                                    "'%.*s' (sections: //%%%% setup, //%%%% cpu, //%%%% gpu)",
                                    line, (int)(w - q), code + q);
             if (sec[k].present)
-                return error_reply("UsageError", "cell line %d: %%%%speedup: a second //%%%% %s "
+                return rt_error_reply("UsageError", "cell line %d: %%%%speedup: a second //%%%% %s "
                                    "section", line, section_names[k]);
             if (current >= 0)
                 sec[current].to = start;
@@ -245,7 +233,7 @@ static json_t *find_sections(const char *code, const rt_magic_line_t *m, section
             sec[k].from = code[eol] ? eol + 1 : eol;
             sec[k].line = line + 1;
         } else if (current < 0 && q < eol) {
-            return error_reply("UsageError", "cell line %d: %%%%speedup: code before the first "
+            return rt_error_reply("UsageError", "cell line %d: %%%%speedup: code before the first "
                                "section; start it with //%%%% setup, //%%%% cpu or //%%%% gpu",
                                line);
         }
@@ -255,7 +243,7 @@ static json_t *find_sections(const char *code, const rt_magic_line_t *m, section
     if (current >= 0)
         sec[current].to = p;
     if (!sec[CPU].present || !sec[GPU].present)
-        return error_reply("UsageError", "%%%%speedup: the cell needs a //%%%% cpu section and a "
+        return rt_error_reply("UsageError", "%%%%speedup: the cell needs a //%%%% cpu section and a "
                            "//%%%% gpu section (usage: " USAGE ")");
     return NULL;
 }
@@ -334,7 +322,7 @@ static json_t *check_one(rt_session_t *s, const check_t *c, const opts_t *o, lon
     rt_tcc_t *t = rt_session_compile_aux(s, rt_buf_str(&src), &err);
     rt_buf_free(&src);
     if (!t)
-        return error_reply("UsageError", "%%%%speedup: --check %s,%s%s%s: cannot compare them: %s",
+        return rt_error_reply("UsageError", "%%%%speedup: --check %s,%s%s%s: cannot compare them: %s",
                            c->cpu, c->gpu, c->count[0] ? ":" : "", c->count, err.text);
     compare_t cmp = {.fn = (void (*)(double *))rt_tcc_symbol(t, "__gpuc_speedup_check"),
                      .r = {o->rtol, o->atol, INFINITY}};
@@ -354,7 +342,7 @@ static json_t *check_one(rt_session_t *s, const check_t *c, const opts_t *o, lon
     char where[96] = "";
     if (o->nsizes)
         snprintf(where, sizeof where, " at %s = %ld", o->var, size);
-    return error_reply("SpeedupMismatch",
+    return rt_error_reply("SpeedupMismatch",
                        "%s and %s differ%s: %.0f of %.0f %s beyond rtol %g, atol %g: "
                        "max abs diff %.6g%s, max rel diff %.6g",
                        c->cpu, c->gpu, where, r[6], r[3],

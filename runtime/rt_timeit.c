@@ -18,6 +18,7 @@
 #include "rt_protect.h"
 #include "rt_session_internal.h"
 #include "rt_tcc.h"
+#include "rt_traceback.h"
 
 const char rt_timeit_decl[] =
     "typedef struct gpuc_timeit {\n"
@@ -115,19 +116,6 @@ void rt_timeit_summary(const double *per_run, int runs, long loops, char *buf, s
 
 /* ---- replies -------------------------------------------------------- */
 
-static json_t *error_reply(const char *ename, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static json_t *error_reply(const char *ename, const char *fmt, ...)
-{
-    char msg[CM_ERROR_TEXT];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", ename, "evalue", msg,
-                     "traceback", msg);
-}
 
 static json_t *result_reply(const char *text)
 {
@@ -180,7 +168,7 @@ static json_t *parse_opts(const char *code, const rt_magic_line_t *m, const char
                 continue;
             }
             if (f != 'n' && f != 'r')
-                return error_reply("UsageError", "%stimeit: option -%c not recognized (usage: "
+                return rt_error_reply("UsageError", "%stimeit: option -%c not recognized (usage: "
                                    "%stimeit [-n N] [-r R] [-q] [-o] ...)", pct, f, pct);
             while (w < end && isspace((unsigned char)code[w]))
                 w++;
@@ -188,7 +176,7 @@ static json_t *parse_opts(const char *code, const rt_magic_line_t *m, const char
             long v = w < end ? strtol(code + w, &e, 10) : 0;
             if (w == end || e == code + w || v < 1 || (f == 'r' && v > RT_TIMEIT_RUNS_MAX) ||
                 (e < code + end && !isspace((unsigned char)*e)))
-                return error_reply("UsageError", "%stimeit: -%c needs a whole number from 1 to %s",
+                return rt_error_reply("UsageError", "%stimeit: -%c needs a whole number from 1 to %s",
                                    pct, f, f == 'r' ? "64" : "10^18");
             if (f == 'n')
                 o->loops = v;
@@ -247,10 +235,10 @@ static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_f
     if (!t) {
         int c, line, at = 0;
         if (sscanf(err.text, "cell[%d]:%d: %n", &c, &line, &at) == 2 && at)
-            *error = error_reply("CompileError", "cell %d, line %d: error: %s", c, line,
+            *error = rt_error_reply("CompileError", "cell %d, line %d: error: %s", c, line,
                                  err.text + at);
         else
-            *error = error_reply("CompileError", "cell %d: error: %s", cell_no, err.text);
+            *error = rt_error_reply("CompileError", "cell %d: error: %s", cell_no, err.text);
     }
     return t;
 }
@@ -353,7 +341,7 @@ static json_t *save_result(rt_session_t *s, const rt_timeit_run_t *t, int cell_n
     json_decref(r);
     gpuc_timeit_t *v = rt_session_symbol(s, "_timeit");
     if (!v)
-        return error_reply("RuntimeError", "%%timeit -o: _timeit was not defined");
+        return rt_error_reply("RuntimeError", "%%timeit -o: _timeit was not defined");
     memset(v, 0, sizeof *v);
     v->loops = (int)(t->loops > 2147483647L ? 2147483647L : t->loops);
     v->runs = t->runs;
@@ -377,7 +365,7 @@ json_t *rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, 
     t.runs = run->runs;
     t.kernel_clock = run->kernel_clock;
     if (!t.inner)
-        return error_reply("CompileError", "cell %d: the timed code was not found after linking",
+        return rt_error_reply("CompileError", "cell %d: the timed code was not found after linking",
                            cell_no);
     t.timer = gpu_timer_new(); /* NULL until this process has a context */
     current = &t;
@@ -461,7 +449,7 @@ json_t *rt_timeit_line_magic(rt_session_t *s, const char *code, const rt_magic_l
         return e;
     size_t end = m->args + m->args_len;
     if (o.rest >= end)
-        return error_reply("UsageError", "%%timeit: no statement to time (usage: %%timeit [-n N] "
+        return rt_error_reply("UsageError", "%%timeit: no statement to time (usage: %%timeit [-n N] "
                            "[-r R] [-q] [-o] STATEMENT)");
     return timeit(s, code, &o, 0, 0, 0, o.rest, end, m->line, cell_no, blank_from(code, m->next));
 }
@@ -474,7 +462,7 @@ json_t *rt_timeit_cell_magic(rt_session_t *s, const char *code, const rt_magic_l
     if (e)
         return e;
     if (blank_from(code, m->next))
-        return error_reply("UsageError", "%%%%timeit: the cell has no code to time below the "
+        return rt_error_reply("UsageError", "%%%%timeit: the cell has no code to time below the "
                            "magic line");
     return timeit(s, code, &o, o.rest, m->args + m->args_len, m->line, m->next, strlen(code),
                   m->line + 1, cell_no, 1);
@@ -510,7 +498,7 @@ json_t *rt_time_cell_magic(rt_session_t *s, const char *code, const rt_magic_lin
                            int cell_no)
 {
     if (m->args_len)
-        return error_reply("UsageError", "%%%%time: no code may follow %%%%time on its line; "
+        return rt_error_reply("UsageError", "%%%%time: no code may follow %%%%time on its line; "
                            "the cell below it is timed");
     /* the marker takes the magic's line, so the cell keeps its line numbers */
     rt_buf_t b = {0};

@@ -1,9 +1,23 @@
 /* rt_traceback: source lines and carets for tracebacks (see rt_traceback.h). */
 #include "rt_traceback.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "cm_error.h"
 #include "rt_buf.h"
+
+json_t *rt_error_reply(const char *ename, const char *fmt, ...)
+{
+    char msg[CM_ERROR_TEXT];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", ename, "evalue", msg,
+                     "traceback", msg);
+}
 
 const char *rt_source_line(const char *code, int line, size_t *len)
 {
