@@ -5,6 +5,7 @@ notebooks with failing cells (see docs/commands.md)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -51,16 +52,21 @@ def errors(nb):
             if o.output_type == "error"]
 
 
+TIME = re.compile(r"[\d.,]+ (ns|μs|µs|ms|s)\b")
+
+
 def normalized(cell):
     """A cell's outputs with consecutive streams merged, for comparing
-    what nbclient stored with what `gpuc run` stored."""
+    what nbclient stored with what `gpuc run` stored (times measured by a
+    timing magic differ from run to run: they become T)."""
     out = []
     for o in cell.outputs:
         if o.output_type == "stream":
+            text = TIME.sub("T", o.text) if cell.source.startswith("%timeit") else o.text
             if out and out[-1][0] == "stream" and out[-1][1] == o.name:
-                out[-1] = ("stream", o.name, out[-1][2] + o.text)
+                out[-1] = ("stream", o.name, out[-1][2] + text)
             else:
-                out.append(("stream", o.name, o.text))
+                out.append(("stream", o.name, text))
         elif o.output_type in ("display_data", "execute_result"):
             out.append((o.output_type, tuple(sorted(o.data.items()))))
         else:
@@ -90,6 +96,16 @@ def check_tour(nb):
     assert len(shown) == 1 and "<b>bold</b> from C" in shown[0].data["text/html"]
 
     # cells checked when the tour has them
+    struct = cell_with(nb, "p", exact=True)
+    if struct is not None:
+        assert result_text(struct) == "point_t {x = 3, y = 4}"
+    timeit = cell_with(nb, "%timeit")
+    if timeit is not None:
+        assert re.fullmatch(r"[\d.]+ (ns|μs|ms|s) ± [\d.]+ (ns|μs|ms|s) per loop \(mean ± std\. "
+                            r"dev\. of 3 runs, 1,000 loops each\)\n", stream_text(timeit))
+    who = cell_with(nb, "%who", exact=True)
+    if who is not None:
+        assert stream_text(who).split() == ["n", "p"]
     loop = cell_with(nb, "squared is")
     if loop is not None:
         assert stream_text(loop) == "".join(
