@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -52,8 +53,12 @@ static int set_nonblocking(int fd)
     return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
-/* In the child between fork and exec: async-signal-safe calls only. */
-static void exec_child(const char *exe, pid_t parent, int link_fd, int out_fd, int err_fd)
+/* In the child between fork and exec: async-signal-safe calls only.
+ * helper is gpuc-executor beside gpuc (NULL when there is none): the same
+ * executor without the kernel's libraries (libzmq and what it pulls in),
+ * which makes each session ~2.4 MB smaller; else `gpuc executor`. */
+static void exec_child(const char *exe, const char *helper, pid_t parent, int link_fd, int out_fd,
+                       int err_fd)
 {
     setpgid(0, 0); /* our own group: SIGINT to the kernel's group is forwarded, not doubled */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -72,6 +77,8 @@ static void exec_child(const char *exe, pid_t parent, int link_fd, int out_fd, i
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     char *argv[] = {"gpuc", "executor", "--link-fd", "3", NULL};
+    if (helper)
+        execv(helper, argv);
     execv(exe, argv);
     static const char msg[] = "gpuc: cannot start the executor\n";
     ssize_t w = write(2, msg, sizeof msg - 1);
@@ -127,10 +134,15 @@ jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
         close(sv[1]);
         return NULL;
     }
+    char helper[PATH_MAX + 32];
+    const char *slash = strrchr(exe, '/');
+    snprintf(helper, sizeof helper, "%.*s/gpuc-executor", slash ? (int)(slash - exe) : 1,
+             slash ? exe : ".");
+    int have_helper = access(helper, X_OK) == 0;
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        exec_child(exe, parent, sv[1], out[1], errp[1]);
+        exec_child(exe, have_helper ? helper : NULL, parent, sv[1], out[1], errp[1]);
     close(sv[1]);
     close(out[1]);
     close(errp[1]);

@@ -7,6 +7,7 @@
 #
 # Layout (OUT_DIR/gpuc-VERSION/):
 #   bin/gpuc          finds lib/ through its RPATH ($ORIGIN/../lib)
+#   bin/gpuc-executor the executor process gpuc starts (same RPATH)
 #   lib/*.so.*        libzmq, libsodium, libjansson and what they pull in
 #   lib/gpuc/tcc/     libtcc1.a and TCC's include/ (found beside bin/gpuc)
 # and OUT_DIR/gpuc-VERSION.tar.gz. CUDA is not bundled: gpuc dlopens the
@@ -21,6 +22,9 @@ dest="$out/$name"
 rm -rf "$dest"
 mkdir -p "$dest/bin" "$dest/lib/gpuc"
 cp "$gpuc" "$dest/bin/gpuc"
+# the executor without the kernel's libraries (gpuc falls back to
+# `gpuc executor` when it is missing)
+[ -x "$build/gpuc-executor" ] && cp "$build/gpuc-executor" "$dest/bin/gpuc-executor"
 
 # glibc and the loader come from the node (they must match its kernel);
 # everything else the binary links is copied.
