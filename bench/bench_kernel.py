@@ -5,7 +5,9 @@ For each kernel:
   startup     time from KernelManager.start_kernel() to the first
               kernel_info_reply on shell (median of --launches launches);
   round trip  median time from sending a trivial execute_request (`1`) to
-              its status idle on IOPub (--requests requests, after warm-up);
+              its status idle on IOPub (--requests requests, after warm-up),
+              and the same with a different cell each time (`1 + i`: gpuc
+              reuses the code of a re-run cell, so this one compiles each);
   memory      resident memory of the kernel's whole process tree (kernel +
               executor / children), idle after a warm-up cell, twice: the
               sum of VmRSS (counts a shared library page once per process
@@ -39,7 +41,8 @@ from pathlib import Path
 import zmq
 
 QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-GOALS = {"startup_s": 1 / 10, "roundtrip_s": 1 / 4, "rss_kib": 1 / 4, "pss_kib": 1 / 4}
+GOALS = {"startup_s": 1 / 10, "roundtrip_s": 1 / 4, "roundtrip_varying_s": 1 / 4,
+         "rss_kib": 1 / 4, "pss_kib": 1 / 4}
 
 
 def tree_kib(pid: int, path: str, field: str) -> int:
@@ -140,6 +143,14 @@ def measure_all(kernels: dict, launches: int, requests: int) -> dict:
         for i in range(requests):
             for label in (labels if i % 2 == 0 else labels[::-1]):
                 results[label]["roundtrips"].append(execute_wait_idle(sessions[label][1], "1"))
+        # the same with a different cell each time (`1 + i`): gpuc compiles
+        # every one, where a re-run of `1` reuses its code
+        for label in labels:
+            results[label]["varying"] = []
+        for i in range(requests):
+            for label in (labels if i % 2 == 0 else labels[::-1]):
+                results[label]["varying"].append(
+                    execute_wait_idle(sessions[label][1], f"1 + {i}"))
         time.sleep(1.0)
         for label, (km, _) in sessions.items():
             pid = km.provisioner.process.pid
@@ -150,6 +161,7 @@ def measure_all(kernels: dict, launches: int, requests: int) -> dict:
             kc.stop_channels()
             km.shutdown_kernel(now=False)
     for r in results.values():
+        r["roundtrip_varying_s"] = statistics.median(r.pop("varying"))
         times = r.pop("roundtrips")
         r["startup_s"] = statistics.median(r["startup_all_s"])
         r["roundtrip_s"] = statistics.median(times)
@@ -189,6 +201,7 @@ def main() -> int:
 
     rows = [("startup (launch -> kernel_info_reply)", "startup_s"),
             ("round trip (execute `1` -> idle)", "roundtrip_s"),
+            ("round trip, a new cell each time (`1 + i`)", "roundtrip_varying_s"),
             ("memory (sum of RSS, process tree)", "rss_kib"),
             ("memory (sum of PSS, process tree)", "pss_kib")]
     print(f"\n{'':40} {'gpuc':>12} {'ipykernel':>12} {'ratio':>8} {'goal':>8}")

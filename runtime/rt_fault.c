@@ -55,11 +55,14 @@ static const char *called_library(const rt_session_t *s, const void *ret)
     return NULL;
 }
 
-static void describe_code(char *out, size_t size, const rt_sym_t *f)
+/* A cell's top-level code runs only as part of that cell, or as the same
+ * code run again by a later cell (a re-run reuses it): either way it is
+ * the running cell's. */
+static void describe_code(char *out, size_t size, const rt_sym_t *f, int running_cell)
 {
     int cell, part;
     if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2)
-        snprintf(out, size, "in the top-level code of cell %d", cell);
+        snprintf(out, size, "in the top-level code of cell %d", running_cell);
     else
         snprintf(out, size, "in function %s() (cell %d)", f->name, f->cell);
 }
@@ -106,7 +109,7 @@ json_t *rt_session_fault_reply(rt_session_t *s, int cell, const rt_fault_t *f)
     char where[300] = "";
     const rt_sym_t *code = find_code(s, f->ip);
     if (code) {
-        describe_code(where, sizeof where, code);
+        describe_code(where, sizeof where, code, cell);
     } else {
         Dl_info info;
         const char *lib = NULL;
@@ -119,7 +122,7 @@ json_t *rt_session_fault_reply(rt_session_t *s, int cell, const rt_fault_t *f)
         }
         char caller[200] = "";
         if (code)
-            describe_code(caller, sizeof caller, code);
+            describe_code(caller, sizeof caller, code, cell);
         if (lib && code)
             snprintf(where, sizeof where, "in %s(), called %s", lib, caller);
         else if (lib)

@@ -92,6 +92,7 @@ static void index_symbols_add(rt_session_t *s, size_t i)
 
 static void set_symbol(rt_session_t *s, const char *name, void *addr, int cell, int is_func)
 {
+    s->generation++;
     long i = find_symbol(s, name);
     if (i >= 0) {
         s->syms[i].addr = addr;
@@ -208,6 +209,8 @@ void rt_session_free(rt_session_t *s)
     for (size_t i = 0; i < s->nlibs; i++)
         free(s->libs[i].name);
     free(s->libs);
+    for (size_t i = 0; i < sizeof s->reruns / sizeof s->reruns[0]; i++)
+        free(s->reruns[i].code);
     rt_prelude_free(&s->prelude);
     rt_names_free(&s->types);
     rt_shake_free(s->shake);
@@ -257,6 +260,7 @@ size_t rt_session_reset(rt_session_t *s)
 
 void rt_session_options_changed(rt_session_t *s)
 {
+    s->generation++;
     rt_buf_t opts = {0};
     for (size_t i = 0; i < s->cflags.n; i++) {
         if (i)
@@ -809,6 +813,8 @@ static void commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan)
             abort();
     }
     s->states[s->nstates++] = t;
+    if (plan->nentries || plan->keys.n)
+        s->generation++;
     char *excluded = calloc(s->prelude.n + 1, 1);
     if (!excluded)
         abort();
@@ -862,26 +868,78 @@ static void run_cell(void *arg)
     }
 }
 
+/* ---- re-runs ---------------------------------------------------------- */
+
+/* A cell of statements only (it declares nothing) compiles to the same
+ * code as long as what it compiles against is unchanged: running it again
+ * reuses that code. Left out: cells whose code would differ on a re-run or
+ * that name their cell in messages (static locals, __TIME__ and friends,
+ * launches). */
+static int rerunnable(const char *code, const rt_plan_t *plan)
+{
+    static const char *const words[] = {"static", "__TIME__", "__DATE__", "__COUNTER__",
+                                        "<<<", NULL};
+    if (plan->nentries || plan->keys.n || plan->vars.n || plan->funcs.n || plan->types.n ||
+        plan->has_main)
+        return 0;
+    for (int i = 0; words[i]; i++)
+        if (strstr(code, words[i]))
+            return 0;
+    return 1;
+}
+
+static void (*find_rerun(const rt_session_t *s, const char *code))(void)
+{
+    /* the headers it was compiled against must be unchanged on disk too
+     * (the shaker watches them; without one, no re-runs) */
+    if (!s->shake || rt_shake_stale(s->shake))
+        return NULL;
+    for (size_t i = 0; i < sizeof s->reruns / sizeof s->reruns[0]; i++) {
+        const struct rt_rerun *r = &s->reruns[i];
+        if (r->code && r->generation == s->generation && strcmp(r->code, code) == 0)
+            return r->cell;
+    }
+    return NULL;
+}
+
+static void keep_rerun(rt_session_t *s, const char *code, void (*cell)(void))
+{
+    struct rt_rerun *r = &s->reruns[s->next_rerun];
+    s->next_rerun = (s->next_rerun + 1) % (int)(sizeof s->reruns / sizeof s->reruns[0]);
+    free(r->code);
+    r->code = rt_strndup(code, strlen(code));
+    r->generation = s->generation;
+    r->cell = cell;
+}
+
 json_t *rt_session_run_code(rt_session_t *s, const char *code, int cell_no)
 {
-    rt_plan_t plan = {0};
-    json_t *error = NULL;
-    rt_tcc_t *t = compile(s, code, cell_no, &plan, &error);
-    if (!t) {
-        rt_plan_free(&plan);
-        return error;
-    }
-    commit(s, t, &plan);
     run_t r = {0};
-    r.cell = (void (*)(void))rt_tcc_symbol(t, plan.entry_name);
-    if (plan.has_main)
-        r.main = (int (*)(int, char **))rt_tcc_symbol(t, "main");
-    rt_tcc_list_symbols(t, s, add_library_symbol);
-    rt_tcc_drop_compiler(t); /* every symbol the session needs is recorded */
-    rt_plan_free(&plan);
-    if (!r.cell)
-        return json_pack("{s:s, s:s, s:s, s:[]}", "status", "error", "ename", "CompileError",
-                         "evalue", "the cell's code was not found after linking", "traceback");
+    if ((r.cell = find_rerun(s, code))) {
+        rt_gpu_prepare_host(code, cell_no);
+        s->stats.reruns++;
+    } else {
+        rt_plan_t plan = {0};
+        json_t *error = NULL;
+        rt_tcc_t *t = compile(s, code, cell_no, &plan, &error);
+        if (!t) {
+            rt_plan_free(&plan);
+            return error;
+        }
+        commit(s, t, &plan);
+        r.cell = (void (*)(void))rt_tcc_symbol(t, plan.entry_name);
+        if (plan.has_main)
+            r.main = (int (*)(int, char **))rt_tcc_symbol(t, "main");
+        rt_tcc_list_symbols(t, s, add_library_symbol);
+        rt_tcc_drop_compiler(t); /* every symbol the session needs is recorded */
+        if (r.cell && rerunnable(code, &plan))
+            keep_rerun(s, code, r.cell);
+        rt_plan_free(&plan);
+        if (!r.cell)
+            return json_pack("{s:s, s:s, s:s, s:[]}", "status", "error", "ename", "CompileError",
+                             "evalue", "the cell's code was not found after linking",
+                             "traceback");
+    }
 
     rt_result_reset();
     rt_display_set_emit(s->emit, s->emit_ctx);

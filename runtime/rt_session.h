@@ -52,6 +52,7 @@ typedef struct rt_compile_stats {
     unsigned long fallbacks;  /* shaken compiles that failed and were redone in full */
     unsigned long full;       /* compiles with full headers only (not shakeable) */
     unsigned long preprocess; /* times the header directives were preprocessed */
+    unsigned long reruns;     /* cells run again without compiling (unchanged code) */
 } rt_compile_stats_t;
 
 void rt_session_stats(const rt_session_t *s, rt_compile_stats_t *out);

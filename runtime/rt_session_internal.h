@@ -37,6 +37,13 @@ struct rt_session {
     rt_shake_t *shake;        /* for the current header directives, or NULL */
     char *shake_failed;       /* header directives that could not be preprocessed */
     rt_compile_stats_t stats;
+    unsigned long generation; /* changes whenever what cells compile against changes */
+    struct rt_rerun {         /* statement-only cells, for re-runs (rt_session.c) */
+        char *code;
+        unsigned long generation;
+        void (*cell)(void);
+    } reruns[8];
+    int next_rerun;
     rt_names_t cflags;        /* %cflags options, one a string, in order */
     rt_names_t lib_names;     /* %lib names as given ("z") */
     rt_names_t lib_paths;     /* the files they were loaded from, same order */

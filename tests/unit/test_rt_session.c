@@ -130,6 +130,39 @@ static void test_persistence(void)
     EXPECT("add(6, 7)", "42");
 }
 
+/* a statement-only cell run again reuses its code while nothing it
+ * compiles against changed */
+static void test_reruns(void)
+{
+    rt_compile_stats_t before, after;
+    EXPECT("int rr = 1;", NULL);
+    EXPECT("rr + 1", "2");
+    rt_session_stats(S, &before);
+    EXPECT("rr + 1", "2");
+    rt_session_stats(S, &after);
+    CHECK(after.reruns == before.reruns + 1);
+    EXPECT("rr = 41;", NULL);        /* statements change values, not code */
+    EXPECT("rr + 1", "42");
+    EXPECT("double rr = 0.5;", NULL); /* a new rr: compiled again */
+    rt_session_stats(S, &before);
+    EXPECT("rr + 1", "1.5");
+    rt_session_stats(S, &after);
+    CHECK(after.reruns == before.reruns);
+    /* a static local would be shared by re-runs: such cells compile again */
+    EXPECT("{ static int calls; calls++; printf(\"%d\", calls); }", NULL);
+    rt_session_stats(S, &before);
+    EXPECT("{ static int calls; calls++; printf(\"%d\", calls); }", NULL);
+    rt_session_stats(S, &after);
+    CHECK(after.reruns == before.reruns);
+    /* a fault in re-run code names the running cell */
+    EXPECT("int *rnull = 0;", NULL);
+    json_t *r = run("*rnull = 1;");
+    json_decref(r);
+    char want[64];
+    snprintf(want, sizeof want, "top-level code of cell %d", cell_no + 1);
+    EXPECT_ERROR("*rnull = 1;", "SegmentationFault", want);
+}
+
 /* top-level items that open with a user macro are expanded first */
 static void test_macro_items(void)
 {
@@ -286,6 +319,7 @@ int main(void)
     }
     test_persistence();
     test_macro_items();
+    test_reruns();
     test_results();
     test_compile_errors();
     test_faults();
