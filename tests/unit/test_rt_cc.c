@@ -5,16 +5,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "session_check.h"
 #include "cm_log.h"
 #include "rt_session.h"
-
-/* ASan must leave the fault signals to the session's boundary. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
-           "use_sigaltstack=0:detect_leaks=0";
-}
 
 static json_t *emitted; /* display messages, in order */
 
@@ -31,63 +24,6 @@ static json_t *run(const char *code)
 {
     return rt_session_execute(S, code, ++cell_no);
 }
-
-static const char *status(json_t *r)
-{
-    return json_string_value(json_object_get(r, "status"));
-}
-
-static const char *ename(json_t *r)
-{
-    return json_string_value(json_object_get(r, "ename"));
-}
-
-static const char *evalue(json_t *r)
-{
-    const char *v = json_string_value(json_object_get(r, "evalue"));
-    return v ? v : "";
-}
-
-/* The text/plain result, or NULL. */
-static const char *result(json_t *r)
-{
-    return json_string_value(
-        json_object_get(json_object_get(json_object_get(r, "result"), "data"), "text/plain"));
-}
-
-static void dump(json_t *r)
-{
-    char *s = json_dumps(r, JSON_INDENT(1));
-    fprintf(stderr, "%s\n", s);
-    free(s);
-}
-
-/* Runs code and checks the cell succeeds with the given result (NULL = none). */
-#define EXPECT(code, want)                                                   \
-    do {                                                                     \
-        int f_ = check_failures;                                             \
-        json_t *r_ = run(code);                                              \
-        CHECK_STR(status(r_), "ok");                                         \
-        if ((want) == NULL)                                                  \
-            CHECK(result(r_) == NULL);                                       \
-        else                                                                 \
-            CHECK_STR(result(r_), (want));                                   \
-        if (check_failures > f_)                                             \
-            dump(r_);                                                        \
-        json_decref(r_);                                                     \
-    } while (0)
-
-#define EXPECT_ERROR(code, want_ename, evalue_part)                          \
-    do {                                                                     \
-        int f_ = check_failures;                                             \
-        json_t *r_ = run(code);                                              \
-        CHECK_STR(status(r_), "error");                                      \
-        CHECK_STR(ename(r_), (want_ename));                                  \
-        CHECK(strstr(evalue(r_), (evalue_part)) != NULL);                    \
-        if (check_failures > f_)                                             \
-            dump(r_);                                                        \
-        json_decref(r_);                                                     \
-    } while (0)
 
 /* The first traceback line that contains part, or NULL. */
 static const char *traceback_line(json_t *r, const char *part)

@@ -7,16 +7,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "session_check.h"
 #include "cm_log.h"
 #include "rt_session.h"
-
-/* ASan must leave the fault signals to the session's boundary. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
-           "use_sigaltstack=0:detect_leaks=0";
-}
 
 static void emit(void *ctx, const json_t *msg)
 {
@@ -74,13 +67,6 @@ static const char *type_of(json_t *r, const char *match)
 static int cursor(json_t *r, const char *which)
 {
     return (int)json_integer_value(json_object_get(r, which));
-}
-
-static void dump(json_t *r)
-{
-    char *d = json_dumps(r, JSON_INDENT(1));
-    fprintf(stderr, "%s\n", d);
-    free(d);
 }
 
 static void test_keywords_and_session_names(void)

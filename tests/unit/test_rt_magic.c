@@ -8,87 +8,18 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "session_check.h"
 #include "cm_log.h"
 #include "rt_magic.h"
 #include "rt_session.h"
 
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
-           "use_sigaltstack=0:detect_leaks=0";
-}
-
 static rt_session_t *S;
 static int cell_no;
-static char out[65536]; /* what the last cell wrote to stdout */
 
-/* Runs code with fd 1 sent to a temporary file, kept in out[]. */
 static json_t *run(const char *code)
 {
-    fflush(stdout);
-    FILE *tmp = tmpfile();
-    int saved = dup(1);
-    dup2(fileno(tmp), 1);
-    json_t *r = rt_session_execute(S, code, ++cell_no);
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(out, 1, sizeof out - 1, tmp);
-    out[n] = 0;
-    fclose(tmp);
-    return r;
+    return run_capturing(S, code, ++cell_no);
 }
-
-static const char *field(json_t *r, const char *key)
-{
-    const char *v = json_string_value(json_object_get(r, key));
-    return v ? v : "";
-}
-
-static const char *result(json_t *r)
-{
-    return json_string_value(
-        json_object_get(json_object_get(json_object_get(r, "result"), "data"), "text/plain"));
-}
-
-static void dump(json_t *r)
-{
-    char *s = json_dumps(r, JSON_INDENT(1));
-    fprintf(stderr, "%s\nstdout: [%s]\n", s, out);
-    free(s);
-}
-
-/* The cell succeeds with result want (NULL = none) and stdout want_out
- * (NULL = not checked). */
-#define EXPECT(code, want, want_out)                                         \
-    do {                                                                     \
-        int f_ = check_failures;                                             \
-        json_t *r_ = run(code);                                              \
-        CHECK_STR(field(r_, "status"), "ok");                                \
-        if ((want) == NULL)                                                  \
-            CHECK(result(r_) == NULL);                                       \
-        else                                                                 \
-            CHECK_STR(result(r_), (want));                                   \
-        if ((want_out) != NULL)                                              \
-            CHECK_STR(out, (want_out));                                      \
-        if (check_failures > f_)                                             \
-            dump(r_);                                                        \
-        json_decref(r_);                                                     \
-    } while (0)
-
-#define EXPECT_ERROR(code, want_ename, evalue_part)                          \
-    do {                                                                     \
-        int f_ = check_failures;                                             \
-        json_t *r_ = run(code);                                              \
-        CHECK_STR(field(r_, "status"), "error");                             \
-        CHECK_STR(field(r_, "ename"), (want_ename));                         \
-        CHECK(strstr(field(r_, "evalue"), (evalue_part)) != NULL);           \
-        if (check_failures > f_)                                             \
-            dump(r_);                                                        \
-        json_decref(r_);                                                     \
-    } while (0)
 
 static void test_table(void)
 {
@@ -129,9 +60,9 @@ static void test_find(void)
 static void test_segments(void)
 {
     /* code before, the magic, code after; the result is the last code's */
-    EXPECT("int seg = 1;\nprintf(\"before\\n\");\n%who\nprintf(\"after\\n\");\nseg + 1", "2",
+    EXPECT_OUT("int seg = 1;\nprintf(\"before\\n\");\n%who\nprintf(\"after\\n\");\nseg + 1", "2",
            "before\nseg\nafter\n");
-    EXPECT("seg * 10\n%who", "10", "seg\n");
+    EXPECT_OUT("seg * 10\n%who", "10", "seg\n");
     /* errors keep the cell's own line numbers and stop the cell */
     json_t *r = run("int ok1 = 1;\n%who\nint bad = ok1 + nope;\nprintf(\"never\\n\");");
     CHECK_STR(field(r, "ename"), "CompileError");
@@ -141,22 +72,22 @@ static void test_segments(void)
     CHECK(strstr(out, "never") == NULL);
     json_decref(r);
     /* a '%' operator at a line start is no magic when no name follows */
-    EXPECT("int md = 17\n% 5;\nmd", "2", "");
+    EXPECT_OUT("int md = 17\n% 5;\nmd", "2", "");
 }
 
 static void test_who(void)
 {
-    EXPECT("%reset -f", NULL, NULL);
-    EXPECT("%who", NULL, "Interactive namespace is empty.\n");
-    EXPECT("%whos", NULL, "Interactive namespace is empty.\n");
-    EXPECT("int count = 42;\ndouble ratio = 0.5;\nconst char *name = \"gpuc\";\n"
+    EXPECT_OUT("%reset -f", NULL, NULL);
+    EXPECT_OUT("%who", NULL, "Interactive namespace is empty.\n");
+    EXPECT_OUT("%whos", NULL, "Interactive namespace is empty.\n");
+    EXPECT_OUT("int count = 42;\ndouble ratio = 0.5;\nconst char *name = \"gpuc\";\n"
            "int arr[3] = {1, 2, 3};\nint helper(void) { return 0; }\n"
            "struct point { int x, y; } pt;\ndouble *vp = 0;\nchar letter = 'A';\n"
            "bool flag = true;\nsize_t big = 5;\nint (*fp)(void) = helper;",
            NULL, "");
-    EXPECT("%who", NULL, "arr\tbig\tcount\tflag\tfp\tletter\tname\tpt\tratio\nvp\n");
-    EXPECT("%who double int", NULL, "count\tratio\n");
-    EXPECT("%who float", NULL, "No variables match your requested type.\n");
+    EXPECT_OUT("%who", NULL, "arr\tbig\tcount\tflag\tfp\tletter\tname\tpt\tratio\nvp\n");
+    EXPECT_OUT("%who double int", NULL, "count\tratio\n");
+    EXPECT_OUT("%who float", NULL, "No variables match your requested type.\n");
     json_t *r = run("%whos");
     CHECK_STR(field(r, "status"), "ok");
     json_decref(r);
@@ -177,7 +108,7 @@ static void test_who(void)
     if (check_failures)
         fprintf(stderr, "%s", out);
     /* a string that points nowhere is caught, not a crash */
-    EXPECT("char *wild = (char *)16;\n%whos char *", NULL,
+    EXPECT_OUT("char *wild = (char *)16;\n%whos char *", NULL,
            "Variable   Type      Data/Info\n"
            "------------------------------\n"
            "wild       char *    <unreadable>\n");
@@ -185,62 +116,62 @@ static void test_who(void)
 
 static void test_reset(void)
 {
-    EXPECT("int rx = 42;\nint rf(void) { return 1; }\n#define RM 3\nstruct rs { int a; };", NULL,
+    EXPECT_OUT("int rx = 42;\nint rf(void) { return 1; }\n#define RM 3\nstruct rs { int a; };", NULL,
            NULL);
     json_t *r = run("%reset");
     CHECK_STR(field(r, "status"), "ok");
     CHECK(strncmp(out, "Session reset: ", 15) == 0 && strstr(out, " names dropped.\n"));
     json_decref(r);
     EXPECT_ERROR("rx", "CompileError", "'rx' undeclared");
-    EXPECT("#ifdef RM\nprintf(\"still\\n\");\n#else\nprintf(\"gone\\n\");\n#endif", NULL,
+    EXPECT_OUT("#ifdef RM\nprintf(\"still\\n\");\n#else\nprintf(\"gone\\n\");\n#endif", NULL,
            "gone\n");
-    EXPECT("struct rs { double d; };\ndouble rx = 1.5;\nrx", "1.5", "");
-    EXPECT("%reset", NULL, "Session reset: 2 names dropped.\n");
-    EXPECT("%who", NULL, "Interactive namespace is empty.\n");
+    EXPECT_OUT("struct rs { double d; };\ndouble rx = 1.5;\nrx", "1.5", "");
+    EXPECT_OUT("%reset", NULL, "Session reset: 2 names dropped.\n");
+    EXPECT_OUT("%who", NULL, "Interactive namespace is empty.\n");
     EXPECT_ERROR("%reset now", "UsageError", "now");
 }
 
 static void test_lib(void)
 {
-    EXPECT("%lib", NULL, "No libraries linked by %lib (libc and libm always are).\n");
+    EXPECT_OUT("%lib", NULL, "No libraries linked by %lib (libc and libm always are).\n");
     EXPECT_ERROR("%lib no_such_library_gpuc", "LibraryNotFound", "no_such_library_gpuc");
     EXPECT_ERROR("crc32(0L, (const unsigned char *)\"abc\", 3)", "CompileError", "crc32");
     /* %lib then code that uses it, in one cell; the shaken path resolves it too */
-    EXPECT("%lib z\nunsigned long crc32(unsigned long, const unsigned char *, unsigned);\n"
+    EXPECT_OUT("%lib z\nunsigned long crc32(unsigned long, const unsigned char *, unsigned);\n"
            "crc32(0L, (const unsigned char *)\"abc\", 3)",
            "891568578", "");
-    EXPECT("#include <zlib.h>", NULL, "");
+    EXPECT_OUT("#include <zlib.h>", NULL, "");
     rt_compile_stats_t before, after;
     rt_session_stats(S, &before);
-    EXPECT("crc32(0L, (const unsigned char *)\"abcd\", 4)", "3984772369", "");
+    EXPECT_OUT("crc32(0L, (const unsigned char *)\"abcd\", 4)", "3984772369", "");
     rt_session_stats(S, &after);
     CHECK(after.shaken == before.shaken + 1);
     json_t *r = run("%lib");
     CHECK(strncmp(out, "z  /", 4) == 0 && strstr(out, "libz.so"));
     json_decref(r);
     /* a linker script (libm.so) is passed by for libm.so.6 */
-    EXPECT("%lib m pthread", NULL, "");
-    EXPECT("%reset -f\n%lib", NULL, "Session reset: 1 name dropped.\n"
+    EXPECT_OUT("%lib m pthread", NULL, "");
+    EXPECT_OUT("%reset -f\n%lib", NULL, "Session reset: 1 name dropped.\n"
                                     "No libraries linked by %lib (libc and libm always are).\n");
 }
 
 static void test_cflags(void)
 {
-    EXPECT("%cflags", NULL,
+    EXPECT_OUT("%cflags", NULL,
            "No TCC options set by %cflags (always on: -Wall -Wno-unused-function).\n");
-    EXPECT("%cflags -DX=3 -D Y=4\nX * 10 + Y", "34", "");
-    EXPECT("%cflags -DX=5\n%cflags", NULL, "-DY=4 -DX=5\n");
-    EXPECT("X", "5", "");
+    EXPECT_OUT("%cflags -DX=3 -D Y=4\nX * 10 + Y", "34", "");
+    EXPECT_OUT("%cflags -DX=5\n%cflags", NULL, "-DY=4 -DX=5\n");
+    EXPECT_OUT("X", "5", "");
     /* the options do not push cells off the shaken headers */
     rt_compile_stats_t before, after;
     rt_session_stats(S, &before);
-    EXPECT("X + 1", "6", "");
+    EXPECT_OUT("X + 1", "6", "");
     rt_session_stats(S, &after);
     CHECK(after.shaken == before.shaken + 1 && after.fallbacks == before.fallbacks);
     EXPECT_ERROR("%cflags -b", "NotSupported", "bounds checking");
     EXPECT_ERROR("%cflags -o out", "UsageError", "-o");
     EXPECT_ERROR("%cflags -I", "UsageError", "needs a value");
-    EXPECT("%cflags --reset\n%cflags", NULL,
+    EXPECT_OUT("%cflags --reset\n%cflags", NULL,
            "No TCC options set by %cflags (always on: -Wall -Wno-unused-function).\n");
     EXPECT_ERROR("X", "CompileError", "'X' undeclared");
 }

@@ -8,16 +8,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "session_check.h"
 #include "cm_log.h"
 #include "rt_session.h"
-
-/* ASan must leave the fault signals to the session's boundary. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
-           "use_sigaltstack=0:detect_leaks=0";
-}
 
 typedef struct cell {
     const char *code;
@@ -64,17 +57,6 @@ static const cell_t cells[] = {
 };
 
 #define NCELLS (sizeof cells / sizeof cells[0])
-
-static const char *status(json_t *r)
-{
-    return json_string_value(json_object_get(r, "status"));
-}
-
-static const char *result(json_t *r)
-{
-    return json_string_value(
-        json_object_get(json_object_get(json_object_get(r, "result"), "data"), "text/plain"));
-}
 
 static rt_session_t *new_session(rt_headers_mode_t mode)
 {

@@ -11,15 +11,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "session_check.h"
 #include "cm_log.h"
 #include "rt_session.h"
-
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
-           "use_sigaltstack=0:detect_leaks=0";
-}
 
 static rt_session_t *S;
 static int cell_no;
@@ -37,29 +31,11 @@ static json_t *run(const char *code)
     return rt_session_execute(S, code, ++cell_no);
 }
 
-static const char *field(const json_t *r, const char *key)
-{
-    const char *v = json_string_value(json_object_get(r, key));
-    return v ? v : "";
-}
-
 /* data[mime] of emitted display i, or NULL. */
 static const char *shown(size_t i, const char *mime)
 {
     return json_string_value(json_object_get(json_object_get(json_array_get(emitted, i), "data"),
                                              mime));
-}
-
-static int matches(const char *text, const char *re)
-{
-    regex_t rx;
-    if (!text || regcomp(&rx, re, REG_EXTENDED | REG_NEWLINE) != 0)
-        return 0;
-    int ok = regexec(&rx, text, 0, NULL, 0) == 0;
-    regfree(&rx);
-    if (!ok)
-        fprintf(stderr, "no match for /%s/ in [%s]\n", re, text);
-    return ok;
 }
 
 static void expect_ok(const char *code)

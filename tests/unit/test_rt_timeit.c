@@ -10,60 +10,17 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "session_check.h"
 #include "cm_log.h"
 #include "rt_session.h"
 #include "rt_timeit.h"
 
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
-           "use_sigaltstack=0:detect_leaks=0";
-}
-
 static rt_session_t *S;
 static int cell_no;
-static char out[65536];
 
 static json_t *run(const char *code)
 {
-    fflush(stdout);
-    FILE *tmp = tmpfile();
-    int saved = dup(1);
-    dup2(fileno(tmp), 1);
-    json_t *r = rt_session_execute(S, code, ++cell_no);
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(out, 1, sizeof out - 1, tmp);
-    out[n] = 0;
-    fclose(tmp);
-    return r;
-}
-
-static const char *field(json_t *r, const char *key)
-{
-    const char *v = json_string_value(json_object_get(r, key));
-    return v ? v : "";
-}
-
-static const char *result(json_t *r)
-{
-    return json_string_value(
-        json_object_get(json_object_get(json_object_get(r, "result"), "data"), "text/plain"));
-}
-
-static int matches(const char *text, const char *re)
-{
-    regex_t rx;
-    if (regcomp(&rx, re, REG_EXTENDED | REG_NEWLINE) != 0)
-        return 0;
-    int ok = regexec(&rx, text, 0, NULL, 0) == 0;
-    regfree(&rx);
-    if (!ok)
-        fprintf(stderr, "no match for /%s/ in [%s]\n", re, text);
-    return ok;
+    return run_capturing(S, code, ++cell_no);
 }
 
 /* A time as _format_time writes it, and the summary line. */

@@ -1,0 +1,116 @@
+/* session_check.h: what the unit tests that drive an rt_session share:
+ * ASan options that leave the fault signals to the session's boundary,
+ * accessors of a reply, a run that captures the cell's stdout, a regex
+ * match, and the EXPECT / EXPECT_OUT / EXPECT_ERROR checks (they call the
+ * test's own `run(code)`). Include after check.h. */
+#ifndef SESSION_CHECK_H
+#define SESSION_CHECK_H
+
+#include <jansson.h>
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt_session.h"
+
+/* ASan must leave the fault signals to the session's boundary. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:handle_sigill=0:"
+           "use_sigaltstack=0:detect_leaks=0";
+}
+
+/* reply[key] as a string, "" when absent. */
+static inline const char *field(const json_t *r, const char *key)
+{
+    const char *v = json_string_value(json_object_get(r, key));
+    return v ? v : "";
+}
+
+static inline const char *status(const json_t *r) { return field(r, "status"); }
+static inline const char *ename(const json_t *r) { return field(r, "ename"); }
+static inline const char *evalue(const json_t *r) { return field(r, "evalue"); }
+
+/* The text/plain result, or NULL. */
+static inline const char *result(const json_t *r)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(r, "result"), "data"), "text/plain"));
+}
+
+static char out[65536]; /* what the last run_capturing cell wrote to stdout */
+
+static inline void dump(const json_t *r)
+{
+    char *s = json_dumps(r, JSON_INDENT(1));
+    fprintf(stderr, "%s\nstdout: [%s]\n", s, out);
+    free(s);
+}
+
+/* Runs a cell with fd 1 sent to a temporary file, kept in out[]. */
+static inline json_t *run_capturing(rt_session_t *s, const char *code, int cell)
+{
+    fflush(stdout);
+    FILE *tmp = tmpfile();
+    int saved = dup(1);
+    dup2(fileno(tmp), 1);
+    json_t *r = rt_session_execute(s, code, cell);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(out, 1, sizeof out - 1, tmp);
+    out[n] = 0;
+    fclose(tmp);
+    return r;
+}
+
+/* Non-zero when text matches the extended regex (printed when it does not). */
+static inline int matches(const char *text, const char *re)
+{
+    regex_t rx;
+    if (!text || regcomp(&rx, re, REG_EXTENDED | REG_NEWLINE) != 0)
+        return 0;
+    int ok = regexec(&rx, text, 0, NULL, 0) == 0;
+    regfree(&rx);
+    if (!ok)
+        fprintf(stderr, "no match for /%s/ in [%s]\n", re, text);
+    return ok;
+}
+
+/* The cell succeeds with result want (NULL = none) and, unless want_out is
+ * NULL, stdout want_out (with a capturing run). */
+#define EXPECT_OUT(code, want, want_out)                                     \
+    do {                                                                     \
+        int f_ = check_failures;                                             \
+        json_t *r_ = run(code);                                              \
+        CHECK_STR(status(r_), "ok");                                         \
+        if ((want) == NULL)                                                  \
+            CHECK(result(r_) == NULL);                                       \
+        else                                                                 \
+            CHECK_STR(result(r_), (want));                                   \
+        if ((want_out) != NULL)                                              \
+            CHECK_STR(out, (want_out));                                      \
+        if (check_failures > f_)                                             \
+            dump(r_);                                                        \
+        json_decref(r_);                                                     \
+    } while (0)
+
+#define EXPECT(code, want) EXPECT_OUT(code, want, NULL)
+
+/* The cell fails with ename and an evalue containing evalue_part. */
+#define EXPECT_ERROR(code, want_ename, evalue_part)                          \
+    do {                                                                     \
+        int f_ = check_failures;                                             \
+        json_t *r_ = run(code);                                              \
+        CHECK_STR(status(r_), "error");                                      \
+        CHECK_STR(ename(r_), (want_ename));                                  \
+        CHECK(strstr(evalue(r_), (evalue_part)) != NULL);                    \
+        if (check_failures > f_)                                             \
+            dump(r_);                                                        \
+        json_decref(r_);                                                     \
+    } while (0)
+
+#endif
