@@ -126,6 +126,20 @@ TIMING = [
 ]
 
 
+# the sections of the squared-difference %%speedup cells, over N floats
+SQDIFF_SECTIONS = (
+    "//%% setup\n"
+    "float *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float));\n"
+    "float *cpu_out = malloc(N * sizeof(float)), *gpu_out = malloc(N * sizeof(float));\n"
+    "for (long i = 0; i < N; i++) { a[i] = i % 1000 * 0.5f; b[i] = i % 7; }\n"
+    "float *d_a, *d_b, *d_out;\ncudaMalloc(&d_a, N * sizeof(float)); cudaMalloc(&d_b, N * sizeof(float));\n"
+    "cudaMalloc(&d_out, N * sizeof(float));\n"
+    "//%% cpu\nsqdiff_cpu(a, b, cpu_out, N);\n"
+    "//%% gpu\ncudaMemcpy(d_a, a, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(d_b, b, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "sqdiff<<<1024, 256>>>(d_a, d_b, d_out, N);\n"
+    "cudaMemcpy(gpu_out, d_out, N * sizeof(float), cudaMemcpyDeviceToHost);")
+
 # the classic cases of GPU-array tutorials, timed with %%speedup against
 # -O2 CPU code from %%cc (matmul at 1000 x 1000: a 10000 x 10000 CPU
 # baseline would take minutes per run)
@@ -158,17 +172,7 @@ SPEEDUP = [
     "    for (int k = 128; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }\n"
     "    if (t == 0) atomicAdd(out, s[0]);\n}",
     # squared difference, 1e6 then 1e8 float32
-    "%%speedup --check cpu_out,gpu_out:N --sizes 1e6,1e8 -r 3\n//%% setup\n"
-    "float *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float));\n"
-    "float *cpu_out = malloc(N * sizeof(float)), *gpu_out = malloc(N * sizeof(float));\n"
-    "for (long i = 0; i < N; i++) { a[i] = i % 1000 * 0.5f; b[i] = i % 7; }\n"
-    "float *d_a, *d_b, *d_out;\ncudaMalloc(&d_a, N * sizeof(float)); cudaMalloc(&d_b, N * sizeof(float));\n"
-    "cudaMalloc(&d_out, N * sizeof(float));\n"
-    "//%% cpu\nsqdiff_cpu(a, b, cpu_out, N);\n"
-    "//%% gpu\ncudaMemcpy(d_a, a, N * sizeof(float), cudaMemcpyHostToDevice);\n"
-    "cudaMemcpy(d_b, b, N * sizeof(float), cudaMemcpyHostToDevice);\n"
-    "sqdiff<<<1024, 256>>>(d_a, d_b, d_out, N);\n"
-    "cudaMemcpy(gpu_out, d_out, N * sizeof(float), cudaMemcpyDeviceToHost);",
+    "%%speedup --check cpu_out,gpu_out:N --sizes 1e6,1e8 -r 3\n" + SQDIFF_SECTIONS,
     # matmul
     "%%speedup --check C_cpu,C_gpu:M*M --rtol 1e-3 -n 1 -r 3\n//%% setup\nint M = 1000;\n"
     "float *A = malloc(M * M * sizeof(float)), *B = malloc(M * M * sizeof(float));\n"
@@ -192,17 +196,7 @@ SPEEDUP = [
     "cudaMemset(d_s, 0, sizeof(double));\nsum<<<256, 256>>>(d_mat, P, d_s);\n"
     "cudaMemcpy(&s_gpu, d_s, sizeof(double), cudaMemcpyDeviceToHost);",
     # the sweep, for the chart
-    "%%speedup --check cpu_out,gpu_out:N --sizes 1e3,1e4,1e5,1e6,1e7 -r 3\n//%% setup\n"
-    "float *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float));\n"
-    "float *cpu_out = malloc(N * sizeof(float)), *gpu_out = malloc(N * sizeof(float));\n"
-    "for (long i = 0; i < N; i++) { a[i] = i % 1000 * 0.5f; b[i] = i % 7; }\n"
-    "float *d_a, *d_b, *d_out;\ncudaMalloc(&d_a, N * sizeof(float)); cudaMalloc(&d_b, N * sizeof(float));\n"
-    "cudaMalloc(&d_out, N * sizeof(float));\n"
-    "//%% cpu\nsqdiff_cpu(a, b, cpu_out, N);\n"
-    "//%% gpu\ncudaMemcpy(d_a, a, N * sizeof(float), cudaMemcpyHostToDevice);\n"
-    "cudaMemcpy(d_b, b, N * sizeof(float), cudaMemcpyHostToDevice);\n"
-    "sqdiff<<<1024, 256>>>(d_a, d_b, d_out, N);\n"
-    "cudaMemcpy(gpu_out, d_out, N * sizeof(float), cudaMemcpyDeviceToHost);",
+    "%%speedup --check cpu_out,gpu_out:N --sizes 1e3,1e4,1e5,1e6,1e7 -r 3\n" + SQDIFF_SECTIONS,
 ]
 
 
