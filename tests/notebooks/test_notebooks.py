@@ -134,9 +134,9 @@ def write_nb(path: Path, sources: list[str]) -> Path:
 
 # --- the tour ------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def tour_by_nbclient(tmp_path_factory):
-    nb = nbformat.read(str(TOUR), as_version=4)
+def execute_by_nbclient(path: Path, tmp_path_factory):
+    """The notebook at path executed through the kernel by nbclient."""
+    nb = nbformat.read(str(path), as_version=4)
     NotebookClient(nb, kernel_name="gpuc", timeout=int(60 * SCALE),
                    startup_timeout=int(30 * SCALE),
                    resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}}
@@ -144,16 +144,26 @@ def tour_by_nbclient(tmp_path_factory):
     return nb
 
 
-@pytest.fixture(scope="module")
-def tour_by_gpuc_run(gpuc_bin, tmp_path_factory):
+def execute_by_gpuc_run(gpuc_bin, path: Path, tmp_path_factory):
+    """The notebook at path executed by `gpuc run` into a copy (-o)."""
     tmp = tmp_path_factory.mktemp("run")
-    src = tmp / "tour.ipynb"
-    shutil.copy(TOUR, src)
-    out = tmp / "tour.out.ipynb"
+    src = tmp / path.name
+    shutil.copy(path, src)
+    out = tmp / (path.stem + ".out.ipynb")
     proc = gpuc_run(gpuc_bin, src, "-o", out)
     assert proc.returncode == 0, f"gpuc run failed ({proc.returncode}):\n{proc.stderr}"
-    assert src.read_bytes() == TOUR.read_bytes(), "-o must leave the input alone"
+    assert src.read_bytes() == path.read_bytes(), "-o must leave the input alone"
     return nbformat.read(str(out), as_version=4)
+
+
+@pytest.fixture(scope="module")
+def tour_by_nbclient(tmp_path_factory):
+    return execute_by_nbclient(TOUR, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def tour_by_gpuc_run(gpuc_bin, tmp_path_factory):
+    return execute_by_gpuc_run(gpuc_bin, TOUR, tmp_path_factory)
 
 
 def test_tour_with_nbclient(tour_by_nbclient):
@@ -232,23 +242,12 @@ def check_tutorial(nb):
 
 @pytest.fixture(scope="module")
 def tutorial_by_nbclient(tmp_path_factory):
-    nb = nbformat.read(str(TUTORIAL), as_version=4)
-    NotebookClient(nb, kernel_name="gpuc", timeout=int(60 * SCALE),
-                   startup_timeout=int(30 * SCALE),
-                   resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}}
-                   ).execute()
-    return nb
+    return execute_by_nbclient(TUTORIAL, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def tutorial_by_gpuc_run(gpuc_bin, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("run")
-    src = tmp / "c-tutorial.ipynb"
-    shutil.copy(TUTORIAL, src)
-    out = tmp / "c-tutorial.out.ipynb"
-    proc = gpuc_run(gpuc_bin, src, "-o", out)
-    assert proc.returncode == 0, f"gpuc run failed ({proc.returncode}):\n{proc.stderr}"
-    return nbformat.read(str(out), as_version=4)
+    return execute_by_gpuc_run(gpuc_bin, TUTORIAL, tmp_path_factory)
 
 
 def test_tutorial_is_clean():
