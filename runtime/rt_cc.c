@@ -368,24 +368,17 @@ done:
 /* Makes what the cell defined part of the session, as a TCC cell's
  * definitions are; a function the object does not export (static,
  * inline) stays the cell's own. */
+/* A declaration of a variable or function the object does not export is
+ * left out of the prelude. */
+static int exported(void *h, const rt_plan_entry_t *e)
+{
+    return !((e->kind == RT_ENTRY_VAR || e->kind == RT_ENTRY_FUNC) && e->keys.n &&
+             !dlsym(h, e->keys.v[0]));
+}
+
 static void commit(rt_session_t *s, void *h, const rt_plan_t *plan, rt_buf_t *names)
 {
-    char *excluded = calloc(s->prelude.n + 1, 1);
-    if (!excluded)
-        abort();
-    rt_prelude_exclude(&s->prelude, plan->keys.v, plan->keys.n, excluded);
-    rt_prelude_remove(&s->prelude, excluded);
-    free(excluded);
-    for (size_t i = 0; i < plan->nentries; i++) {
-        const rt_plan_entry_t *e = &plan->entries[i];
-        if ((e->kind == RT_ENTRY_VAR || e->kind == RT_ENTRY_FUNC) && e->keys.n &&
-            !dlsym(h, e->keys.v[0]))
-            continue;
-        rt_prelude_add(&s->prelude, e->kind, e->text, e->keys.v, e->keys.n, plan->cell);
-    }
-    for (size_t i = 0; i < plan->types.n; i++)
-        if (rt_names_find(&s->types, plan->types.v[i], (size_t)-1) < 0)
-            rt_names_add(&s->types, plan->types.v[i], (size_t)-1);
+    rt_session_commit_declarations(s, plan, exported, h);
     for (int f = 1; f >= 0; f--) {
         const rt_names_t *list = f ? &plan->funcs : &plan->vars;
         for (size_t i = 0; i < list->n; i++) {

@@ -803,6 +803,27 @@ static rt_tcc_t *compile(rt_session_t *s, const char *code, int cell, rt_plan_t 
     return t;
 }
 
+void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,
+                                    int (*keep)(void *ctx, const rt_plan_entry_t *e), void *ctx)
+{
+    if (plan->nentries || plan->keys.n)
+        s->generation++;
+    char *excluded = calloc(s->prelude.n + 1, 1);
+    if (!excluded)
+        abort();
+    rt_prelude_exclude(&s->prelude, plan->keys.v, plan->keys.n, excluded);
+    rt_prelude_remove(&s->prelude, excluded);
+    free(excluded);
+    for (size_t i = 0; i < plan->nentries; i++) {
+        const rt_plan_entry_t *e = &plan->entries[i];
+        if (!keep || keep(ctx, e))
+            rt_prelude_add(&s->prelude, e->kind, e->text, e->keys.v, e->keys.n, plan->cell);
+    }
+    for (size_t i = 0; i < plan->types.n; i++)
+        if (rt_names_find(&s->types, plan->types.v[i], (size_t)-1) < 0)
+            rt_names_add(&s->types, plan->types.v[i], (size_t)-1);
+}
+
 /* Makes what the cell defined part of the session. */
 static void commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan)
 {
@@ -813,20 +834,7 @@ static void commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan)
             abort();
     }
     s->states[s->nstates++] = t;
-    if (plan->nentries || plan->keys.n)
-        s->generation++;
-    char *excluded = calloc(s->prelude.n + 1, 1);
-    if (!excluded)
-        abort();
-    rt_prelude_exclude(&s->prelude, plan->keys.v, plan->keys.n, excluded);
-    rt_prelude_remove(&s->prelude, excluded);
-    free(excluded);
-    for (size_t i = 0; i < plan->nentries; i++)
-        rt_prelude_add(&s->prelude, plan->entries[i].kind, plan->entries[i].text,
-                       plan->entries[i].keys.v, plan->entries[i].keys.n, plan->cell);
-    for (size_t i = 0; i < plan->types.n; i++)
-        if (rt_names_find(&s->types, plan->types.v[i], (size_t)-1) < 0)
-            rt_names_add(&s->types, plan->types.v[i], (size_t)-1);
+    rt_session_commit_declarations(s, plan, NULL, NULL);
     for (size_t i = 0; i < plan->vars.n; i++) {
         void *a = rt_tcc_symbol(t, plan->vars.v[i]);
         if (a)

@@ -4,6 +4,7 @@
 #define RT_SESSION_INTERNAL_H
 
 #include "rt_buf.h"
+#include "rt_plan.h"
 #include "rt_prelude.h"
 #include "rt_protect.h"
 #include "rt_session.h"
@@ -48,6 +49,12 @@ struct rt_session {
     rt_names_t lib_names;     /* %lib names as given ("z") */
     rt_names_t lib_paths;     /* the files they were loaded from, same order */
 };
+
+/* Makes a compiled cell's declarations part of the session: the prelude
+ * entries its keys replace go, its entries (those keep accepts; all when
+ * keep is NULL) and typedef names come. Symbols are the caller's. */
+void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,
+                                    int (*keep)(void *ctx, const rt_plan_entry_t *e), void *ctx);
 
 /* Non-zero when name[0, len) is a typedef name of the session's cells or
  * headers (an rt_is_type_fn; ctx is the session). */
