@@ -510,6 +510,20 @@ static void display(rt_session_t *s, json_t *data, const char *id, int update)
     rt_display_set_emit(NULL, NULL);
 }
 
+/* Ends both forms of a result (the TCC note last), shows them as one
+ * display, and frees them. */
+static void show_table(rt_session_t *s, rt_buf_t *h, rt_buf_t *t, int tcc)
+{
+    for (int html = 0; html < 2; html++)
+        if (tcc)
+            rt_buf_addf(html ? h : t, "%sNote: %s%s\n", html ? "<p>" : "", tcc_note,
+                        html ? "</p>" : "");
+    display(s, json_pack("{s:s, s:s}", "text/html", rt_buf_str(h), "text/plain", rt_buf_str(t)),
+            NULL, 0);
+    rt_buf_free(h);
+    rt_buf_free(t);
+}
+
 static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
 {
     char cpu[64], cpu_sd[64], wall[64], wall_sd[64], kern[64], kern_sd[64], sk[32], sw[32];
@@ -548,13 +562,8 @@ static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
         rt_buf_t *b = html ? &h : &t;
         add_loops_line(b, o, r, html);
         add_check_line(b, o, r, 1, html);
-        if (tcc)
-            rt_buf_addf(b, "%sNote: %s%s\n", html ? "<p>" : "", tcc_note, html ? "</p>" : "");
     }
-    display(s, json_pack("{s:s, s:s}", "text/html", rt_buf_str(&h), "text/plain", rt_buf_str(&t)),
-            NULL, 0);
-    rt_buf_free(&h);
-    rt_buf_free(&t);
+    show_table(s, &h, &t, tcc);
 }
 
 /* The first size from which the GPU section (wall time) stays faster,
@@ -766,13 +775,8 @@ static void show_sweep(rt_session_t *s, const opts_t *o, const row_t *r, int n, 
         rt_buf_addf(b, "%stimes per run: mean of %d run%s%s\n", html ? "<p>" : "", o->runs,
                     o->runs == 1 ? "" : "s", html ? "</p>" : "");
         add_check_line(b, o, r, n, html);
-        if (tcc)
-            rt_buf_addf(b, "%sNote: %s%s\n", html ? "<p>" : "", tcc_note, html ? "</p>" : "");
     }
-    display(s, json_pack("{s:s, s:s}", "text/html", rt_buf_str(&h), "text/plain", rt_buf_str(&t)),
-            NULL, 0);
-    rt_buf_free(&h);
-    rt_buf_free(&t);
+    show_table(s, &h, &t, tcc);
 }
 
 static void progress(rt_session_t *s, const char *id, int update, const char *fmt, ...)
