@@ -418,22 +418,31 @@ static void free_vars(var_t *v, size_t n)
     free(v);
 }
 
-static json_t *do_who(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no)
+/* The variables %who / %whos list: those of the TYPE arguments, or all.
+ * When there are none, says so as IPython does and returns 0. */
+static size_t requested_vars(rt_session_t *s, const char *code, const rt_magic_line_t *m,
+                             var_t **v)
 {
     rt_names_t types = {0};
     split_args(code, m, &types);
     char *whole = rt_strndup(code + m->args, m->args_len);
-    var_t *v;
-    size_t n = collect_vars(s, &types, whole, &v);
+    size_t n = collect_vars(s, &types, whole, v);
     free(whole);
     if (!n)
         printf("%s\n", types.n ? "No variables match your requested type."
                                : "Interactive namespace is empty.");
+    rt_names_free(&types);
+    return n;
+}
+
+static json_t *do_who(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no)
+{
+    var_t *v;
+    size_t n = requested_vars(s, code, m, &v);
     /* IPython's layout: tab-separated, nine names a line */
     for (size_t i = 0; i < n; i++)
         printf("%s%s", v[i].name, i + 1 == n || (i + 1) % 9 == 0 ? "\n" : "\t");
     free_vars(v, n);
-    rt_names_free(&types);
     return NULL;
 }
 
@@ -518,16 +527,9 @@ static void print_data(const char *d)
 
 static json_t *do_whos(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no)
 {
-    rt_names_t types = {0};
-    split_args(code, m, &types);
-    char *whole = rt_strndup(code + m->args, m->args_len);
     var_t *v;
-    size_t n = collect_vars(s, &types, whole, &v);
-    free(whole);
+    size_t n = requested_vars(s, code, m, &v);
     if (!n) {
-        printf("%s\n", types.n ? "No variables match your requested type."
-                               : "Interactive namespace is empty.");
-        rt_names_free(&types);
         free(v);
         return NULL;
     }
@@ -552,7 +554,6 @@ static json_t *do_whos(rt_session_t *s, const char *code, const rt_magic_line_t 
         free(d);
     }
     free_vars(v, n);
-    rt_names_free(&types);
     return NULL;
 }
 
