@@ -1,5 +1,5 @@
 /* bench_cells: how long the executor takes to compile and run a cell
- * (rt_session_execute, no link or kernel in between).
+ * (rt_execute, no link or kernel in between).
  *
  *   build/bench_cells [reps]
  *
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rt_execute.h"
 #include "rt_session.h"
 
 static double now_ms(void)
@@ -42,7 +43,7 @@ static int cell_no;
 static double timed(rt_session_t *s, const char *code)
 {
     double t0 = now_ms();
-    json_t *r = rt_session_execute(s, code, ++cell_no);
+    json_t *r = rt_execute(s, code, ++cell_no);
     double dt = now_ms() - t0;
     const char *st = json_string_value(json_object_get(r, "status"));
     int ok = st && strcmp(st, "ok") == 0;

@@ -87,13 +87,10 @@ const char gpu_host_header[] =
     "cudaError_t cudaDriverGetVersion(int *version);\n"
     "struct cudaDeviceProp { " STR(GPU_DEVICE_PROPS_FIELDS) " };\n"
     "typedef struct cudaDeviceProp cudaDeviceProp;\n"
-    "int gpu_device_properties(struct cudaDeviceProp *prop, int device);\n"
     "#define cudaGetDeviceProperties(prop, device) \\\n"
     "    ((cudaError_t)gpu_device_properties((prop), (device)))\n"
     "/* gpuc keeps a list of what cudaMalloc gave, so that a lost GPU context\n"
     " * can say what was lost, and says why an allocation failed */\n"
-    "int __gpuc_cuda_malloc(void *ptr, size_t size, const char *what, int line);\n"
-    "int __gpuc_cuda_free(void *ptr);\n"
     "#define cudaMalloc(ptr, size) __gpuc_cuda_malloc((ptr), (size), #ptr, __LINE__)\n"
     "#define cudaFree(ptr) __gpuc_cuda_free(ptr)\n"
     "#endif\n";

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_complete.h"
+
 #include "rt_cell.h"
 #include "rt_decl.h"
 #include "rt_docs.h"
@@ -73,10 +75,10 @@ static void add_match(matches_t *m, const char *name, size_t len, const char *ty
         if (!m->v)
             abort();
     }
-    rt_buf_t b = {0};
-    rt_buf_adds(&b, m->lead);
-    rt_buf_add(&b, name, len);
-    m->v[m->n++] = (match_t){rt_buf_steal(&b), type, m->rank};
+    cm_buf_t b = {0};
+    cm_buf_adds(&b, m->lead);
+    cm_buf_add(&b, name, len);
+    m->v[m->n++] = (match_t){cm_buf_steal(&b), type, m->rank};
 }
 
 static const char *const kind_names[] = {
@@ -270,7 +272,7 @@ static const char *tag_context(const char *code, size_t start)
     return NULL;
 }
 
-json_t *rt_session_complete(rt_session_t *s, const char *code, int cursor_pos)
+json_t *rt_complete(rt_session_t *s, const char *code, int cursor_pos)
 {
     size_t end = byte_offset(code, cursor_pos);
     size_t start = end;
@@ -369,7 +371,7 @@ static size_t name_at(const char *code, size_t at, size_t *a, char *name, size_t
 }
 
 /* "/usr/include/x86_64-linux-gnu/bits/types.h" -> "<bits/types.h>". */
-static void add_header_name(rt_buf_t *b, const char *file)
+static void add_header_name(cm_buf_t *b, const char *file)
 {
     const char *inc = NULL;
     for (const char *p = strstr(file, "/include/"); p; p = strstr(p + 1, "/include/"))
@@ -379,9 +381,9 @@ static void add_header_name(rt_buf_t *b, const char *file)
     if (inc && strncmp(inc, "aarch64-linux-gnu/", 18) == 0)
         inc += 18;
     if (inc)
-        rt_buf_addf(b, "<%s>", inc);
+        cm_buf_addf(b, "<%s>", inc);
     else
-        rt_buf_adds(b, file);
+        cm_buf_adds(b, file);
 }
 
 typedef struct member_pick {
@@ -394,14 +396,14 @@ static void on_member_pick(void *ctx, const char *name, size_t len, const char *
 {
     member_pick_t *p = ctx;
     if (!p->decl && strlen(p->name) == len && memcmp(p->name, name, len) == 0)
-        p->decl = rt_strndup(decl, decl_len);
+        p->decl = cm_strndup(decl, decl_len);
 }
 
 /* text without its __attribute((...)) groups (the prelude hides cells'
  * symbols with them), nor "extern " when drop_extern is set. New string. */
 static char *clean_decl(const char *text, int drop_extern)
 {
-    rt_buf_t b = {0};
+    cm_buf_t b = {0};
     if (drop_extern && strncmp(text, "extern ", 7) == 0)
         text += 7;
     const char *begin = text;
@@ -426,9 +428,9 @@ static char *clean_decl(const char *text, int drop_extern)
                 continue;
             }
         }
-        rt_buf_addc(&b, *text++);
+        cm_buf_addc(&b, *text++);
     }
-    return rt_buf_steal(&b);
+    return cm_buf_steal(&b);
 }
 
 static json_t *not_found(void)
@@ -438,7 +440,7 @@ static json_t *not_found(void)
 
 #define MAX_SHOWN 4000 /* bytes of a header declaration shown (inline functions run long) */
 
-json_t *rt_session_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail_level)
+json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail_level)
 {
     size_t at = byte_offset(code, cursor_pos), a = 0;
     char name[256];
@@ -446,7 +448,7 @@ json_t *rt_session_inspect(rt_session_t *s, const char *code, int cursor_pos, in
         return not_found();
     const char *what = NULL, *decl = NULL;
     char *owned = NULL, *definition = NULL;
-    rt_buf_t where = {0};
+    cm_buf_t where = {0};
     size_t ea, eb;
     rt_name_info_t info = {0};
     const rt_doc_t *doc = NULL;
@@ -457,29 +459,29 @@ json_t *rt_session_inspect(rt_session_t *s, const char *code, int cursor_pos, in
             return not_found();
         what = "member";
         decl = owned = pick.decl;
-        rt_buf_add(&where, code + ea, eb - ea);
-        rt_buf_adds(&where, "'s type");
+        cm_buf_add(&where, code + ea, eb - ea);
+        cm_buf_adds(&where, "'s type");
     } else if (rt_session_name_info(s, name, &info) == 0) {
         what = kind_names[info.kind];
         decl = info.text;
         if (info.cell > 0) {
-            rt_buf_addf(&where, "defined in cell %d", info.cell);
+            cm_buf_addf(&where, "defined in cell %d", info.cell);
             /* the prelude's extern declaration of what the cell defined */
             decl = owned = clean_decl(decl, info.kind == RT_NAME_VARIABLE);
         } else {
             doc = rt_docs_find(name);
             if (doc) {
                 decl = doc->prototype;
-                rt_buf_addf(&where, strcmp(doc->header, "gpuc.h") == 0 ? "declared in %s"
+                cm_buf_addf(&where, strcmp(doc->header, "gpuc.h") == 0 ? "declared in %s"
                                                                        : "declared in <%s>",
                             doc->header);
             } else if (info.file && strcmp(info.file, "gpuc.h") == 0) {
-                rt_buf_adds(&where, "declared in gpuc.h");
+                cm_buf_adds(&where, "declared in gpuc.h");
             } else if (info.file) {
-                rt_buf_adds(&where, "declared in ");
+                cm_buf_adds(&where, "declared in ");
                 add_header_name(&where, info.file);
             } else {
-                rt_buf_adds(&where, "declared in a standard header");
+                cm_buf_adds(&where, "declared in a standard header");
             }
         }
         if (detail_level > 0 && info.kind != RT_NAME_MACRO && info.kind != RT_NAME_FUNCTION)
@@ -487,43 +489,43 @@ json_t *rt_session_inspect(rt_session_t *s, const char *code, int cursor_pos, in
     } else if ((doc = rt_docs_find(name)) != NULL) {
         what = "function"; /* documented, in a header the session has not included */
         decl = doc->prototype;
-        rt_buf_addf(&where, "in <%s> (not included yet)", doc->header);
+        cm_buf_addf(&where, "in <%s> (not included yet)", doc->header);
     } else {
         return not_found();
     }
     size_t shown = strlen(decl) > MAX_SHOWN ? MAX_SHOWN : strlen(decl);
-    rt_buf_t plain = {0}, md = {0};
-    rt_buf_addf(&plain, "%s: %s, %s\n", name, what, rt_buf_str(&where));
-    rt_buf_add(&plain, decl, shown);
-    rt_buf_adds(&plain, shown < strlen(decl) ? " ...\n" : "\n");
-    rt_buf_addf(&md, "**%s**: %s, %s\n\n```c\n", name, what, rt_buf_str(&where));
-    rt_buf_add(&md, decl, shown);
-    rt_buf_adds(&md, shown < strlen(decl) ? " ...\n```\n" : "\n```\n");
+    cm_buf_t plain = {0}, md = {0};
+    cm_buf_addf(&plain, "%s: %s, %s\n", name, what, cm_buf_str(&where));
+    cm_buf_add(&plain, decl, shown);
+    cm_buf_adds(&plain, shown < strlen(decl) ? " ...\n" : "\n");
+    cm_buf_addf(&md, "**%s**: %s, %s\n\n```c\n", name, what, cm_buf_str(&where));
+    cm_buf_add(&md, decl, shown);
+    cm_buf_adds(&md, shown < strlen(decl) ? " ...\n```\n" : "\n```\n");
     if (definition) {
-        rt_buf_addf(&plain, "%s\n", definition);
-        rt_buf_addf(&md, "\n```c\n%s\n```\n", definition);
+        cm_buf_addf(&plain, "%s\n", definition);
+        cm_buf_addf(&md, "\n```c\n%s\n```\n", definition);
     }
     if (doc) {
-        rt_buf_addf(&plain, "\n%s\n", doc->text);
-        rt_buf_addf(&md, "\n%s\n", doc->text);
+        cm_buf_addf(&plain, "\n%s\n", doc->text);
+        cm_buf_addf(&md, "\n%s\n", doc->text);
     }
     if (detail_level > 0 && info.cell > 0) {
         for (size_t i = 0; i < s->nsyms; i++)
             if (strcmp(s->syms[i].name, name) == 0)
-                rt_buf_addf(&plain, "address %p\n", s->syms[i].addr);
+                cm_buf_addf(&plain, "address %p\n", s->syms[i].addr);
     }
     json_t *reply = json_pack("{s:s, s:b, s:{s:s, s:s}, s:{}}", "status", "ok", "found", 1,
-                              "data", "text/plain", rt_buf_str(&plain), "text/markdown",
-                              rt_buf_str(&md), "metadata");
-    rt_buf_free(&plain);
-    rt_buf_free(&md);
-    rt_buf_free(&where);
+                              "data", "text/plain", cm_buf_str(&plain), "text/markdown",
+                              cm_buf_str(&md), "metadata");
+    cm_buf_free(&plain);
+    cm_buf_free(&md);
+    cm_buf_free(&where);
     free(owned);
     free(definition);
     return reply;
 }
 
-json_t *rt_session_is_complete(rt_session_t *s, const char *code)
+json_t *rt_is_complete(rt_session_t *s, const char *code)
 {
     (void)s;
     const char *status = rt_cell_completeness(code);

@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include "cm_link.h"
-#include "rt_gpu.h"
 #include "cm_log.h"
 #include "gpuc_config.h"
 #include "rt_protect.h"
+#include "rt_complete.h"
+#include "rt_execute.h"
+#include "rt_gpu_host.h"
 #include "rt_session.h"
 
 #define STDOUT_BUFFER (1 << 16)
@@ -112,25 +114,25 @@ static json_t *handle_execute(executor_t *x, json_t *req)
 {
     static int counter;
     int cell = int_field(req, "cell", ++counter);
-    return rt_session_execute(x->session, str_field(req, "code"), cell);
+    return rt_execute(x->session, str_field(req, "code"), cell);
 }
 
 static json_t *handle_complete(executor_t *x, json_t *req)
 {
     const char *code = str_field(req, "code");
-    return rt_session_complete(x->session, code, int_field(req, "cursor_pos", (int)strlen(code)));
+    return rt_complete(x->session, code, int_field(req, "cursor_pos", (int)strlen(code)));
 }
 
 static json_t *handle_inspect(executor_t *x, json_t *req)
 {
     const char *code = str_field(req, "code");
-    return rt_session_inspect(x->session, code, int_field(req, "cursor_pos", (int)strlen(code)),
-                              int_field(req, "detail_level", 0));
+    return rt_inspect(x->session, code, int_field(req, "cursor_pos", (int)strlen(code)),
+                      int_field(req, "detail_level", 0));
 }
 
 static json_t *handle_is_complete(executor_t *x, json_t *req)
 {
-    return rt_session_is_complete(x->session, str_field(req, "code"));
+    return rt_is_complete(x->session, str_field(req, "code"));
 }
 
 static json_t *handle_shutdown(executor_t *x, json_t *req)
@@ -163,10 +165,10 @@ static void dispatch(executor_t *x, json_t *req)
         }
     }
     if (i == sizeof handlers / sizeof handlers[0]) {
-        char evalue[256];
-        snprintf(evalue, sizeof evalue, "unknown op '%.200s'", op);
-        reply = json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", "ProtocolError",
-                          "evalue", evalue, "traceback", evalue);
+        rt_error_t err = {0};
+        rt_error_set(&err, "ProtocolError", 0, 0, "unknown op '%.200s'", op);
+        reply = json_pack("{s:s, s:o}", "status", "error", "error", rt_error_json(&err));
+        rt_error_free(&err);
     }
     if (!reply)
         return;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rt_complete.h"
+#include "rt_execute.h"
 #include "rt_session.h"
 
 /* ASan must leave the fault signals to the session's boundary. */
@@ -30,8 +32,10 @@ static inline const char *field(const json_t *r, const char *key)
 }
 
 static inline const char *status(const json_t *r) { return field(r, "status"); }
-static inline const char *ename(const json_t *r) { return field(r, "ename"); }
-static inline const char *evalue(const json_t *r) { return field(r, "evalue"); }
+/* The error of a reply (rt_error_json: kind, message, traceback...). */
+static inline const json_t *error_of(const json_t *r) { return json_object_get(r, "error"); }
+static inline const char *ename(const json_t *r) { return field(error_of(r), "kind"); }
+static inline const char *evalue(const json_t *r) { return field(error_of(r), "message"); }
 
 /* The text/plain result, or NULL. */
 static inline const char *result(const json_t *r)
@@ -56,7 +60,7 @@ static inline json_t *run_capturing(rt_session_t *s, const char *code, int cell)
     FILE *tmp = tmpfile();
     int saved = dup(1);
     dup2(fileno(tmp), 1);
-    json_t *r = rt_session_execute(s, code, cell);
+    json_t *r = rt_execute(s, code, cell);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);

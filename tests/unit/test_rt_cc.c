@@ -1,4 +1,4 @@
-/* test_rt_cc: %%cc cells through rt_session_execute: code compiled by the
+/* test_rt_cc: %%cc cells through rt_execute: code compiled by the
  * system compiler calling and called by TCC cells, errors, flags. */
 #include <jansson.h>
 #include <stdlib.h>
@@ -22,13 +22,13 @@ static int cell_no;
 
 static json_t *run(const char *code)
 {
-    return rt_session_execute(S, code, ++cell_no);
+    return rt_execute(S, code, ++cell_no);
 }
 
 /* The first traceback line that contains part, or NULL. */
 static const char *traceback_line(json_t *r, const char *part)
 {
-    json_t *tb = json_object_get(r, "traceback");
+    json_t *tb = json_object_get(error_of(r), "traceback");
     for (size_t i = 0; i < json_array_size(tb); i++) {
         const char *l = json_string_value(json_array_get(tb, i));
         if (l && strstr(l, part))

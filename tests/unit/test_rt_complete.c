@@ -22,7 +22,7 @@ static int cell_no;
 
 static void run(const char *code)
 {
-    json_t *r = rt_session_execute(S, code, ++cell_no);
+    json_t *r = rt_execute(S, code, ++cell_no);
     const char *status = json_string_value(json_object_get(r, "status"));
     CHECK(status && strcmp(status, "ok") == 0);
     if (!status || strcmp(status, "ok") != 0) {
@@ -39,7 +39,7 @@ static json_t *complete(const char *code)
     int cp = 0;
     for (const char *p = code; *p; p++)
         cp += ((unsigned char)*p & 0xC0) != 0x80;
-    return rt_session_complete(S, code, cp);
+    return rt_complete(S, code, cp);
 }
 
 /* Index of match in the reply's matches, or -1. */
@@ -253,7 +253,7 @@ static void test_code_points(void)
     json_decref(r);
 
     /* a cursor in the middle: "coun|ter" */
-    r = rt_session_complete(S, "/*é*/ counter", 10);
+    r = rt_complete(S, "/*é*/ counter", 10);
     CHECK(find(r, "counter") >= 0);
     CHECK(cursor(r, "cursor_start") == 6 && cursor(r, "cursor_end") == 10);
     json_decref(r);
@@ -262,7 +262,7 @@ static void test_code_points(void)
 /* The text/plain of an inspect reply at the end of code, or NULL. */
 static char *inspect(const char *code, int detail)
 {
-    json_t *r = rt_session_inspect(S, code, (int)strlen(code), detail);
+    json_t *r = rt_inspect(S, code, (int)strlen(code), detail);
     CHECK_STR(json_string_value(json_object_get(r, "status")), "ok");
     char *text = NULL;
     if (json_is_true(json_object_get(r, "found"))) {

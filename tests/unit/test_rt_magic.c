@@ -1,5 +1,5 @@
 /* test_rt_magic: magic lines in host cells, driven through
- * rt_session_execute: segments in order, %who/%whos output (fd 1 is
+ * rt_execute: segments in order, %who/%whos output (fd 1 is
  * captured), %reset, %lib, %cflags, unknown and planned magics, help. */
 #include <jansson.h>
 #include <stdio.h>
@@ -65,10 +65,10 @@ static void test_segments(void)
     EXPECT_OUT("seg * 10\n%who", "10", "seg\n");
     /* errors keep the cell's own line numbers and stop the cell */
     json_t *r = run("int ok1 = 1;\n%who\nint bad = ok1 + nope;\nprintf(\"never\\n\");");
-    CHECK_STR(field(r, "ename"), "CompileError");
+    CHECK_STR(ename(r), "CompileError");
     char want[64];
     snprintf(want, sizeof want, "cell %d, line 3:", cell_no);
-    CHECK(strstr(field(r, "evalue"), want) != NULL);
+    CHECK(strstr(evalue(r), want) != NULL);
     CHECK(strstr(out, "never") == NULL);
     json_decref(r);
     /* a '%' operator at a line start is no magic when no name follows */

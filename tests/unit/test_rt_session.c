@@ -1,4 +1,4 @@
-/* test_rt_session: drives rt_session_execute directly: persistence across
+/* test_rt_session: drives rt_execute directly: persistence across
  * cells, results, compile errors, faults caught at the boundary, display. */
 #include <jansson.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@ static int cell_no;
 
 static json_t *run(const char *code)
 {
-    return rt_session_execute(S, code, ++cell_no);
+    return rt_execute(S, code, ++cell_no);
 }
 
 static void test_persistence(void)
@@ -152,7 +152,7 @@ static void test_compile_errors(void)
     char want[64];
     snprintf(want, sizeof want, "cell %d, line 2: 'yy' undeclared", cell_no);
     CHECK_STR(evalue(r), want);
-    json_t *tb = json_object_get(r, "traceback");
+    json_t *tb = json_object_get(error_of(r), "traceback");
     CHECK(json_array_size(tb) >= 3);
     snprintf(want, sizeof want, "cell %d, line 2, column 13: error: 'yy' undeclared", cell_no);
     CHECK_STR(json_string_value(json_array_get(tb, 0)), want);
@@ -211,7 +211,7 @@ static void test_display(void)
 
 static void test_complete_inspect(void)
 {
-    json_t *r = rt_session_complete(S, "int k = ke", 10);
+    json_t *r = rt_complete(S, "int k = ke", 10);
     json_t *m = json_object_get(r, "matches");
     int found = 0;
     for (size_t i = 0; i < json_array_size(m); i++)
@@ -221,23 +221,23 @@ static void test_complete_inspect(void)
     CHECK(json_integer_value(json_object_get(r, "cursor_start")) == 8);
     CHECK(json_integer_value(json_object_get(r, "cursor_end")) == 10);
     json_decref(r);
-    r = rt_session_inspect(S, "crash(", 2, 0);
+    r = rt_inspect(S, "crash(", 2, 0);
     CHECK(json_is_true(json_object_get(r, "found")));
     const char *t = json_string_value(
         json_object_get(json_object_get(r, "data"), "text/plain"));
     CHECK(t && strstr(t, "int crash(int *p);") && strstr(t, "defined in cell"));
     json_decref(r);
-    r = rt_session_inspect(S, "nosuchname", 3, 0);
+    r = rt_inspect(S, "nosuchname", 3, 0);
     CHECK(json_is_false(json_object_get(r, "found")));
     json_decref(r);
-    r = rt_session_is_complete(S, "int f() {");
+    r = rt_is_complete(S, "int f() {");
     CHECK_STR(json_string_value(json_object_get(r, "status")), "incomplete");
     CHECK_STR(json_string_value(json_object_get(r, "indent")), "    ");
     json_decref(r);
-    r = rt_session_is_complete(S, "x)");
+    r = rt_is_complete(S, "x)");
     CHECK_STR(json_string_value(json_object_get(r, "status")), "invalid");
     json_decref(r);
-    r = rt_session_is_complete(S, "x = 1;");
+    r = rt_is_complete(S, "x = 1;");
     CHECK_STR(json_string_value(json_object_get(r, "status")), "complete");
     json_decref(r);
 }

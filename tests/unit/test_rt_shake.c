@@ -76,7 +76,7 @@ static rt_compile_stats_t run_cells(rt_headers_mode_t mode)
     rt_session_t *s = new_session(mode);
     for (size_t i = 0; i < NCELLS; i++) {
         int f = check_failures;
-        json_t *r = rt_session_execute(s, cells[i].code, (int)i + 1);
+        json_t *r = rt_execute(s, cells[i].code, (int)i + 1);
         CHECK_STR(status(r), "ok");
         if (cells[i].result)
             CHECK_STR(result(r), cells[i].result);
@@ -119,12 +119,12 @@ static void test_errors_unchanged(void)
     rt_headers_mode_t modes[2] = {RT_HEADERS_SHAKE, RT_HEADERS_FULL};
     for (int m = 0; m < 2; m++) {
         rt_session_t *s = new_session(modes[m]);
-        json_t *r = rt_session_execute(s, "int base = 1;", 1);
+        json_t *r = rt_execute(s, "int base = 1;", 1);
         json_decref(r);
         for (int i = 0; bad[i]; i++) {
-            r = rt_session_execute(s, bad[i], i + 2);
+            r = rt_execute(s, bad[i], i + 2);
             CHECK_STR(status(r), "error");
-            const char *ev = json_string_value(json_object_get(r, "evalue"));
+            const char *ev = evalue(r);
             evalues[m][i] = strdup(ev ? ev : "");
             json_decref(r);
         }
@@ -151,16 +151,16 @@ static void test_header_edited(void)
     rt_session_t *s = new_session(RT_HEADERS_SHAKE);
     char inc[128];
     snprintf(inc, sizeof inc, "#include \"%s\"", path);
-    json_t *r = rt_session_execute(s, inc, 1);
+    json_t *r = rt_execute(s, inc, 1);
     CHECK_STR(status(r), "ok");
     json_decref(r);
-    r = rt_session_execute(s, "HV + hv_twice()", 2);
+    r = rt_execute(s, "HV + hv_twice()", 2);
     CHECK_STR(result(r), "3");
     json_decref(r);
     f = fopen(path, "w");
     fputs("#define HV 100\nstatic int hv_twice(void) { return 2 * HV; }\n", f);
     fclose(f);
-    r = rt_session_execute(s, "HV + hv_twice()", 3);
+    r = rt_execute(s, "HV + hv_twice()", 3);
     CHECK_STR(result(r), "300");
     json_decref(r);
     rt_compile_stats_t st;

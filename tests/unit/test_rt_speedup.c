@@ -1,4 +1,4 @@
-/* test_rt_speedup: %%speedup driven through rt_session_execute, with two
+/* test_rt_speedup: %%speedup driven through rt_execute, with two
  * CPU sections (no GPU here): the table with both times and the speedups,
  * a wrong "GPU" result caught as SpeedupMismatch, a --sizes sweep with its
  * progress display updated in place and its SVG chart with the crossover,
@@ -28,7 +28,7 @@ static void emit(void *ctx, const json_t *msg)
 static json_t *run(const char *code)
 {
     json_array_clear(emitted);
-    return rt_session_execute(S, code, ++cell_no);
+    return rt_execute(S, code, ++cell_no);
 }
 
 /* data[mime] of emitted display i, or NULL. */
@@ -43,15 +43,15 @@ static void expect_ok(const char *code)
     json_t *r = run(code);
     CHECK_STR(field(r, "status"), "ok");
     if (strcmp(field(r, "status"), "ok") != 0)
-        fprintf(stderr, "  %s: %s\n", field(r, "ename"), field(r, "evalue"));
+        fprintf(stderr, "  %s: %s\n", ename(r), evalue(r));
     json_decref(r);
 }
 
-static void expect_error(const char *code, const char *ename, const char *re)
+static void expect_error(const char *code, const char *kind, const char *re)
 {
     json_t *r = run(code);
-    CHECK_STR(field(r, "ename"), ename);
-    CHECK(matches(field(r, "evalue"), re));
+    CHECK_STR(ename(r), kind);
+    CHECK(matches(evalue(r), re));
     json_decref(r);
 }
 

@@ -1,5 +1,5 @@
 /* test_rt_timeit: IPython's time format, and %timeit / %%timeit / %%time
- * driven through rt_session_execute (fd 1 captured): autorange, -n/-r,
+ * driven through rt_execute (fd 1 captured): autorange, -n/-r,
  * -q, -o and _timeit in a later cell, the slow-first-run warning, setup,
  * errors, and %%time's lines and result. */
 #include <jansson.h>
@@ -126,20 +126,20 @@ static void test_cell_timeit(void)
 
     /* errors: compile errors on the cell's lines, faults, usage */
     r = run("%%timeit -n 1 -r 1\nint a = 1;\na += nosuch;");
-    CHECK_STR(field(r, "ename"), "CompileError");
-    CHECK(strstr(field(r, "evalue"), "line 3") && strstr(field(r, "evalue"), "nosuch"));
+    CHECK_STR(ename(r), "CompileError");
+    CHECK(strstr(evalue(r), "line 3") && strstr(evalue(r), "nosuch"));
     json_decref(r);
     r = run("%timeit -n 1 -r 1 *(volatile int *)0 = 1;");
-    CHECK_STR(field(r, "ename"), "SegmentationFault");
+    CHECK_STR(ename(r), "SegmentationFault");
     json_decref(r);
     r = run("%timeit -x 1;");
-    CHECK_STR(field(r, "ename"), "UsageError");
+    CHECK_STR(ename(r), "UsageError");
     json_decref(r);
     r = run("%timeit -n 0 x;");
-    CHECK_STR(field(r, "ename"), "UsageError");
+    CHECK_STR(ename(r), "UsageError");
     json_decref(r);
     r = run("%timeit");
-    CHECK_STR(field(r, "ename"), "UsageError");
+    CHECK_STR(ename(r), "UsageError");
     json_decref(r);
 }
 
@@ -157,12 +157,12 @@ static void test_time(void)
     CHECK_STR(result(r), "6");
     json_decref(r);
     r = run("%%time\nint bad = ;");
-    CHECK_STR(field(r, "ename"), "CompileError");
-    CHECK(strstr(json_dumps(json_object_get(r, "traceback"), 0), "line 2"));
+    CHECK_STR(ename(r), "CompileError");
+    CHECK(strstr(json_dumps(error_of(r), 0), "line 2"));
     CHECK_STR(out, "");
     json_decref(r);
     r = run("%%time -n 3\nint q;");
-    CHECK_STR(field(r, "ename"), "UsageError");
+    CHECK_STR(ename(r), "UsageError");
     json_decref(r);
 }
 

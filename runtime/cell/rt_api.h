@@ -1,0 +1,64 @@
+/* rt_api: THE list of the functions gpuc gives cells — one line each.
+ *
+ * RT_API_LIST(X) calls X(return type, name in cells, (parameters),
+ * implementation) once per function. From this one list come both the
+ * declarations of the embedded gpuc.h (rt_header.c: the cell language
+ * declares, it never calls) and the symbol table given to TCC and to
+ * %%cc's stub library (session/rt_api.c: the session links). A new
+ * function for cells is one line here and its implementation. */
+#ifndef RT_API_H
+#define RT_API_H
+
+#define RT_API_LIST(X)                                                                        \
+    /* display from a cell: each call shows one output in the notebook */                    \
+    X(void, display_text, (const char *text), rt_display_text)                                \
+    X(void, display_html, (const char *html), rt_display_html)                                \
+    X(void, display_markdown, (const char *markdown), rt_display_markdown)                    \
+    X(void, display_svg, (const char *svg), rt_display_svg)                                   \
+    X(void, display_json, (const char *json_text), rt_display_json)                           \
+    X(void, display_png, (const void *data, size_t len), rt_display_png)                      \
+    X(void, display_mime, (const char *mime, const char *data), rt_display_mime)              \
+    X(void, clear_output, (int wait), rt_display_clear_output)                                \
+    /* used by the code gpuc generates for a cell's final expression */                       \
+    X(void, __gpuc_show_int, (long long), rt_result_show_int)                                 \
+    X(void, __gpuc_show_uint, (unsigned long long), rt_result_show_uint)                      \
+    X(void, __gpuc_show_bool, (_Bool), rt_result_show_bool)                                   \
+    X(void, __gpuc_show_char, (char), rt_result_show_char)                                    \
+    X(void, __gpuc_show_float, (float), rt_result_show_float)                                 \
+    X(void, __gpuc_show_double, (double), rt_result_show_double)                              \
+    X(void, __gpuc_show_ldouble, (long double), rt_result_show_ldouble)                       \
+    X(void, __gpuc_show_str, (const char *), rt_result_show_str)                              \
+    X(void, __gpuc_show_ptr, (const volatile void *), rt_result_show_ptr)                     \
+    X(void, __gpuc_struct_begin, (const char *, unsigned long long), rt_result_struct_begin)  \
+    X(void, __gpuc_struct_field, (const char *), rt_result_struct_field)                      \
+    X(void, __gpuc_struct_end, (const char *, unsigned long long), rt_result_struct_end)      \
+    X(void, __gpuc_field_sint, (const void *, unsigned long long), rt_result_field_sint)      \
+    X(void, __gpuc_field_uint, (const void *, unsigned long long), rt_result_field_uint)      \
+    X(void, __gpuc_field_bool, (const void *, unsigned long long), rt_result_field_bool)      \
+    X(void, __gpuc_field_char, (const void *, unsigned long long), rt_result_field_char)      \
+    X(void, __gpuc_field_float, (const void *, unsigned long long), rt_result_field_float)    \
+    X(void, __gpuc_field_double, (const void *, unsigned long long), rt_result_field_double)  \
+    X(void, __gpuc_field_ldouble, (const void *, unsigned long long), rt_result_field_ldouble)\
+    X(void, __gpuc_field_str, (const void *, unsigned long long), rt_result_field_str)        \
+    X(void, __gpuc_field_other, (const void *, unsigned long long), rt_result_field_other)    \
+    /* the CUDA runtime as gpuc serves it (gpu_host_header's macros call these) */            \
+    X(int, gpu_device_properties, (struct cudaDeviceProp *prop, int device),                  \
+      gpu_device_properties)                                                                  \
+    X(int, __gpuc_cuda_malloc, (void *ptr, size_t size, const char *what, int line),          \
+      rt_gpu_cuda_malloc)                                                                     \
+    X(int, __gpuc_cuda_free, (void *ptr), rt_gpu_cuda_free)                                   \
+    /* what kernel<<<grid, block>>>(args) becomes (rt_launch.c) */                            \
+    X(int, __gpuc_launch,                                                                     \
+      (const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,            \
+       const void *block, int block_is_dim3, unsigned block_size, unsigned long long shared,  \
+       void *stream, int nargs, void **args, const unsigned long long *sizes,                 \
+       const char *kinds, int cell, int line),                                                \
+      rt_gpu_launch)
+
+/* A name cells link against and its address. */
+typedef struct rt_symbol {
+    const char *name;
+    const void *addr;
+} rt_symbol_t;
+
+#endif

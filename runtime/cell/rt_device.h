@@ -1,0 +1,15 @@
+/* rt_device: the device part of a host cell. A cell that mixes device
+ * code (__global__, __device__, __constant__ items, templates) with host
+ * code, like a .cu file, is split in two texts of the cell's length, each
+ * with the other's bytes blanked so line numbers stay. Text only: what
+ * compiles the parts is the caller's. */
+#ifndef RT_DEVICE_H
+#define RT_DEVICE_H
+
+/* Returns 1 and sets *device and *host (new strings, caller frees) when
+ * code has device items; 0 (both NULL) when it has none. #include of a
+ * CUDA header goes to the device part, other includes to the host part,
+ * #define lines to both. */
+int rt_device_split(const char *code, char **device, char **host);
+
+#endif

@@ -1,0 +1,65 @@
+/* rt_plan: turns one host cell into the C source TCC compiles, and says
+ * what the cell adds to the session.
+ *
+ * The cell's items keep their order: directives, declarations and
+ * functions stay at file scope (static/inline dropped so that later cells
+ * can link to them; non-constant initializers moved into the code);
+ * statements between them become functions __gpuc_cellN_partK, and
+ * __gpuc_cell_N calls the parts in order. #line directives keep every
+ * message on the cell's own lines ("cell[N]"). */
+#ifndef RT_PLAN_H
+#define RT_PLAN_H
+
+#include "cm_buf.h"
+#include "rt_decl.h"
+#include "rt_prelude.h"
+
+/* How the final expression is compiled; the session tries them in turn. */
+typedef enum {
+    RT_RESULT_GENERIC,  /* _Generic over the arithmetic, char and string types */
+    RT_RESULT_POINTER,  /* any other pointer, shown as an address */
+    RT_RESULT_STRUCT,   /* a struct or union value: its type and fields */
+    RT_RESULT_NONE,     /* a plain statement (void, struct and array values) */
+} rt_result_mode_t;
+
+typedef struct rt_plan_entry {
+    rt_entry_kind_t kind;
+    char *text;
+    cm_names_t keys;
+} rt_plan_entry_t;
+
+typedef struct rt_plan {
+    int cell;
+    cm_names_t keys;        /* everything the cell declares (replaces older entries) */
+    rt_plan_entry_t *entries; /* added to the prelude once the cell compiled */
+    size_t nentries, capentries;
+    cm_names_t vars;        /* variables defined here (symbols to record) */
+    cm_names_t funcs;       /* functions defined here */
+    cm_names_t types;       /* typedef names declared here */
+    cm_names_t parts;       /* generated part functions, in order */
+    int has_main;
+    int has_expr;           /* the cell ends in an expression */
+    int expr_line, expr_end_line;
+    char *expr;             /* the final expression's text, or NULL */
+    char entry_name[64];    /* "__gpuc_cell_N" */
+} rt_plan_t;
+
+/* What RT_RESULT_STRUCT shows: the value's type as written ("point_t",
+ * "struct point") and its field names, when the session knows them. */
+typedef struct rt_struct_hint {
+    const char *type;       /* NULL: "struct" */
+    cm_names_t fields;      /* may be empty: then type and size only */
+} rt_struct_hint_t;
+
+/* The hint for the next RT_RESULT_STRUCT plan (borrowed until then). */
+void rt_plan_set_struct_hint(const rt_struct_hint_t *hint);
+
+/* Analyses code and appends its source (compiled in `mode`) to src.
+ * is_type tells the session's typedef names. plan MUST BE zeroed or made
+ * before (it is reset first). */
+void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t mode,
+                  rt_is_type_fn is_type, void *ctx, cm_buf_t *src);
+
+void rt_plan_free(rt_plan_t *plan);
+
+#endif

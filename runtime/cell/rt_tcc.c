@@ -1,0 +1,276 @@
+/* rt_tcc: libtcc wrapper with diagnostics capture (see rt_tcc.h). */
+#include "rt_tcc.h"
+
+#include <dlfcn.h>
+#include <libtcc.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cm_buf.h"
+
+struct rt_tcc {
+    TCCState *s;
+    rt_diag_t *diags;
+    size_t n, cap;
+};
+
+/* TCC messages look like "cell[3]:2: error: 'y' undeclared" or
+ * "tcc: error: undefined symbol 'f'". */
+static void on_message(void *opaque, const char *msg)
+{
+    rt_tcc_t *t = opaque;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->diags = realloc(t->diags, t->cap * sizeof *t->diags);
+        if (!t->diags)
+            abort();
+    }
+    rt_diag_t *d = &t->diags[t->n++];
+    memset(d, 0, sizeof *d);
+    const char *sev = strstr(msg, ": warning: ");
+    const char *err = strstr(msg, ": error: ");
+    const char *at = sev && (!err || sev < err) ? sev : err;
+    d->warning = at == sev && sev;
+    if (!at) {
+        d->file = cm_strndup("", 0);
+        d->msg = cm_strndup(msg, strlen(msg));
+        return;
+    }
+    d->msg = cm_strndup(at + (d->warning ? 11 : 9), strlen(at + (d->warning ? 11 : 9)));
+    /* "FILE:LINE" before the severity; the file may itself contain ':' */
+    const char *colon = NULL;
+    for (const char *p = at - 1; p >= msg; p--) {
+        if (*p == ':') {
+            colon = p;
+            break;
+        }
+        if (*p < '0' || *p > '9')
+            break;
+    }
+    if (colon && colon + 1 < at) {
+        d->file = cm_strndup(msg, (size_t)(colon - msg));
+        d->line = atoi(colon + 1);
+    } else {
+        d->file = cm_strndup("", 0);
+    }
+}
+
+/* The file the process's libm was loaded from, or NULL. */
+static const char *libm_path(void)
+{
+    static char path[4096];
+    static int done;
+    if (!done) {
+        Dl_info info;
+        double (*fn)(double) = cos;
+        if (dladdr((void *)fn, &info) && info.dli_fname && strstr(info.dli_fname, "libm") &&
+            strlen(info.dli_fname) < sizeof path)
+            strcpy(path, info.dli_fname);
+        done = 1;
+    }
+    return path[0] ? path : NULL;
+}
+
+/* The session's %cflags and %lib (rt_tcc_set_extra). */
+static char *extra_opts;
+static cm_names_t extra_files;
+
+void rt_tcc_set_extra(const char *opts, char *const *files, size_t nfiles)
+{
+    free(extra_opts);
+    extra_opts = opts && *opts ? cm_strndup(opts, strlen(opts)) : NULL;
+    cm_names_free(&extra_files);
+    for (size_t i = 0; i < nfiles; i++)
+        cm_names_add(&extra_files, files[i], strlen(files[i]));
+}
+
+rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err)
+{
+    rt_tcc_t *t = calloc(1, sizeof *t);
+    if (!t) {
+        CM_ERROR(err, 1, "out of memory");
+        return NULL;
+    }
+    t->s = tcc_new();
+    if (!t->s) {
+        free(t);
+        CM_ERROR(err, 1, "libtcc: tcc_new failed");
+        return NULL;
+    }
+    tcc_set_error_func(t->s, t, on_message);
+    if (libdir && *libdir)
+        tcc_set_lib_path(t->s, libdir);
+    tcc_set_options(t->s, "-Wall -Wno-unused-function");
+    tcc_set_output_type(t->s, TCC_OUTPUT_MEMORY);
+    /* libm by its file: "-lm" finds the libm.so linker script, which this
+     * libtcc reads one byte per read() call, ~150 system calls a cell */
+    const char *libm = libm_path();
+    if (libm)
+        tcc_add_file(t->s, libm);
+    else
+        tcc_add_library(t->s, "m");
+    if (extra_opts)
+        tcc_set_options(t->s, extra_opts);
+    for (size_t i = 0; i < extra_files.n; i++)
+        tcc_add_file(t->s, extra_files.v[i]);
+    return t;
+}
+
+int rt_tcc_add_symbol(rt_tcc_t *t, const char *name, const void *addr)
+{
+    return tcc_add_symbol(t->s, name, addr) < 0 ? -1 : 0;
+}
+
+int rt_tcc_compile(rt_tcc_t *t, const char *src)
+{
+    return tcc_compile_string(t->s, src) < 0 ? -1 : 0;
+}
+
+/* All cells' code and data go into one reserved region, so that every
+ * cell is within a 32-bit PC-relative reach of every earlier one: this
+ * libtcc (0.9.27) addresses a variable of another cell directly when it is
+ * an operand of floating-point arithmetic, and only hidden-visibility
+ * symbols (see rt_plan.c) get such direct references resolved right. */
+#define ARENA_BYTES (1ul << 30) /* address space only: pages come when used */
+
+static unsigned char *arena;
+static size_t arena_used;
+
+static void *arena_alloc(size_t size)
+{
+    if (!arena) {
+        void *p = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        arena = p;
+    }
+    size = (size + 63) & ~(size_t)63;
+    if (size > ARENA_BYTES - arena_used)
+        return NULL;
+    void *p = arena + arena_used;
+    arena_used += size;
+    return p;
+}
+
+int rt_tcc_owns_code(const void *ip)
+{
+    const unsigned char *p = ip;
+    return arena && p >= arena && p < arena + arena_used;
+}
+
+int rt_tcc_relocate(rt_tcc_t *t)
+{
+    int size = tcc_relocate(t->s, NULL);
+    if (size < 0)
+        return -1;
+    void *mem = arena_alloc((size_t)size);
+    if (!mem) {
+        on_message(t, "session: error: the session's code space (1 GiB) is full: use %reset "
+                      "or restart the kernel");
+        return -1;
+    }
+    return tcc_relocate(t->s, mem) < 0 ? -1 : 0;
+}
+
+/* This libtcc writes preprocessed text only to stdout (the state's output
+ * file cannot be set through the API), so fd 1 is pointed at a temporary
+ * file meanwhile. stdout stays locked so that no other thread's output
+ * (the flusher, a thread a cell started) lands in it. */
+int rt_tcc_preprocess(const char *libdir, const char *src, cm_buf_t *out, cm_error_t *err)
+{
+    rt_tcc_t *t = rt_tcc_new(libdir, err);
+    if (!t)
+        return -1;
+    tcc_set_options(t->s, "-dD");
+    tcc_set_output_type(t->s, TCC_OUTPUT_PREPROCESS);
+    FILE *tmp = tmpfile();
+    if (!tmp) {
+        rt_tcc_free(t);
+        CM_ERROR(err, 1, "preprocessing: no temporary file");
+        return -1;
+    }
+    flockfile(stdout);
+    fflush(stdout);
+    int saved = dup(1);
+    int rc = -1;
+    if (saved >= 0 && dup2(fileno(tmp), 1) >= 0) {
+        rc = tcc_compile_string(t->s, src) < 0 ? -1 : 0;
+        fflush(stdout);
+        dup2(saved, 1);
+    }
+    if (saved >= 0)
+        close(saved);
+    funlockfile(stdout);
+    if (rc != 0) {
+        CM_ERROR(err, 1, "preprocessing failed: %s", t->n ? t->diags[0].msg : "(no message)");
+    } else {
+        char chunk[65536];
+        size_t n;
+        rewind(tmp);
+        while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
+            cm_buf_add(out, chunk, n);
+    }
+    fclose(tmp);
+    rt_tcc_free(t);
+    return rc;
+}
+
+void *rt_tcc_symbol(rt_tcc_t *t, const char *name)
+{
+    return tcc_get_symbol(t->s, name);
+}
+
+const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n)
+{
+    *n = t->n;
+    return t->diags;
+}
+
+static void free_diags(rt_tcc_t *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->diags[i].file);
+        free(t->diags[i].msg);
+    }
+    free(t->diags);
+}
+
+void rt_tcc_keep(rt_tcc_t *t)
+{
+    if (!t)
+        return;
+    free_diags(t);
+    t->diags = NULL;
+    t->n = t->cap = 0;
+}
+
+void rt_tcc_list_symbols(rt_tcc_t *t, void *ctx,
+                         void (*fn)(void *ctx, const char *name, const void *addr))
+{
+    if (t->s)
+        tcc_list_symbols(t->s, ctx, fn);
+}
+
+void rt_tcc_drop_compiler(rt_tcc_t *t)
+{
+    if (t && t->s) {
+        tcc_delete(t->s); /* the code and data stay: they are in the arena */
+        t->s = NULL;
+    }
+}
+
+void rt_tcc_free(rt_tcc_t *t)
+{
+    if (!t)
+        return;
+    if (t->s)
+        tcc_delete(t->s);
+    free_diags(t);
+    free(t);
+}

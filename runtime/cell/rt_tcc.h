@@ -1,0 +1,79 @@
+/* rt_tcc: a thin wrapper over one libtcc compilation in memory that
+ * collects every error and warning TCC reports, parsed into file, line
+ * and message.
+ *
+ * Call order: rt_tcc_new, rt_tcc_add_symbol (BEFORE compiling),
+ * rt_tcc_compile, rt_tcc_relocate, rt_tcc_symbol. A relocated state must
+ * be kept alive as long as its code or data may be used. */
+#ifndef RT_TCC_H
+#define RT_TCC_H
+
+#include <stddef.h>
+
+#include "cm_error.h"
+#include "cm_buf.h"
+
+typedef struct rt_diag {
+    char *file;     /* "cell[3]", "session", or "" when TCC named none */
+    int line;       /* 0 when TCC gave none */
+    int warning;    /* 1 for a warning, 0 for an error */
+    char *msg;      /* the message without file, line and severity */
+} rt_diag_t;
+
+typedef struct rt_tcc rt_tcc_t;
+
+/* A new in-memory compilation with libdir as TCC's lib path and libm
+ * linked. Returns NULL with err set on failure. */
+rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err);
+
+/* Options and shared libraries every state made afterwards gets, the
+ * states of rt_tcc_preprocess included (the session's %cflags and %lib):
+ * opts is a space-separated option string (NULL = none; it MUST hold only
+ * options this libtcc accepts without error, see rt_magic.c), files are
+ * full paths of shared libraries already loaded with dlopen(RTLD_GLOBAL).
+ * Copies are kept; process-wide, like the code arena. */
+void rt_tcc_set_extra(const char *opts, char *const *files, size_t nfiles);
+
+/* Defines name as address addr for the code compiled next. Returns 0/-1. */
+int rt_tcc_add_symbol(rt_tcc_t *t, const char *name, const void *addr);
+
+/* Compiles C source. Returns 0, or -1 (see rt_tcc_diags). */
+int rt_tcc_compile(rt_tcc_t *t, const char *src);
+
+/* Links in memory. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
+int rt_tcc_relocate(rt_tcc_t *t);
+
+/* Non-zero when ip lies in code or data of a compiled cell (the arena all
+ * cells share). Async-signal-safe. */
+int rt_tcc_owns_code(const void *ip);
+
+/* Preprocesses src as a cell would be (same lib path and options), with
+ * every #define and #undef kept in place (-dD) and line markers, appending
+ * the text to out. Returns 0, or -1 with err set. Not thread-safe (libtcc
+ * is not); fd 1 is borrowed meanwhile. */
+int rt_tcc_preprocess(const char *libdir, const char *src, cm_buf_t *out, cm_error_t *err);
+
+/* Address of a global symbol after relocation, or NULL. */
+void *rt_tcc_symbol(rt_tcc_t *t, const char *name);
+
+/* The diagnostics so far; borrowed. */
+const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n);
+
+/* Drops the diagnostics of a state that is kept (its code and data are
+ * used by the session until rt_tcc_free). */
+void rt_tcc_keep(rt_tcc_t *t);
+
+/* Calls fn for every global symbol of a relocated compilation, the
+ * library symbols it was linked against included, with its address. */
+void rt_tcc_list_symbols(rt_tcc_t *t, void *ctx,
+                         void (*fn)(void *ctx, const char *name, const void *addr));
+
+/* Frees libtcc's compiler state (symbol tables, section buffers) of a
+ * relocated compilation once its symbols have been looked up: its code and
+ * data live on in the arena. Only rt_tcc_free may follow. */
+void rt_tcc_drop_compiler(rt_tcc_t *t);
+
+/* Frees everything but the code and data in the arena (never freed). */
+void rt_tcc_free(rt_tcc_t *t);
+
+#endif

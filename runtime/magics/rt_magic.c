@@ -1,0 +1,196 @@
+/* rt_magic: the table of magics, finding magic lines in a cell, running
+ * one, %lsmagic and %name? help (see rt_magic.h, docs/magics.md). */
+#include "rt_magic.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_lex.h"
+
+/* ---- the table ------------------------------------------------------ */
+
+#define MAGIC(name, cell, fn, usage, help) {name, cell, usage, help, fn},
+#define PLANNED(name, cell, usage, help) {name, cell, usage, help, NULL},
+static const rt_magic_info_t magics[] = {RT_MAGIC_LIST(MAGIC, PLANNED)};
+
+const rt_magic_info_t *rt_magic_table(size_t *n)
+{
+    *n = sizeof magics / sizeof magics[0];
+    return magics;
+}
+
+/* The entry for name as a cell or line magic; the other kind if only it
+ * exists (for help); NULL if neither. */
+static const rt_magic_info_t *lookup(const char *name, int cell, int exact)
+{
+    const rt_magic_info_t *other = NULL;
+    for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++) {
+        if (strcmp(magics[i].name, name) != 0)
+            continue;
+        if (magics[i].cell == cell)
+            return &magics[i];
+        other = &magics[i];
+    }
+    return exact ? NULL : other;
+}
+
+/* ---- finding magic lines ------------------------------------------- */
+
+static int name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Parses the magic at code[at] (a '%' that is the first non-blank of its
+ * line) into *m. 0 when it is no magic (no name after the '%'). */
+static int parse_line(const char *code, size_t at, size_t line_start, int line,
+                      rt_magic_line_t *m)
+{
+    memset(m, 0, sizeof *m);
+    size_t p = at + 1;
+    if (code[p] == '%') {
+        m->cell = 1;
+        p++;
+    }
+    if (!(isalpha((unsigned char)code[p]) || code[p] == '_'))
+        return 0;
+    size_t n = 0;
+    while (name_char(code[p + n]))
+        n++;
+    if (n < sizeof m->name)
+        memcpy(m->name, code + p, n);
+    p += n;
+    m->start = at;
+    m->line = line;
+    const char *nl = strchr(code + p, '\n');
+    m->end = nl ? (size_t)(nl - code) : strlen(code);
+    m->next = nl ? m->end + 1 : m->end;
+    size_t a = p, b = m->end;
+    while (a < b && isspace((unsigned char)code[a]))
+        a++;
+    while (b > a && isspace((unsigned char)code[b - 1]))
+        b--;
+    if (a == p && a < b && code[a] == '?') { /* %name? */
+        m->help = 1;
+        a++;
+        while (a < b && isspace((unsigned char)code[a]))
+            a++;
+    }
+    m->args = a;
+    m->args_len = b - a;
+    m->first = 1;
+    for (size_t i = 0; i < line_start; i++)
+        if (!isspace((unsigned char)code[i]))
+            m->first = 0;
+    return 1;
+}
+
+int rt_magic_find(const char *code, size_t from, int line, rt_magic_line_t *m)
+{
+    size_t end = strlen(code);
+    rt_lexer_t lx;
+    rt_lex_init(&lx, code, from, end, line);
+    rt_tok_t t;
+    while (rt_lex_next(&lx, &t) != RT_TOK_EOF) {
+        if (t.kind != RT_TOK_PUNCT || code[t.start] != '%')
+            continue;
+        size_t ls = t.start;
+        while (ls > from && code[ls - 1] != '\n')
+            ls--;
+        int blank = 1;
+        for (size_t i = ls; i < t.start; i++)
+            if (code[i] != ' ' && code[i] != '\t')
+                blank = 0;
+        if (blank && parse_line(code, t.start, ls, t.line, m))
+            return 1;
+        /* a '%' operator: lex on from the next line would also be wrong;
+         * the lexer simply goes on */
+    }
+    return 0;
+}
+
+/* ---- arguments ------------------------------------------------------ */
+
+void rt_magic_args(const char *code, const rt_magic_line_t *m, cm_names_t *out)
+{
+    const char *p = code + m->args, *e = p + m->args_len;
+    while (p < e) {
+        while (p < e && isspace((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (p < e && !isspace((unsigned char)*p))
+            p++;
+        if (p > w)
+            cm_names_add(out, w, (size_t)(p - w));
+    }
+}
+
+/* ---- %lsmagic and help ---------------------------------------------- */
+
+static void print_names(int cell, int implemented, const char *none)
+{
+    int any = 0;
+    for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++) {
+        if (magics[i].cell != cell || (magics[i].fn != NULL) != implemented)
+            continue;
+        printf("%s%s%s", any ? "  " : "", cell ? "%%" : "%", magics[i].name);
+        any = 1;
+    }
+    printf("%s\n", any ? "" : none);
+}
+
+int rt_magic_lsmagic(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                     rt_error_t *err)
+{
+    printf("Available line magics:\n");
+    print_names(0, 1, "(none)");
+    printf("\nAvailable cell magics:\n");
+    print_names(1, 1, "(none yet)");
+    printf("\nplanned: ");
+    print_names(0, 0, "");
+    printf("         ");
+    print_names(1, 0, "");
+    printf("\n%%name? shows a magic's help.\n");
+    return 0;
+}
+
+static void print_help(const rt_magic_info_t *info)
+{
+    printf("Usage: %s\n\n%s\n", info->usage, info->help);
+    if (!info->fn)
+        printf("\n%s%s is not available yet in gpuc 0.1; it is planned.\n",
+               info->cell ? "%%" : "%", info->name);
+}
+
+/* ---- running -------------------------------------------------------- */
+
+int rt_magic_run(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                 rt_error_t *err)
+{
+    const char *pct = m->cell ? "%%" : "%";
+    if (m->cell && !m->first)
+        return rt_error_set(err, "UsageError", cell_no, m->line,
+                            "%%%%%s: a cell magic must be the first line of its cell", m->name);
+    const rt_magic_info_t *info = lookup(m->name, m->cell, !m->help);
+    if (!info) {
+        const rt_magic_info_t *other = lookup(m->name, !m->cell, 1);
+        if (other)
+            return rt_error_set(err, "UnknownMagic", cell_no, m->line,
+                                "%s%s is not a magic; %s%s is (a %s magic). %%lsmagic lists them",
+                                pct, m->name, other->cell ? "%%" : "%", m->name,
+                                other->cell ? "cell" : "line");
+        return rt_error_set(err, "UnknownMagic", cell_no, m->line,
+                            "%s%s is not a gpuc magic; %%lsmagic lists them", pct, m->name);
+    }
+    if (m->help) {
+        print_help(info);
+        return 0;
+    }
+    if (!info->fn)
+        return rt_error_set(err, "NotImplemented", cell_no, m->line,
+                            "%s%s is not available yet in gpuc 0.1; it is planned", pct, m->name);
+    int rc = info->fn(s, code, m, cell_no, err);
+    fflush(stdout);
+    return rc;
+}

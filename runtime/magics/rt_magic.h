@@ -1,0 +1,74 @@
+/* rt_magic: the magics of host cells. A line magic (`%name args`) stands
+ * on its own line of a host cell; a cell magic (`%%name args`) is the
+ * first line of its cell. `%name?` prints a magic's usage and help. The
+ * magics are listed once, in rt_magic_list.h; each lives in a file of its
+ * own; docs/magics.md describes them. */
+#ifndef RT_MAGIC_H
+#define RT_MAGIC_H
+
+#include <stddef.h>
+
+#include "cm_buf.h"
+#include "rt_error.h"
+#include "rt_session.h"
+
+/* One magic line of a cell. */
+typedef struct rt_magic_line {
+    size_t start;      /* offset of its '%' */
+    size_t end;        /* offset of its end (the '\n' or the cell's end) */
+    size_t next;       /* offset of the line after it */
+    int line;          /* 1-based line in the cell */
+    int cell;          /* 1 for %%name */
+    int help;          /* 1 for %name? */
+    int first;         /* 1 when no code comes before it in the cell */
+    char name[64];     /* without % (truncated names never match) */
+    size_t args, args_len; /* the arguments, trimmed: code[args, args + args_len) */
+} rt_magic_line_t;
+
+/* What runs a magic: the magic line m of cell `code` (number cell_no) in
+ * session s. It prints what it shows to stdout. Returns 0, or -1 with err
+ * set. For a cell magic the body is code[m->next, end). */
+typedef int (*rt_magic_fn)(rt_session_t *s, const char *code, const rt_magic_line_t *m,
+                           int cell_no, rt_error_t *err);
+
+typedef struct rt_magic_info {
+    const char *name;  /* without % */
+    int cell;          /* 1 for a cell magic (%%name), 0 for a line magic */
+    const char *usage; /* "%lib NAME" */
+    const char *help;  /* one paragraph, shown by %name? */
+    rt_magic_fn fn;    /* NULL: planned; running it is a NotImplemented error */
+} rt_magic_info_t;
+
+/* The magics gpuc knows, in the order %lsmagic lists them; *n gets the
+ * count. Borrowed, static. */
+const rt_magic_info_t *rt_magic_table(size_t *n);
+
+/* Finds the first magic line of code at or after offset `from`, which
+ * starts line `line`: a line whose first non-blank characters are `%`
+ * and a name (or `%%` and a name), outside comments, string literals and
+ * preprocessor lines. Returns 1 and fills *m, or 0 when there is none. */
+int rt_magic_find(const char *code, size_t from, int line, rt_magic_line_t *m);
+
+/* Runs one magic line of code in session s (help for %name?, errors for
+ * unknown and planned magics). Returns 0, or -1 with err set. */
+int rt_magic_run(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                 rt_error_t *err);
+
+/* The magic's arguments split at blanks, appended to out (caller frees). */
+void rt_magic_args(const char *code, const rt_magic_line_t *m, cm_names_t *out);
+
+/* Compiles the device part of a .cu-style cell (rt_device_split) with
+ * NVRTC, as %%kernel compiles its body. Returns 0, or -1 with err set. */
+int rt_magic_device_part(const char *device, int cell_no, rt_error_t *err);
+
+/* The handlers of rt_magic_list.h. */
+#include "rt_magic_list.h"
+#define RT_MAGIC_DECLARE(name, cell, fn, usage, help)                                        \
+    int fn(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,          \
+           rt_error_t *err);
+#define RT_MAGIC_PLANNED(name, cell, usage, help)
+RT_MAGIC_LIST(RT_MAGIC_DECLARE, RT_MAGIC_PLANNED)
+#undef RT_MAGIC_DECLARE
+#undef RT_MAGIC_PLANNED
+
+#endif

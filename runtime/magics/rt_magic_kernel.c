@@ -1,0 +1,86 @@
+/* %%kernel / %%cuda and .cu-style cells: device code compiled by NVRTC
+ * (cuda/'s gpu_compile_cell), its kernels then launchable from host cells
+ * (see docs/gpu.md). */
+#include "rt_magic.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_buf.h"
+#include "gpu.h"
+#include "rt_segment.h"
+
+/* The CudaCompileError: every NVRTC message on the cell's lines, with the
+ * source line and a caret where NVRTC gave a column. */
+static int compile_error(const gpu_cell_t *gc, const cm_error_t *e, rt_error_t *err)
+{
+    rt_error_set(err, "CudaCompileError", 0, 0, "%s", e->text);
+    for (int i = 0; gc && i < gc->ndiags; i++) {
+        const gpu_diag_t *d = &gc->diags[i];
+        if (d->line > 0 && d->column > 0)
+            rt_error_add_line(err, "cell %d, line %d, column %d: %s: %s", d->cell, d->line,
+                              d->column, d->severity, d->message);
+        else if (d->line > 0)
+            rt_error_add_line(err, "cell %d, line %d: %s: %s", d->cell, d->line, d->severity,
+                              d->message);
+        else
+            rt_error_add_line(err, "cell %d: %s: %s", d->cell, d->severity, d->message);
+        if (d->source_line)
+            rt_error_add_source(err, d->source_line, strlen(d->source_line), d->column);
+    }
+    return -1;
+}
+
+/* Compiles device source (the cell's own lines) and says how it went. */
+static int compile_device(const char *src, const char *options, int cell, rt_error_t *err)
+{
+    gpu_cell_t *gc = NULL;
+    cm_error_t e = {0};
+    int rc = gpu_compile_cell(src, options, cell, &gc, &e);
+    if (rc != 0) {
+        if (e.code == GPU_E_COMPILE)
+            compile_error(gc, &e, err);
+        else
+            rt_error_set(err, "CudaUnavailable", 0, 0, "%s", e.text);
+    } else {
+        cm_buf_t names = {0};
+        for (int k = 0; k < gc->nkernels; k++)
+            cm_buf_addf(&names, "%s%s", k ? ", " : "", gc->kernels[k].name);
+        if (strcmp(gc->cache, "miss") == 0)
+            printf("compiled %s for %s in %.1f ms", gc->nkernels ? cm_buf_str(&names) : "device code",
+                   gc->arch, gc->compile_ms);
+        else
+            printf("%s for %s: cache hit (%s, %.3f ms)",
+                   gc->nkernels ? cm_buf_str(&names) : "device code", gc->arch, gc->cache,
+                   gc->compile_ms);
+        if (gc->setup_ms >= 1.0)
+            printf(" (GPU set-up on first use: %.0f ms)", gc->setup_ms);
+        if (gc->loaded)
+            printf(", loaded in %.2f ms\n", gc->load_ms);
+        else
+            printf("; no GPU here: launches will fail until one is available\n");
+        cm_buf_free(&names);
+    }
+    gpu_cell_free(gc);
+    return rc == 0 ? 0 : -1;
+}
+
+int rt_magic_kernel(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                    rt_error_t *err)
+{
+    char options[1024] = "";
+    if (m->args_len < sizeof options) {
+        memcpy(options, code + m->args, m->args_len);
+        options[m->args_len] = '\0';
+    }
+    char *src = rt_segment_blank_outside(code, m->next, strlen(code));
+    int rc = compile_device(src, options, cell_no, err);
+    free(src);
+    return rc;
+}
+
+int rt_magic_device_part(const char *device, int cell_no, rt_error_t *err)
+{
+    return compile_device(device, "", cell_no, err);
+}

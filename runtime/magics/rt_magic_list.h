@@ -1,0 +1,102 @@
+/* rt_magic_list: THE list of magics, in the order %lsmagic lists them.
+ *
+ * X(name, cell, handler, usage, help) is a magic gpuc has: `cell` is 1 for
+ * a cell magic (%%name), 0 for a line magic; the handler is a function of
+ * rt_magic.h's rt_magic_fn shape, in a file of its own (rt_magic_<name>.c
+ * or its family's). P(name, cell, usage, help) is a planned magic: running
+ * it is a NotImplemented error. A new magic is a new file plus one line
+ * here. docs/magics.md describes them. */
+#ifndef RT_MAGIC_LIST_H
+#define RT_MAGIC_LIST_H
+
+#define RT_MAGIC_LIST(X, P) \
+    X("lsmagic", 0, rt_magic_lsmagic, \
+      "%lsmagic", \
+      "Lists the magics available now, then those that are planned.") \
+    X("who", 0, rt_magic_who, \
+      "%who [TYPE ...]", \
+      "Lists the names of the session's variables, sorted, tab-separated. With TYPEs " \
+      "(as declared, e.g. `%who int double`) only variables of those types. Functions " \
+      "are not variables and are not listed.") \
+    X("whos", 0, rt_magic_whos, \
+      "%whos [TYPE ...]", \
+      "Like %who, as a table: each variable's name, its C type as declared and its " \
+      "value (numbers and strings as results are shown; arrays by element count, " \
+      "structs by size).") \
+    X("reset", 0, rt_magic_reset, \
+      "%reset [-f]", \
+      "Starts a fresh session: every variable, function, type, macro, #include, %lib " \
+      "and %cflags is forgotten; the kernel keeps running. Cannot be undone (-f is " \
+      "accepted; gpuc never asks for confirmation).") \
+    X("lib", 0, rt_magic_lib, \
+      "%lib [NAME ...]", \
+      "Links the system library libNAME.so (e.g. `%lib z`, `%lib pthread`) into the " \
+      "cells that follow, in this cell and later ones; `%lib` alone lists the linked " \
+      "libraries. Found like the dynamic loader does, then as libNAME.so.N in " \
+      "LD_LIBRARY_PATH and the system library folders. Write the #include for its " \
+      "declarations yourself.") \
+    X("cflags", 0, rt_magic_cflags, \
+      "%cflags [OPTIONS | --reset]", \
+      "Adds TCC options for the cells that follow: -I DIR, -isystem DIR, -D NAME[=VALUE], " \
+      "-U NAME, -w, -W..., -f..., -O, -g, -std=... `%cflags` alone shows them, " \
+      "`%cflags --reset` clears them. -b (bounds checking) is not supported: this " \
+      "libtcc cannot check bounds in memory.") \
+    X("timeit", 0, rt_magic_timeit, \
+      "%timeit [-n N] [-r R] [-q] [-o] STATEMENT", \
+      "Times a statement as IPython does: loops grow by tens until a run takes 0.2 s, " \
+      "7 runs, mean and standard deviation per loop; GPU time shown apart.") \
+    X("timeit", 1, rt_magic_timeit_cell, \
+      "%%timeit [-n N] [-r R] [-q] [-o] [SETUP]", \
+      "Times the cell's code as %timeit times a statement; the rest of the magic line is " \
+      "setup code, run before each timed run.") \
+    X("time", 1, rt_magic_time, \
+      "%%time", \
+      "Runs the cell once and shows its wall time, CPU time and GPU time; compile time " \
+      "is shown apart.") \
+    X("speedup", 1, rt_magic_speedup, \
+      "%%speedup [--check CPU,GPU[:COUNT]]... [--rtol R] [--atol A] [--sizes S,...] " \
+      "[--var NAME] [-n N] [-r R]", \
+      "Times the cell's //%% cpu section against its //%% gpu section by %timeit's rules " \
+      "(after an optional //%% setup section), checks that the outputs named by --check agree, " \
+      "and shows CPU time, GPU kernel time, GPU time with transfers and both speedups; " \
+      "--sizes repeats it for each value of N (--var) and draws the times and the speedup " \
+      "against size, marking where the GPU starts to win.") \
+    X("kernel", 1, rt_magic_kernel, \
+      "%%kernel [NVRTC OPTIONS]", \
+      "Compiles the cell as CUDA C++ device code with NVRTC; its __global__ kernels " \
+      "become callable from host cells with <<<grid, block>>>.") \
+    X("cuda", 1, rt_magic_kernel, \
+      "%%cuda [NVRTC OPTIONS]", \
+      "Another name for %%kernel.") \
+    P("elementwise", 1, \
+      "%%elementwise NAME(PARAMS)", \
+      "Makes an elementwise GPU kernel from one expression per element.") \
+    P("reduce", 1, \
+      "%%reduce NAME(PARAMS)", \
+      "Makes a GPU reduction kernel from a map expression and a reduce operator.") \
+    X("cc", 1, rt_magic_cc, \
+      "%%cc [CFLAGS]", \
+      "Compiles the cell (definitions only) with the system C compiler ($CC, else cc; " \
+      "-O2 -march=native unless flags are given) into the session, for fast CPU baselines: " \
+      "later cells call its functions and use its variables, and it uses theirs.") \
+    X("gpu", 0, rt_magic_gpu, \
+      "%gpu [N]", \
+      "Shows the GPUs (name, compute capability, SMs, memory) and the driver, NVRTC and CUDA " \
+      "runtime versions; %gpu N makes device N the one kernels run on.") \
+    P("memory", 0, \
+      "%memory", \
+      "Shows device memory: used, free, and what the pool holds.") \
+    P("device", 0, \
+      "%device [gpu | sim | N]", \
+      "Shows or switches the device: a GPU by number, or the CPU simulator.") \
+    P("ptx", 0, \
+      "%ptx KERNEL", \
+      "Shows the PTX of a kernel compiled in an earlier cell.") \
+    P("writefile", 1, \
+      "%%writefile [-a] FILE", \
+      "Writes the cell's text to FILE (-a appends).") \
+    P("sh", 1, \
+      "%%sh", \
+      "Runs the cell with /bin/sh; its output streams to the notebook.")
+
+#endif

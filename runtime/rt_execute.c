@@ -1,0 +1,95 @@
+/* rt_execute: the cell runner (see rt_execute.h). */
+#include "rt_execute.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_device.h"
+#include "rt_magic.h"
+
+/* Non-zero when the cell's first non-blank characters are "%%". */
+static int starts_with_cell_magic(const char *code)
+{
+    while (isspace((unsigned char)*code))
+        code++;
+    return code[0] == '%' && code[1] == '%';
+}
+
+/* Runs code[from, to), starting on cell line `line`, in the session; the
+ * result of a segment that ran replaces *result. */
+static int run_code(rt_session_t *s, const char *code, size_t from, size_t to, int line,
+                    int cell_no, char **result, rt_error_t *err)
+{
+    rt_segment_t seg = rt_segment_of(code, from, to, line, cell_no);
+    if (rt_segment_is_blank(&seg))
+        return 0;
+    if (rt_session_run(s, &seg, err) != 0)
+        return -1;
+    free(*result);
+    *result = rt_session_take_result(s);
+    return 0;
+}
+
+/* The host part of a cell: its code segments and magic lines in order. */
+static int run_host(rt_session_t *s, const char *code, int cell_no, char **result,
+                    rt_error_t *err)
+{
+    size_t from = 0;
+    int line = 1;
+    rt_magic_line_t m;
+    while (rt_magic_find(code, from, line, &m)) {
+        if (run_code(s, code, from, m.start, line, cell_no, result, err) != 0 ||
+            rt_magic_run(s, code, &m, cell_no, err) != 0)
+            return -1;
+        char *shown = rt_session_take_result(s); /* %timeit -o, %%time's cell */
+        if (shown) {
+            free(*result);
+            *result = shown;
+        }
+        if (m.cell) /* it took the rest of the cell */
+            return 0;
+        from = m.next;
+        line = m.line + 1;
+    }
+    return run_code(s, code, from, strlen(code), line, cell_no, result, err);
+}
+
+int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **result,
+                    rt_error_t *err)
+{
+    *result = NULL;
+    char *device, *host;
+    if (!starts_with_cell_magic(code) && rt_device_split(code, &device, &host)) {
+        /* a .cu-style cell: its device part to NVRTC, the rest as usual */
+        int rc = rt_magic_device_part(device, cell_no, err);
+        if (rc == 0)
+            rc = run_host(s, host, cell_no, result, err);
+        free(device);
+        free(host);
+        return rc;
+    }
+    return run_host(s, code, cell_no, result, err);
+}
+
+json_t *rt_execute(rt_session_t *s, const char *code, int cell_no)
+{
+    char *result = NULL;
+    rt_error_t err = {0};
+    if (rt_execute_cell(s, code, cell_no, &result, &err) != 0) {
+        free(result);
+        json_t *reply = json_pack("{s:s, s:o}", "status", "error", "error", rt_error_json(&err));
+        rt_error_free(&err);
+        return reply;
+    }
+    json_t *reply = json_pack("{s:s}", "status", "ok");
+    if (result) {
+        json_t *text = json_string(result);
+        if (!text)
+            text = json_string("<result is not valid UTF-8>");
+        json_object_set_new(reply, "result",
+                            json_pack("{s:{s:o}, s:{}}", "data", "text/plain", text, "metadata"));
+        free(result);
+    }
+    return reply;
+}

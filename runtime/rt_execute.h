@@ -1,0 +1,26 @@
+/* rt_execute: the cell runner — the one place that knows the order of a
+ * cell. A cell becomes segments: host code, line magics and a cell magic
+ * (first line only); a .cu-style cell first gives its device part to
+ * NVRTC. Each segment goes to the session (code) or to the magic table,
+ * in order; the first error ends the cell. */
+#ifndef RT_EXECUTE_H
+#define RT_EXECUTE_H
+
+#include <jansson.h>
+
+#include "rt_error.h"
+#include "rt_session.h"
+
+/* Runs cell `code` (number cell_no). Returns 0 and sets *result to the
+ * text of the last code segment's final expression (a new string, or
+ * NULL for none); or -1 with err set. */
+int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **result,
+                    rt_error_t *err);
+
+/* rt_execute_cell as the executor link carries its outcome: a new object
+ * {"status":"ok"} with "result": {"data": {"text/plain": ...},
+ * "metadata": {}} when there is one, or {"status":"error", "error":
+ * rt_error_json(...)} (kernel/jk_reply.c renders it). */
+json_t *rt_execute(rt_session_t *s, const char *code, int cell_no);
+
+#endif

@@ -1,0 +1,14 @@
+/* rt_api: the symbol table of the functions cells call, made from the one
+ * list in rt_api.h (the declarations of gpuc.h come from the same list). */
+#include "rt_api_table.h"
+
+#include <stddef.h>
+
+#include "gpu.h"
+#include "rt_display.h"
+#include "rt_gpu_host.h"
+#include "rt_result.h"
+
+#define RT_API_SYMBOL(ret, name, params, impl) {#name, (const void *)impl},
+
+const rt_symbol_t rt_api_symbols[] = {RT_API_LIST(RT_API_SYMBOL){NULL, NULL}};

@@ -1,0 +1,146 @@
+/* rt_fault: describes a signal that ended a cell as an error reply, naming
+ * the cell function it happened in. */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_session_internal.h"
+#include "rt_tcc.h"
+
+#define MAX_FUNCTION_SIZE (1u << 20) /* beyond this from a start, not that function */
+
+/* The cell function containing addr, or NULL. Borrowed. */
+static const rt_sym_t *find_code(const rt_session_t *s, void *addr)
+{
+    Dl_info info;
+    if (!addr || (dladdr(addr, &info) && info.dli_fname && info.dli_fbase))
+        return NULL; /* inside a shared object, not cell code */
+    const rt_sym_t *best = NULL;
+    for (size_t i = 0; i < s->ncode; i++) {
+        uintptr_t a = (uintptr_t)s->code[i].addr;
+        if (a <= (uintptr_t)addr && (!best || a > (uintptr_t)best->addr))
+            best = &s->code[i];
+    }
+    if (best && (uintptr_t)addr - (uintptr_t)best->addr > MAX_FUNCTION_SIZE)
+        return NULL;
+    return best;
+}
+
+/* The library function that the cell code returning to ret called: the
+ * call instruction before ret goes to a PLT stub in the arena, whose jump
+ * reads the function's address from the GOT; that address is named by the
+ * symbols the cell was linked against. NULL when that is not the shape. */
+static const char *called_library(const rt_session_t *s, const void *ret)
+{
+    const unsigned char *r = ret;
+    if (!rt_tcc_owns_code(r - 5) || r[-5] != 0xE8)
+        return NULL;
+    int32_t rel;
+    memcpy(&rel, r - 4, 4);
+    const unsigned char *stub = r + rel;
+    if (!rt_tcc_owns_code(stub) || !rt_tcc_owns_code(stub + 5) || stub[0] != 0xFF ||
+        stub[1] != 0x25)
+        return NULL;
+    memcpy(&rel, stub + 2, 4);
+    const unsigned char *slot = stub + 6 + rel;
+    if (!rt_tcc_owns_code(slot))
+        return NULL;
+    void *target;
+    memcpy(&target, slot, sizeof target);
+    for (size_t i = 0; i < s->nlibs; i++)
+        if (s->libs[i].addr == target)
+            return s->libs[i].name;
+    return NULL;
+}
+
+/* A cell's top-level code runs only as part of that cell, or as the same
+ * code run again by a later cell (a re-run reuses it): either way it is
+ * the running cell's. */
+static void describe_code(char *out, size_t size, const rt_sym_t *f, int running_cell)
+{
+    int cell, part;
+    if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2)
+        snprintf(out, size, "in the top-level code of cell %d", running_cell);
+    else
+        snprintf(out, size, "in function %s() (cell %d)", f->name, f->cell);
+}
+
+static const char *ename_of(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SegmentationFault";
+    case SIGBUS: return "BusError";
+    case SIGFPE: return "FloatingPointError";
+    case SIGILL: return "IllegalInstruction";
+    case SIGABRT: return "Abort";
+    case SIGINT: return "Interrupted";
+    default: return "Signal";
+    }
+}
+
+static void what(char *out, size_t size, const rt_fault_t *f)
+{
+    switch (f->signo) {
+    case SIGSEGV:
+        if (f->stack_overflow)
+            snprintf(out, size, "stack overflow: too deep recursion?");
+        else
+            snprintf(out, size, "invalid memory access at 0x%lx", (unsigned long)(uintptr_t)f->addr);
+        return;
+    case SIGBUS:
+        snprintf(out, size, "bus error at 0x%lx", (unsigned long)(uintptr_t)f->addr);
+        return;
+    case SIGFPE:
+        snprintf(out, size, "%s",
+                 f->code == FPE_INTDIV ? "integer division by zero"
+                 : f->code == FPE_INTOVF ? "integer overflow"
+                 : "arithmetic exception");
+        return;
+    case SIGILL: snprintf(out, size, "illegal instruction at %p", f->ip); return;
+    case SIGABRT: snprintf(out, size, "abort() was called"); return;
+    default: out[0] = '\0'; return;
+    }
+}
+
+void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_error_t *err)
+{
+    char where[300] = "";
+    const rt_sym_t *code = find_code(s, f->ip);
+    if (code) {
+        describe_code(where, sizeof where, code, cell);
+    } else {
+        Dl_info info;
+        const char *lib = NULL;
+        if (f->ip && dladdr(f->ip, &info) && info.dli_sname)
+            lib = info.dli_sname;
+        for (int i = 0; i < f->nframes && !code; i++) {
+            code = find_code(s, f->frames[i]);
+            if (code && !lib)
+                lib = called_library(s, f->frames[i]);
+        }
+        char caller[200] = "";
+        if (code)
+            describe_code(caller, sizeof caller, code, cell);
+        if (lib && code)
+            snprintf(where, sizeof where, "in %s(), called %s", lib, caller);
+        else if (lib)
+            snprintf(where, sizeof where, "in %s()", lib);
+        else if (code)
+            snprintf(where, sizeof where, "%s", caller);
+    }
+    char evalue[CM_ERROR_TEXT];
+    char w[200];
+    what(w, sizeof w, f);
+    if (f->signo == SIGINT)
+        snprintf(evalue, sizeof evalue,
+                 "cell %d was interrupted%s%s; the session's variables are kept", cell,
+                 where[0] ? " " : "", where);
+    else
+        snprintf(evalue, sizeof evalue,
+                 "cell %d crashed with %s (%s)%s%s; the session's variables are kept", cell,
+                 rt_protect_signal_name(f->signo), w, where[0] ? " " : "", where);
+    rt_error_set(err, ename_of(f->signo), 0, 0, "%s", evalue);
+    rt_error_add_line(err, "%s: %s", ename_of(f->signo), evalue);
+}

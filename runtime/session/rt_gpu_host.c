@@ -1,0 +1,178 @@
+/* rt_gpu_host: launches and CUDA calls from host cells (see rt_gpu_host.h). */
+#include "rt_gpu_host.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_log.h"
+#include "gpu.h"
+#include "cm_buf.h"
+#include "rt_protect.h"
+
+typedef struct dim3 {
+    unsigned int x, y, z;
+} dim3_t;
+
+static int launched;     /* kernels launched by the running cell */
+static unsigned long launches; /* kernels launched ever (rt_gpu_launch_count) */
+static int context_lost; /* a sticky error happened */
+static char runtime_note[CM_ERROR_TEXT + 64];
+
+/* ---- launches from host cells ----------------------------------------- */
+
+/* A grid or block as the cell gave it: a dim3, or an integer of `size`
+ * bytes (x only). */
+static void read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
+{
+    if (is_dim3) {
+        const dim3_t *d = v;
+        out[0] = d->x, out[1] = d->y, out[2] = d->z;
+        return;
+    }
+    unsigned long long n = size == 1 ? *(const unsigned char *)v
+                           : size == 2 ? *(const unsigned short *)v
+                           : size == 4 ? *(const unsigned int *)v
+                                       : *(const unsigned long long *)v;
+    out[0] = (unsigned)n, out[1] = 1, out[2] = 1;
+}
+
+/* What `name<<<grid, block, shared, stream>>>(args)` becomes (rt_launch.c).
+ * An error ends the cell at once, naming the kernel and the line. */
+int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,
+                  const void *block, int block_is_dim3, unsigned block_size,
+                  unsigned long long shared, void *stream, int nargs, void **args,
+                  const unsigned long long *sizes, const char *kinds, int cell, int line)
+{
+    cm_error_t err = {0};
+    unsigned g[3], b[3];
+    read_dim(grid, grid_is_dim3, grid_size, g);
+    read_dim(block, block_is_dim3, block_size, b);
+    size_t sz[64];
+    for (int i = 0; i < nargs && i < 64; i++)
+        sz[i] = (size_t)sizes[i];
+    if (gpu_launch(kernel, g, b, (unsigned)shared, stream, nargs, args, sz, kinds, cell, line,
+                   &err) != 0) {
+        const char *ename = err.code == GPU_E_ARGS || err.code == GPU_E_NO_KERNEL ? "LaunchError"
+                            : err.code == GPU_E_NO_GPU || err.code == GPU_E_NO_LIBRARY
+                                ? "NoGPU"
+                                : "CudaError";
+        if (err.code > 0 && err.code < 10000 && gpu_error_is_sticky(err.code)) {
+            context_lost = 1;
+            char msg[CM_ERROR_TEXT];
+            gpu_sticky_message(err.code, msg, sizeof msg);
+            rt_protect_raise("CudaError", msg);
+        }
+        rt_protect_raise(ename, err.text);
+    }
+    launched++;
+    launches++;
+    return 0;
+}
+
+static int current_cell; /* for the labels of tracked allocations */
+
+typedef int (*cuda_malloc_fn)(void **ptr, size_t size);
+typedef int (*cuda_free_fn)(void *ptr);
+
+/* cudaMalloc in host cells (a macro in the header names the pointer and the
+ * line): the real libcudart call, then the allocation is remembered, and a
+ * failure says how much was asked and what is free. */
+int rt_gpu_cuda_malloc(void *ptr, size_t size, const char *what, int line)
+{
+    static cuda_malloc_fn real;
+    cm_error_t err = {0};
+    if (!real && gpu_runtime_load(&err) == 0)
+        real = (cuda_malloc_fn)dlsym(gpu_runtime_handle(), "cudaMalloc");
+    if (!real) {
+        fprintf(stderr, "cudaMalloc: %s\n", err.text[0] ? err.text : "no CUDA runtime");
+        return 35; /* cudaErrorInsufficientDriver */
+    }
+    int rc = real((void **)ptr, size);
+    const char *name = what[0] == '&' ? what + 1 : what;
+    if (rc == 0) {
+        char label[160];
+        snprintf(label, sizeof label, "%.100s (cell %d, line %d)", name, current_cell, line);
+        gpu_track_alloc(*(void **)ptr, size, label);
+    } else if (rc == 2) { /* cudaErrorMemoryAllocation: the cell decides what to do */
+        gpu_error_oom(&err, size, name);
+        fprintf(stderr, "cell %d, line %d: cudaMalloc(%s): %s\n", current_cell, line, name,
+                err.text);
+    }
+    return rc;
+}
+
+int rt_gpu_cuda_free(void *ptr)
+{
+    static cuda_free_fn real;
+    cm_error_t err = {0};
+    if (!real && gpu_runtime_load(&err) == 0)
+        real = (cuda_free_fn)dlsym(gpu_runtime_handle(), "cudaFree");
+    if (!real)
+        return 35;
+    gpu_track_free(ptr);
+    return real(ptr);
+}
+
+void rt_gpu_prepare_host(const char *code, int cell)
+{
+    current_cell = cell;
+    if (!strstr(code, "cuda") && !strstr(code, "<<<"))
+        return;
+    cm_error_t err = {0};
+    if (gpu_runtime_load(&err) == 0) {
+        runtime_note[0] = '\0';
+        return;
+    }
+    snprintf(runtime_note, sizeof runtime_note,
+             "the CUDA runtime cannot be used here: %s", err.text);
+}
+
+const char *rt_gpu_runtime_note(void)
+{
+    return runtime_note;
+}
+
+int rt_gpu_after_cell(int cell, rt_error_t *error)
+{
+    if (!launched)
+        return 0;
+    launched = 0;
+    cm_error_t err = {0};
+    if (gpu_synchronize(&err) == 0)
+        return 0;
+    /* err names the kernel and the line that launched it and, for a sticky
+     * error, what was lost with the context (gpu_synchronize) */
+    if (err.code > 0 && err.code < 10000 && gpu_error_is_sticky(err.code))
+        context_lost = 1;
+    return rt_error_set(error, "CudaError", 0, 0, "cell %d: %s", cell, err.text);
+}
+
+void rt_gpu_interrupted(rt_error_t *error, int cell)
+{
+    const char *name;
+    int at_cell, line;
+    if (!launched || !gpu_busy(&name, &at_cell, &line))
+        return;
+    launched = 0; /* nothing to wait for at the end of this cell: it would never end */
+    rt_error_reword(error,
+                    "cell %d was interrupted, but the GPU kernel %s (launched at cell %d, line "
+                    "%d) is still running, and a running GPU kernel cannot be stopped. Later GPU "
+                    "calls will wait for it: restart the kernel (Kernel > Restart) to get the GPU "
+                    "back; the session's state is lost then.",
+                    cell, name, at_cell, line);
+    error->cell = error->line = 0;
+}
+
+unsigned long rt_gpu_launch_count(void)
+{
+    return launches;
+}
+
+int rt_gpu_context_lost(void)
+{
+    return context_lost;
+}
+

@@ -1,0 +1,53 @@
+/* rt_gpu_host: the GPU as host cells see it — launches (what
+ * `kernel<<<grid, block>>>(args)` becomes), cudaMalloc/cudaFree tracked
+ * for the messages of a lost context, and what a launch leaves behind at
+ * the end of a cell. Kernel cells themselves are a magic's
+ * (magics/rt_magic_kernel.c); the work is cuda/'s (gpu.h). */
+#ifndef RT_GPU_HOST_H
+#define RT_GPU_HOST_H
+
+#include <stddef.h>
+
+#include "rt_error.h"
+
+/* What a launch from a cell calls (rt_api.h): an error ends the cell at
+ * once through rt_protect_raise, naming the kernel and the line. */
+int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,
+                  const void *block, int block_is_dim3, unsigned block_size,
+                  unsigned long long shared, void *stream, int nargs, void **args,
+                  const unsigned long long *sizes, const char *kinds, int cell, int line);
+
+/* cudaMalloc / cudaFree in host cells (macros of gpuc.h): the real
+ * libcudart calls, with the allocation remembered under `what` (the
+ * pointer's text) and line; a failure says how much was asked and what
+ * is free. Return cudaError_t values. */
+int rt_gpu_cuda_malloc(void *ptr, size_t size, const char *what, int line);
+int rt_gpu_cuda_free(void *ptr);
+
+/* Loads the CUDA runtime when a host cell is about to use it (it mentions
+ * cuda... or launches). Quiet when it cannot: the link error says why. */
+void rt_gpu_prepare_host(const char *code, int cell);
+
+/* After a cell ran without error: if it launched kernels, waits for them.
+ * Returns 0, or -1 with err set when they failed (naming the kernel and
+ * the line that launched it). */
+int rt_gpu_after_cell(int cell, rt_error_t *err);
+
+/* A cell was interrupted (err holds the interrupt): if a kernel it
+ * launched is still running (a GPU kernel cannot be stopped), err is
+ * reworded to say so and to offer a restart. */
+void rt_gpu_interrupted(rt_error_t *err, int cell);
+
+/* How many kernels host code has launched so far in this process (the
+ * timing magics compare counts to tell whether code ran GPU work). */
+unsigned long rt_gpu_launch_count(void);
+
+/* Non-zero once the GPU context is lost (a sticky error): the executor
+ * must be replaced after its reply. */
+int rt_gpu_context_lost(void);
+
+/* A note for a link error about a missing cuda* symbol: why the CUDA
+ * runtime is not there. Static; "" when it is. */
+const char *rt_gpu_runtime_note(void);
+
+#endif

@@ -1,0 +1,118 @@
+/* rt_headers: header tree-shaking for the session (rt_shake.h) — which
+ * header text a cell's shaker is made from, the shaker kept for it, and
+ * the shaken source of a cell. See rt_session_internal.h. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_log.h"
+#include "rt_header.h"
+#include "rt_session_internal.h"
+
+/* Non-zero when the directive text is "#word ...". */
+static int directive_is(const char *text, const char *word)
+{
+    if (*text++ != '#')
+        return 0;
+    while (*text == ' ' || *text == '\t')
+        text++;
+    size_t n = strlen(word);
+    return strncmp(text, word, n) == 0 && !(isalnum((unsigned char)text[n]) || text[n] == '_');
+}
+
+/* The headers a shaker is made from: gpuc.h, then the prelude's #include,
+ * #define and #undef lines up to its last #include (later ones cannot
+ * change what the headers declare). Marks those lines in consumed[] (the
+ * shaker's macros stand for them). NULL when the prelude cannot be shaken
+ * (a #pragma among them). */
+char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *consumed)
+{
+    size_t last = 0;
+    int any = 0;
+    for (size_t i = 0; i < s->prelude.n; i++) {
+        const rt_entry_t *e = &s->prelude.v[i];
+        if (!(excluded && excluded[i]) && e->kind == RT_ENTRY_DIRECTIVE &&
+            directive_is(e->text, "include")) {
+            last = i;
+            any = 1;
+        }
+    }
+    cm_buf_t key = {0};
+    cm_buf_adds(&key, rt_header());
+    for (size_t i = 0; any && i <= last; i++) {
+        const rt_entry_t *e = &s->prelude.v[i];
+        if ((excluded && excluded[i]) || e->kind != RT_ENTRY_DIRECTIVE)
+            continue;
+        if (!directive_is(e->text, "include") && !directive_is(e->text, "define") &&
+            !directive_is(e->text, "undef")) {
+            cm_buf_free(&key);
+            return NULL;
+        }
+        cm_buf_adds(&key, e->text);
+        cm_buf_addc(&key, '\n');
+        if (consumed)
+            consumed[i] = 1;
+    }
+    return cm_buf_steal(&key);
+}
+
+rt_shake_t *rt_session_shaker(rt_session_t *s, const char *key)
+{
+    if (s->shake && strcmp(rt_shake_key(s->shake), key) == 0 && !rt_shake_stale(s->shake))
+        return s->shake;
+    if (s->shake_failed && strcmp(s->shake_failed, key) == 0)
+        return NULL;
+    rt_shake_free(s->shake);
+    s->stats.preprocess++;
+    cm_error_t err = {0};
+    s->shake = rt_shake_new(s->libdir, key, &err);
+    if (!s->shake) {
+        CM_DEBUG("header shaking off for these headers: %s", err.text);
+        free(s->shake_failed);
+        s->shake_failed = cm_strndup(key, strlen(key));
+    }
+    return s->shake;
+}
+
+/* The source of the cell with only the declarations it needs, from the
+ * headers and from earlier cells (marked in emit[0..prelude.n)), or NULL
+ * when it cannot be made (the cell then gets the full headers). */
+char *rt_session_shaken_source(rt_session_t *s, const rt_plan_t *plan, const char *excluded,
+                           const cm_buf_t *body, char *emit)
+{
+    if (s->headers == RT_HEADERS_FULL)
+        return NULL;
+    for (size_t i = 0; i < plan->keys.n; i++)
+        if (directive_is(plan->keys.v[i], "include"))
+            return NULL; /* its own #include would not be guarded against the shaken copy */
+    char *skip = malloc(s->prelude.n + 1);
+    if (!skip)
+        abort();
+    memcpy(skip, excluded, s->prelude.n);
+    char *key = rt_session_header_key(s, excluded, skip);
+    rt_shake_t *sh = key ? rt_session_shaker(s, key) : NULL;
+    free(key);
+    if (!sh) {
+        free(skip);
+        return NULL;
+    }
+    /* the earlier cells' declarations the cell needs, and what they use */
+    rt_prelude_select(&s->prelude, skip, cm_buf_str(body), body->len, emit, rt_shake_use_name,
+                      sh);
+    for (size_t i = 0; i < s->prelude.n; i++)
+        skip[i] = !emit[i];
+    cm_buf_t prelude = {0};
+    rt_prelude_render(&s->prelude, skip, &prelude);
+    free(skip);
+    cm_buf_t src = {0};
+    cm_buf_adds(&src, "#line 1 \"gpuc.h\"\n");
+    rt_shake_render(sh, &src);
+    if (s->headers == RT_HEADERS_BROKEN)
+        cm_buf_adds(&src, "#error broken on purpose (rt_session_set_headers)\n");
+    cm_buf_adds(&src, "#line 1 \"session\"\n");
+    cm_buf_add(&src, cm_buf_str(&prelude), prelude.len);
+    cm_buf_add(&src, cm_buf_str(body), body->len);
+    cm_buf_free(&prelude);
+    return cm_buf_steal(&src);
+}

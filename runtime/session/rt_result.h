@@ -1,0 +1,49 @@
+/* rt_result: formats a cell's final value as text, by its C type.
+ *
+ * The cell's generated code selects one rt_result_show_* function with
+ * _Generic and calls it (they are known to cells as __gpuc_show_*; see
+ * rt_result_symbols). The text waits here until the session takes it. */
+#ifndef RT_RESULT_H
+#define RT_RESULT_H
+
+#include <stddef.h>
+
+/* Forgets any result (call before running a cell). */
+void rt_result_reset(void);
+
+/* The text of the result shown since the last reset, handed over (free()
+ * it), or NULL when the cell showed none. */
+char *rt_result_take(void);
+
+/* Sets the result text directly (a copy is made). */
+void rt_result_set(const char *text);
+
+void rt_result_show_int(long long v);
+void rt_result_show_uint(unsigned long long v);
+void rt_result_show_bool(_Bool v);
+void rt_result_show_char(char v);
+void rt_result_show_float(float v);
+void rt_result_show_double(double v);
+void rt_result_show_ldouble(long double v);
+void rt_result_show_str(const char *s);
+void rt_result_show_ptr(const volatile void *p);
+
+/* Shortest "%.Ng" text of d that reads back exactly (N = 15, 16, 17). */
+void rt_result_format_double(double d, char *out, size_t size);
+
+/* What the code generated for a struct result calls: the struct's name
+ * and size, then each field's name and value by kind (gpuc.h). */
+void rt_result_struct_begin(const char *type, unsigned long long size);
+void rt_result_struct_field(const char *name);
+void rt_result_struct_end(const char *type, unsigned long long size);
+void rt_result_field_sint(const void *a, unsigned long long size);
+void rt_result_field_uint(const void *a, unsigned long long size);
+void rt_result_field_bool(const void *a, unsigned long long size);
+void rt_result_field_char(const void *a, unsigned long long size);
+void rt_result_field_float(const void *a, unsigned long long size);
+void rt_result_field_double(const void *a, unsigned long long size);
+void rt_result_field_ldouble(const void *a, unsigned long long size);
+void rt_result_field_str(const void *a, unsigned long long size);
+void rt_result_field_other(const void *a, unsigned long long size);
+
+#endif

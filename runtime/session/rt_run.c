@@ -1,0 +1,202 @@
+/* rt_run: running a segment of a cell in the session — compiled (or a
+ * re-run of unchanged code), then run inside the protected boundary, its
+ * result kept — and gpuc's own compiles against the session
+ * (rt_session_compile_aux). See rt_session.h. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_display.h"
+#include "rt_gpu_host.h"
+#include "rt_header.h"
+#include "rt_result.h"
+#include "rt_segment.h"
+#include "rt_session_internal.h"
+
+/* ---- running -------------------------------------------------------- */
+
+typedef struct run {
+    void (*cell)(void);
+    int (*main)(int, char **);
+    int main_rc;
+} run_t;
+
+static void run_cell(void *arg)
+{
+    run_t *r = arg;
+    r->cell();
+    if (r->main) {
+        static char name[] = "cell";
+        char *argv[] = {name, NULL};
+        r->main_rc = r->main(1, argv);
+    }
+}
+
+/* ---- re-runs ---------------------------------------------------------- */
+
+/* A cell of statements only (it declares nothing) compiles to the same
+ * code as long as what it compiles against is unchanged: running it again
+ * reuses that code. Left out: cells whose code would differ on a re-run or
+ * that name their cell in messages (static locals, __TIME__ and friends,
+ * launches). */
+static int rerunnable(const char *code, const rt_plan_t *plan)
+{
+    static const char *const words[] = {"static", "__TIME__", "__DATE__", "__COUNTER__",
+                                        "<<<", NULL};
+    if (plan->nentries || plan->keys.n || plan->vars.n || plan->funcs.n || plan->types.n ||
+        plan->has_main)
+        return 0;
+    for (int i = 0; words[i]; i++)
+        if (strstr(code, words[i]))
+            return 0;
+    return 1;
+}
+
+static void (*find_rerun(const rt_session_t *s, const char *code))(void)
+{
+    /* the headers it was compiled against must be unchanged on disk too
+     * (the shaker watches them; without one, no re-runs) */
+    if (!s->shake || rt_shake_stale(s->shake))
+        return NULL;
+    for (size_t i = 0; i < sizeof s->reruns / sizeof s->reruns[0]; i++) {
+        const struct rt_rerun *r = &s->reruns[i];
+        if (r->code && r->generation == s->generation && strcmp(r->code, code) == 0)
+            return r->cell;
+    }
+    return NULL;
+}
+
+static void keep_rerun(rt_session_t *s, const char *code, void (*cell)(void))
+{
+    struct rt_rerun *r = &s->reruns[s->next_rerun];
+    s->next_rerun = (s->next_rerun + 1) % (int)(sizeof s->reruns / sizeof s->reruns[0]);
+    free(r->code);
+    r->code = cm_strndup(code, strlen(code));
+    r->generation = s->generation;
+    r->cell = cell;
+}
+
+int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
+                          rt_error_t *err)
+{
+    if (sig == RT_PROTECT_RAISED) { /* a failed launch, say */
+        const char *ename, *evalue;
+        rt_protect_raised(&ename, &evalue);
+        rt_error_set(err, ename, 0, 0, "%s", evalue);
+        rt_error_t ignored = {0}; /* what it launched before is done or failed too */
+        rt_gpu_after_cell(cell, &ignored);
+        rt_error_free(&ignored);
+        return -1;
+    }
+    rt_session_fault_error(s, cell, fault, err);
+    if (sig == SIGINT)
+        rt_gpu_interrupted(err, cell);
+    return -1;
+}
+
+/* Compiles (or finds again) and runs code, a whole cell's text on the
+ * cell's own lines. */
+static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *err)
+{
+    run_t r = {0};
+    if ((r.cell = find_rerun(s, code))) {
+        rt_gpu_prepare_host(code, cell_no);
+        s->stats.reruns++;
+    } else {
+        rt_plan_t plan = {0};
+        rt_tcc_t *t = rt_session_compile_cell(s, code, cell_no, &plan, err);
+        if (!t) {
+            rt_plan_free(&plan);
+            return -1;
+        }
+        rt_session_commit(s, t, &plan);
+        r.cell = (void (*)(void))rt_tcc_symbol(t, plan.entry_name);
+        if (plan.has_main)
+            r.main = (int (*)(int, char **))rt_tcc_symbol(t, "main");
+        rt_tcc_list_symbols(t, s, rt_session_add_library_symbol);
+        rt_tcc_drop_compiler(t); /* every symbol the session needs is recorded */
+        if (r.cell && rerunnable(code, &plan))
+            keep_rerun(s, code, r.cell);
+        rt_plan_free(&plan);
+        if (!r.cell)
+            return rt_error_set(err, "CompileError", 0, 0,
+                                "the cell's code was not found after linking");
+    }
+
+    rt_result_reset();
+    rt_display_set_emit(s->emit, s->emit_ctx);
+    rt_fault_t fault;
+    int sig = rt_protect_run(run_cell, &r, &fault);
+    rt_display_set_emit(NULL, NULL);
+    char *result = rt_result_take();
+    if (sig) {
+        free(result);
+        return rt_session_run_failed(s, sig, &fault, cell_no, err);
+    }
+    if (rt_gpu_after_cell(cell_no, err) != 0) {
+        free(result);
+        return -1;
+    }
+    if (r.main && r.main_rc != 0) {
+        free(result);
+        char b[32];
+        snprintf(b, sizeof b, "%d", r.main_rc);
+        result = cm_strndup(b, strlen(b));
+    }
+    free(s->result);
+    s->result = result;
+    return 0;
+}
+
+int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)
+{
+    if (rt_segment_is_blank(seg))
+        return 0;
+    free(s->result);
+    s->result = NULL;
+    char *code = rt_segment_source(seg);
+    int rc = run_code(s, code, seg->cell, err);
+    free(code);
+    return rc;
+}
+
+int rt_session_run_text(rt_session_t *s, const char *text, int cell_no, rt_error_t *err)
+{
+    rt_segment_t seg = rt_segment_of(text, 0, strlen(text), 1, cell_no);
+    return rt_session_run(s, &seg, err);
+}
+
+rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *err)
+{
+    rt_plan_t none = {0};
+    rt_error_t error = {0};
+    rt_tcc_t *t = rt_session_new_state(s, &none, NULL, &error);
+    if (!t) {
+        CM_ERROR(err, 1, "%s", error.message);
+        rt_error_free(&error);
+        return NULL;
+    }
+    cm_buf_t src = {0};
+    cm_buf_adds(&src, rt_header());
+    cm_buf_adds(&src, "#line 1 \"session\"\n");
+    rt_prelude_render(&s->prelude, NULL, &src);
+    cm_buf_adds(&src, "#line 1 \"gpuc-magic\"\n");
+    cm_buf_adds(&src, body);
+    int rc = rt_tcc_compile(t, cm_buf_str(&src));
+    cm_buf_free(&src);
+    if (rc == 0)
+        rc = rt_tcc_relocate(t);
+    if (rc != 0) {
+        size_t nd;
+        const rt_diag_t *d = rt_tcc_diags(t, &nd);
+        for (size_t i = 0; i < nd; i++)
+            if (!d[i].warning) {
+                CM_ERROR(err, 1, "%s:%d: %s", d[i].file, d[i].line, d[i].msg);
+                break;
+            }
+        rt_tcc_free(t);
+        return NULL;
+    }
+    return t;
+}

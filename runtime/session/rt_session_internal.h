@@ -1,0 +1,137 @@
+/* rt_session_internal: the session's state, shared by the files that
+ * implement rt_session.h (rt_session.c, rt_symbols.c, rt_headers.c,
+ * rt_compile.c, rt_run.c, rt_fault.c) and read by the layers above that
+ * need more than the public interface (%who, %%cc, %timeit, completion). */
+#ifndef RT_SESSION_INTERNAL_H
+#define RT_SESSION_INTERNAL_H
+
+#include "cm_buf.h"
+#include "rt_options.h"
+#include "rt_plan.h"
+#include "rt_prelude.h"
+#include "rt_protect.h"
+#include "rt_session.h"
+#include "rt_shake.h"
+#include "rt_tcc.h"
+
+typedef struct rt_sym {
+    char *name;
+    void *addr;
+    int cell;      /* the cell that defined it */
+    int is_func;
+} rt_sym_t;
+
+struct rt_session {
+    char *libdir;
+    rt_emit_fn emit;
+    void *emit_ctx;
+    rt_prelude_t prelude;     /* declarations later cells compile against */
+    rt_sym_t *syms;           /* the latest definition of each name */
+    size_t nsyms, capsyms;
+    size_t *sym_slots;        /* hash of syms by name: index + 1; 0 = empty */
+    size_t nsym_slots;        /* a power of two */
+    rt_sym_t *code;           /* every function ever compiled, for fault reports */
+    size_t ncode, capcode;
+    rt_sym_t *libs;           /* library functions cells call, for fault reports */
+    size_t nlibs, caplibs;
+    rt_tcc_t **states;        /* kept: their code and data are in use */
+    size_t nstates, capstates;
+    cm_names_t types;         /* typedef names declared by cells */
+    rt_headers_mode_t headers;
+    rt_shake_t *shake;        /* for the current header directives, or NULL */
+    char *shake_failed;       /* header directives that could not be preprocessed */
+    rt_compile_stats_t stats;
+    unsigned long generation; /* changes whenever what cells compile against changes */
+    struct rt_rerun {         /* statement-only cells, for re-runs (rt_session.c) */
+        char *code;
+        unsigned long generation;
+        void (*cell)(void);
+    } reruns[8];
+    int next_rerun;
+    rt_options_t options;     /* %cflags and %lib */
+    char *result;             /* the last run's final expression, or NULL */
+};
+
+/* Makes a compiled cell's declarations part of the session: the prelude
+ * entries its keys replace go, its entries (those keep accepts; all when
+ * keep is NULL) and typedef names come. Symbols are the caller's. */
+void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,
+                                    int (*keep)(void *ctx, const rt_plan_entry_t *e), void *ctx);
+
+/* Non-zero when name[0, len) is a typedef name of the session's cells or
+ * headers (an rt_is_type_fn; ctx is the session). */
+int rt_session_is_type(void *ctx, const char *name, size_t len);
+
+/* The headers a shaker is made from: gpuc.h, then the prelude's #include,
+ * #define and #undef lines up to its last #include (later ones cannot
+ * change what the headers declare), leaving out entries marked in
+ * excluded (may be NULL); marks the lines used in consumed (may be NULL).
+ * A new string, or NULL when the prelude cannot be shaken (a #pragma). */
+char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *consumed);
+
+/* The shaker for the headers text key, made (and preprocessed) when they
+ * changed; kept in the session. NULL when they cannot be preprocessed. */
+rt_shake_t *rt_session_shaker(rt_session_t *s, const char *key);
+
+/* The error of a protected run of cell code (rt_protect_run) that ended
+ * with sig: a raised error (a failed launch), a fault or an interrupt
+ * (with what a still-running kernel means). Returns -1. */
+int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
+                          rt_error_t *err);
+
+/* The error for a cell that ended with a signal (rt_fault.c). */
+void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *fault, rt_error_t *err);
+
+/* ---- the symbol table (rt_symbols.c) ---- */
+
+/* The index of name in s->syms, or -1. */
+long rt_session_find_symbol(const rt_session_t *s, const char *name);
+
+/* name is now at addr, defined by cell. */
+void rt_session_set_symbol(rt_session_t *s, const char *name, void *addr, int cell, int is_func);
+
+/* A function compiled at addr, for fault reports. */
+void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell);
+
+/* A library function a cell was linked against (addresses outside the
+ * arena), so that a crash inside one can name it (an rt_tcc symbol
+ * callback; ctx is the session). */
+void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr);
+
+/* ---- compiling (rt_compile.c, rt_headers.c) ---- */
+
+/* A TCC state for a cell: the runtime's symbols and the earlier cells'
+ * ones it does not redefine (only those of the entries in emit, if not
+ * NULL). NULL with err set on failure. */
+rt_tcc_t *rt_session_new_state(rt_session_t *s, const rt_plan_t *plan, const char *emit,
+                               rt_error_t *err);
+
+/* The source of a cell with only the declarations it needs, from the
+ * headers and from earlier cells (marked in emit[0..prelude.n)), or NULL
+ * when it cannot be made (the cell then gets the full headers). */
+char *rt_session_shaken_source(rt_session_t *s, const rt_plan_t *plan, const char *excluded,
+                               const cm_buf_t *body, char *emit);
+
+/* Plans and compiles a cell's code (launches rewritten, macros expanded,
+ * the ways to show its final expression tried in turn). The linked state,
+ * or NULL with err set (a CompileError on the cell's lines). */
+rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
+                                  rt_error_t *err);
+
+/* Makes what a compiled cell defined part of the session. */
+void rt_session_commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan);
+
+/* Records name, defined by cell at addr, in the session's symbols (and a
+ * function in those fault reports name), as a compiled cell's definitions
+ * are: for code compiled outside TCC (%%cc). */
+void rt_session_define(rt_session_t *s, const char *name, void *addr, int cell, int is_func);
+
+/* The address of the session's variable or function name, or NULL. */
+void *rt_session_symbol(const rt_session_t *s, const char *name);
+
+/* Compiles and links body after the session's headers and declarations
+ * (all of them) for gpuc's own use. Returns the linked state (free it with
+ * rt_tcc_free; its data stays valid in the arena), or NULL with err set. */
+rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *err);
+
+#endif
