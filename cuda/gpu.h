@@ -30,7 +30,29 @@
  * checked against the parameters parsed from the kernel's source before the
  * driver is needed, so argument errors are reported on machines with no GPU
  * too. Parameters of unknown type (structs by value) accept any size: the
- * caller must pass exactly the kernel's layout. */
+ * caller must pass exactly the kernel's layout.
+ *
+ * The files of cuda/: thin bindings apart from policy (as CuPy's
+ * cupy_backends driver wrappers apart from cupy/cuda). A binding loads one
+ * library, holds its function pointers and has one check macro; it calls
+ * no policy file (only gpu_dl), so the calls between files run one way:
+ * policy -> bindings -> gpu_dl.
+ *   bindings  gpu_dl       dlopen and dlsym, where NVIDIA's libraries are
+ *             gpu_driver   libcuda.so.1, GPU_CU_CHECK
+ *             gpu_nvrtc    libnvrtc, GPU_NVRTC_CHECK
+ *             gpu_cudart   libcudart and libcublas, GPU_CUDART_CHECK
+ *   policy    gpu_device   devices, selection, the primary context; tells
+ *                          context changes to listeners
+ *                          (gpu_device_on_context)
+ *             gpu_compile  kernel cells through NVRTC, the device prelude
+ *             gpu_cache    the compile cache, in memory and on disk
+ *             gpu_module   the kernel registry, module loads, launches
+ *             gpu_timing   the clock, CUDA events, the kernel clock
+ *             gpu_error    what a failure costs, in words
+ *             gpu_scan     kernels, parameters and names in device source
+ *             gpu_header   the runtime API declarations host cells see
+ * gpu_internal.h is what the policy files share; cuda/sim/ will hold the
+ * simulator (cuda/sim/README.md). */
 #ifndef GPU_H
 #define GPU_H
 

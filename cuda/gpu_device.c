@@ -19,6 +19,34 @@ static struct {
     int ctx_device;
 } dev = {.selected = 0, .ctx_device = -1};
 
+static struct {
+    gpu_context_fn fn;
+    void *user;
+} listeners[GPU_CONTEXT_LISTENERS];
+static int nlisteners;
+
+int gpu_device_on_context(gpu_context_fn fn, void *user)
+{
+    for (int i = 0; i < nlisteners; i++)
+        if (listeners[i].fn == fn && listeners[i].user == user)
+            return 0;
+    if (nlisteners == GPU_CONTEXT_LISTENERS)
+        return -1;
+    listeners[nlisteners].fn = fn;
+    listeners[nlisteners].user = user;
+    nlisteners++;
+    return 0;
+}
+
+/* Tells every listener; the first failure stops it. 0 / -1 with err. */
+static int notify(gpu_context_event_t event, cm_error_t *err)
+{
+    for (int i = 0; i < nlisteners; i++)
+        if (listeners[i].fn(event, listeners[i].user, err))
+            return -1;
+    return 0;
+}
+
 static void probe_driver(void)
 {
     cm_error_t err;
@@ -170,14 +198,15 @@ int gpu_select(int device, cm_error_t *err)
     }
     if (device != dev.selected) {
         dev.selected = device;
-        gpu_module_forget_loaded(); /* modules of the old context stay there */
+        if (notify(GPU_CONTEXT_LEAVING, err))
+            return -1;
     }
     const gpu_cudart_t *rt = gpu_cudart_get(NULL);
     if (rt && GPU_CUDART_CHECK(rt->cudaSetDevice(device), err))
         return -1;
     if (gpu_context_ensure(err))
         return -1;
-    return gpu_module_load_all(err);
+    return notify(GPU_CONTEXT_READY, err);
 }
 
 int gpu_device_properties(gpu_device_props_t *props, int device)

@@ -40,6 +40,27 @@ int gpu_context_ensure(cm_error_t *err);
 /* Records GPU_E_NO_GPU: "<prefix>no GPU: <reason>". */
 void gpu_error_no_gpu(cm_error_t *err, const char *prefix);
 
+/* What happened to the selected device's context, as told to the listeners
+ * of gpu_device_on_context. The device knows nothing of its listeners
+ * (modules, later the memory pool): they register themselves. */
+typedef enum gpu_context_event {
+    GPU_CONTEXT_LEAVING = 1, /* gpu_select chose another device: what lives in
+                                the old context stays there, unusable from now */
+    GPU_CONTEXT_READY = 2,   /* gpu_select made the selected device's context
+                                current (also when the device did not change) */
+} gpu_context_event_t;
+
+/* A listener: 0, or -1 with err set; gpu_select then stops and fails with
+ * that error. user is what was given at registration. */
+typedef int (*gpu_context_fn)(gpu_context_event_t event, void *user, cm_error_t *err);
+
+#define GPU_CONTEXT_LISTENERS 8
+
+/* Registers fn(user) for context events; listeners are called in the order
+ * they registered. Registering the same pair again is a no-op. 0, or -1
+ * when GPU_CONTEXT_LISTENERS are registered already. */
+int gpu_device_on_context(gpu_context_fn fn, void *user);
+
 /* ---- gpu_error.c ------------------------------------------------------- */
 
 /* The part of gpu_sticky_message after the error's name: what was lost. */
@@ -76,20 +97,18 @@ void gpu_image_clear(gpu_image_t *img);
 /* Registers the kernels of a compiled cell, replacing earlier kernels of the
  * same names; takes over img->data (img is cleared). Loads the module when a
  * GPU is present (*loaded = 1, *load_ms). -1 with err when loading fails;
- * the kernels are then not registered. */
+ * the kernels are then not registered. The first call subscribes the
+ * registry to context events (gpu_device_on_context): after gpu_select the
+ * modules are loaded on the new context. */
 int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *kernels, int nkernels,
                    int *loaded, double *load_ms, cm_error_t *err);
-
-/* Loads the modules not loaded yet on the current context (after
- * gpu_select). */
-int gpu_module_load_all(cm_error_t *err);
-
-/* Forgets every module without unloading (the context is being switched). */
-void gpu_module_forget_loaded(void);
 
 /* Forgets every kernel and module (unloading what is loaded). */
 void gpu_module_reset(void);
 
+/* ---- gpu_timing.c ------------------------------------------------------ */
+
+/* Milliseconds on the monotonic clock. */
 double gpu_now_ms(void);
 
 /* The kernel clock's hooks around a launch (gpu_timing.c); no-ops while

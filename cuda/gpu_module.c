@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpu_internal.h"
 
@@ -30,13 +29,6 @@ static struct {
     char name[128];
     int cell, line;
 } last;
-
-double gpu_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void module_unref(module_t *m)
 {
@@ -97,11 +89,56 @@ static const char *lowered_of(const gpu_image_t *img, const char *name)
     return NULL;
 }
 
+/* Loads the modules not loaded yet on the current context. */
+static int load_all(cm_error_t *err)
+{
+    for (int i = 0; i < nkernels; i++)
+        if (!kernels[i].fn && module_load(kernels[i].module, err))
+            return -1;
+    return 0;
+}
+
+/* Forgets every module without unloading: each stays in the old context. */
+static void forget_loaded(void)
+{
+    for (int i = 0; i < nkernels; i++) {
+        kernels[i].fn = NULL;
+        kernels[i].module->mod = NULL;
+    }
+}
+
+/* The registry's part in a device switch (gpu_select). */
+static int on_context(gpu_context_event_t event, void *user, cm_error_t *err)
+{
+    (void)user;
+    if (event == GPU_CONTEXT_LEAVING) {
+        forget_loaded();
+        return 0;
+    }
+    return load_all(err);
+}
+
+/* Subscribes the registry to context events, once. 0 / -1 with err. */
+static int subscribe(cm_error_t *err)
+{
+    static int listening;
+    if (!listening && gpu_device_on_context(on_context, NULL)) {
+        CM_ERROR(err, GPU_E_INVALID, "too many listeners of GPU context changes");
+        return -1;
+    }
+    listening = 1;
+    return 0;
+}
+
 int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, int ninfos,
                    int *loaded, double *load_ms, cm_error_t *err)
 {
     *loaded = 0;
     *load_ms = 0;
+    if (subscribe(err)) {
+        gpu_image_clear(img);
+        return -1;
+    }
     if (ninfos == 0) {
         gpu_image_clear(img);
         return 0;
@@ -198,22 +235,6 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
         module_unref(m);
     }
     return 0;
-}
-
-int gpu_module_load_all(cm_error_t *err)
-{
-    for (int i = 0; i < nkernels; i++)
-        if (!kernels[i].fn && module_load(kernels[i].module, err))
-            return -1;
-    return 0;
-}
-
-void gpu_module_forget_loaded(void)
-{
-    for (int i = 0; i < nkernels; i++) {
-        kernels[i].fn = NULL;
-        kernels[i].module->mod = NULL; /* stays loaded in the old context */
-    }
 }
 
 void gpu_module_reset(void)

@@ -2,10 +2,18 @@
  * the timing magics (see gpu.h). Policy only; the events are
  * gpu_driver's thin bindings. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "gpu.h"
 #include "gpu_driver.h"
 #include "gpu_internal.h"
+
+double gpu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 struct gpu_timer {
     const gpu_driver_t *d;
