@@ -17,6 +17,7 @@
 
 #include "cm_link.h"
 #include "cm_log.h"
+#include "jk_reply.h"
 #include "jk_utf8.h"
 
 #define READY_TIMEOUT_MS 10000
@@ -394,7 +395,7 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
                 describe_death(ex, &gone);
                 CM_INFO("executor replaced after its reply: %s", gone.text);
             }
-            *reply = msg;
+            *reply = jk_reply_from_executor(msg);
             return JK_EXECUTOR_REPLY;
         }
         if (op && (strcmp(op, "display") == 0 || strcmp(op, "clear_output") == 0)) {

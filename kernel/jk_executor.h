@@ -48,7 +48,8 @@ enum { JK_EXECUTOR_PENDING = 0, JK_EXECUTOR_REPLY = 1, JK_EXECUTOR_DIED = -1 };
 
 /* Reads whatever is ready without blocking, delivering events in order.
  * Returns JK_EXECUTOR_REPLY with a new reference in *reply (the "reply"
- * frame, "op" removed), JK_EXECUTOR_PENDING, or JK_EXECUTOR_DIED with err
+ * frame, "op" removed, errors rendered by jk_reply_from_executor),
+ * JK_EXECUTOR_PENDING, or JK_EXECUTOR_DIED with err
  * saying how it ended ("the executor exited with status 3", "... was
  * killed by SIGKILL") — then jk_executor_free it and start another. */
 int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json_t **reply,

@@ -1,9 +1,10 @@
 /* gpuc kernel -f CONNECTION_FILE: sets up the sockets and threads, then
- * runs the shell loop on the main thread until a shutdown. */
-#include "jk_kernel.h"
-
+ * runs the shell loop (jk_shell.c) on the main thread until a shutdown. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,41 @@
 #include "cm_log.h"
 #include "gpuc_config.h"
 #include "jk_commands.h"
+#include "jk_connection.h"
+#include "jk_control.h"
 #include "jk_heartbeat.h"
+#include "jk_shell.h"
 #include "jk_socket.h"
 
-#define IDLE_POLL_MS 500 /* how often the shell loop checks on its parent */
+/* One Jupyter session served by the kernel process: the sockets, the
+ * threads, and what the shell and control channels are lent. */
+typedef struct jk_kernel {
+    jk_connection_t conn;
+    jk_signer_t *signer;
+    char session[37];          /* our session id, in every header we send */
+    char exe[PATH_MAX];        /* this gpuc binary, to start executors */
+    void *zmq;                 /* ZeroMQ context */
+    void *shell_socket, *control_socket, *stdin_socket, *iopub_socket;
+    jk_iopub_t *iopub;
+    jk_history_t *history;     /* shell thread only */
+    _Atomic pid_t executor_pid;/* for interrupts from other threads and signals */
+    int wake[2];               /* pipe: control thread / signals -> shell loop */
+    atomic_int stopping;       /* a shutdown was requested */
+    jk_shell_t shell;          /* shell thread only; holds the executor */
+    jk_control_t control;
+} jk_kernel_t;
 
 static jk_kernel_t *signal_kernel; /* for the signal handlers */
+
+/* Sets stopping and wakes the shell loop. Async-signal-safe. */
+static void request_stop(void *ctx)
+{
+    jk_kernel_t *k = ctx;
+    atomic_store(&k->stopping, 1);
+    char byte = 1;
+    ssize_t w = write(k->wake[1], &byte, 1);
+    (void)w;
+}
 
 static void on_sigint(int sig)
 {
@@ -35,15 +65,7 @@ static void on_sigterm(int sig)
 {
     (void)sig;
     if (signal_kernel)
-        jk_kernel_request_stop(signal_kernel);
-}
-
-void jk_kernel_request_stop(jk_kernel_t *k)
-{
-    atomic_store(&k->stopping, 1);
-    char byte = 1;
-    ssize_t w = write(k->wake[1], &byte, 1);
-    (void)w;
+        request_stop(signal_kernel);
 }
 
 static void install_signals(jk_kernel_t *k)
@@ -59,44 +81,40 @@ static void install_signals(jk_kernel_t *k)
     sigaction(SIGPIPE, &sa, NULL);
 }
 
-json_t *jk_kernel_info(void)
+static void send_reply(void *ctx, void *socket, const jk_message_t *msg, const char *msg_type,
+                       json_t *content)
 {
-    return json_pack(
-        "{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s}, s:s, s:[{s:s, s:s}, {s:s, s:s}], "
-        "s:b}",
-        "status", "ok", "protocol_version", JK_PROTOCOL_VERSION, "implementation", "gpuc",
-        "implementation_version", GPUC_VERSION, "language_info", "name", "c", "version", "C11",
-        "mimetype", "text/x-csrc", "file_extension", ".c", "pygments_lexer", "c",
-        "codemirror_mode", "text/x-csrc", "banner",
-        "gpuc " GPUC_VERSION " — C and CUDA in Jupyter: cells compiled by TCC, state kept "
-        "between cells, crashes caught.",
-        "help_links", "text", "gpuc user guide", "url",
-        "https://github.com/gpuc/gpuc/blob/main/docs/cells.md", "text", "gpuc architecture",
-        "url", "https://github.com/gpuc/gpuc/blob/main/docs/architecture.md", "debugger", 0);
-}
-
-void jk_kernel_reply(jk_kernel_t *k, void *socket, const jk_message_t *msg, const char *msg_type,
-                     json_t *content)
-{
+    jk_kernel_t *k = ctx;
     cm_error_t err;
     cm_error_clear(&err);
     if (jk_socket_send_message(socket, k->signer, k->session, msg, msg_type, content, &err) != 0)
         CM_WARN("cannot send %s: %s", msg_type, err.text);
 }
 
-int jk_kernel_ensure_executor(jk_kernel_t *k)
+/* Starts an executor if none runs. Returns 0, or -1 (logged). */
+static int ensure_executor(void *ctx)
 {
-    if (k->executor)
+    jk_kernel_t *k = ctx;
+    if (k->shell.executor)
         return 0;
     cm_error_t err;
     cm_error_clear(&err);
-    k->executor = jk_executor_new(k->exe, &err);
-    if (!k->executor) {
+    k->shell.executor = jk_executor_new(k->exe, &err);
+    if (!k->shell.executor) {
         CM_ERR("cannot start the executor: %s", err.text);
         return -1;
     }
-    atomic_store(&k->executor_pid, jk_executor_pid(k->executor));
+    atomic_store(&k->executor_pid, jk_executor_pid(k->shell.executor));
     return 0;
+}
+
+/* Frees the executor (killing its process group, if alive). */
+static void drop_executor(void *ctx)
+{
+    jk_kernel_t *k = ctx;
+    atomic_store(&k->executor_pid, 0);
+    jk_executor_free(k->shell.executor);
+    k->shell.executor = NULL;
 }
 
 /* Binds a socket of type on channel. Returns it, or NULL with err set. */
@@ -127,9 +145,10 @@ static void *bind_channel(jk_kernel_t *k, int type, jk_channel_t channel, cm_err
 static int open_sockets(jk_kernel_t *k, cm_error_t *err)
 {
     k->zmq = zmq_ctx_new();
-    k->shell = bind_channel(k, ZMQ_ROUTER, JK_CHANNEL_SHELL, err);
-    k->control = k->shell ? bind_channel(k, ZMQ_ROUTER, JK_CHANNEL_CONTROL, err) : NULL;
-    k->stdin_socket = k->control ? bind_channel(k, ZMQ_ROUTER, JK_CHANNEL_STDIN, err) : NULL;
+    k->shell_socket = bind_channel(k, ZMQ_ROUTER, JK_CHANNEL_SHELL, err);
+    k->control_socket =
+        k->shell_socket ? bind_channel(k, ZMQ_ROUTER, JK_CHANNEL_CONTROL, err) : NULL;
+    k->stdin_socket = k->control_socket ? bind_channel(k, ZMQ_ROUTER, JK_CHANNEL_STDIN, err) : NULL;
     k->iopub_socket = k->stdin_socket ? bind_channel(k, ZMQ_PUB, JK_CHANNEL_IOPUB, err) : NULL;
     if (!k->iopub_socket)
         return -1;
@@ -137,92 +156,18 @@ static int open_sockets(jk_kernel_t *k, cm_error_t *err)
     return k->iopub ? 0 : -1;
 }
 
-/* Publishes what an executor prints between requests (a thread a cell
- * started, say) under the last execute request. Returns -1 if it died. */
-static void pump_idle_executor(jk_kernel_t *k);
-
-static void drain_wake(jk_kernel_t *k)
+/* What the shell and control channels use of the kernel. */
+static void lend(jk_kernel_t *k, pid_t parent_pid)
 {
-    char buf[64];
-    while (read(k->wake[0], buf, sizeof buf) > 0) {
-    }
-}
-
-static void shell_loop(jk_kernel_t *k)
-{
-    while (!atomic_load(&k->stopping)) {
-        zmq_pollitem_t items[5] = {{k->shell, 0, ZMQ_POLLIN, 0}, {NULL, k->wake[0], ZMQ_POLLIN, 0}};
-        int n = 2;
-        int fds[3];
-        int nfds = k->executor ? jk_executor_fds(k->executor, fds) : 0;
-        for (int i = 0; i < nfds; i++)
-            items[n++] = (zmq_pollitem_t){NULL, fds[i], ZMQ_POLLIN, 0};
-        int timeout = IDLE_POLL_MS;
-        int flush = k->executor ? jk_executor_timeout_ms(k->executor) : -1;
-        if (flush >= 0 && flush < timeout)
-            timeout = flush;
-        int rc = zmq_poll(items, n, timeout);
-        if (rc < 0 && zmq_errno() != EINTR) {
-            CM_ERR("poll failed: %s", zmq_strerror(zmq_errno()));
-            break;
-        }
-        if (getppid() != k->parent_pid) {
-            CM_INFO("parent process %d is gone; shutting down", (int)k->parent_pid);
-            break;
-        }
-        if (items[1].revents & ZMQ_POLLIN)
-            drain_wake(k);
-        if (k->executor)
-            pump_idle_executor(k);
-        if (!(items[0].revents & ZMQ_POLLIN))
-            continue;
-        jk_message_t msg = {0};
-        cm_error_t err;
-        cm_error_clear(&err);
-        int got = jk_socket_recv_message(k->shell, k->signer, ZMQ_DONTWAIT, &msg, &err);
-        if (got < 0) {
-            if (err.code == JK_SOCKET_ETERM)
-                break;
-            CM_WARN("shell: dropped a message: %s", err.text);
-            continue;
-        }
-        if (got == 0) {
-            jk_shell_dispatch(k, &msg);
-            jk_message_clear(&msg);
-        }
-    }
-}
-
-static void on_idle_stream(void *ctx, const char *name, const char *text, size_t len)
-{
-    jk_kernel_t *k = ctx;
-    jk_iopub_publish(k->iopub, &k->last_execute, "stream",
-                     json_pack("{s:s, s:s%}", "name", name, "text", text, len));
-}
-
-static void pump_idle_executor(jk_kernel_t *k)
-{
-    jk_executor_events_t events = {.ctx = k, .on_stream = on_idle_stream};
-    json_t *reply = NULL;
-    cm_error_t err;
-    cm_error_clear(&err);
-    int rc = jk_executor_pump(k->executor, &events, &reply, &err);
-    json_decref(reply); /* no request is pending: nothing should reply */
-    if (rc == JK_EXECUTOR_DIED && atomic_load(&k->stopping)) {
-        atomic_store(&k->executor_pid, 0); /* killed by a shutdown: expected */
-        jk_executor_free(k->executor);
-        k->executor = NULL;
-    } else if (rc == JK_EXECUTOR_DIED) {
-        CM_WARN("the executor died between cells: %s", err.text);
-        jk_iopub_publish(k->iopub, &k->last_execute, "stream",
-                         json_pack("{s:s, s:s++}", "name", "stderr", "text",
-                                   "[gpuc] between cells, ", err.text,
-                                   "; the session's state was lost and a fresh one started.\n"));
-        atomic_store(&k->executor_pid, 0);
-        jk_executor_free(k->executor);
-        k->executor = NULL;
-        jk_kernel_ensure_executor(k);
-    }
+    k->shell = (jk_shell_t){.socket = k->shell_socket, .signer = k->signer, .iopub = k->iopub,
+                            .history = k->history, .wake_fd = k->wake[0],
+                            .stopping = &k->stopping, .parent_pid = parent_pid, .ctx = k,
+                            .ensure_executor = ensure_executor, .drop_executor = drop_executor,
+                            .reply = send_reply, .stop = request_stop};
+    k->control = (jk_control_t){.socket = k->control_socket, .signer = k->signer,
+                                .iopub = k->iopub, .stopping = &k->stopping,
+                                .executor_pid = &k->executor_pid, .ctx = k, .reply = send_reply,
+                                .stop = request_stop};
 }
 
 static void usage(void)
@@ -234,23 +179,18 @@ static void teardown(jk_kernel_t *k, pthread_t control, int control_started,
                      jk_heartbeat_t *hb)
 {
     atomic_store(&k->stopping, 1);
-    atomic_store(&k->executor_pid, 0);
-    jk_executor_free(k->executor); /* kills its process group */
-    k->executor = NULL;
+    drop_executor(k);
     if (control_started)
         pthread_join(control, NULL);
     jk_heartbeat_stop(hb);
-    void *sockets[] = {k->shell, k->control, k->stdin_socket, k->iopub_socket};
+    void *sockets[] = {k->shell_socket, k->control_socket, k->stdin_socket, k->iopub_socket};
     for (size_t i = 0; i < 4; i++)
         if (sockets[i])
             zmq_close(sockets[i]);
     jk_iopub_free(k->iopub);
     if (k->zmq)
         zmq_ctx_term(k->zmq);
-    jk_message_clear(&k->last_execute);
-    for (size_t i = 0; i < k->n_queued; i++)
-        jk_message_clear(&k->queued[i]);
-    free(k->queued);
+    jk_shell_clear(&k->shell);
     jk_history_free(k->history);
     jk_signer_free(k->signer);
 }
@@ -274,7 +214,7 @@ int jk_kernel_main(int argc, char **argv)
     jk_kernel_t *k = &kernel;
     cm_error_t err;
     cm_error_clear(&err);
-    k->parent_pid = getppid();
+    pid_t parent_pid = getppid();
     if (jk_connection_load(path, &k->conn, &err) != 0) {
         fprintf(stderr, "gpuc kernel: %s\n", err.text);
         return 1;
@@ -295,8 +235,9 @@ int jk_kernel_main(int argc, char **argv)
         jk_connection_endpoint(&k->conn, JK_CHANNEL_HB, endpoint, sizeof endpoint);
         hb = jk_heartbeat_start(k->zmq, endpoint, &err);
     }
+    lend(k, parent_pid);
     if (hb)
-        control_started = pthread_create(&control, NULL, jk_control_thread, k) == 0;
+        control_started = pthread_create(&control, NULL, jk_control_thread, &k->control) == 0;
     if (!control_started) {
         fprintf(stderr, "gpuc kernel: %s\n", err.code ? err.text : "cannot start threads");
         teardown(k, control, 0, hb);
@@ -304,8 +245,8 @@ int jk_kernel_main(int argc, char **argv)
     }
     CM_INFO("gpuc %s kernel ready (pid %d)", GPUC_VERSION, (int)getpid());
     jk_iopub_status(k->iopub, NULL, "starting");
-    jk_kernel_ensure_executor(k); /* warm: the first cell need not wait for it */
-    shell_loop(k);
+    ensure_executor(k); /* warm: the first cell need not wait for it */
+    jk_shell_run(&k->shell);
     teardown(k, control, control_started, hb);
     CM_INFO("kernel stopped");
     return 0;

@@ -1,6 +1,5 @@
-/* The shell channel's requests, handled on the main thread. Requests that
- * need the session go to the executor; while one runs, this thread keeps
- * forwarding its output and watching for its death and for a shutdown. */
+#include "jk_shell.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,11 +7,14 @@
 #include <zmq.h>
 
 #include "cm_log.h"
-#include "jk_kernel.h"
+#include "jk_info.h"
+#include "jk_reply.h"
 #include "jk_socket.h"
 
+#define IDLE_POLL_MS 500 /* the longest poll: how often the loop checks on its parent */
+
 typedef struct request {
-    jk_kernel_t *k;
+    jk_shell_t *s;
     const jk_message_t *msg;
     int silent; /* publish nothing but status */
     /* runs once the request is on its way to the executor, so that what it
@@ -26,7 +28,7 @@ static void on_stream(void *ctx, const char *name, const char *text, size_t len)
 {
     request_t *r = ctx;
     if (!r->silent)
-        jk_iopub_publish(r->k->iopub, r->msg, "stream",
+        jk_iopub_publish(r->s->iopub, r->msg, "stream",
                          json_pack("{s:s, s:s%}", "name", name, "text", text, len));
 }
 
@@ -37,7 +39,7 @@ static void on_output(void *ctx, const json_t *frame)
         return;
     const char *op = json_string_value(json_object_get(frame, "op"));
     if (strcmp(op, "clear_output") == 0) {
-        jk_iopub_publish(r->k->iopub, r->msg, "clear_output",
+        jk_iopub_publish(r->s->iopub, r->msg, "clear_output",
                          json_pack("{s:b}", "wait", json_is_true(json_object_get(frame, "wait"))));
         return;
     }
@@ -48,7 +50,44 @@ static void on_output(void *ctx, const json_t *frame)
         json_object_set_new(content, keys[i], json_is_object(v) ? json_incref(v) : json_object());
     }
     int update = json_is_true(json_object_get(frame, "update"));
-    jk_iopub_publish(r->k->iopub, r->msg, update ? "update_display_data" : "display_data", content);
+    jk_iopub_publish(r->s->iopub, r->msg, update ? "update_display_data" : "display_data", content);
+}
+
+static void send_reply(jk_shell_t *s, const jk_message_t *msg, const char *msg_type, json_t *content)
+{
+    s->reply(s->ctx, s->socket, msg, msg_type, content);
+}
+
+/* Frees the executor (dead, or exiting after its reply) and, if restart,
+ * starts a fresh one. */
+static void replace_executor(jk_shell_t *s, int restart)
+{
+    s->drop_executor(s->ctx);
+    if (restart)
+        s->ensure_executor(s->ctx);
+}
+
+enum { WOKEN = 1, SOCKET_READY = 2 };
+
+/* Waits for the wake pipe, the executor's output and, if watch_socket, the
+ * shell socket: at most IDLE_POLL_MS, less when buffered output is due.
+ * Returns zmq_poll's result; *ready gets WOKEN | SOCKET_READY. */
+static int wait_for_input(jk_shell_t *s, int watch_socket, int *ready)
+{
+    zmq_pollitem_t items[5] = {{NULL, s->wake_fd, ZMQ_POLLIN, 0}, {s->socket, 0, ZMQ_POLLIN, 0}};
+    int n = watch_socket ? 2 : 1;
+    int fds[3];
+    int nfds = s->executor ? jk_executor_fds(s->executor, fds) : 0;
+    for (int i = 0; i < nfds; i++)
+        items[n++] = (zmq_pollitem_t){NULL, fds[i], ZMQ_POLLIN, 0};
+    int timeout = IDLE_POLL_MS;
+    int flush = s->executor ? jk_executor_timeout_ms(s->executor) : -1;
+    if (flush >= 0 && flush < timeout)
+        timeout = flush;
+    int rc = zmq_poll(items, n, timeout);
+    *ready = (items[0].revents & ZMQ_POLLIN ? WOKEN : 0) |
+             (watch_socket && (items[1].revents & ZMQ_POLLIN) ? SOCKET_READY : 0);
+    return rc;
 }
 
 /* Runs one request in the executor and waits for its reply, forwarding
@@ -57,8 +96,8 @@ static void on_output(void *ctx, const json_t *frame)
  * shutdown was requested. */
 static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *death)
 {
-    jk_kernel_t *k = r->k;
-    if (jk_kernel_ensure_executor(k) != 0) {
+    jk_shell_t *s = r->s;
+    if (s->ensure_executor(s->ctx) != 0) {
         if (r->after_send)
             r->after_send(r);
         CM_ERROR(death, -1, "the executor could not be started");
@@ -66,39 +105,23 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
     }
     jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output};
     json_t *reply = NULL;
-    int rc = jk_executor_send(k->executor, request, death) == 0 ? JK_EXECUTOR_PENDING
+    int rc = jk_executor_send(s->executor, request, death) == 0 ? JK_EXECUTOR_PENDING
                                                                   : JK_EXECUTOR_DIED;
     if (r->after_send)
         r->after_send(r);
-    while (rc == JK_EXECUTOR_PENDING && !atomic_load(&k->stopping)) {
-        zmq_pollitem_t items[4] = {{NULL, k->wake[0], ZMQ_POLLIN, 0}};
-        int fds[3];
-        int n = jk_executor_fds(k->executor, fds);
-        for (int i = 0; i < n; i++)
-            items[i + 1] = (zmq_pollitem_t){NULL, fds[i], ZMQ_POLLIN, 0};
-        int timeout = jk_executor_timeout_ms(k->executor);
-        if (timeout < 0 || timeout > 500)
-            timeout = 500;
-        if (zmq_poll(items, n + 1, timeout) < 0 && zmq_errno() != EINTR)
+    while (rc == JK_EXECUTOR_PENDING && !atomic_load(s->stopping)) {
+        int ready;
+        if (wait_for_input(s, 0, &ready) < 0 && zmq_errno() != EINTR)
             CM_WARN("poll: %s", zmq_strerror(zmq_errno()));
-        if (getppid() != k->parent_pid)
-            jk_kernel_request_stop(k);
-        rc = jk_executor_pump(k->executor, &events, &reply, death);
+        if (getppid() != s->parent_pid)
+            s->stop(s->ctx);
+        rc = jk_executor_pump(s->executor, &events, &reply, death);
     }
-    if (rc == JK_EXECUTOR_REPLY && jk_executor_pid(k->executor) == 0) {
-        /* it exited after this reply (its GPU context was lost): a fresh one */
-        atomic_store(&k->executor_pid, 0);
-        jk_executor_free(k->executor);
-        k->executor = NULL;
-        jk_kernel_ensure_executor(k);
-    }
+    if (rc == JK_EXECUTOR_REPLY && jk_executor_pid(s->executor) == 0)
+        replace_executor(s, 1); /* it exited after this reply (its GPU context was lost) */
     if (rc == JK_EXECUTOR_DIED) {
         CM_WARN("executor died: %s", death->text);
-        atomic_store(&k->executor_pid, 0);
-        jk_executor_free(k->executor);
-        k->executor = NULL;
-        if (!atomic_load(&k->stopping))
-            jk_kernel_ensure_executor(k);
+        replace_executor(s, !atomic_load(s->stopping));
     }
     return reply;
 }
@@ -123,54 +146,55 @@ static json_t *death_error(const cm_error_t *death, int n)
              "%s while running cell [%d]; the session's state (variables, functions, device "
              "arrays) was lost. A fresh session has started: re-run the cells you need.",
              death->text, n);
-    return json_pack("{s:s, s:s, s:s, s:[s]}", "status", "error", "ename", "ExecutorDied",
-                     "evalue", evalue, "traceback", evalue);
+    return jk_reply_error("ExecutorDied", evalue);
 }
+
+static void dispatch(jk_shell_t *s, jk_message_t *msg);
 
 /* Takes every request already waiting on shell, BEFORE the failed cell's
  * reply goes out: only what was sent before the client could know of the
  * error is aborted (see answer_queued). */
-static void take_queued(jk_kernel_t *k)
+static void take_queued(jk_shell_t *s)
 {
     for (;;) {
         jk_message_t msg = {0};
         cm_error_t err;
         cm_error_clear(&err);
-        int rc = jk_socket_recv_message(k->shell, k->signer, ZMQ_DONTWAIT, &msg, &err);
+        int rc = jk_socket_recv_message(s->socket, s->signer, ZMQ_DONTWAIT, &msg, &err);
         if (rc == 1 || (rc < 0 && err.code == JK_SOCKET_ETERM))
             return;
         if (rc < 0) {
             CM_WARN("shell: dropped a message: %s", err.text);
             continue;
         }
-        jk_message_t *q = realloc(k->queued, (k->n_queued + 1) * sizeof *q);
+        jk_message_t *q = realloc(s->queued, (s->n_queued + 1) * sizeof *q);
         if (!q) {
             jk_message_clear(&msg);
             return;
         }
-        k->queued = q;
-        k->queued[k->n_queued++] = msg;
+        s->queued = q;
+        s->queued[s->n_queued++] = msg;
     }
 }
 
 /* stop_on_error: the execute requests taken by take_queued are answered
  * "aborted"; other requests are handled as usual. */
-static void answer_queued(jk_kernel_t *k)
+static void answer_queued(jk_shell_t *s)
 {
-    jk_message_t *queued = k->queued;
-    size_t n = k->n_queued;
-    k->queued = NULL;
-    k->n_queued = 0;
+    jk_message_t *queued = s->queued;
+    size_t n = s->n_queued;
+    s->queued = NULL;
+    s->n_queued = 0;
     for (size_t i = 0; i < n; i++) {
         jk_message_t *msg = &queued[i];
         if (strcmp(msg->msg_type, "execute_request") == 0) {
-            jk_iopub_status(k->iopub, msg, "busy");
-            jk_kernel_reply(k, k->shell, msg, "execute_reply",
+            jk_iopub_status(s->iopub, msg, "busy");
+            send_reply(s, msg, "execute_reply",
                             json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
-                                      k->execution_count));
-            jk_iopub_status(k->iopub, msg, "idle");
+                                      s->execution_count));
+            jk_iopub_status(s->iopub, msg, "idle");
         } else {
-            jk_shell_dispatch(k, msg);
+            dispatch(s, msg);
         }
         jk_message_clear(msg);
     }
@@ -180,25 +204,25 @@ static void answer_queued(jk_kernel_t *k)
 /* busy and execute_input, published while the executor compiles */
 static void announce_execute(request_t *r)
 {
-    jk_iopub_status(r->k->iopub, r->msg, "busy");
+    jk_iopub_status(r->s->iopub, r->msg, "busy");
     if (!r->silent)
-        jk_iopub_publish(r->k->iopub, r->msg, "execute_input",
+        jk_iopub_publish(r->s->iopub, r->msg, "execute_input",
                          json_pack("{s:s, s:i}", "code", r->code, "execution_count", r->count));
 }
 
-static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
+static void handle_execute(jk_shell_t *s, jk_message_t *msg)
 {
     const char *code = code_of(msg);
     int silent = flag(msg, "silent", 0);
     int store_history = silent ? 0 : flag(msg, "store_history", 1);
     if (store_history)
-        k->execution_count++;
-    int n = k->execution_count;
-    request_t r = {k, msg, silent, announce_execute, code, n};
+        s->execution_count++;
+    int n = s->execution_count;
+    request_t r = {s, msg, silent, announce_execute, code, n};
     if (store_history)
-        jk_history_add(k->history, n, code);
-    jk_message_clear(&k->last_execute);
-    jk_message_t *last = &k->last_execute;
+        jk_history_add(s->history, n, code);
+    jk_message_clear(&s->last_execute);
+    jk_message_t *last = &s->last_execute;
     last->header = json_deep_copy(msg->header);
     json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code", code, "cell", n,
                                 "silent", silent);
@@ -214,9 +238,9 @@ static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
     const char *text = json_string_value(json_object_get(json_object_get(result, "data"),
                                                          "text/plain"));
     if (ok && text && store_history)
-        jk_history_set_output(k->history, n, text);
+        jk_history_set_output(s->history, n, text);
     if (ok && json_is_object(result) && !silent)
-        jk_iopub_publish(k->iopub, msg, "execute_result",
+        jk_iopub_publish(s->iopub, msg, "execute_result",
                          json_pack("{s:i, s:O, s:O}", "execution_count", n, "data",
                                    json_object_get(result, "data"), "metadata",
                                    json_object_get(result, "metadata")
@@ -229,22 +253,22 @@ static void handle_execute(jk_kernel_t *k, jk_message_t *msg)
         for (size_t i = 0; i < 3; i++)
             json_object_set(content, keys[i], json_object_get(reply, keys[i]));
         if (!silent)
-            jk_iopub_publish(k->iopub, msg, "error",
+            jk_iopub_publish(s->iopub, msg, "error",
                              json_pack("{s:O, s:O, s:O}", "ename", json_object_get(reply, "ename"),
                                        "evalue", json_object_get(reply, "evalue"), "traceback",
                                        json_object_get(reply, "traceback")));
     }
     json_decref(reply);
     if (!ok && flag(msg, "stop_on_error", 1))
-        take_queued(k);
-    jk_kernel_reply(k, k->shell, msg, "execute_reply", content);
+        take_queued(s);
+    send_reply(s, msg, "execute_reply", content);
 }
 
 /* complete, inspect and is_complete: forwarded as they are. */
-static void forward(jk_kernel_t *k, jk_message_t *msg, const char *op, const char *reply_type,
+static void forward(jk_shell_t *s, jk_message_t *msg, const char *op, const char *reply_type,
                     json_t *fallback)
 {
-    request_t r = {k, msg, 1, NULL, NULL, 0};
+    request_t r = {s, msg, 1, NULL, NULL, 0};
     json_t *request = json_deep_copy(msg->content);
     json_object_set_new(request, "op", json_string(op));
     cm_error_t death;
@@ -253,56 +277,56 @@ static void forward(jk_kernel_t *k, jk_message_t *msg, const char *op, const cha
     json_decref(request);
     if (reply)
         json_decref(fallback);
-    jk_kernel_reply(k, k->shell, msg, reply_type, reply ? reply : fallback);
+    send_reply(s, msg, reply_type, reply ? reply : fallback);
 }
 
-static void handle_complete(jk_kernel_t *k, jk_message_t *msg)
+static void handle_complete(jk_shell_t *s, jk_message_t *msg)
 {
     json_t *pos = json_object_get(msg->content, "cursor_pos");
     json_int_t p = json_is_integer(pos) ? json_integer_value(pos) : 0;
-    forward(k, msg, "complete", "complete_reply",
+    forward(s, msg, "complete", "complete_reply",
             json_pack("{s:s, s:[], s:I, s:I, s:{}}", "status", "ok", "matches", "cursor_start", p,
                       "cursor_end", p, "metadata"));
 }
 
-static void handle_inspect(jk_kernel_t *k, jk_message_t *msg)
+static void handle_inspect(jk_shell_t *s, jk_message_t *msg)
 {
-    forward(k, msg, "inspect", "inspect_reply",
+    forward(s, msg, "inspect", "inspect_reply",
             json_pack("{s:s, s:b, s:{}, s:{}}", "status", "ok", "found", 0, "data", "metadata"));
 }
 
-static void handle_is_complete(jk_kernel_t *k, jk_message_t *msg)
+static void handle_is_complete(jk_shell_t *s, jk_message_t *msg)
 {
-    forward(k, msg, "is_complete", "is_complete_reply", json_pack("{s:s}", "status", "unknown"));
+    forward(s, msg, "is_complete", "is_complete_reply", json_pack("{s:s}", "status", "unknown"));
 }
 
-static void handle_kernel_info(jk_kernel_t *k, jk_message_t *msg)
+static void handle_kernel_info(jk_shell_t *s, jk_message_t *msg)
 {
-    jk_kernel_reply(k, k->shell, msg, "kernel_info_reply", jk_kernel_info());
+    send_reply(s, msg, "kernel_info_reply", jk_info_reply());
 }
 
-static void handle_history(jk_kernel_t *k, jk_message_t *msg)
+static void handle_history(jk_shell_t *s, jk_message_t *msg)
 {
-    jk_kernel_reply(k, k->shell, msg, "history_reply", jk_history_reply(k->history, msg->content));
+    send_reply(s, msg, "history_reply", jk_history_reply(s->history, msg->content));
 }
 
-static void handle_comm_info(jk_kernel_t *k, jk_message_t *msg)
+static void handle_comm_info(jk_shell_t *s, jk_message_t *msg)
 {
-    jk_kernel_reply(k, k->shell, msg, "comm_info_reply",
+    send_reply(s, msg, "comm_info_reply",
                     json_pack("{s:s, s:{}}", "status", "ok", "comms"));
 }
 
-static void handle_shutdown(jk_kernel_t *k, jk_message_t *msg)
+static void handle_shutdown(jk_shell_t *s, jk_message_t *msg)
 {
     json_t *content = json_pack("{s:s, s:b}", "status", "ok", "restart", flag(msg, "restart", 0));
-    jk_iopub_publish(k->iopub, msg, "shutdown_reply", json_incref(content));
-    jk_kernel_reply(k, k->shell, msg, "shutdown_reply", content);
-    jk_kernel_request_stop(k);
+    jk_iopub_publish(s->iopub, msg, "shutdown_reply", json_incref(content));
+    send_reply(s, msg, "shutdown_reply", content);
+    s->stop(s->ctx);
 }
 
 typedef struct handler {
     const char *msg_type;
-    void (*handle)(jk_kernel_t *k, jk_message_t *msg);
+    void (*handle)(jk_shell_t *s, jk_message_t *msg);
     int announces; /* publishes "busy" itself (see announce_execute) */
 } handler_t;
 
@@ -317,19 +341,101 @@ static const handler_t handlers[] = {
     {"shutdown_request", handle_shutdown, 0},
 };
 
-void jk_shell_dispatch(jk_kernel_t *k, jk_message_t *msg)
+static void dispatch(jk_shell_t *s, jk_message_t *msg)
 {
     const handler_t *h = NULL;
     for (size_t i = 0; i < sizeof handlers / sizeof handlers[0] && !h; i++)
         if (strcmp(msg->msg_type, handlers[i].msg_type) == 0)
             h = &handlers[i];
     if (!h || !h->announces)
-        jk_iopub_status(k->iopub, msg, "busy");
+        jk_iopub_status(s->iopub, msg, "busy");
     if (h)
-        h->handle(k, msg);
+        h->handle(s, msg);
     else
         CM_WARN("shell: unknown message type '%s' ignored", msg->msg_type);
-    jk_iopub_status(k->iopub, msg, "idle");
-    if (k->n_queued)
-        answer_queued(k);
+    jk_iopub_status(s->iopub, msg, "idle");
+    if (s->n_queued)
+        answer_queued(s);
+}
+
+static void on_idle_stream(void *ctx, const char *name, const char *text, size_t len)
+{
+    jk_shell_t *s = ctx;
+    jk_iopub_publish(s->iopub, &s->last_execute, "stream",
+                     json_pack("{s:s, s:s%}", "name", name, "text", text, len));
+}
+
+/* Publishes what an executor prints between requests (a thread a cell
+ * started, say) under the last execute request, and replaces it if it died. */
+static void pump_idle_executor(jk_shell_t *s)
+{
+    jk_executor_events_t events = {.ctx = s, .on_stream = on_idle_stream};
+    json_t *reply = NULL;
+    cm_error_t err;
+    cm_error_clear(&err);
+    int rc = jk_executor_pump(s->executor, &events, &reply, &err);
+    json_decref(reply); /* no request is pending: nothing should reply */
+    if (rc != JK_EXECUTOR_DIED)
+        return;
+    int stopping = atomic_load(s->stopping); /* then killed by the shutdown: expected */
+    if (!stopping) {
+        CM_WARN("the executor died between cells: %s", err.text);
+        jk_iopub_publish(s->iopub, &s->last_execute, "stream",
+                         json_pack("{s:s, s:s++}", "name", "stderr", "text",
+                                   "[gpuc] between cells, ", err.text,
+                                   "; the session's state was lost and a fresh one started.\n"));
+    }
+    replace_executor(s, !stopping);
+}
+
+static void drain_wake(jk_shell_t *s)
+{
+    char buf[64];
+    while (read(s->wake_fd, buf, sizeof buf) > 0) {
+    }
+}
+
+void jk_shell_run(jk_shell_t *s)
+{
+    while (!atomic_load(s->stopping)) {
+        int ready;
+        if (wait_for_input(s, 1, &ready) < 0 && zmq_errno() != EINTR) {
+            CM_ERR("poll failed: %s", zmq_strerror(zmq_errno()));
+            break;
+        }
+        if (getppid() != s->parent_pid) {
+            CM_INFO("parent process %d is gone; shutting down", (int)s->parent_pid);
+            break;
+        }
+        if (ready & WOKEN)
+            drain_wake(s);
+        if (s->executor)
+            pump_idle_executor(s);
+        if (!(ready & SOCKET_READY))
+            continue;
+        jk_message_t msg = {0};
+        cm_error_t err;
+        cm_error_clear(&err);
+        int got = jk_socket_recv_message(s->socket, s->signer, ZMQ_DONTWAIT, &msg, &err);
+        if (got < 0) {
+            if (err.code == JK_SOCKET_ETERM)
+                break;
+            CM_WARN("shell: dropped a message: %s", err.text);
+            continue;
+        }
+        if (got == 0) {
+            dispatch(s, &msg);
+            jk_message_clear(&msg);
+        }
+    }
+}
+
+void jk_shell_clear(jk_shell_t *s)
+{
+    jk_message_clear(&s->last_execute);
+    for (size_t i = 0; i < s->n_queued; i++)
+        jk_message_clear(&s->queued[i]);
+    free(s->queued);
+    s->queued = NULL;
+    s->n_queued = 0;
 }
