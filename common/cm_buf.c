@@ -1,5 +1,6 @@
 /* cm_buf: growable text buffer. */
 #include "cm_buf.h"
+#include "cm_vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,12 +90,7 @@ void cm_names_add(cm_names_t *l, const char *name, size_t len)
 {
     if (len == (size_t)-1)
         len = strlen(name);
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        l->v = realloc(l->v, l->cap * sizeof *l->v);
-        if (!l->v)
-            abort();
-    }
+    CM_VEC_GROW(l->v, l->n, l->cap);
     l->v[l->n++] = cm_strndup(name, len);
 }
 

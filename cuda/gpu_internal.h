@@ -108,9 +108,6 @@ void gpu_module_reset(void);
 
 /* ---- gpu_timing.c ------------------------------------------------------ */
 
-/* Milliseconds on the monotonic clock. */
-double gpu_now_ms(void);
-
 /* The kernel clock's hooks around a launch (gpu_timing.c); no-ops while
  * the clock is off. */
 void gpu_kernel_clock_before(void *stream);

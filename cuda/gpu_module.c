@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_time.h"
 #include "gpu_internal.h"
 
 typedef struct module {
@@ -179,7 +180,7 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
     }
     int major, minor;
     if (gpu_device_target(&major, &minor)) {
-        double t0 = gpu_now_ms();
+        double t0 = (cm_seconds() * 1e3);
         const gpu_driver_t *d = gpu_driver_get(err);
         cm_error_t e;
         cm_error_clear(&e);
@@ -206,7 +207,7 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
             return -1;
         }
         *loaded = 1;
-        *load_ms = gpu_now_ms() - t0;
+        *load_ms = (cm_seconds() * 1e3) - t0;
     }
     for (int i = 0; i < ninfos; i++) {
         kernel_t *old = find(fresh[i].info.name);

@@ -8,13 +8,6 @@
 #include "gpu_driver.h"
 #include "gpu_internal.h"
 
-double gpu_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 struct gpu_timer {
     const gpu_driver_t *d;
     gpu_cuevent_t start, stop;

@@ -17,6 +17,7 @@
 
 #include "cm_link.h"
 #include "cm_log.h"
+#include "cm_time.h"
 #include "jk_reply.h"
 #include "jk_utf8.h"
 
@@ -40,13 +41,6 @@ struct jk_executor {
     size_t request_bytes; /* stream bytes delivered for the current request */
     int capped;           /* the cap notice was sent for this request */
 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int set_nonblocking(int fd)
 {
@@ -90,7 +84,7 @@ static void exec_child(const char *exe, const char *helper, pid_t parent, int li
 /* Waits for the "ready" frame. Returns 0, or -1 with err set. */
 static int await_ready(jk_executor_t *ex, cm_error_t *err)
 {
-    long long deadline = now_ms() + READY_TIMEOUT_MS;
+    long long deadline = cm_ms() + READY_TIMEOUT_MS;
     for (;;) {
         json_t *msg = NULL;
         int rc = cm_link_reader_next(&ex->reader, &msg, err);
@@ -104,7 +98,7 @@ static int await_ready(jk_executor_t *ex, cm_error_t *err)
                 return 0;
             continue;
         }
-        long long left = deadline - now_ms();
+        long long left = deadline - cm_ms();
         if (left <= 0) {
             CM_ERROR(err, -1, "the executor did not start within %d s", READY_TIMEOUT_MS / 1000);
             return -1;
@@ -233,7 +227,7 @@ int jk_executor_timeout_ms(const jk_executor_t *ex)
     }
     if (soonest < 0)
         return -1;
-    long long left = soonest - now_ms();
+    long long left = soonest - cm_ms();
     return left < 0 ? 0 : (int)left;
 }
 
@@ -254,7 +248,7 @@ static void flush_stream(jk_executor_t *ex, stream_t *st, const jk_executor_even
     free(text);
     memmove(st->buf, st->buf + n, st->len - n);
     st->len -= n;
-    st->first_ms = st->len ? now_ms() : 0;
+    st->first_ms = st->len ? cm_ms() : 0;
 }
 
 static void flush_streams(jk_executor_t *ex, const jk_executor_events_t *events, int force)
@@ -277,7 +271,7 @@ static void append(stream_t *st, const char *data, size_t len)
     }
     memcpy(st->buf + st->len, data, len);
     if (!st->len)
-        st->first_ms = now_ms();
+        st->first_ms = cm_ms();
     st->len += len;
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cm_error.h"
+#include "cm_time.h"
 #include "jk_commands.h"
 #include "jk_executor.h"
 #include "jk_nbformat.h"
@@ -49,13 +50,6 @@ static void on_sigint(int sig)
     sigint_seen = 1;
     jk_executor_interrupt(sigint_target);
     signal(SIGINT, SIG_DFL);
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int usage(FILE *out)
@@ -176,14 +170,14 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
         CM_ERROR(&err, 1, "cannot build the request (the cell is not valid UTF-8?)");
     } else if (jk_executor_send(r->ex, request, &err) == 0) {
         sigint_target = r->ex;
-        long long deadline = opt->timeout_s > 0 ? now_ms() + (long long)(opt->timeout_s * 1000) : -1;
+        long long deadline = opt->timeout_s > 0 ? cm_ms() + (long long)(opt->timeout_s * 1000) : -1;
         for (;;) {
             rc = jk_executor_pump(r->ex, &events, &reply, &err);
             if (rc != JK_EXECUTOR_PENDING)
                 break;
             int wait = jk_executor_timeout_ms(r->ex);
             if (deadline >= 0) {
-                long long left = deadline - now_ms();
+                long long left = deadline - cm_ms();
                 if (left <= 0) {
                     if (timed_out) { /* it ignored the interrupt: kill it */
                         CM_ERROR(&err, 1, "it ignored the interrupt and was killed");
@@ -192,7 +186,7 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
                     }
                     timed_out = 1;
                     jk_executor_interrupt(r->ex);
-                    deadline = now_ms() + INTERRUPT_GRACE_MS;
+                    deadline = cm_ms() + INTERRUPT_GRACE_MS;
                     left = INTERRUPT_GRACE_MS;
                 }
                 if (wait < 0 || left < wait)

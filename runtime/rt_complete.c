@@ -10,6 +10,7 @@
 
 #include "rt_complete.h"
 
+#include "cm_vec.h"
 #include "rt_cell.h"
 #include "rt_decl.h"
 #include "rt_docs.h"
@@ -69,12 +70,7 @@ static void add_match(matches_t *m, const char *name, size_t len, const char *ty
         return;
     if (m->skip_private && name[0] == '_' && m->prefix[0] != '_')
         return;
-    if (m->n == m->cap) {
-        m->cap = m->cap ? m->cap * 2 : 64;
-        m->v = realloc(m->v, m->cap * sizeof *m->v);
-        if (!m->v)
-            abort();
-    }
+    CM_VEC_GROW(m->v, m->n, m->cap);
     cm_buf_t b = {0};
     cm_buf_adds(&b, m->lead);
     cm_buf_add(&b, name, len);

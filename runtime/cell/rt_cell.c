@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_vec.h"
 #include "rt_lex.h"
 
 /* Typedef names declared earlier in the cell being split, plus the session's. */
@@ -26,12 +27,7 @@ static int is_type(void *ctx, const char *name, size_t len)
 
 static void types_add(types_t *ty, size_t start, size_t len)
 {
-    if (ty->n == ty->cap) {
-        ty->cap = ty->cap ? ty->cap * 2 : 16;
-        ty->names = realloc(ty->names, ty->cap * sizeof *ty->names);
-        if (!ty->names)
-            abort();
-    }
+    CM_VEC_GROW(ty->names, ty->n, ty->cap);
     ty->names[ty->n][0] = start;
     ty->names[ty->n][1] = len;
     ty->n++;
@@ -68,12 +64,7 @@ static int starts_declaration(const char *src, const rt_tok_t *t, types_t *ty)
 
 static void push(rt_cell_t *out, size_t *cap, rt_item_t item)
 {
-    if (out->n == *cap) {
-        *cap = *cap ? *cap * 2 : 16;
-        out->items = realloc(out->items, *cap * sizeof *out->items);
-        if (!out->items)
-            abort();
-    }
+    CM_VEC_GROW(out->items, out->n, *cap);
     out->items[out->n++] = item;
 }
 

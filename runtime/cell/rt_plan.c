@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_vec.h"
 #include "rt_cell.h"
 
 typedef struct gen {
@@ -41,12 +42,7 @@ static void flush_part(gen_t *g)
 
 static rt_plan_entry_t *add_entry(rt_plan_t *p, rt_entry_kind_t kind, char *text_steal)
 {
-    if (p->nentries == p->capentries) {
-        p->capentries = p->capentries ? p->capentries * 2 : 16;
-        p->entries = realloc(p->entries, p->capentries * sizeof *p->entries);
-        if (!p->entries)
-            abort();
-    }
+    CM_VEC_GROW(p->entries, p->nentries, p->capentries);
     rt_plan_entry_t *e = &p->entries[p->nentries++];
     memset(e, 0, sizeof *e);
     e->kind = kind;

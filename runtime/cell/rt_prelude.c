@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_map.h"
+#include "cm_vec.h"
 #include "rt_lex.h"
 
 /* Non-zero when text uses the type key: a typedef name, or "struct tag". */
@@ -129,12 +131,7 @@ void rt_prelude_add(rt_prelude_t *p, rt_entry_kind_t kind, const char *text, cha
             }
         }
     }
-    if (p->n == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 32;
-        p->v = realloc(p->v, p->cap * sizeof *p->v);
-        if (!p->v)
-            abort();
-    }
+    CM_VEC_GROW(p->v, p->n, p->cap);
     rt_entry_t *e = &p->v[p->n++];
     e->kind = kind;
     e->text = cm_strndup(text, strlen(text));
@@ -155,22 +152,12 @@ typedef struct select {
     const rt_prelude_t *p;
     const char *skip;
     char *emit;
-    const char **slot_key;  /* open addressing: a key of entry slot_entry[k]; NULL = empty */
-    size_t *slot_entry;
-    size_t nslots;          /* a power of two */
+    cm_map_t keys;          /* each key of each entry -> the entry */
     size_t *stack;          /* entries marked, their uses not yet followed */
     size_t nstack;
     rt_name_fn fn;
     void *ctx;
 } select_t;
-
-static size_t hash(const char *s, size_t n)
-{
-    size_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
 
 static void mark(select_t *sel, size_t i)
 {
@@ -180,31 +167,26 @@ static void mark(select_t *sel, size_t i)
     sel->stack[sel->nstack++] = i;
 }
 
+static void mark_entry(void *ctx, size_t i)
+{
+    mark(ctx, i);
+}
+
 /* Marks the entries declaring name (an rt_name_fn). */
 static void use_name(void *ctx, const char *name, size_t len)
 {
     select_t *sel = ctx;
     if (sel->fn)
         sel->fn(sel->ctx, name, len);
-    size_t m = sel->nslots - 1;
-    for (size_t k = hash(name, len) & m; sel->slot_key[k]; k = (k + 1) & m)
-        if (strncmp(sel->slot_key[k], name, len) == 0 && sel->slot_key[k][len] == '\0')
-            mark(sel, sel->slot_entry[k]);
+    cm_map_each(&sel->keys, name, len, mark_entry, sel);
 }
 
 void rt_prelude_select(const rt_prelude_t *p, const char *skip, const char *text, size_t len,
                        char *emit, rt_name_fn fn, void *ctx)
 {
-    size_t nkeys = 0;
-    for (size_t i = 0; i < p->n; i++)
-        nkeys += p->v[i].nkeys;
-    select_t sel = {p, skip, emit, NULL, NULL, 64, NULL, 0, fn, ctx};
-    while (sel.nslots < 2 * nkeys)
-        sel.nslots *= 2;
-    sel.slot_key = calloc(sel.nslots, sizeof *sel.slot_key);
-    sel.slot_entry = calloc(sel.nslots, sizeof *sel.slot_entry);
+    select_t sel = {.p = p, .skip = skip, .emit = emit, .fn = fn, .ctx = ctx};
     sel.stack = malloc((p->n + 1) * sizeof *sel.stack);
-    if (!sel.slot_key || !sel.slot_entry || !sel.stack)
+    if (!sel.stack)
         abort();
     memset(emit, 0, p->n);
     for (size_t i = 0; i < p->n; i++) {
@@ -215,13 +197,8 @@ void rt_prelude_select(const rt_prelude_t *p, const char *skip, const char *text
             mark(&sel, i);
             continue;
         }
-        for (size_t k = 0; k < e->nkeys; k++) {
-            size_t h = hash(e->keys[k], strlen(e->keys[k])) & (sel.nslots - 1);
-            while (sel.slot_key[h])
-                h = (h + 1) & (sel.nslots - 1);
-            sel.slot_key[h] = e->keys[k];
-            sel.slot_entry[h] = i;
-        }
+        for (size_t k = 0; k < e->nkeys; k++)
+            cm_map_put(&sel.keys, e->keys[k], i);
     }
     rt_lex_names(text, len, use_name, &sel);
     while (sel.nstack) {
@@ -229,8 +206,7 @@ void rt_prelude_select(const rt_prelude_t *p, const char *skip, const char *text
         for (size_t k = 0; k < e->uses.n; k++)
             use_name(&sel, e->uses.v[k], strlen(e->uses.v[k]));
     }
-    free(sel.slot_key);
-    free(sel.slot_entry);
+    cm_map_free(&sel.keys);
     free(sel.stack);
 }
 

@@ -7,19 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cm_map.h"
+#include "cm_vec.h"
 #include "rt_decl.h"
 #include "rt_lex.h"
 #include "rt_tcc.h"
 
-#define GROW(v, n, cap)                                        \
-    do {                                                       \
-        if ((n) == (cap)) {                                    \
-            (cap) = (cap) ? (cap) * 2 : 64;                    \
-            (v) = realloc((v), (cap) * sizeof *(v));           \
-            if (!(v))                                          \
-                abort();                                       \
-        }                                                      \
-    } while (0)
 
 typedef struct sym {
     char *name;        /* an identifier, or "struct tag" / "union tag" / "enum tag" */
@@ -54,8 +47,7 @@ struct rt_shake {
     char *key;
     sym_t *syms;
     size_t nsyms, capsyms;
-    int *slots;            /* open addressing: symbol index + 1; 0 = empty */
-    size_t nslots;         /* a power of two */
+    cm_map_t names;        /* syms by name */
     item_t *items;
     size_t nitems, capitems;
     macro_t *macros;
@@ -77,48 +69,16 @@ struct rt_shake {
 
 /* ---- symbols --------------------------------------------------------- */
 
-static uint32_t hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
-static void rehash(rt_shake_t *sh)
-{
-    free(sh->slots);
-    sh->nslots = sh->nslots ? sh->nslots * 2 : 4096;
-    sh->slots = calloc(sh->nslots, sizeof *sh->slots);
-    if (!sh->slots)
-        abort();
-    for (size_t i = 0; i < sh->nsyms; i++) {
-        size_t k = hash(sh->syms[i].name, strlen(sh->syms[i].name)) & (sh->nslots - 1);
-        while (sh->slots[k])
-            k = (k + 1) & (sh->nslots - 1);
-        sh->slots[k] = (int)i + 1;
-    }
-}
-
 /* The symbol for name[0, n), created when create is set; -1 if absent. */
 static int intern(rt_shake_t *sh, const char *name, size_t n, int create)
 {
-    if (!sh->nslots)
-        rehash(sh);
-    size_t k = hash(name, n) & (sh->nslots - 1);
-    for (; sh->slots[k]; k = (k + 1) & (sh->nslots - 1)) {
-        const char *s = sh->syms[sh->slots[k] - 1].name;
-        if (strncmp(s, name, n) == 0 && s[n] == '\0')
-            return sh->slots[k] - 1;
-    }
-    if (!create)
-        return -1;
-    GROW(sh->syms, sh->nsyms, sh->capsyms);
+    long found = cm_map_get(&sh->names, name, n);
+    if (found >= 0 || !create)
+        return (int)found;
+    CM_VEC_GROW(sh->syms, sh->nsyms, sh->capsyms);
     sh->syms[sh->nsyms] = (sym_t){cm_strndup(name, n), -1, -1, 0};
-    sh->slots[k] = (int)++sh->nsyms;
-    if (sh->nsyms * 2 > sh->nslots)
-        rehash(sh);
-    return (int)sh->nsyms - 1;
+    cm_map_put(&sh->names, sh->syms[sh->nsyms].name, sh->nsyms);
+    return (int)sh->nsyms++;
 }
 
 /* The symbol of "kw tag" for tokens kw and tag of src. */
@@ -142,7 +102,7 @@ static int is_tag_keyword(const char *src, const rt_tok_t *t)
 
 static void add_ref(rt_shake_t *sh, int id)
 {
-    GROW(sh->refs, sh->nrefs, sh->caprefs);
+    CM_VEC_GROW(sh->refs, sh->nrefs, sh->caprefs);
     sh->refs[sh->nrefs++] = id;
 }
 
@@ -369,7 +329,7 @@ static char *join_tokens(const char *src, const rt_tok_t *t, size_t n)
 
 static void add_item(rt_shake_t *sh, const char *src, const rt_tok_t *t, size_t n, int always)
 {
-    GROW(sh->items, sh->nitems, sh->capitems);
+    CM_VEC_GROW(sh->items, sh->nitems, sh->capitems);
     int index = (int)sh->nitems++;
     item_t *it = &sh->items[index];
     it->text = join_tokens(src, t, n);
@@ -446,7 +406,7 @@ static void on_define(rt_shake_t *sh, const char *src, const rt_tok_t *d, int pr
     int id = intern(sh, text + t[1].start, t[1].len, 1);
     sym_t *s = &sh->syms[id];
     if (s->macro < 0) {
-        GROW(sh->macros, sh->nmacros, sh->capmacros);
+        CM_VEC_GROW(sh->macros, sh->nmacros, sh->capmacros);
         s->macro = (int)sh->nmacros++;
         memset(&sh->macros[s->macro], 0, sizeof(macro_t));
         sh->macros[s->macro].predefined = predefined;
@@ -495,7 +455,7 @@ static int on_line_marker(rt_shake_t *sh, const char *src, const rt_tok_t *d)
         free(path);
         return 0;
     }
-    GROW(sh->files, sh->nfiles, sh->capfiles);
+    CM_VEC_GROW(sh->files, sh->nfiles, sh->capfiles);
     sh->files[sh->nfiles++] = (dep_file_t){path, st.st_mtim, st.st_size};
     return 0;
 }
@@ -514,7 +474,7 @@ static void on_source(rt_shake_t *sh, const char *src, const rt_tok_t *d)
             return;
         }
     }
-    GROW(sh->sources, sh->nsources, sh->capsources);
+    CM_VEC_GROW(sh->sources, sh->nsources, sh->capsources);
     sh->sources[sh->nsources] = cm_strndup(q + 1, len);
     sh->source = (int)sh->nsources++;
 }
@@ -618,7 +578,7 @@ static void push(rt_shake_t *sh, int id)
 {
     if (id < 0)
         return;
-    GROW(sh->stack, sh->nstack, sh->capstack);
+    CM_VEC_GROW(sh->stack, sh->nstack, sh->capstack);
     sh->stack[sh->nstack++] = id;
 }
 
@@ -841,7 +801,7 @@ void rt_shake_free(rt_shake_t *sh)
     for (size_t i = 0; i < sh->nsyms; i++)
         free(sh->syms[i].name);
     free(sh->syms);
-    free(sh->slots);
+    cm_map_free(&sh->names);
     for (size_t i = 0; i < sh->nitems; i++)
         free(sh->items[i].text);
     free(sh->items);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cm_buf.h"
+#include "cm_vec.h"
 
 struct rt_tcc {
     TCCState *s;
@@ -24,12 +25,7 @@ struct rt_tcc {
 static void on_message(void *opaque, const char *msg)
 {
     rt_tcc_t *t = opaque;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 8;
-        t->diags = realloc(t->diags, t->cap * sizeof *t->diags);
-        if (!t->diags)
-            abort();
-    }
+    CM_VEC_GROW(t->diags, t->n, t->cap);
     rt_diag_t *d = &t->diags[t->n++];
     memset(d, 0, sizeof *d);
     const char *sev = strstr(msg, ": warning: ");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cm_buf.h"
+#include "cm_time.h"
 #include "rt_cell.h"
 #include "rt_display.h"
 #include "rt_header.h"
@@ -357,13 +358,6 @@ static void commit(rt_session_t *s, void *h, const rt_plan_t *plan, cm_buf_t *na
     }
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 int rt_magic_cc(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell,
                 rt_error_t *err)
 {
@@ -399,9 +393,9 @@ int rt_magic_cc(rt_session_t *s, const char *code, const rt_magic_line_t *m, int
     if (!excluded)
         abort();
     rt_prelude_exclude(&s->prelude, plan.keys.v, plan.keys.n, excluded);
-    double t0 = now_ms();
+    double t0 = cm_seconds() * 1e3;
     void *h = build(s, cc, flags, body, cell, &plan, excluded, err);
-    double ms = now_ms() - t0;
+    double ms = cm_seconds() * 1e3 - t0;
     free(excluded);
     free(body);
     if (h) {

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cm_buf.h"
+#include "cm_time.h"
 #include "rt_chart.h"
 #include "rt_protect.h"
 #include "rt_session_internal.h"
@@ -57,13 +58,6 @@ typedef struct row {
     long cpu_loops, gpu_loops;
     double max_abs, max_rel;  /* over the checks */
 } row_t;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 
 static int is_identifier(const char *p, size_t n)
@@ -640,7 +634,7 @@ int rt_magic_speedup(rt_session_t *s, const char *code, const rt_magic_line_t *m
     static unsigned serial;
     char id[64];
     snprintf(id, sizeof id, "gpuc-speedup-%d-%u", cell_no, ++serial);
-    double t0 = now();
+    double t0 = cm_seconds();
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         if (o.nsizes) {
@@ -659,7 +653,7 @@ int rt_magic_speedup(rt_session_t *s, const char *code, const rt_magic_line_t *m
         return rc;
     int tcc = !cpu_calls_cc(s, code, &sec[CPU]);
     if (o.nsizes) {
-        progress(s, id, 1, "%%%%speedup: done: %d sizes in %.1f s", n, now() - t0);
+        progress(s, id, 1, "%%%%speedup: done: %d sizes in %.1f s", n, cm_seconds() - t0);
         show_sweep(s, &o, rows, n, tcc);
     } else {
         show_one(s, &o, rows, tcc);

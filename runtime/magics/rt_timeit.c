@@ -13,6 +13,7 @@
 
 #include "gpu.h"
 #include "cm_buf.h"
+#include "cm_time.h"
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
 #include "rt_protect.h"
@@ -34,13 +35,6 @@ typedef struct gpuc_timeit {
     double all_runs[RT_TIMEIT_RUNS_MAX];
     double gpu_mean, gpu_std;
 } gpuc_timeit_t;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- IPython's formats ---------------------------------------------- */
 
@@ -203,9 +197,9 @@ static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_f
     cm_buf_adds(&src, "#line 4 \"gpuc-timeit\"\n    }\n    return __gpuc_stop() - __gpuc_t0;\n}\n");
     rt_gpu_prepare_host(cm_buf_str(&src), cell_no);
     cm_error_t err = {0};
-    double t0 = now();
+    double t0 = cm_seconds();
     rt_tcc_t *t = rt_session_compile_aux(s, cm_buf_str(&src), &err);
-    *seconds = now() - t0;
+    *seconds = cm_seconds() - t0;
     cm_buf_free(&src);
     if (!t) {
         int c, line, at = 0;
@@ -251,7 +245,7 @@ static double clock_start(void)
         rt_protect_raise("CudaError", err.text);
     if (current->timer && current->kernel_clock)
         gpu_kernel_clock_start();
-    return now();
+    return cm_seconds();
 }
 
 /* The run's end: after waiting for its GPU work, if any. */
@@ -266,7 +260,7 @@ static double clock_stop(void)
     } else if (rt_gpu_launch_count() != current->launches && gpu_synchronize(&err) != 0) {
         rt_protect_raise("CudaError", err.text);
     }
-    return now();
+    return cm_seconds();
 }
 
 /* One run of n loops, in seconds. A run that launched GPU work before
@@ -461,7 +455,7 @@ void __gpuc_time_begin(void)
     }
     time_start.began = 1;
     getrusage(RUSAGE_SELF, &time_start.ru);
-    time_start.wall = now();
+    time_start.wall = cm_seconds();
 }
 
 static double tv_seconds(struct timeval a, struct timeval b)
@@ -483,10 +477,10 @@ int rt_magic_time(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
     memset(&time_start, 0, sizeof time_start);
     unsigned long launches = rt_gpu_launch_count();
     time_start.timer = gpu_timer_new();
-    double t0 = now();
+    double t0 = cm_seconds();
     rt_segment_t seg = rt_segment_of(cm_buf_str(&b), 0, b.len, m->line, cell_no);
     int rc = rt_session_run(s, &seg, err);
-    double wall_end = now();
+    double wall_end = cm_seconds();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     cm_buf_free(&b);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cm_log.h"
+#include "cm_vec.h"
 #include "rt_api_table.h"
 #include "rt_expand.h"
 #include "rt_gpu_host.h"
@@ -428,12 +429,7 @@ void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,
 
 void rt_session_commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan)
 {
-    if (s->nstates == s->capstates) {
-        s->capstates = s->capstates ? s->capstates * 2 : 32;
-        s->states = realloc(s->states, s->capstates * sizeof *s->states);
-        if (!s->states)
-            abort();
-    }
+    CM_VEC_GROW(s->states, s->nstates, s->capstates);
     s->states[s->nstates++] = t;
     rt_session_commit_declarations(s, plan, NULL, NULL);
     for (size_t i = 0; i < plan->vars.n; i++) {

@@ -90,7 +90,7 @@ void rt_session_free(rt_session_t *s)
     for (size_t i = 0; i < s->nsyms; i++)
         free(s->syms[i].name);
     free(s->syms);
-    free(s->sym_slots);
+    cm_map_free(&s->sym_index);
     for (size_t i = 0; i < s->ncode; i++)
         free(s->code[i].name);
     free(s->code);
@@ -135,8 +135,7 @@ size_t rt_session_reset(rt_session_t *s)
     for (size_t i = 0; i < s->nsyms; i++)
         free(s->syms[i].name);
     s->nsyms = 0;
-    if (s->nsym_slots)
-        memset(s->sym_slots, 0, s->nsym_slots * sizeof *s->sym_slots);
+    cm_map_clear(&s->sym_index);
     cm_names_free(&s->types);
     rt_options_clear(&s->options);
     rt_session_options_changed(s);

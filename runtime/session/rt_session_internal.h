@@ -6,6 +6,7 @@
 #define RT_SESSION_INTERNAL_H
 
 #include "cm_buf.h"
+#include "cm_map.h"
 #include "rt_options.h"
 #include "rt_plan.h"
 #include "rt_prelude.h"
@@ -28,8 +29,7 @@ struct rt_session {
     rt_prelude_t prelude;     /* declarations later cells compile against */
     rt_sym_t *syms;           /* the latest definition of each name */
     size_t nsyms, capsyms;
-    size_t *sym_slots;        /* hash of syms by name: index + 1; 0 = empty */
-    size_t nsym_slots;        /* a power of two */
+    cm_map_t sym_index;       /* syms by name */
     rt_sym_t *code;           /* every function ever compiled, for fault reports */
     size_t ncode, capcode;
     rt_sym_t *libs;           /* library functions cells call, for fault reports */

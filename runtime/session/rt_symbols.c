@@ -4,49 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_vec.h"
 #include "rt_session_internal.h"
 
-static size_t name_hash(const char *name)
-{
-    size_t h = 2166136261u;
-    for (; *name; name++)
-        h = (h ^ (unsigned char)*name) * 16777619u;
-    return h;
-}
-
-/* The index of name in s->syms, or -1. */
 long rt_session_find_symbol(const rt_session_t *s, const char *name)
 {
-    if (!s->nsym_slots)
-        return -1;
-    size_t m = s->nsym_slots - 1;
-    for (size_t k = name_hash(name) & m; s->sym_slots[k]; k = (k + 1) & m)
-        if (strcmp(s->syms[s->sym_slots[k] - 1].name, name) == 0)
-            return (long)s->sym_slots[k] - 1;
-    return -1;
-}
-
-static void index_symbols(rt_session_t *s)
-{
-    free(s->sym_slots);
-    s->nsym_slots = s->nsym_slots ? s->nsym_slots * 2 : 256;
-    s->sym_slots = calloc(s->nsym_slots, sizeof *s->sym_slots);
-    if (!s->sym_slots)
-        abort();
-    for (size_t i = 0; i < s->nsyms; i++) {
-        size_t k = name_hash(s->syms[i].name) & (s->nsym_slots - 1);
-        while (s->sym_slots[k])
-            k = (k + 1) & (s->nsym_slots - 1);
-        s->sym_slots[k] = i + 1;
-    }
-}
-
-static void index_symbols_add(rt_session_t *s, size_t i)
-{
-    size_t k = name_hash(s->syms[i].name) & (s->nsym_slots - 1);
-    while (s->sym_slots[k])
-        k = (k + 1) & (s->nsym_slots - 1);
-    s->sym_slots[k] = i + 1;
+    return cm_map_get(&s->sym_index, name, (size_t)-1);
 }
 
 void rt_session_set_symbol(rt_session_t *s, const char *name, void *addr, int cell, int is_func)
@@ -59,27 +22,15 @@ void rt_session_set_symbol(rt_session_t *s, const char *name, void *addr, int ce
         s->syms[i].is_func = is_func;
         return;
     }
-    if (s->nsyms == s->capsyms) {
-        s->capsyms = s->capsyms ? s->capsyms * 2 : 64;
-        s->syms = realloc(s->syms, s->capsyms * sizeof *s->syms);
-        if (!s->syms)
-            abort();
-    }
-    s->syms[s->nsyms++] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, is_func};
-    if (s->nsyms * 2 > s->nsym_slots)
-        index_symbols(s);
-    else
-        index_symbols_add(s, s->nsyms - 1);
+    CM_VEC_GROW(s->syms, s->nsyms, s->capsyms);
+    s->syms[s->nsyms] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, is_func};
+    cm_map_put(&s->sym_index, s->syms[s->nsyms].name, s->nsyms);
+    s->nsyms++;
 }
 
 void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell)
 {
-    if (s->ncode == s->capcode) {
-        s->capcode = s->capcode ? s->capcode * 2 : 64;
-        s->code = realloc(s->code, s->capcode * sizeof *s->code);
-        if (!s->code)
-            abort();
-    }
+    CM_VEC_GROW(s->code, s->ncode, s->capcode);
     s->code[s->ncode++] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, 1};
 }
 
@@ -91,12 +42,7 @@ void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr
     for (size_t i = 0; i < s->nlibs; i++)
         if (s->libs[i].addr == addr)
             return;
-    if (s->nlibs == s->caplibs) {
-        s->caplibs = s->caplibs ? s->caplibs * 2 : 64;
-        s->libs = realloc(s->libs, s->caplibs * sizeof *s->libs);
-        if (!s->libs)
-            abort();
-    }
+    CM_VEC_GROW(s->libs, s->nlibs, s->caplibs);
     s->libs[s->nlibs++] = (rt_sym_t){cm_strndup(name, strlen(name)), (void *)addr, 0, 1};
 }
 
