@@ -1,0 +1,58 @@
+/* test_rt_segment: pieces of a cell on the cell's own lines, and the
+ * split of a .cu-style cell into its device and host parts (rt_device). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "rt_device.h"
+#include "rt_segment.h"
+
+static void test_segments(void)
+{
+    const char *code = "int a = 1;\n%timeit a++\nint b = 2;\n";
+    size_t from = strstr(code, "int b") - code;
+    rt_segment_t seg = rt_segment_of(code, from, strlen(code), 3, 7);
+    CHECK(seg.line == 3 && seg.cell == 7 && !rt_segment_is_blank(&seg));
+    char *src = rt_segment_source(&seg);
+    CHECK_STR(src, "\n\nint b = 2;\n"); /* line 3 of the cell is line 3 here */
+    free(src);
+    rt_segment_t blank = rt_segment_of(" \n\t\n", 0, 4, 1, 1);
+    CHECK(rt_segment_is_blank(&blank));
+    char *kept = rt_segment_blank_outside("ab\ncd\nef", 3, 5);
+    CHECK_STR(kept, "  \ncd\n  ");
+    free(kept);
+}
+
+static void test_device_split(void)
+{
+    const char *cell = "#include <stdio.h>\n"
+                       "#include <cuda_fp16.h>\n"
+                       "#define N 4\n"
+                       "__global__ void k(float *x) { x[threadIdx.x] = N; }\n"
+                       "int host_n = N;\n";
+    char *device, *host;
+    CHECK(rt_device_split(cell, &device, &host) == 1);
+    CHECK(strlen(device) == strlen(cell) && strlen(host) == strlen(cell));
+    CHECK(strstr(device, "__global__ void k") && !strstr(host, "__global__"));
+    CHECK(strstr(host, "int host_n = N;") && !strstr(device, "host_n"));
+    CHECK(strstr(device, "cuda_fp16.h") && !strstr(host, "cuda_fp16.h"));
+    CHECK(strstr(host, "<stdio.h>") && !strstr(device, "<stdio.h>"));
+    CHECK(strstr(device, "#define N 4") && strstr(host, "#define N 4"));
+    /* line numbers stay: the kernel is on line 4 of both texts */
+    int nl = 0;
+    for (const char *p = device; p < strstr(device, "__global__"); p++)
+        nl += *p == '\n';
+    CHECK(nl == 3);
+    free(device);
+    free(host);
+    CHECK(rt_device_split("int x = 1;\n", &device, &host) == 0 && !device && !host);
+    /* __device__ only in a comment-free host cell text: no device item */
+    CHECK(rt_device_split("const char *s = \"__device__\";\n", &device, &host) == 0);
+}
+
+int main(void)
+{
+    test_segments();
+    test_device_split();
+    return check_report("test_rt_segment");
+}

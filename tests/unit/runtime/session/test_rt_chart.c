@@ -1,0 +1,107 @@
+/* test_rt_chart: log-log SVG charts (series, legend, reference and marker
+ * lines, decade grid) and two-form tables (HTML rows, aligned text with
+ * UTF-8 widths, notes), and their display through the session. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cm_log.h"
+#include "rt_chart.h"
+
+static size_t count(const char *text, const char *part)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
+        n++;
+    return n;
+}
+
+static void label(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%gs", v);
+}
+
+static void test_chart(void)
+{
+    const double x[] = {1e2, 1e4, 1e6};
+    const double a[] = {1e-3, 1e-1, 10}, b[] = {0, 2e-2, 1e-1}; /* b has no value at 1e2 */
+    const rt_chart_series_t series[] = {{"A", "a-line", "#111", a}, {"B", "b-line", "#222", b}};
+    const rt_chart_panel_t panels[] = {
+        {"times", "N", label, series, 2, 0, NULL, 5e3, "cross", "wins from 5e3"},
+        {"ratios", "N", label, series, 1, 1, "even", 0, NULL, NULL},
+    };
+    char *svg = rt_chart_loglog(x, 3, panels, 2);
+    CHECK(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\"", 50) == 0);
+    CHECK(count(svg, "<polyline class=\"a-line\"") == 2);
+    CHECK(count(svg, "<polyline class=\"b-line\"") == 1);
+    CHECK(count(svg, "<circle") == 3 + 2 + 3); /* no dot where a value is missing */
+    CHECK(count(svg, "<line class=\"cross\"") == 1 && strstr(svg, ">wins from 5e3</text>"));
+    CHECK(count(svg, "<line class=\"even\"") == 1);
+    CHECK(strstr(svg, ">1e2</text>") && strstr(svg, ">1e6</text>")); /* x decades */
+    CHECK(strstr(svg, ">0.001s</text>") && strstr(svg, ">10s</text>"));   /* y decades */
+    CHECK(strstr(svg, "</svg>\n") != NULL);
+    free(svg);
+    char size[32];
+    rt_chart_format_size(500, size, sizeof size);
+    CHECK_STR(size, "500");
+    rt_chart_format_size(1e6, size, sizeof size);
+    CHECK_STR(size, "1e6");
+    rt_chart_format_size(31623, size, sizeof size);
+    CHECK_STR(size, "3.2e4");
+}
+
+static json_t *shown;
+
+static void emit(void *ctx, const json_t *msg)
+{
+    (void)ctx;
+    json_decref(shown);
+    shown = json_deep_copy(msg);
+}
+
+static void test_table(void)
+{
+    static const int widths[] = {6, 10, 0};
+    rt_table_t t;
+    rt_table_begin(&t, "demo", widths);
+    const char *head[] = {"", "time", "speedup"};
+    const char *row1[] = {"CPU", "1 \xce\xbcs", ""}; /* "μ" is one character */
+    const char *row2[] = {"GPU", "2 ns", "500\xc3\x97"};
+    rt_table_row(&t, head, NULL, 3, 1);
+    rt_table_row(&t, row1, NULL, 3, 0);
+    rt_table_row(&t, row2, NULL, 3, 0);
+    rt_table_end(&t);
+    rt_table_note(&t, "note %d", 1);
+    CHECK_STR(cm_buf_str(&t.text), "      time      speedup\n"
+                                   "CPU   1 \xce\xbcs\n"
+                                   "GPU   2 ns      500\xc3\x97\n"
+                                   "note 1\n");
+    CHECK_STR(cm_buf_str(&t.html), "<table class=\"demo\">\n"
+                                   "<tr><th></th><th>time</th><th>speedup</th></tr>\n"
+                                   "<tr><td>CPU</td><td>1 \xce\xbcs</td><td></td></tr>\n"
+                                   "<tr><td>GPU</td><td>2 ns</td><td>500\xc3\x97</td></tr>\n"
+                                   "</table>\n<p>note 1</p>\n");
+    cm_error_t err = {0};
+    rt_session_t *s = rt_session_new(NULL, emit, NULL, &err);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    rt_table_show(&t, s);
+    CHECK(shown != NULL);
+    json_t *data = json_object_get(shown, "data");
+    CHECK(strstr(json_string_value(json_object_get(data, "text/plain")), "GPU   2 ns"));
+    CHECK(strstr(json_string_value(json_object_get(data, "text/html")), "<table class=\"demo\">"));
+    CHECK(t.html.len == 0 && t.text.len == 0); /* freed */
+    json_decref(shown);
+    rt_session_free(s);
+}
+
+int main(void)
+{
+    cm_log_init("test");
+    test_chart();
+    test_table();
+    return check_report("test_rt_chart");
+}
