@@ -1,4 +1,10 @@
-/* rt_shake: header tree-shaking (see rt_shake.h). */
+/* rt_shake: header tree-shaking (see rt_shake.h).
+ *
+ * Why one file of ~820 lines: the index (struct rt_shake) is private to
+ * it, and its parts — interning symbols, reading declarations, macros,
+ * building the shaken text, answering completion queries — all work on
+ * that structure and its interning; split, the structure and half the
+ * helpers would have to become a shared internal header. */
 #include "rt_shake.h"
 
 #include <ctype.h>
