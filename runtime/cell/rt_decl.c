@@ -61,29 +61,6 @@ int rt_decl_is_keyword(const char *name, size_t len)
     return in_list(rt_decl_keywords, name, len) || in_list(decl_keywords, name, len);
 }
 
-static int is_open(const char *src, const rt_tok_t *t)
-{
-    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr("([{", src[t->start]);
-}
-
-static int is_close(const char *src, const rt_tok_t *t)
-{
-    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr(")]}", src[t->start]);
-}
-
-/* Index just past the group opened at toks[i] (or n if unbalanced). */
-static size_t skip_group(const char *src, const rt_tok_t *toks, size_t n, size_t i)
-{
-    int depth = 0;
-    for (; i < n; i++) {
-        if (is_open(src, &toks[i]))
-            depth++;
-        else if (is_close(src, &toks[i]) && --depth == 0)
-            return i + 1;
-    }
-    return n;
-}
-
 static int is_attribute(const char *src, const rt_tok_t *t)
 {
     return rt_tok_is(src, t, "__attribute__") || rt_tok_is(src, t, "__attribute") ||
@@ -112,8 +89,8 @@ static void parse_declarator(const char *src, const rt_tok_t *toks, size_t a, si
     d->start = toks[a].start;
     size_t eq = b;
     for (size_t i = a; i < b; i++) {
-        if (is_open(src, &toks[i])) {
-            i = skip_group(src, toks, b, i) - 1;
+        if (rt_tok_opens(src, &toks[i])) {
+            i = rt_tok_skip_group(src, toks, b, i) - 1;
             continue;
         }
         if (toks[i].kind == RT_TOK_PUNCT && rt_tok_is(src, &toks[i], "=")) {
@@ -134,8 +111,8 @@ static void parse_declarator(const char *src, const rt_tok_t *toks, size_t a, si
         if (t->kind != RT_TOK_IDENT)
             continue;
         if (is_attribute(src, t)) {
-            if (i + 1 < eq && is_open(src, &toks[i + 1]))
-                i = skip_group(src, toks, eq, i + 1) - 1;
+            if (i + 1 < eq && rt_tok_opens(src, &toks[i + 1]))
+                i = rt_tok_skip_group(src, toks, eq, i + 1) - 1;
             continue;
         }
         if (rt_decl_is_decl_keyword(src + t->start, t->len))
@@ -153,8 +130,8 @@ static void parse_enumerators(const char *src, const rt_tok_t *toks, size_t open
     int expect = 1; /* an enumerator name may come next */
     for (size_t i = open + 1; i + 1 < close; i++) {
         const rt_tok_t *t = &toks[i];
-        if (is_open(src, t)) {
-            i = skip_group(src, toks, close, i) - 1;
+        if (rt_tok_opens(src, t)) {
+            i = rt_tok_skip_group(src, toks, close, i) - 1;
             continue;
         }
         if (expect && t->kind == RT_TOK_IDENT && out->nenums < RT_DECL_ENUMS) {
@@ -181,7 +158,7 @@ void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_ty
         if (t->kind != RT_TOK_IDENT)
             break;
         if (is_attribute(src, t)) {
-            i = i + 1 < n && is_open(src, &toks[i + 1]) ? skip_group(src, toks, n, i + 1) : i + 1;
+            i = i + 1 < n && rt_tok_opens(src, &toks[i + 1]) ? rt_tok_skip_group(src, toks, n, i + 1) : i + 1;
             if (!rt_tok_is(src, t, "_Alignas") && !rt_tok_is(src, t, "__attribute__") &&
                 !rt_tok_is(src, t, "__attribute"))
                 saw_type = 1; /* typeof(...) is a type */
@@ -192,14 +169,14 @@ void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_ty
             out->tagkw_len = t->len;
             i++;
             while (i < n && is_attribute(src, &toks[i]))
-                i = i + 1 < n && is_open(src, &toks[i + 1]) ? skip_group(src, toks, n, i + 1) : i + 1;
+                i = i + 1 < n && rt_tok_opens(src, &toks[i + 1]) ? rt_tok_skip_group(src, toks, n, i + 1) : i + 1;
             if (i < n && toks[i].kind == RT_TOK_IDENT) {
                 out->tag = toks[i].start;
                 out->tag_len = toks[i].len;
                 i++;
             }
             if (i < n && rt_tok_is(src, &toks[i], "{")) {
-                size_t close = skip_group(src, toks, n, i);
+                size_t close = rt_tok_skip_group(src, toks, n, i);
                 out->body_start = toks[i].start;
                 out->body_end = toks[close - 1].start + toks[close - 1].len;
                 if (w[0] == 'e')
@@ -240,8 +217,8 @@ void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_ty
     while (a < n && out->n < RT_DECL_MAX) {
         size_t b = a;
         while (b < n && !rt_tok_is(src, &toks[b], ",")) {
-            if (is_open(src, &toks[b]))
-                b = skip_group(src, toks, n, b);
+            if (rt_tok_opens(src, &toks[b]))
+                b = rt_tok_skip_group(src, toks, n, b);
             else
                 b++;
         }

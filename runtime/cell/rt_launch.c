@@ -15,28 +15,6 @@ const char rt_launch_header[] =
     "long: 's', unsigned long: 's', long long: 's', unsigned long long: 's', float: 's', "
     "double: 's', default: 'p')\n";
 
-static int is_punct(const char *src, const rt_tok_t *t, const char *p)
-{
-    return t->kind == RT_TOK_PUNCT && rt_tok_is(src, t, p);
-}
-
-/* The index of the token that closes the bracket opened at toks[open], or
- * n when there is none. */
-static size_t matching(const char *src, const rt_tok_t *toks, size_t n, size_t open)
-{
-    int depth = 0;
-    for (size_t i = open; i < n; i++) {
-        if (is_punct(src, &toks[i], "(") || is_punct(src, &toks[i], "[") ||
-            is_punct(src, &toks[i], "{"))
-            depth++;
-        else if (is_punct(src, &toks[i], ")") || is_punct(src, &toks[i], "]") ||
-                 is_punct(src, &toks[i], "}"))
-            if (--depth == 0)
-                return i;
-    }
-    return n;
-}
-
 typedef struct span {
     size_t from, to; /* byte range of the source */
 } span_t;
@@ -51,13 +29,13 @@ static int split_args(const char *src, const rt_tok_t *toks, size_t first, size_
         return 0;
     for (size_t i = first; i <= last; i++) {
         int end = i == last;
-        if (!end && (is_punct(src, &toks[i], "(") || is_punct(src, &toks[i], "[") ||
-                     is_punct(src, &toks[i], "{")))
+        if (!end && (rt_tok_punct(src, &toks[i], "(") || rt_tok_punct(src, &toks[i], "[") ||
+                     rt_tok_punct(src, &toks[i], "{")))
             depth++;
-        else if (!end && (is_punct(src, &toks[i], ")") || is_punct(src, &toks[i], "]") ||
-                          is_punct(src, &toks[i], "}")))
+        else if (!end && (rt_tok_punct(src, &toks[i], ")") || rt_tok_punct(src, &toks[i], "]") ||
+                          rt_tok_punct(src, &toks[i], "}")))
             depth--;
-        if (end || (depth == 0 && is_punct(src, &toks[i], ","))) {
+        if (end || (depth == 0 && rt_tok_punct(src, &toks[i], ","))) {
             if (n < max)
                 out[n] = (span_t){toks[start].start, toks[i - 1].start + toks[i - 1].len};
             n++;
@@ -88,24 +66,24 @@ static void add_newlines(cm_buf_t *b, const char *src, size_t from, size_t to)
 static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, size_t i, int cell,
                              cm_buf_t *out)
 {
-    if (i + 2 >= n || !is_punct(src, &toks[i + 1], "<<") || !is_punct(src, &toks[i + 2], "<"))
+    if (i + 2 >= n || !rt_tok_punct(src, &toks[i + 1], "<<") || !rt_tok_punct(src, &toks[i + 2], "<"))
         return 0;
     size_t close = n; /* the ">>" of ">>>" at bracket depth 0 */
     int depth = 0;
     for (size_t k = i + 3; k + 1 < n; k++) {
-        if (is_punct(src, &toks[k], "(") || is_punct(src, &toks[k], "["))
+        if (rt_tok_punct(src, &toks[k], "(") || rt_tok_punct(src, &toks[k], "["))
             depth++;
-        else if (is_punct(src, &toks[k], ")") || is_punct(src, &toks[k], "]"))
+        else if (rt_tok_punct(src, &toks[k], ")") || rt_tok_punct(src, &toks[k], "]"))
             depth--;
-        else if (depth == 0 && is_punct(src, &toks[k], ">>") && is_punct(src, &toks[k + 1], ">")) {
+        else if (depth == 0 && rt_tok_punct(src, &toks[k], ">>") && rt_tok_punct(src, &toks[k + 1], ">")) {
             close = k;
             break;
         }
     }
-    if (close >= n || close + 2 >= n || !is_punct(src, &toks[close + 2], "("))
+    if (close >= n || close + 2 >= n || !rt_tok_punct(src, &toks[close + 2], "("))
         return 0;
     size_t paren = close + 2;
-    size_t end = matching(src, toks, n, paren);
+    size_t end = rt_tok_match(src, toks, n, paren);
     if (end >= n)
         return 0;
     span_t config[4], args[MAX_ARGS];
@@ -168,11 +146,11 @@ static size_t rewrite_dim3(const char *src, const rt_tok_t *toks, size_t n, size
                            cm_buf_t *out)
 {
     size_t k = i + 1;
-    int named = k + 1 < n && toks[k].kind == RT_TOK_IDENT && is_punct(src, &toks[k + 1], "(");
+    int named = k + 1 < n && toks[k].kind == RT_TOK_IDENT && rt_tok_punct(src, &toks[k + 1], "(");
     size_t paren = named ? k + 1 : k;
-    if (paren >= n || !is_punct(src, &toks[paren], "("))
+    if (paren >= n || !rt_tok_punct(src, &toks[paren], "("))
         return 0;
-    size_t end = matching(src, toks, n, paren);
+    size_t end = rt_tok_match(src, toks, n, paren);
     if (end >= n)
         return 0;
     span_t v[3];
@@ -213,8 +191,8 @@ static char *rewrite_pass(const char *code, int cell, int launches)
     for (size_t i = 0; i < n;) {
         size_t next = 0;
         cm_buf_t piece = {0};
-        int prev_member = i > 0 && (is_punct(code, &toks[i - 1], ".") ||
-                                    is_punct(code, &toks[i - 1], "->"));
+        int prev_member = i > 0 && (rt_tok_punct(code, &toks[i - 1], ".") ||
+                                    rt_tok_punct(code, &toks[i - 1], "->"));
         if (toks[i].kind == RT_TOK_IDENT && !prev_member) {
             if (!launches && rt_tok_is(code, &toks[i], "dim3"))
                 next = rewrite_dim3(code, toks, n, i, &piece);

@@ -161,6 +161,45 @@ int rt_tok_is(const char *src, const rt_tok_t *t, const char *text)
     return t->len == n && memcmp(src + t->start, text, n) == 0;
 }
 
+int rt_tok_punct(const char *src, const rt_tok_t *t, const char *p)
+{
+    return t->kind == RT_TOK_PUNCT && rt_tok_is(src, t, p);
+}
+
+int rt_tok_opens(const char *src, const rt_tok_t *t)
+{
+    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr("([{", src[t->start]);
+}
+
+int rt_tok_closes(const char *src, const rt_tok_t *t)
+{
+    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr(")]}", src[t->start]);
+}
+
+size_t rt_tok_match(const char *src, const rt_tok_t *toks, size_t n, size_t i)
+{
+    int depth = 0;
+    for (; i < n; i++) {
+        if (rt_tok_opens(src, &toks[i]))
+            depth++;
+        else if (rt_tok_closes(src, &toks[i]) && --depth <= 0)
+            return i;
+    }
+    return n;
+}
+
+size_t rt_tok_skip_group(const char *src, const rt_tok_t *toks, size_t n, size_t i)
+{
+    size_t close = rt_tok_match(src, toks, n, i);
+    return close < n ? close + 1 : n;
+}
+
+int rt_tok_is_tag_keyword(const char *src, const rt_tok_t *t)
+{
+    return t->kind == RT_TOK_IDENT && (rt_tok_is(src, t, "struct") ||
+                                       rt_tok_is(src, t, "union") || rt_tok_is(src, t, "enum"));
+}
+
 size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,
                   int *unterminated)
 {

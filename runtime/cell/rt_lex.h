@@ -44,6 +44,21 @@ rt_tok_kind_t rt_lex_next(rt_lexer_t *lx, rt_tok_t *t);
 /* Non-zero when token t of src is exactly text. */
 int rt_tok_is(const char *src, const rt_tok_t *t, const char *text);
 
+/* Non-zero when t is the punctuator p ("(", "->", ...). */
+int rt_tok_punct(const char *src, const rt_tok_t *t, const char *p);
+
+/* Non-zero when t opens a bracket: ( [ {; closes one: ) ] }. */
+int rt_tok_opens(const char *src, const rt_tok_t *t);
+int rt_tok_closes(const char *src, const rt_tok_t *t);
+
+/* The index of the token that closes the bracket group opening at toks[i]
+ * (n when it is not closed), and the index just past it (n likewise). */
+size_t rt_tok_match(const char *src, const rt_tok_t *toks, size_t n, size_t i);
+size_t rt_tok_skip_group(const char *src, const rt_tok_t *toks, size_t n, size_t i);
+
+/* Non-zero when t is the keyword struct, union or enum. */
+int rt_tok_is_tag_keyword(const char *src, const rt_tok_t *t);
+
 /* Tokenizes src[start, end) into a new array (caller frees *toks). Returns
  * the number of tokens (EOF not included); *unterminated as in rt_lexer_t. */
 size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,

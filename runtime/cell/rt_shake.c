@@ -100,12 +100,6 @@ static int intern_tag(rt_shake_t *sh, const char *src, const rt_tok_t *kw, const
     return intern(sh, b, kw->len + 1 + tag->len, create);
 }
 
-static int is_tag_keyword(const char *src, const rt_tok_t *t)
-{
-    return t->kind == RT_TOK_IDENT && (rt_tok_is(src, t, "struct") ||
-                                       rt_tok_is(src, t, "union") || rt_tok_is(src, t, "enum"));
-}
-
 static void add_ref(rt_shake_t *sh, int id)
 {
     CM_VEC_GROW(sh->refs, sh->nrefs, sh->caprefs);
@@ -118,7 +112,7 @@ static void collect_refs(rt_shake_t *sh, const char *src, const rt_tok_t *t, siz
     for (size_t i = 0; i < n; i++) {
         if (t[i].kind != RT_TOK_IDENT)
             continue;
-        if (is_tag_keyword(src, &t[i]) && i + 1 < n && t[i + 1].kind == RT_TOK_IDENT) {
+        if (rt_tok_is_tag_keyword(src, &t[i]) && i + 1 < n && t[i + 1].kind == RT_TOK_IDENT) {
             int id = intern_tag(sh, src, &t[i], &t[i + 1], 1);
             if (id >= 0)
                 add_ref(sh, id);
@@ -175,34 +169,13 @@ static int is_type_keyword(const char *src, const rt_tok_t *t)
     return 0;
 }
 
-static int is_punct(const char *src, const rt_tok_t *t, const char *p)
-{
-    return t->kind == RT_TOK_PUNCT && rt_tok_is(src, t, p);
-}
-
-/* Index after the bracket group opening at t[i] (or i + 1 if t[i] opens none). */
-static size_t skip_group(const char *src, const rt_tok_t *t, size_t n, size_t i)
-{
-    int depth = 0;
-    for (; i < n; i++) {
-        if (t[i].kind != RT_TOK_PUNCT)
-            continue;
-        char c = src[t[i].start];
-        if (t[i].len == 1 && (c == '(' || c == '[' || c == '{'))
-            depth++;
-        else if (t[i].len == 1 && (c == ')' || c == ']' || c == '}') && --depth <= 0)
-            return i + 1;
-    }
-    return n;
-}
-
 /* Skips "__attribute__((...))" and friends starting at t[i]. */
 static size_t skip_attributes(const char *src, const rt_tok_t *t, size_t n, size_t i)
 {
     while (i < n && t[i].kind == RT_TOK_IDENT && is_attribute(src, &t[i])) {
         i++;
-        if (i < n && is_punct(src, &t[i], "("))
-            i = skip_group(src, t, n, i);
+        if (i < n && rt_tok_punct(src, &t[i], "("))
+            i = rt_tok_skip_group(src, t, n, i);
     }
     return i;
 }
@@ -219,20 +192,20 @@ static void find_declared(rt_shake_t *sh, const char *src, const rt_tok_t *t, si
             break;
         const rt_tok_t *w = &t[i];
         if (is_typeof(src, w)) {
-            i = skip_group(src, t, n, i + 1);
+            i = rt_tok_skip_group(src, t, n, i + 1);
             saw_type = 1;
         } else if (rt_tok_is(src, w, "typedef")) {
             is_typedef = 1;
             i++;
-        } else if (is_tag_keyword(src, w)) {
+        } else if (rt_tok_is_tag_keyword(src, w)) {
             i = skip_attributes(src, t, n, i + 1);
             int tag = -1;
             if (i < n && t[i].kind == RT_TOK_IDENT && !rt_decl_is_keyword(src + t[i].start, t[i].len))
                 tag = intern_tag(sh, src, w, &t[i++], 1);
             i = skip_attributes(src, t, n, i);
-            if (i < n && is_punct(src, &t[i], "{")) {
+            if (i < n && rt_tok_punct(src, &t[i], "{")) {
                 declare(sh, tag, item);
-                size_t end = skip_group(src, t, n, i);
+                size_t end = rt_tok_skip_group(src, t, n, i);
                 if (rt_tok_is(src, w, "enum")) {
                     int depth = 0;
                     for (size_t k = i; k < end; k++) {
@@ -243,12 +216,12 @@ static void find_declared(rt_shake_t *sh, const char *src, const rt_tok_t *t, si
                                  strchr(")]}", src[t[k].start]))
                             depth--;
                         else if (depth == 1 && t[k].kind == RT_TOK_IDENT &&
-                                 (is_punct(src, &t[k - 1], "{") || is_punct(src, &t[k - 1], ",")))
+                                 (rt_tok_punct(src, &t[k - 1], "{") || rt_tok_punct(src, &t[k - 1], ",")))
                             declare(sh, intern(sh, src + t[k].start, t[k].len, 1), item);
                     }
                 }
                 i = end;
-            } else if (i + 1 == n && is_punct(src, &t[i], ";")) {
+            } else if (i + 1 == n && rt_tok_punct(src, &t[i], ";")) {
                 declare(sh, tag, item); /* struct tag; */
             }
             saw_type = 1;
@@ -261,7 +234,7 @@ static void find_declared(rt_shake_t *sh, const char *src, const rt_tok_t *t, si
             int id = intern(sh, src + w->start, w->len, 0);
             int known = id >= 0 && sh->syms[id].is_typedef;
             int before_declarator = i + 1 < n && (t[i + 1].kind == RT_TOK_IDENT ||
-                                                  is_punct(src, &t[i + 1], "*"));
+                                                  rt_tok_punct(src, &t[i + 1], "*"));
             if (!known && !before_declarator)
                 break;
             saw_type = 1;
@@ -290,8 +263,8 @@ static void find_declared(rt_shake_t *sh, const char *src, const rt_tok_t *t, si
             if (named || k->kind != RT_TOK_IDENT)
                 continue;
             if (is_attribute(src, k)) {
-                if (i + 1 < n && is_punct(src, &t[i + 1], "("))
-                    i = skip_group(src, t, n, i + 1) - 1;
+                if (i + 1 < n && rt_tok_punct(src, &t[i + 1], "("))
+                    i = rt_tok_skip_group(src, t, n, i + 1) - 1;
                 continue;
             }
             if (rt_decl_is_decl_keyword(src + k->start, k->len) ||

@@ -130,35 +130,6 @@ static int is_word(const char *src, const rt_tok_t *t)
            !is_gnu_word(src, t);
 }
 
-static int is_tag_keyword(const char *src, const rt_tok_t *t)
-{
-    return t->kind == RT_TOK_IDENT && (rt_tok_is(src, t, "struct") ||
-                                       rt_tok_is(src, t, "union") || rt_tok_is(src, t, "enum"));
-}
-
-static int opens(const char *src, const rt_tok_t *t)
-{
-    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr("([{", src[t->start]);
-}
-
-static int closes(const char *src, const rt_tok_t *t)
-{
-    return t->kind == RT_TOK_PUNCT && t->len == 1 && strchr(")]}", src[t->start]);
-}
-
-/* Index after the bracket group opening at t[i]. */
-static size_t skip_group(const char *src, const rt_tok_t *t, size_t n, size_t i)
-{
-    int depth = 0;
-    for (; i < n; i++) {
-        if (opens(src, &t[i]))
-            depth++;
-        else if (closes(src, &t[i]) && --depth <= 0)
-            return i + 1;
-    }
-    return n;
-}
-
 /* The type a declaration gives one of its names. */
 typedef struct type_ref {
     char *body;       /* "{ ... }" written in the declaration itself, or NULL; owned */
@@ -188,11 +159,11 @@ static int decl_type(const char *decl, const char *name, type_ref_t *out)
         else if (rt_tok_is(decl, &t[i], "}"))
             depth--;
         else if (depth == 0 && t[i].kind == RT_TOK_IDENT && rt_tok_is(decl, &t[i], name) &&
-                 !(i > 0 && is_tag_keyword(decl, &t[i - 1])))
+                 !(i > 0 && rt_tok_is_tag_keyword(decl, &t[i - 1])))
             k = i;
     }
     for (size_t i = 0; i < k;) {
-        if (is_tag_keyword(decl, &t[i])) {
+        if (rt_tok_is_tag_keyword(decl, &t[i])) {
             out->is_enum = rt_tok_is(decl, &t[i], "enum");
             size_t kw = i++;
             if (i < k && is_word(decl, &t[i])) {
@@ -206,7 +177,7 @@ static int decl_type(const char *decl, const char *name, type_ref_t *out)
                 i++;
             }
             if (i < k && rt_tok_is(decl, &t[i], "{")) {
-                size_t end = skip_group(decl, t, n, i);
+                size_t end = rt_tok_skip_group(decl, t, n, i);
                 free(out->body);
                 out->body = cm_strndup(decl + t[i].start,
                                        t[end - 1].start + t[end - 1].len - t[i].start);
@@ -214,7 +185,7 @@ static int decl_type(const char *decl, const char *name, type_ref_t *out)
             }
         } else if (t[i].kind == RT_TOK_IDENT && i + 1 < k && rt_tok_is(decl, &t[i + 1], "(") &&
                    !(i + 2 < k && rt_tok_is(decl, &t[i + 2], "*"))) {
-            i = skip_group(decl, t, n, i + 1); /* __attribute__((...)), typeof(...) */
+            i = rt_tok_skip_group(decl, t, n, i + 1); /* __attribute__((...)), typeof(...) */
         } else {
             if (is_word(decl, &t[i]))
                 copy_tok(out->name, sizeof out->name, decl, &t[i]);
@@ -240,7 +211,7 @@ static char *tag_body(const char *text, const char *tag)
     for (size_t i = 0; sp && i + 2 < n && !body; i++) {
         if (t[i].len == (size_t)(sp - tag) && memcmp(text + t[i].start, tag, t[i].len) == 0 &&
             rt_tok_is(text, &t[i + 1], sp + 1) && rt_tok_is(text, &t[i + 2], "{")) {
-            size_t end = skip_group(text, t, n, i + 2);
+            size_t end = rt_tok_skip_group(text, t, n, i + 2);
             body = cm_strndup(text + t[i + 2].start,
                               t[end - 1].start + t[end - 1].len - t[i + 2].start);
         }
@@ -274,12 +245,12 @@ static void members_of(const char *body, rt_member_fn fn, void *ctx, int depth)
         return;
     rt_tok_t *t;
     size_t n = rt_lex_all(body, 0, strlen(body), 1, &t, NULL);
-    size_t end = n && closes(body, &t[n - 1]) ? n - 1 : n;
+    size_t end = n && rt_tok_closes(body, &t[n - 1]) ? n - 1 : n;
     size_t a = 1; /* after '{' */
     while (a < end) {
         size_t b = a; /* one member declaration: t[a, b) */
         while (b < end && !rt_tok_is(body, &t[b], ";"))
-            b = opens(body, &t[b]) ? skip_group(body, t, n, b) : b + 1;
+            b = rt_tok_opens(body, &t[b]) ? rt_tok_skip_group(body, t, n, b) : b + 1;
         const char *decl = b > a ? body + t[a].start : "";
         size_t decl_len = b > a ? t[b - 1].start + t[b - 1].len - t[a].start : 0;
         int named = 0;
@@ -289,19 +260,19 @@ static void members_of(const char *body, rt_member_fn fn, void *ctx, int depth)
             if (rt_tok_is(body, &t[i], ",")) {
                 found = 0;
                 i++;
-            } else if (is_tag_keyword(body, &t[i])) {
+            } else if (rt_tok_is_tag_keyword(body, &t[i])) {
                 i++;
                 if (i < b && is_word(body, &t[i]))
                     i++;
                 if (i < b && rt_tok_is(body, &t[i], "{")) {
                     inner = i;
-                    i = inner_end = skip_group(body, t, n, i);
+                    i = inner_end = rt_tok_skip_group(body, t, n, i);
                 }
             } else if (rt_tok_is(body, &t[i], "[") || rt_tok_is(body, &t[i], "{")) {
-                i = skip_group(body, t, n, i);
+                i = rt_tok_skip_group(body, t, n, i);
             } else if (t[i].kind == RT_TOK_IDENT && i + 1 < b && rt_tok_is(body, &t[i + 1], "(") &&
                        !(i + 2 < b && rt_tok_is(body, &t[i + 2], "*"))) {
-                i = skip_group(body, t, n, i + 1); /* attributes; parameter lists */
+                i = rt_tok_skip_group(body, t, n, i + 1); /* attributes; parameter lists */
             } else if (rt_tok_is(body, &t[i], ":")) {
                 while (i < b && !rt_tok_is(body, &t[i], ","))
                     i++; /* a bit-field's width */
@@ -381,7 +352,7 @@ int rt_session_members(rt_session_t *s, const char *code, size_t start, size_t e
         copy_tok(base, sizeof base, code, &t[0]);
     for (size_t i = 1; ok && i < n;) {
         if (rt_tok_is(code, &t[i], "[")) {
-            i = skip_group(code, t, n, i);
+            i = rt_tok_skip_group(code, t, n, i);
         } else if ((rt_tok_is(code, &t[i], ".") || rt_tok_is(code, &t[i], "->")) && i + 1 < n &&
                    is_word(code, &t[i + 1]) && nchain < MAX_CHAIN) {
             copy_tok(chain[nchain++], sizeof chain[0], code, &t[i + 1]);
