@@ -1,8 +1,9 @@
 /* session_check.h: what the unit tests that drive an rt_session share:
  * ASan options that leave the fault signals to the session's boundary,
- * accessors of a reply, a run that captures the cell's stdout, a regex
- * match, and the EXPECT / EXPECT_OUT / EXPECT_ERROR checks (they call the
- * test's own `run(code)`). Include after check.h. */
+ * the session S the tests run cells in and the test main
+ * (SESSION_TEST_MAIN), accessors of a reply, a run that captures the
+ * cell's stdout, a regex match, and the EXPECT / EXPECT_OUT / EXPECT_ERROR
+ * checks (they call the test's own `run(code)`). Include after check.h. */
 #ifndef SESSION_CHECK_H
 #define SESSION_CHECK_H
 
@@ -14,6 +15,7 @@
 
 #include "rt_complete.h"
 #include "rt_execute.h"
+#include "cm_log.h"
 #include "rt_session.h"
 
 /* ASan must leave the fault signals to the session's boundary. */
@@ -116,5 +118,57 @@ static inline int matches(const char *text, const char *re)
             dump(r_);                                                        \
         json_decref(r_);                                                     \
     } while (0)
+
+/* ---- the session and the test main ---- */
+
+static rt_session_t *S; /* the session the tests run cells in */
+static int cell_no;     /* the number of the last cell run */
+static json_t *emitted; /* the session's display messages, in order */
+
+static void emit(void *ctx, const json_t *msg)
+{
+    (void)ctx;
+    json_array_append(emitted, (json_t *)msg);
+}
+
+/* Runs code as the next cell of S; the _capturing form keeps its stdout
+ * in out[]. */
+static inline json_t *run_next(const char *code)
+{
+    return rt_execute(S, code, ++cell_no);
+}
+
+static inline json_t *run_next_capturing(const char *code)
+{
+    return run_capturing(S, code, ++cell_no);
+}
+
+/* The main of a session test: a fresh session S (its displays collected
+ * in emitted), then each of tests (NULL-terminated) in order, then the
+ * report. */
+static inline int session_test_main(const char *name, void (*const *tests)(void))
+{
+    cm_log_init("test"); /* GPUC_LOG=debug shows what the session does */
+    emitted = json_array();
+    cm_error_t err = {0};
+    S = rt_session_new(NULL, emit, NULL, &err);
+    CHECK(S != NULL);
+    if (!S) {
+        fprintf(stderr, "rt_session_new: %s\n", err.text);
+        return check_report(name);
+    }
+    for (size_t i = 0; tests[i]; i++)
+        tests[i]();
+    rt_session_free(S);
+    json_decref(emitted);
+    return check_report(name);
+}
+
+#define SESSION_TEST_MAIN(name, ...)                                         \
+    int main(void)                                                           \
+    {                                                                        \
+        static void (*const tests_[])(void) = {__VA_ARGS__, NULL};            \
+        return session_test_main(name, tests_);                              \
+    }
 
 #endif

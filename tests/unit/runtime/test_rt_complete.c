@@ -11,18 +11,9 @@
 #include "cm_log.h"
 #include "rt_session.h"
 
-static void emit(void *ctx, const json_t *msg)
-{
-    (void)ctx;
-    (void)msg;
-}
-
-static rt_session_t *S;
-static int cell_no;
-
 static void run(const char *code)
 {
-    json_t *r = rt_execute(S, code, ++cell_no);
+    json_t *r = run_next(code);
     const char *status = json_string_value(json_object_get(r, "status"));
     CHECK(status && strcmp(status, "ok") == 0);
     if (!status || strcmp(status, "ok") != 0) {
@@ -339,15 +330,9 @@ static void test_inspect(void)
     CHECK(t == NULL);
 }
 
-int main(void)
+/* The cells the completions and inspections below are about. */
+static void define_names(void)
 {
-    cm_log_init("test");
-    cm_error_t err = {0};
-    S = rt_session_new(NULL, emit, NULL, &err);
-    if (!S) {
-        fprintf(stderr, "no session: %s\n", err.text);
-        return 1;
-    }
     run("int counter = 1;");
     run("int count_up(int by) { return counter += by; }");
     run("struct point { int x; int y; };\ntypedef struct point point_t;\n#define SCALE 3\n"
@@ -360,12 +345,7 @@ int main(void)
     if (find(r, "x") < 0)
         dump(r);
     json_decref(r);
-    test_keywords_and_session_names();
-    test_header_names();
-    test_members();
-    test_magics();
-    test_code_points();
-    test_inspect();
-    rt_session_free(S);
-    return check_report("test_rt_complete");
 }
+
+SESSION_TEST_MAIN("test_rt_complete", define_names, test_keywords_and_session_names,
+                  test_header_names, test_members, test_magics, test_code_points, test_inspect)

@@ -9,20 +9,10 @@
 #include "cm_log.h"
 #include "rt_session.h"
 
-static json_t *emitted; /* display messages, in order */
-
-static void emit(void *ctx, const json_t *msg)
-{
-    (void)ctx;
-    json_array_append(emitted, (json_t *)msg);
-}
-
-static rt_session_t *S;
-static int cell_no;
 
 static json_t *run(const char *code)
 {
-    return rt_execute(S, code, ++cell_no);
+    return run_next(code);
 }
 
 /* The first traceback line that contains part, or NULL. */
@@ -136,26 +126,11 @@ static void test_flags_and_redefinition(void)
 
 int main(void)
 {
-    cm_log_init("test");
-    emitted = json_array();
-    cm_error_t err = {0};
-    S = rt_session_new(NULL, emit, NULL, &err);
-    CHECK(S != NULL);
-    if (!S) {
-        fprintf(stderr, "rt_session_new: %s\n", err.text);
-        return check_report("test_rt_cc");
-    }
     if (system("command -v \"${CC:-cc}\" >/dev/null 2>&1") != 0) {
         printf("test_rt_cc: no system C compiler; skipped\n");
-        rt_session_free(S);
-        json_decref(emitted);
         return 77;
     }
-    test_called_from_tcc();
-    test_calls_tcc();
-    test_errors();
-    test_flags_and_redefinition();
-    rt_session_free(S);
-    json_decref(emitted);
-    return check_report("test_rt_cc");
+    static void (*const tests[])(void) = {test_called_from_tcc, test_calls_tcc, test_errors,
+                                          test_flags_and_redefinition, NULL};
+    return session_test_main("test_rt_cc", tests);
 }

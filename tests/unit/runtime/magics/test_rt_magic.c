@@ -13,12 +13,10 @@
 #include "rt_magic.h"
 #include "rt_session.h"
 
-static rt_session_t *S;
-static int cell_no;
 
 static json_t *run(const char *code)
 {
-    return run_capturing(S, code, ++cell_no);
+    return run_next_capturing(code);
 }
 
 static void test_table(void)
@@ -202,24 +200,5 @@ static void test_unknown_and_help(void)
     json_decref(r);
 }
 
-int main(void)
-{
-    cm_log_init("test");
-    cm_error_t err = {0};
-    S = rt_session_new(NULL, NULL, NULL, &err);
-    CHECK(S != NULL);
-    if (!S) {
-        fprintf(stderr, "rt_session_new: %s\n", err.text);
-        return check_report("test_rt_magic");
-    }
-    test_table();
-    test_find();
-    test_segments();
-    test_who();
-    test_reset();
-    test_lib();
-    test_cflags();
-    test_unknown_and_help();
-    rt_session_free(S);
-    return check_report("test_rt_magic");
-}
+SESSION_TEST_MAIN("test_rt_magic", test_table, test_find, test_segments, test_who, test_reset,
+                  test_lib, test_cflags, test_unknown_and_help)

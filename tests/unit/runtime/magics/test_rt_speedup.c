@@ -16,20 +16,10 @@
 #include "rt_session.h"
 #include "rt_speedup.h"
 
-static rt_session_t *S;
-static int cell_no;
-static json_t *emitted; /* display messages, in order */
-
-static void emit(void *ctx, const json_t *msg)
-{
-    (void)ctx;
-    json_array_append(emitted, (json_t *)msg);
-}
-
 static json_t *run(const char *code)
 {
     json_array_clear(emitted);
-    return rt_execute(S, code, ++cell_no);
+    return run_next(code);
 }
 
 /* data[mime] of emitted display i, or NULL. */
@@ -229,24 +219,5 @@ static void test_usage(void)
                  "undefined symbol 'undefined_fn'");
 }
 
-int main(void)
-{
-    cm_log_init("test");
-    emitted = json_array();
-    cm_error_t err = {0};
-    S = rt_session_new(NULL, emit, NULL, &err);
-    CHECK(S != NULL);
-    if (!S) {
-        fprintf(stderr, "rt_session_new: %s\n", err.text);
-        return check_report("test_rt_speedup");
-    }
-    test_agree();
-    test_mismatch();
-    test_sweep();
-    test_verdict();
-    test_cc_note();
-    test_usage();
-    rt_session_free(S);
-    json_decref(emitted);
-    return check_report("test_rt_speedup");
-}
+SESSION_TEST_MAIN("test_rt_speedup", test_agree, test_mismatch, test_sweep, test_verdict,
+                  test_cc_note, test_usage)

@@ -15,12 +15,10 @@
 #include "rt_session.h"
 #include "rt_timeit.h"
 
-static rt_session_t *S;
-static int cell_no;
 
 static json_t *run(const char *code)
 {
-    return run_capturing(S, code, ++cell_no);
+    return run_next_capturing(code);
 }
 
 /* A time as _format_time writes it, and the summary line. */
@@ -166,20 +164,4 @@ static void test_time(void)
     json_decref(r);
 }
 
-int main(void)
-{
-    cm_log_init("test");
-    cm_error_t err = {0};
-    test_format();
-    S = rt_session_new(NULL, NULL, NULL, &err);
-    CHECK(S != NULL);
-    if (!S) {
-        fprintf(stderr, "rt_session_new: %s\n", err.text);
-        return check_report("test_rt_timeit");
-    }
-    test_timeit();
-    test_cell_timeit();
-    test_time();
-    rt_session_free(S);
-    return check_report("test_rt_timeit");
-}
+SESSION_TEST_MAIN("test_rt_timeit", test_format, test_timeit, test_cell_timeit, test_time)

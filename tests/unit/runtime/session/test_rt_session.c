@@ -9,20 +9,10 @@
 #include "cm_log.h"
 #include "rt_session.h"
 
-static json_t *emitted; /* display messages, in order */
-
-static void emit(void *ctx, const json_t *msg)
-{
-    (void)ctx;
-    json_array_append(emitted, (json_t *)msg);
-}
-
-static rt_session_t *S;
-static int cell_no;
 
 static json_t *run(const char *code)
 {
-    return rt_execute(S, code, ++cell_no);
+    return run_next(code);
 }
 
 static void test_persistence(void)
@@ -242,30 +232,15 @@ static void test_complete_inspect(void)
     json_decref(r);
 }
 
-int main(void)
+/* How the compiles went (informational: which way the headers came). */
+static void report_stats(void)
 {
-    cm_log_init("test"); /* GPUC_LOG=debug shows each fallback to the full headers */
-    emitted = json_array();
-    cm_error_t err = {0};
-    S = rt_session_new(NULL, emit, NULL, &err);
-    CHECK(S != NULL);
-    if (!S) {
-        fprintf(stderr, "rt_session_new: %s\n", err.text);
-        return check_report("test_rt_session");
-    }
-    test_persistence();
-    test_macro_items();
-    test_reruns();
-    test_results();
-    test_compile_errors();
-    test_faults();
-    test_display();
-    test_complete_inspect();
     rt_compile_stats_t st;
     rt_session_stats(S, &st);
     printf("compiles: %lu with shaken headers, %lu fell back, %lu full, %lu preprocessings\n",
            st.shaken, st.fallbacks, st.full, st.preprocess);
-    rt_session_free(S);
-    json_decref(emitted);
-    return check_report("test_rt_session");
 }
+
+SESSION_TEST_MAIN("test_rt_session", test_persistence, test_macro_items, test_reruns,
+                  test_results, test_compile_errors, test_faults, test_display,
+                  test_complete_inspect, report_stats)
