@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cm_log.h"
+#include "session_check.h"
 #include "rt_chart.h"
 
 static size_t count(const char *text, const char *part)
@@ -52,15 +52,6 @@ static void test_chart(void)
     CHECK_STR(size, "3.2e4");
 }
 
-static json_t *shown;
-
-static void emit(void *ctx, const json_t *msg)
-{
-    (void)ctx;
-    json_decref(shown);
-    shown = json_deep_copy(msg);
-}
-
 static void test_table(void)
 {
     static const int widths[] = {6, 10, 0};
@@ -83,25 +74,12 @@ static void test_table(void)
                                    "<tr><td>CPU</td><td>1 \xce\xbcs</td><td></td></tr>\n"
                                    "<tr><td>GPU</td><td>2 ns</td><td>500\xc3\x97</td></tr>\n"
                                    "</table>\n<p>note 1</p>\n");
-    cm_error_t err = {0};
-    rt_session_t *s = rt_session_new(NULL, emit, NULL, &err);
-    CHECK(s != NULL);
-    if (!s)
-        return;
-    rt_table_show(&t, s);
-    CHECK(shown != NULL);
-    json_t *data = json_object_get(shown, "data");
+    rt_table_show(&t, S);
+    CHECK(json_array_size(emitted) == 1);
+    json_t *data = json_object_get(json_array_get(emitted, 0), "data");
     CHECK(strstr(json_string_value(json_object_get(data, "text/plain")), "GPU   2 ns"));
     CHECK(strstr(json_string_value(json_object_get(data, "text/html")), "<table class=\"demo\">"));
     CHECK(t.html.len == 0 && t.text.len == 0); /* freed */
-    json_decref(shown);
-    rt_session_free(s);
 }
 
-int main(void)
-{
-    cm_log_init("test");
-    test_chart();
-    test_table();
-    return check_report("test_rt_chart");
-}
+SESSION_TEST_MAIN("test_rt_chart", test_chart, test_table)
