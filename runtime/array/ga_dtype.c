@@ -1,0 +1,221 @@
+/* ga_dtype: element types (see ga_dtype.h). */
+#include "ga_dtype.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct info {
+    const char *name, *npy, *ctype;
+    size_t size;
+    char kind;
+} info_t;
+
+static const info_t types[GA_NDTYPES] = {
+    [GA_BOOL] = {"bool", "|b1", "bool", 1, GA_KIND_BOOL},
+    [GA_I8] = {"int8", "|i1", "signed char", 1, GA_KIND_INT},
+    [GA_U8] = {"uint8", "|u1", "unsigned char", 1, GA_KIND_UINT},
+    [GA_I16] = {"int16", "<i2", "short", 2, GA_KIND_INT},
+    [GA_U16] = {"uint16", "<u2", "unsigned short", 2, GA_KIND_UINT},
+    [GA_I32] = {"int32", "<i4", "int", 4, GA_KIND_INT},
+    [GA_U32] = {"uint32", "<u4", "unsigned int", 4, GA_KIND_UINT},
+    [GA_I64] = {"int64", "<i8", "long long", 8, GA_KIND_INT},
+    [GA_U64] = {"uint64", "<u8", "unsigned long long", 8, GA_KIND_UINT},
+    [GA_F16] = {"float16", "<f2", "__half", 2, GA_KIND_FLOAT},
+    [GA_F32] = {"float32", "<f4", "float", 4, GA_KIND_FLOAT},
+    [GA_F64] = {"float64", "<f8", "double", 8, GA_KIND_FLOAT},
+    [GA_C64] = {"complex64", "<c8", "float2", 8, GA_KIND_COMPLEX},
+    [GA_C128] = {"complex128", "<c16", "double2", 16, GA_KIND_COMPLEX},
+};
+
+int ga_dtype_valid(int d)
+{
+    return d >= 0 && d < GA_NDTYPES;
+}
+
+size_t ga_dtype_size(ga_dtype_t d)
+{
+    return ga_dtype_valid(d) ? types[d].size : 0;
+}
+
+const char *ga_dtype_name(ga_dtype_t d)
+{
+    return ga_dtype_valid(d) ? types[d].name : "?";
+}
+
+char ga_dtype_kind(ga_dtype_t d)
+{
+    return ga_dtype_valid(d) ? types[d].kind : '?';
+}
+
+const char *ga_dtype_npy(ga_dtype_t d)
+{
+    return ga_dtype_valid(d) ? types[d].npy : "?";
+}
+
+const char *ga_dtype_ctype(ga_dtype_t d)
+{
+    return ga_dtype_valid(d) ? types[d].ctype : "?";
+}
+
+int ga_dtype_from_name(const char *name)
+{
+    static const struct {
+        const char *alias;
+        ga_dtype_t d;
+    } aliases[] = {
+        {"bool_", GA_BOOL}, {"?", GA_BOOL},    {"b1", GA_BOOL},     {"byte", GA_I8},
+        {"ubyte", GA_U8},   {"short", GA_I16}, {"ushort", GA_U16},  {"intc", GA_I32},
+        {"uintc", GA_U32},  {"int", GA_I64},   {"int_", GA_I64},    {"uint", GA_U64},
+        {"half", GA_F16},   {"single", GA_F32}, {"float", GA_F64},  {"double", GA_F64},
+        {"csingle", GA_C64}, {"complex", GA_C128}, {"cdouble", GA_C128},
+    };
+    if (!name)
+        return -1;
+    for (int d = 0; d < GA_NDTYPES; d++)
+        if (strcmp(name, types[d].name) == 0 || strcmp(name, types[d].npy) == 0 ||
+            strcmp(name, types[d].npy + 1) == 0)
+            return d;
+    if ((name[0] == '<' || name[0] == '|' || name[0] == '=') && name[1])
+        for (int d = 0; d < GA_NDTYPES; d++)
+            if (strcmp(name + 1, types[d].npy + 1) == 0)
+                return d;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(name, aliases[i].alias) == 0)
+            return aliases[i].d;
+    return -1;
+}
+
+float ga_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else if (exp == 0) {
+        if (!mant) {
+            bits = sign;
+        } else { /* subnormal: normalise */
+            int e = -1;
+            do {
+                e++;
+                mant <<= 1;
+            } while (!(mant & 0x400));
+            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+        }
+    } else {
+        bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t ga_float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t absx = x & 0x7fffffffu;
+    if (absx >= 0x7f800000u) /* inf or nan */
+        return sign | 0x7c00 | (absx > 0x7f800000u ? 0x200 : 0);
+    if (absx >= 0x477ff000u) /* rounds to >= 65520: inf */
+        return sign | 0x7c00;
+    if (absx < 0x38800000u) { /* below the smallest normal half: subnormal or zero */
+        if (absx < 0x33000000u)
+            return sign;
+        uint32_t mant = (absx & 0x7fffff) | 0x800000;
+        int shift = 126 - (int)(absx >> 23); /* 14 .. 24 */
+        uint32_t half = mant >> shift;
+        uint32_t rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1)))
+            half++;
+        return sign | (uint16_t)half;
+    }
+    uint32_t half = ((absx >> 13) - (112u << 10));
+    uint32_t rem = absx & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+        half++;
+    return sign | (uint16_t)half;
+}
+
+double ga_dtype_get_f64(ga_dtype_t d, const void *data, size_t i)
+{
+    const char *p = (const char *)data + i * ga_dtype_size(d);
+    switch (d) {
+    case GA_BOOL: return *(const unsigned char *)p != 0;
+    case GA_I8: return *(const int8_t *)p;
+    case GA_U8: return *(const uint8_t *)p;
+    case GA_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case GA_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case GA_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case GA_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case GA_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case GA_U64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+    case GA_F16: { uint16_t v; memcpy(&v, p, 2); return ga_half_to_float(v); }
+    case GA_F32:
+    case GA_C64: { float v; memcpy(&v, p, 4); return v; }
+    case GA_F64:
+    case GA_C128: { double v; memcpy(&v, p, 8); return v; }
+    default: return NAN;
+    }
+}
+
+double ga_dtype_get_imag(ga_dtype_t d, const void *data, size_t i)
+{
+    const char *p = (const char *)data + i * ga_dtype_size(d);
+    if (d == GA_C64) {
+        float v;
+        memcpy(&v, p + 4, 4);
+        return v;
+    }
+    if (d == GA_C128) {
+        double v;
+        memcpy(&v, p + 8, 8);
+        return v;
+    }
+    return 0;
+}
+
+int64_t ga_dtype_get_i64(ga_dtype_t d, const void *data, size_t i)
+{
+    const char *p = (const char *)data + i * ga_dtype_size(d);
+    switch (d) {
+    case GA_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case GA_U64: { uint64_t v; memcpy(&v, p, 8); return (int64_t)v; }
+    default: return (int64_t)ga_dtype_get_f64(d, data, i);
+    }
+}
+
+uint64_t ga_dtype_get_u64(ga_dtype_t d, const void *data, size_t i)
+{
+    const char *p = (const char *)data + i * ga_dtype_size(d);
+    switch (d) {
+    case GA_U64: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case GA_I64: { int64_t v; memcpy(&v, p, 8); return (uint64_t)v; }
+    default: {
+        double v = ga_dtype_get_f64(d, data, i);
+        return v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
+    }
+    }
+}
+
+void ga_dtype_set_f64(ga_dtype_t d, void *data, size_t i, double v)
+{
+    char *p = (char *)data + i * ga_dtype_size(d);
+    switch (d) {
+    case GA_BOOL: *(unsigned char *)p = v != 0; return;
+    case GA_I8: *(int8_t *)p = (int8_t)(int64_t)v; return;
+    case GA_U8: *(uint8_t *)p = (uint8_t)(int64_t)v; return;
+    case GA_I16: { int16_t x = (int16_t)(int64_t)v; memcpy(p, &x, 2); return; }
+    case GA_U16: { uint16_t x = (uint16_t)(int64_t)v; memcpy(p, &x, 2); return; }
+    case GA_I32: { int32_t x = (int32_t)(int64_t)v; memcpy(p, &x, 4); return; }
+    case GA_U32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(p, &x, 4); return; }
+    case GA_I64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); return; }
+    case GA_U64: { uint64_t x = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v; memcpy(p, &x, 8); return; }
+    case GA_F16: { uint16_t x = ga_float_to_half((float)v); memcpy(p, &x, 2); return; }
+    case GA_F32: { float x = (float)v; memcpy(p, &x, 4); return; }
+    case GA_F64: memcpy(p, &v, 8); return;
+    case GA_C64: { float x[2] = {(float)v, 0}; memcpy(p, x, 8); return; }
+    case GA_C128: { double x[2] = {v, 0}; memcpy(p, x, 16); return; }
+    default: return;
+    }
+}

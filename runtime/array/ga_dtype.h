@@ -1,0 +1,79 @@
+/* ga_dtype: the element types of device arrays — names as NumPy spells
+ * them, sizes, NumPy's .npy type strings, the C types kernels declare,
+ * and reading or writing one element as a double or an integer. */
+#ifndef GA_DTYPE_H
+#define GA_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The numbering is part of the cell API (gpuc.h's GA_F32 ... and the
+ * short names F32 ...): append only. */
+typedef enum ga_dtype {
+    GA_BOOL = 0,
+    GA_I8,
+    GA_U8,
+    GA_I16,
+    GA_U16,
+    GA_I32,
+    GA_U32,
+    GA_I64,
+    GA_U64,
+    GA_F16,
+    GA_F32,
+    GA_F64,
+    GA_C64,  /* complex64: two float32, real first */
+    GA_C128, /* complex128: two float64 */
+    GA_NDTYPES
+} ga_dtype_t;
+
+/* Kinds, as NumPy's dtype.kind. */
+#define GA_KIND_BOOL 'b'
+#define GA_KIND_INT 'i'
+#define GA_KIND_UINT 'u'
+#define GA_KIND_FLOAT 'f'
+#define GA_KIND_COMPLEX 'c'
+
+/* Non-zero when d is one of the dtypes above. */
+int ga_dtype_valid(int d);
+
+/* Bytes of one element; 0 for an invalid dtype. */
+size_t ga_dtype_size(ga_dtype_t d);
+
+/* NumPy's name: "bool", "int8", ..., "float16", "float32", "complex64".
+ * Static; "?" for an invalid dtype. */
+const char *ga_dtype_name(ga_dtype_t d);
+
+/* The dtype of a NumPy name ("float32", also "f4", "<f4", "float", "int"
+ * as NumPy reads them), or -1. */
+int ga_dtype_from_name(const char *name);
+
+/* NumPy's kind character (GA_KIND_*). */
+char ga_dtype_kind(ga_dtype_t d);
+
+/* The little-endian .npy type string: "|b1", "|i1", "|u1", "<i2", ...,
+ * "<f2", "<f4", "<f8", "<c8", "<c16". Static. */
+const char *ga_dtype_npy(ga_dtype_t d);
+
+/* The C spelling of one element in kernel source ("float", "double",
+ * "int", "unsigned int", "long long", "__half", "bool", ...): what a
+ * kernel's pointer parameter must point to for an array of d. Static. */
+const char *ga_dtype_ctype(ga_dtype_t d);
+
+/* Element i of data (of dtype d) as a double (complex: the real part) /
+ * as a signed or unsigned 64-bit integer (floats truncated). */
+double ga_dtype_get_f64(ga_dtype_t d, const void *data, size_t i);
+int64_t ga_dtype_get_i64(ga_dtype_t d, const void *data, size_t i);
+uint64_t ga_dtype_get_u64(ga_dtype_t d, const void *data, size_t i);
+/* The imaginary part of a complex element (0 for other kinds). */
+double ga_dtype_get_imag(ga_dtype_t d, const void *data, size_t i);
+
+/* Writes v into element i of data (converted as C converts; float16
+ * rounded to nearest even; bool: v != 0). */
+void ga_dtype_set_f64(ga_dtype_t d, void *data, size_t i, double v);
+
+/* IEEE half <-> float, round to nearest even. */
+float ga_half_to_float(uint16_t h);
+uint16_t ga_float_to_half(float f);
+
+#endif
