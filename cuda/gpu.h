@@ -48,6 +48,7 @@
  *             gpu_cache    the compile cache, in memory and on disk
  *             gpu_module   the kernel registry, module loads, launches
  *             gpu_timing   the clock, CUDA events, the kernel clock
+ *             gpu_mem      device memory for arrays: allocate, copy, zero
  *             gpu_error    what a failure costs, in words
  *             gpu_scan     kernels, parameters and names in device source
  *             gpu_header   the runtime API declarations host cells see
@@ -284,6 +285,22 @@ void gpu_track_free(const void *device_ptr);
  * (4294967296 bytes), 1.20 GiB free of 79.10 GiB; nothing else was lost"
  * (free/total from cuMemGetInfo when a context exists). what may be NULL. */
 void gpu_error_oom(cm_error_t *err, size_t bytes_asked, const char *what);
+
+/* ---- device memory (gpu_mem.c) ---------------------------------------- */
+
+/* Memory of the selected GPU, for device arrays (their pool is the
+ * array library's policy; these are the raw calls). Device addresses are
+ * passed as void *. Each makes the primary context current first, so it
+ * fails with GPU_E_NO_GPU (or GPU_E_NO_LIBRARY) where there is none.
+ * Out of memory is the driver's CUDA_ERROR_OUT_OF_MEMORY (code 2). */
+int gpu_mem_alloc(size_t bytes, void **ptr, cm_error_t *err);
+void gpu_mem_free(void *ptr);
+int gpu_mem_zero(void *dst, size_t bytes, cm_error_t *err);
+int gpu_mem_to_device(void *dst, const void *host, size_t bytes, cm_error_t *err);
+int gpu_mem_to_host(void *host, const void *src, size_t bytes, cm_error_t *err);
+int gpu_mem_copy(void *dst, const void *src, size_t bytes, cm_error_t *err);
+/* Free and total bytes of the selected GPU. */
+int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
 
 /* ---- timing (gpu_timing.c) ------------------------------------------- */
 

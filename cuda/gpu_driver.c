@@ -61,6 +61,10 @@ const gpu_driver_t *gpu_driver_get(cm_error_t *err)
                    SYM(cuStreamQuery, "cuStreamQuery") ||
                    SYM(cuMemGetInfo, "cuMemGetInfo_v2") || SYM(cuMemAlloc, "cuMemAlloc_v2") ||
                    SYM(cuMemFree, "cuMemFree_v2") ||
+                   SYM(cuMemcpyHtoD, "cuMemcpyHtoD_v2") ||
+                   SYM(cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
+                   SYM(cuMemcpyDtoD, "cuMemcpyDtoD_v2") ||
+                   SYM(cuMemsetD8, "cuMemsetD8_v2") ||
                    SYM(cuModuleLoadData, "cuModuleLoadData") ||
                    SYM(cuModuleUnload, "cuModuleUnload") ||
                    SYM(cuModuleGetFunction, "cuModuleGetFunction") ||

@@ -89,6 +89,10 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuMemGetInfo)(size_t *free_bytes, size_t *total_bytes);
     gpu_curesult_t (*cuMemAlloc)(gpu_cudeviceptr_t *dptr, size_t bytes);
     gpu_curesult_t (*cuMemFree)(gpu_cudeviceptr_t dptr);
+    gpu_curesult_t (*cuMemcpyHtoD)(gpu_cudeviceptr_t dst, const void *src, size_t bytes);
+    gpu_curesult_t (*cuMemcpyDtoH)(void *dst, gpu_cudeviceptr_t src, size_t bytes);
+    gpu_curesult_t (*cuMemcpyDtoD)(gpu_cudeviceptr_t dst, gpu_cudeviceptr_t src, size_t bytes);
+    gpu_curesult_t (*cuMemsetD8)(gpu_cudeviceptr_t dst, unsigned char value, size_t bytes);
     gpu_curesult_t (*cuModuleLoadData)(gpu_cumodule_t *mod, const void *image);
     gpu_curesult_t (*cuModuleUnload)(gpu_cumodule_t mod);
     gpu_curesult_t (*cuModuleGetFunction)(gpu_cufunction_t *fn, gpu_cumodule_t mod,

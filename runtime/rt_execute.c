@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_arrays.h"
 #include "rt_device.h"
 #include "rt_magic.h"
 
@@ -55,10 +56,9 @@ static int run_host(rt_session_t *s, const char *code, int cell_no, char **resul
     return run_code(s, code, from, strlen(code), line, cell_no, result, err);
 }
 
-int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **result,
+static int run_cell(rt_session_t *s, const char *code, int cell_no, char **result,
                     rt_error_t *err)
 {
-    *result = NULL;
     char *device, *host;
     if (!starts_with_cell_magic(code) && rt_device_split(code, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */
@@ -70,6 +70,16 @@ int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **resul
         return rc;
     }
     return run_host(s, code, cell_no, result, err);
+}
+
+int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **result,
+                    rt_error_t *err)
+{
+    *result = NULL;
+    rt_session_begin_cell(s, cell_no);
+    int rc = run_cell(s, code, cell_no, result, err);
+    rt_session_end_cell(s); /* arrays no variable holds go, also after an error */
+    return rc;
 }
 
 json_t *rt_execute(rt_session_t *s, const char *code, int cell_no)

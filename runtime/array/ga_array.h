@@ -26,7 +26,7 @@
 #define GA_CPU (-1)            /* the device number of the CPU backend */
 #define GA_MAGIC 0x47614172u   /* "GaAr": a live array */
 #define GA_DEAD 0x64656164u    /* "dead": freed */
-#define GA_END INT64_MAX       /* a slice's stop: to the end of the axis */
+#define GA_END INT64_MAX       /* a slice's start or stop left out (Python's None) */
 
 enum {
     GA_E_SHAPE = 20001,   /* a bad shape, size, axis or index */
@@ -39,10 +39,12 @@ enum {
 
 typedef struct ga_buffer {
     void *ptr;       /* the memory: a host address, or a device address */
-    size_t bytes;
+    size_t bytes;    /* asked for */
+    size_t capacity; /* what the pool gave (its size class); 0 when not owned */
     int device;      /* GA_CPU or a GPU number */
     int owned;       /* 0: memory the user allocated (a view of a device pointer) */
     int refs;        /* arrays that use it */
+    struct ga_buffer *next; /* the pool's free list */
 } ga_buffer_t;
 
 typedef struct ga_array {
@@ -126,7 +128,7 @@ void ga_device_text(int device, char *buf, size_t len);
 ga_array_t *ga_array_reshape(ga_array_t *a, int ndim, const int64_t *shape, cm_error_t *err);
 
 /* a[..., start:stop:step, ...] on axis, as Python slices it (negative
- * start/stop count from the end, GA_END = to the end, step != 0). */
+ * start/stop count from the end, GA_END = left out, step != 0). */
 ga_array_t *ga_array_slice(ga_array_t *a, int axis, int64_t start, int64_t stop, int64_t step,
                            cm_error_t *err);
 

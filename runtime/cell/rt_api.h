@@ -53,7 +53,49 @@
        const void *block, int block_is_dim3, unsigned block_size, unsigned long long shared,  \
        void *stream, int nargs, void **args, const unsigned long long *sizes,                 \
        const char *kinds, int cell, int line),                                                \
-      rt_gpu_launch)
+      rt_gpu_launch)                                                                          \
+    /* device arrays (runtime/array/ga_api.h, docs/arrays.md) */                              \
+    X(ga_t, ga_empty_n, (int dtype, int ndim, const long long *dims), ga_api_empty)           \
+    X(ga_t, ga_zeros_n, (int dtype, int ndim, const long long *dims), ga_api_zeros)           \
+    X(ga_t, ga_ones_n, (int dtype, int ndim, const long long *dims), ga_api_ones)             \
+    X(ga_t, ga_full_n, (int dtype, double value, int ndim, const long long *dims), ga_api_full) \
+    X(ga_t, ga_arange, (int dtype, double start, double stop, double step), ga_api_arange)    \
+    X(ga_t, ga_linspace, (int dtype, double start, double stop, long long num),               \
+      ga_api_linspace)                                                                        \
+    X(ga_t, ga_eye, (int dtype, long long n), ga_api_eye)                                     \
+    X(ga_t, ga_empty_like, (ga_t a), ga_api_empty_like)                                       \
+    X(ga_t, ga_zeros_like, (ga_t a), ga_api_zeros_like)                                       \
+    X(ga_t, ga_ones_like, (ga_t a), ga_api_ones_like)                                         \
+    X(ga_t, ga_full_like, (ga_t a, double value), ga_api_full_like)                           \
+    X(ga_t, ga_from_host_n, (int dtype, const void *data, int ndim, const long long *dims),   \
+      ga_api_from_host)                                                                       \
+    X(ga_t, ga_from_device_n, (int dtype, void *ptr, int ndim, const long long *dims),        \
+      ga_api_from_device)                                                                     \
+    X(ga_t, ga_reshape_n, (ga_t a, int ndim, const long long *dims), ga_api_reshape)          \
+    X(ga_t, ga_slice, (ga_t a, int axis, long long start, long long stop, long long step),    \
+      ga_api_slice)                                                                           \
+    X(ga_t, ga_index, (ga_t a, int axis, long long i), ga_api_index)                          \
+    X(ga_t, ga_row, (ga_t a, long long i), ga_api_row)                                        \
+    X(ga_t, ga_col, (ga_t a, long long j), ga_api_col)                                        \
+    X(ga_t, ga_transpose, (ga_t a), ga_api_transpose)                                         \
+    X(ga_t, ga_permute_n, (ga_t a, int naxes, const long long *axes), ga_api_permute)         \
+    X(ga_t, ga_copy, (ga_t a), ga_api_copy)                                                   \
+    X(ga_t, ga_to_device, (ga_t a, int device), ga_api_to_device)                             \
+    X(void, ga_read, (ga_t a, void *dst), ga_api_read)                                        \
+    X(void, ga_write, (ga_t a, const void *src), ga_api_write)                                \
+    X(double, ga_item_n, (ga_t a, int nidx, const long long *idx), ga_api_item)               \
+    X(void, ga_set_n, (ga_t a, double value, int nidx, const long long *idx), ga_api_set)     \
+    X(int, ga_ndim, (ga_t a), ga_api_ndim)                                                    \
+    X(long long, ga_dim, (ga_t a, int axis), ga_api_dim)                                      \
+    X(long long, ga_size, (ga_t a), ga_api_size)                                              \
+    X(size_t, ga_nbytes, (ga_t a), ga_api_nbytes)                                             \
+    X(int, ga_dtype, (ga_t a), ga_api_dtype)                                                  \
+    X(int, ga_device, (ga_t a), ga_api_device)                                                \
+    X(void *, ga_data, (ga_t a), ga_api_data)                                                 \
+    X(void, ga_free, (ga_t a), ga_api_free)                                                   \
+    X(ga_t, ga_keep, (ga_t a), ga_api_keep)                                                   \
+    X(void, ga_use_device, (int device), ga_api_use_device)                                   \
+    X(int, ga_default_device, (void), ga_api_default_device)
 
 /* A name cells link against and its address. */
 typedef struct rt_symbol {

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "ga_api.h"
 #include "gpu.h"
 #include "rt_display.h"
 #include "rt_gpu_host.h"

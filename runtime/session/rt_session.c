@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gpuc_config.h"
+#include "rt_arrays.h"
 #include "rt_display.h"
 #include "rt_session_internal.h"
 #include "rt_session_query.h"
@@ -62,6 +63,7 @@ rt_session_t *rt_session_new(const char *tcc_libdir, rt_emit_fn emit, void *emit
         tcc_libdir = GPUC_TCC_LIBDIR;
     if (rt_protect_init(err) != 0)
         return NULL;
+    rt_arrays_init();
     rt_tcc_t *probe = rt_tcc_new(tcc_libdir, err);
     if (!probe)
         return NULL;

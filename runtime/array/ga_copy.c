@@ -1,0 +1,221 @@
+/* ga_copy: moving elements (see ga_copy.h). */
+#include "ga_copy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ga_backend.h"
+
+#define FILL_CHUNK (1u << 20) /* bytes of host pattern copied per call when filling */
+
+/* The byte address of element idx (an index per axis) of a. */
+static char *element(const ga_array_t *a, const int64_t *idx)
+{
+    int64_t off = a->offset;
+    for (int k = 0; k < a->ndim; k++)
+        off += idx[k] * a->strides[k];
+    return (char *)a->buf->ptr + off * (int64_t)ga_dtype_size(a->dtype);
+}
+
+/* Calls fn for each run of a along its last axis, in C order: the run's
+ * first element, its length and the position of that element in C order.
+ * A 0-d array is one run of one element. Stops at the first fn error. */
+typedef int (*run_fn)(void *ctx, const ga_array_t *a, char *first, int64_t len, int64_t pos,
+                      cm_error_t *err);
+
+static int each_run(const ga_array_t *a, run_fn fn, void *ctx, cm_error_t *err)
+{
+    if (a->size == 0)
+        return 0;
+    if (a->ndim == 0 || ga_array_is_contiguous(a))
+        return fn(ctx, a, element(a, (int64_t[GA_MAX_DIMS]){0}), a->size, 0, err);
+    int64_t idx[GA_MAX_DIMS] = {0};
+    int last = a->ndim - 1;
+    int64_t len = a->shape[last], pos = 0;
+    for (;;) {
+        if (fn(ctx, a, element(a, idx), len, pos, err) != 0)
+            return -1;
+        pos += len;
+        int k = last - 1;
+        while (k >= 0 && ++idx[k] == a->shape[k])
+            idx[k--] = 0;
+        if (k < 0)
+            return 0;
+    }
+}
+
+/* Copies one run between a's memory and a dense host buffer. */
+typedef struct move {
+    char *host;
+    int to_host;
+} move_t;
+
+static int move_run(void *ctx, const ga_array_t *a, char *first, int64_t len, int64_t pos,
+                    cm_error_t *err)
+{
+    move_t *m = ctx;
+    size_t es = ga_dtype_size(a->dtype);
+    char *h = m->host + pos * (int64_t)es;
+    int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
+    if (stride == 1 || len == 1)
+        return m->to_host ? ga_mem_to_host(a->device, h, first, (size_t)len * es, err)
+                          : ga_mem_to_device(a->device, first, h, (size_t)len * es, err);
+    for (int64_t i = 0; i < len; i++) {
+        char *e = first + i * stride * (int64_t)es;
+        int rc = m->to_host ? ga_mem_to_host(a->device, h + i * (int64_t)es, e, es, err)
+                            : ga_mem_to_device(a->device, e, h + i * (int64_t)es, es, err);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int ga_copy_to_host(const ga_array_t *a, void *dst, cm_error_t *err)
+{
+    if (ga_array_check(a, err) != 0)
+        return -1;
+    move_t m = {dst, 1};
+    return each_run(a, move_run, &m, err);
+}
+
+int ga_copy_from_host(ga_array_t *a, const void *src, cm_error_t *err)
+{
+    if (ga_array_check(a, err) != 0)
+        return -1;
+    move_t m = {(char *)src, 0};
+    return each_run(a, move_run, &m, err);
+}
+
+ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
+{
+    if (ga_array_check(a, err) != 0)
+        return NULL;
+    size_t bytes = (size_t)a->size * ga_dtype_size(a->dtype);
+    ga_buffer_t *b = ga_buffer_new(device, bytes, err);
+    if (!b)
+        return NULL;
+    ga_array_t *c = ga_array_on(b, a->dtype, a->ndim, a->shape, err);
+    if (!c) {
+        b->refs = 1;
+        ga_buffer_release(b);
+        return NULL;
+    }
+    int rc;
+    if (device == a->device && a->device != GA_CPU && ga_array_is_contiguous(a)) {
+        rc = ga_mem_copy(device, ga_array_data(c), ga_array_data(a), bytes, err);
+    } else if (device == GA_CPU) {
+        rc = ga_copy_to_host(a, ga_array_data(c), err);
+    } else {
+        /* through the host: strided GPU views and copies across devices
+         * (a strided copy kernel comes with the array math) */
+        void *tmp = malloc(bytes ? bytes : 1);
+        if (!tmp)
+            abort();
+        rc = ga_copy_to_host(a, tmp, err);
+        if (rc == 0)
+            rc = ga_mem_to_device(device, ga_array_data(c), tmp, bytes, err);
+        free(tmp);
+    }
+    if (rc != 0) {
+        ga_array_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+int ga_copy_gather(void *ctx, const ga_array_t *a, const int64_t *const *idx,
+                   const int64_t *count, void *dst, cm_error_t *err)
+{
+    (void)ctx;
+    if (ga_array_check(a, err) != 0)
+        return -1;
+    size_t es = ga_dtype_size(a->dtype);
+    char *out = dst;
+    if (a->ndim == 0)
+        return ga_mem_to_host(a->device, out, element(a, NULL), es, err);
+    for (int k = 0; k < a->ndim; k++)
+        if (count[k] == 0)
+            return 0;
+    int last = a->ndim - 1;
+    int64_t pick[GA_MAX_DIMS] = {0}, at[GA_MAX_DIMS];
+    for (;;) {
+        for (int k = 0; k < last; k++)
+            at[k] = idx[k][pick[k]];
+        /* the last axis in runs of consecutive indices */
+        for (int64_t i = 0; i < count[last];) {
+            int64_t j = i + 1;
+            while (j < count[last] && idx[last][j] == idx[last][j - 1] + 1)
+                j++;
+            at[last] = idx[last][i];
+            if (a->strides[last] == 1) {
+                if (ga_mem_to_host(a->device, out, element(a, at), (size_t)(j - i) * es, err))
+                    return -1;
+                out += (j - i) * (int64_t)es;
+            } else {
+                for (int64_t r = i; r < j; r++, out += es) {
+                    at[last] = idx[last][r];
+                    if (ga_mem_to_host(a->device, out, element(a, at), es, err) != 0)
+                        return -1;
+                }
+            }
+            i = j;
+        }
+        int k = last - 1;
+        while (k >= 0 && ++pick[k] == count[k])
+            pick[k--] = 0;
+        if (k < 0)
+            return 0;
+    }
+}
+
+/* Fills one run from the host pattern (FILL_CHUNK bytes of the value). */
+typedef struct fill {
+    const char *pattern;
+    size_t pattern_elems;
+} fill_t;
+
+static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, int64_t pos,
+                    cm_error_t *err)
+{
+    fill_t *f = ctx;
+    size_t es = ga_dtype_size(a->dtype);
+    int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
+    if (stride != 1 && len > 1) {
+        for (int64_t i = 0; i < len; i++)
+            if (ga_mem_to_device(a->device, first + i * stride * (int64_t)es, f->pattern, es,
+                                 err) != 0)
+                return -1;
+        return 0;
+    }
+    for (int64_t done = 0; done < len;) {
+        int64_t n = len - done < (int64_t)f->pattern_elems ? len - done
+                                                           : (int64_t)f->pattern_elems;
+        if (ga_mem_to_device(a->device, first + done * (int64_t)es, f->pattern, (size_t)n * es,
+                             err) != 0)
+            return -1;
+        done += n;
+    }
+    return 0;
+}
+
+int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err)
+{
+    if (ga_array_check(a, err) != 0)
+        return -1;
+    size_t es = ga_dtype_size(a->dtype);
+    size_t n = (size_t)a->size < FILL_CHUNK / es ? (size_t)a->size : FILL_CHUNK / es;
+    if (n == 0)
+        return 0;
+    if (value == 0 && !signbit(value) && ga_array_is_contiguous(a))
+        return ga_mem_zero(a->device, ga_array_data(a), (size_t)a->size * es, err);
+    char *pattern = malloc(n * es);
+    if (!pattern)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        ga_dtype_set_f64(a->dtype, pattern, i, value);
+    fill_t f = {pattern, n};
+    int rc = each_run(a, fill_run, &f, err);
+    free(pattern);
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* ga_create: making arrays — empty, zeros, ones, full, arange, linspace,
+ * eye, the *_like forms, from host memory (a copy) and over device memory
+ * the user allocated (a view that does not own it). Each returns a new
+ * live array, or NULL with err set (a bad shape or dtype, no memory). */
+#ifndef GA_CREATE_H
+#define GA_CREATE_H
+
+#include "ga_array.h"
+
+ga_array_t *ga_create_empty(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                            cm_error_t *err);
+ga_array_t *ga_create_full(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                           double value, cm_error_t *err);
+
+/* Values start, start + step, ... below stop (above, for step < 0), as
+ * NumPy's arange: ceil((stop - start) / step) elements. */
+ga_array_t *ga_create_arange(int device, ga_dtype_t dtype, double start, double stop,
+                             double step, cm_error_t *err);
+
+/* num values from start to stop, both included (num 1: start), as
+ * NumPy's linspace. */
+ga_array_t *ga_create_linspace(int device, ga_dtype_t dtype, double start, double stop,
+                               int64_t num, cm_error_t *err);
+
+/* The n x n identity. */
+ga_array_t *ga_create_eye(int device, ga_dtype_t dtype, int64_t n, cm_error_t *err);
+
+/* A copy of a dense C-order host buffer of shape. */
+ga_array_t *ga_create_from_host(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                                const void *data, cm_error_t *err);
+
+/* A view of memory at ptr on device that the caller allocated and keeps
+ * (never freed by gpuc), C-contiguous with shape. */
+ga_array_t *ga_create_wrap(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                           void *ptr, cm_error_t *err);
+
+#endif

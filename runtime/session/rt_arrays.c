@@ -1,0 +1,100 @@
+/* rt_arrays: device arrays in the session (see rt_arrays.h). */
+#include "rt_arrays.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_vec.h"
+#include "ga_api.h"
+#include "rt_protect.h"
+#include "rt_session_internal.h"
+
+void rt_arrays_init(void)
+{
+    ga_api_set_raise(rt_protect_raise);
+}
+
+void rt_session_begin_cell(rt_session_t *s, int cell)
+{
+    (void)s;
+    ga_array_set_cell(cell);
+}
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The first whole-word occurrence of word in text at or after from, or
+ * NULL. */
+static const char *find_word(const char *text, const char *from, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(from, word); p; p = strstr(p + 1, word))
+        if ((p == text || !ident_char(p[-1])) && !ident_char(p[n]))
+            return p;
+    return NULL;
+}
+
+/* Bytes of the variable `name` declared by text ("extern ga_t xs[2][3]
+ * __attribute(...);"): its [N] dimensions when they are numbers, else
+ * sizeof through a compile. 0 when it cannot be told. */
+static size_t variable_bytes(rt_session_t *s, const char *text, const char *name)
+{
+    const char *type = find_word(text, text, "ga_t");
+    const char *p = type ? find_word(text, type + 4, name) : NULL;
+    size_t bytes = sizeof(void *);
+    if (!p)
+        return 0;
+    p += strlen(name);
+    while (*p == ' ')
+        p++;
+    while (*p == '[') {
+        char *end;
+        unsigned long long n = strtoull(p + 1, &end, 0);
+        while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+            end++;
+        if (end == p + 1 || *end != ']') { /* a macro or an expression: ask the compiler */
+            char body[300];
+            snprintf(body, sizeof body, "const unsigned long __gpuc_bytes = sizeof(%s);\n", name);
+            cm_error_t err = {0};
+            rt_tcc_t *t = rt_session_compile_aux(s, body, &err);
+            const unsigned long *v = t ? rt_tcc_symbol(t, "__gpuc_bytes") : NULL;
+            bytes = v ? *v : 0;
+            if (t)
+                rt_tcc_free(t);
+            return bytes;
+        }
+        bytes *= n;
+        p = end + 1;
+        while (*p == ' ')
+            p++;
+    }
+    return bytes;
+}
+
+size_t rt_session_end_cell(rt_session_t *s)
+{
+    if (!ga_array_first())
+        return 0;
+    const void **roots = NULL;
+    size_t *sizes = NULL, n = 0, cap = 0, cap2 = 0;
+    for (size_t i = 0; i < s->prelude.n; i++) {
+        const rt_entry_t *e = &s->prelude.v[i];
+        if (e->kind != RT_ENTRY_VAR || !e->nkeys || !find_word(e->text, e->text, "ga_t"))
+            continue;
+        void *addr = rt_session_symbol(s, e->keys[0]);
+        size_t bytes = addr ? variable_bytes(s, e->text, e->keys[0]) : 0;
+        if (!bytes)
+            continue;
+        CM_VEC_GROW(roots, n, cap);
+        CM_VEC_GROW(sizes, n, cap2);
+        roots[n] = addr;
+        sizes[n++] = bytes;
+    }
+    size_t freed = ga_array_sweep(roots, sizes, n);
+    free(roots);
+    free(sizes);
+    return freed;
+}

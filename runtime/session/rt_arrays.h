@@ -1,0 +1,27 @@
+/* rt_arrays: the session's side of device arrays — failures of array
+ * calls end the cell, the sweep at the end of each cell frees the arrays
+ * no session variable holds, and arrays show as a cell's result.
+ *
+ * THE RULE a C user must know: an array lives while a session variable of
+ * type ga_t (or an array of ga_t) holds it, or until ga_free; an array
+ * held anywhere else (a struct, the heap, a local of a cell) is freed at
+ * the end of the cell that made it unless ga_keep'd. */
+#ifndef RT_ARRAYS_H
+#define RT_ARRAYS_H
+
+#include <stddef.h>
+
+#include "rt_session.h"
+
+/* Connects the array library to the session's protected boundary (once,
+ * from rt_session_new). */
+void rt_arrays_init(void);
+
+/* The start of cell `cell`: arrays made now are counted to it. */
+void rt_session_begin_cell(rt_session_t *s, int cell);
+
+/* The end of a cell (also one that failed): frees the arrays that no
+ * session variable holds and that are not kept. Returns how many. */
+size_t rt_session_end_cell(rt_session_t *s);
+
+#endif
