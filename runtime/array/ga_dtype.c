@@ -1,7 +1,9 @@
 /* ga_dtype: element types (see ga_dtype.h). */
 #include "ga_dtype.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct info {
@@ -218,4 +220,77 @@ void ga_dtype_set_f64(ga_dtype_t d, void *data, size_t i, double v)
     case GA_C128: { double x[2] = {v, 0}; memcpy(p, x, 16); return; }
     default: return;
     }
+}
+
+/* The scalar C spellings a kernel may use for each dtype's elements. */
+static const struct {
+    ga_dtype_t d;
+    const char *spellings[8];
+} scalar_types[] = {
+    {GA_BOOL, {"bool", "_Bool"}},
+    {GA_I8, {"signed char", "int8_t", "char"}},
+    {GA_U8, {"unsigned char", "uint8_t", "uchar"}},
+    {GA_I16, {"short", "short int", "signed short", "int16_t"}},
+    {GA_U16, {"unsigned short", "unsigned short int", "uint16_t", "ushort"}},
+    {GA_I32, {"int", "signed", "signed int", "int32_t"}},
+    {GA_U32, {"unsigned", "unsigned int", "uint32_t", "uint"}},
+    {GA_I64, {"long long", "long long int", "long", "long int", "int64_t", "ptrdiff_t"}},
+    {GA_U64, {"unsigned long long", "unsigned long", "uint64_t", "size_t", "ulong"}},
+    {GA_F16, {"__half", "half", "__nv_half"}},
+    {GA_F32, {"float"}},
+    {GA_F64, {"double"}},
+};
+
+/* The pointee of a pointer parameter, normalised: qualifiers, the name and
+ * the last '*' left out, words joined by one blank ("unsigned int"). */
+static void pointee(const char *param, char *out, size_t len)
+{
+    char words[8][64];
+    int n = 0;
+    const char *star = strrchr(param, '*');
+    const char *end = star ? star : param + strlen(param);
+    for (const char *p = param; p < end && n < 8;) {
+        while (p < end && !(isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        const char *w = p;
+        while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        size_t wl = (size_t)(p - w);
+        if (!wl || wl >= 64)
+            continue;
+        static const char *const skip[] = {"const", "volatile", "__restrict__", "restrict",
+                                           "__restrict", "struct", NULL};
+        int drop = 0;
+        for (int i = 0; skip[i]; i++)
+            drop |= strlen(skip[i]) == wl && memcmp(skip[i], w, wl) == 0;
+        if (!drop) {
+            memcpy(words[n], w, wl);
+            words[n++][wl] = '\0';
+        }
+    }
+    if (!star && n > 1) /* "float x": the last word is the name */
+        n--;
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(out + at, len - at, "%s%s", i ? " " : "", words[i]);
+}
+
+int ga_dtype_fits_param(ga_dtype_t d, const char *param, char *why, size_t len)
+{
+    char t[160];
+    pointee(param, t, sizeof t);
+    if (!t[0] || strcmp(t, "void") == 0)
+        return 1;
+    int known = 0, fits = 0;
+    for (size_t i = 0; i < sizeof scalar_types / sizeof scalar_types[0]; i++)
+        for (int k = 0; k < 8 && scalar_types[i].spellings[k]; k++)
+            if (strcmp(t, scalar_types[i].spellings[k]) == 0) {
+                known = 1;
+                fits |= scalar_types[i].d == d;
+            }
+    if (!known || fits)
+        return 1;
+    snprintf(why, len, "the kernel reads %s", t);
+    return 0;
 }

@@ -60,6 +60,13 @@ const char *ga_dtype_npy(ga_dtype_t d);
  * kernel's pointer parameter must point to for an array of d. Static. */
 const char *ga_dtype_ctype(ga_dtype_t d);
 
+/* Whether a kernel parameter declared as param ("const float *__restrict__
+ * x") may take an array of d: 1 when its pointee is d's C type (int32_t,
+ * long long, __half... spellings included), or void, or a type gpuc does
+ * not know (a struct, float4: the kernel's business); 0 when it is
+ * another scalar type — then why[] says "the kernel reads double". */
+int ga_dtype_fits_param(ga_dtype_t d, const char *param, char *why, size_t len);
+
 /* Element i of data (of dtype d) as a double (complex: the real part) /
  * as a signed or unsigned 64-bit integer (floats truncated). */
 double ga_dtype_get_f64(ga_dtype_t d, const void *data, size_t i);

@@ -13,7 +13,7 @@ const char rt_launch_header[] =
     "#define __gpuc_kind(v) _Generic((v), _Bool: 's', char: 's', signed char: 's', "
     "unsigned char: 's', short: 's', unsigned short: 's', int: 's', unsigned int: 's', "
     "long: 's', unsigned long: 's', long long: 's', unsigned long long: 's', float: 's', "
-    "double: 's', default: 'p')\n";
+    "double: 's', struct ga_array *: 'a', default: 'p')\n";
 
 typedef struct span {
     size_t from, to; /* byte range of the source */

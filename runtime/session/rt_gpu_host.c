@@ -10,6 +10,8 @@
 #include "cm_log.h"
 #include "gpu.h"
 #include "cm_buf.h"
+#include "ga_array.h"
+#include "ga_backend.h"
 #include "rt_protect.h"
 
 typedef struct dim3 {
@@ -39,6 +41,39 @@ static void read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
     out[0] = (unsigned)n, out[1] = 1, out[2] = 1;
 }
 
+/* The data pointer of array argument i of kernel; a freed array, an array
+ * on the CPU (where a GPU is there) or a dtype the parameter does not
+ * take ends the cell. */
+static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, int line)
+{
+    char msg[CM_ERROR_TEXT + 256];
+    cm_error_t err = {0};
+    if (ga_array_check(a, &err) != 0) {
+        snprintf(msg, sizeof msg, "cell %d, line %d: argument %d of %s: %s", cell, line, i + 1,
+                 kernel, err.text);
+        rt_protect_raise("FreedArrayError", msg);
+    }
+    if (a->device == GA_CPU && ga_backend_device() != GA_CPU) {
+        snprintf(msg, sizeof msg,
+                 "cell %d, line %d: argument %d of %s is an array on the CPU; kernels run on the "
+                 "GPU: copy it there with ga_to_device(x, 0) or make it there",
+                 cell, line, i + 1, kernel);
+        rt_protect_raise("DeviceError", msg);
+    }
+    const gpu_param_t *params;
+    int n = gpu_kernel_params(kernel, &params);
+    char why[200];
+    if (i < n && params[i].kind == GPU_PARAM_POINTER &&
+        !ga_dtype_fits_param(a->dtype, params[i].decl, why, sizeof why)) {
+        snprintf(msg, sizeof msg,
+                 "cell %d, line %d: argument %d of %s is %s, got a %s array: %s (pass "
+                 "ga_data(x) to pass its pointer unchecked)",
+                 cell, line, i + 1, kernel, params[i].decl, ga_dtype_name(a->dtype), why);
+        rt_protect_raise("LaunchError", msg);
+    }
+    return ga_array_data(a);
+}
+
 /* What `name<<<grid, block, shared, stream>>>(args)` becomes (rt_launch.c).
  * An error ends the cell at once, naming the kernel and the line. */
 int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,
@@ -51,9 +86,21 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
     read_dim(grid, grid_is_dim3, grid_size, g);
     read_dim(block, block_is_dim3, block_size, b);
     size_t sz[64];
-    for (int i = 0; i < nargs && i < 64; i++)
+    void *ptrs[64], *argv[64];
+    char kind[65];
+    for (int i = 0; i < nargs && i < 64; i++) {
         sz[i] = (size_t)sizes[i];
-    if (gpu_launch(kernel, g, b, (unsigned)shared, stream, nargs, args, sz, kinds, cell, line,
+        argv[i] = args[i];
+        kind[i] = kinds[i];
+        if (kinds[i] == 'a') { /* a device array: its data pointer, its dtype checked */
+            ptrs[i] = array_argument(kernel, i, *(ga_array_t **)args[i], cell, line);
+            argv[i] = &ptrs[i];
+            sz[i] = sizeof(void *);
+            kind[i] = 'p';
+        }
+    }
+    kind[nargs < 64 ? nargs : 64] = '\0';
+    if (gpu_launch(kernel, g, b, (unsigned)shared, stream, nargs, argv, sz, kind, cell, line,
                    &err) != 0) {
         const char *ename = err.code == GPU_E_ARGS || err.code == GPU_E_NO_KERNEL ? "LaunchError"
                             : err.code == GPU_E_NO_GPU || err.code == GPU_E_NO_LIBRARY
