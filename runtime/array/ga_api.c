@@ -6,11 +6,13 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ga_backend.h"
 #include "ga_copy.h"
 #include "ga_create.h"
+#include "ga_npy.h"
 
 static void (*raise_fn)(const char *kind, const char *message);
 static cm_error_t last_error;
@@ -199,6 +201,36 @@ ga_array_t *ga_api_from_device(int dtype, void *ptr, int ndim, const long long *
     return made("ga_from_device",
                 ga_create_wrap(ga_backend_device(), (ga_dtype_t)dtype, ndim, shape, ptr, &err),
                 &err);
+}
+
+ga_array_t *ga_api_load(const char *path)
+{
+    ga_npy_info_t info;
+    void *data = NULL;
+    cm_error_t err = {0};
+    if (ga_npy_load(path, &info, &data, &err) != 0) {
+        fail("ga_load", &err);
+        return NULL;
+    }
+    ga_array_t *a = ga_create_from_host(ga_backend_device(), info.dtype, info.ndim, info.shape,
+                                        data, &err);
+    free(data);
+    return made("ga_load", a, &err);
+}
+
+void ga_api_save(ga_array_t *a, const char *path)
+{
+    if (live("ga_save", a) != 0)
+        return;
+    size_t bytes = (size_t)a->size * ga_dtype_size(a->dtype);
+    void *host = malloc(bytes ? bytes : 1);
+    if (!host)
+        abort();
+    cm_error_t err = {0};
+    if (ga_copy_to_host(a, host, &err) != 0 ||
+        ga_npy_save(path, a->dtype, a->ndim, a->shape, host, &err) != 0)
+        fail("ga_save", &err);
+    free(host);
 }
 
 /* ---- views and copies -------------------------------------------------- */

@@ -41,6 +41,11 @@ ga_array_t *ga_api_full_like(ga_array_t *a, double value);
 ga_array_t *ga_api_from_host(int dtype, const void *data, int ndim, const long long *dims);
 ga_array_t *ga_api_from_device(int dtype, void *ptr, int ndim, const long long *dims);
 
+/* .npy files (NumPy's format): a new array on the default device; a's
+ * elements written as a C-order little-endian file. */
+ga_array_t *ga_api_load(const char *path);
+void ga_api_save(ga_array_t *a, const char *path);
+
 /* ---- views and copies ---- */
 ga_array_t *ga_api_reshape(ga_array_t *a, int ndim, const long long *dims);
 ga_array_t *ga_api_slice(ga_array_t *a, int axis, long long start, long long stop,

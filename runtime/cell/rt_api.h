@@ -71,6 +71,8 @@
       ga_api_from_host)                                                                       \
     X(ga_t, ga_from_device_n, (int dtype, void *ptr, int ndim, const long long *dims),        \
       ga_api_from_device)                                                                     \
+    X(ga_t, ga_load, (const char *path), ga_api_load)                                         \
+    X(void, ga_save, (ga_t a, const char *path), ga_api_save)                                 \
     X(ga_t, ga_reshape_n, (ga_t a, int ndim, const long long *dims), ga_api_reshape)          \
     X(ga_t, ga_slice, (ga_t a, int axis, long long start, long long stop, long long step),    \
       ga_api_slice)                                                                           \

@@ -5,6 +5,7 @@
  * the session; use after free is an error, not a crash. */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -113,4 +114,26 @@ static void test_errors(void)
     EXPECT("ga_size(z)", "12");
 }
 
-SESSION_TEST_MAIN("test_rt_arrays", test_make_and_read, test_views, test_sweep, test_errors)
+/* .npy: save, load back, and the errors of a file that is not one. */
+static void test_npy(void)
+{
+    char dir[] = "/tmp/gpuc-npy-XXXXXX", code[512];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(code, sizeof code,
+             "ga_t grid = ga_reshape(ga_arange(I16, 0, 6, 1), 2, 3);\n"
+             "ga_save(ga_transpose(grid), \"%s/g.npy\");\n"
+             "ga_t back = ga_load(\"%s/g.npy\");\n"
+             "ga_dim(back, 0) * 1000 + ga_dim(back, 1) * 100 + ga_item(back, 2, 1) * 10 + "
+             "(ga_dtype(back) == GA_I16)", dir, dir);
+    EXPECT(code, "3251");
+    snprintf(code, sizeof code, "ga_load(\"%s/missing.npy\")", dir);
+    EXPECT_ERROR(code, "FileError", "ga_load: ");
+    snprintf(code, sizeof code, "FILE *f = fopen(\"%s/bad.npy\", \"w\"); fputs(\"hello\", f);"
+             " fclose(f);\nga_load(\"%s/bad.npy\")", dir, dir);
+    EXPECT_ERROR(code, "FileError", "not a .npy file");
+    snprintf(code, sizeof code, "rm -rf %s", dir);
+    CHECK(system(code) == 0);
+}
+
+SESSION_TEST_MAIN("test_rt_arrays", test_make_and_read, test_views, test_sweep, test_errors,
+                  test_npy)
