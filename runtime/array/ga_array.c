@@ -273,6 +273,32 @@ void ga_device_text(int device, char *buf, size_t len)
         snprintf(buf, len, "gpu%d", device);
 }
 
+void ga_bytes_text(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (1u << 30))
+        snprintf(buf, len, "%.2f GiB", (double)bytes / (1u << 30));
+    else if (bytes >= (1u << 20))
+        snprintf(buf, len, "%.2f MiB", (double)bytes / (1u << 20));
+    else if (bytes >= (1u << 10))
+        snprintf(buf, len, "%.2f KiB", (double)bytes / (1u << 10));
+    else
+        snprintf(buf, len, "%zu bytes", bytes);
+}
+
+void ga_array_describe(const ga_array_t *a, char *buf, size_t len)
+{
+    if (!ga_array_is_live(a)) {
+        snprintf(buf, len, "a freed array");
+        return;
+    }
+    char shape[160], bytes[32], dev[16];
+    ga_shape_text(a->ndim, a->shape, shape, sizeof shape);
+    ga_bytes_text((size_t)a->size * ga_dtype_size(a->dtype), bytes, sizeof bytes);
+    ga_device_text(a->device, dev, sizeof dev);
+    snprintf(buf, len, "%s %s, %s, %s%s", ga_dtype_name(a->dtype), shape, bytes, dev,
+             a->buf->owned ? "" : " (not owned)");
+}
+
 /* ---- views ----------------------------------------------------------------- */
 
 /* A view of a: same buffer, dtype and device, layout copied. */

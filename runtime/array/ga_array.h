@@ -120,6 +120,12 @@ void ga_shape_text(int ndim, const int64_t *shape, char *buf, size_t len);
 /* "gpu0" / "cpu" into buf. */
 void ga_device_text(int device, char *buf, size_t len);
 
+/* "float32 (4096, 4096), 64.00 MiB, gpu0" into buf: an array in a line. */
+void ga_array_describe(const ga_array_t *a, char *buf, size_t len);
+
+/* "64.00 MiB" / "512 bytes" into buf. */
+void ga_bytes_text(size_t bytes, char *buf, size_t len);
+
 /* ---- views (no copies; the view shares a's buffer) ---- */
 
 /* a with a new shape of the same size; one dimension may be -1 (inferred).

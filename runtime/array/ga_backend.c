@@ -154,28 +154,18 @@ size_t ga_pool_release(int device)
     return given;
 }
 
-static void human(size_t bytes, char *buf, size_t len)
-{
-    if (bytes >= (1u << 30))
-        snprintf(buf, len, "%.2f GiB", (double)bytes / (1u << 30));
-    else if (bytes >= (1u << 20))
-        snprintf(buf, len, "%.2f MiB", (double)bytes / (1u << 20));
-    else
-        snprintf(buf, len, "%zu bytes", bytes);
-}
-
 /* The out-of-memory error: what was asked, what the pool holds, what is
  * free; nothing is lost. */
 static void out_of_memory(int device, size_t bytes, const char *why, cm_error_t *err)
 {
     pool_t *p = pool_of(device);
     char asked[32], used[32], cached[32], avail[32] = "?", dev[16];
-    human(bytes, asked, sizeof asked);
-    human(p->stats.in_use, used, sizeof used);
-    human(p->stats.cached, cached, sizeof cached);
+    ga_bytes_text(bytes, asked, sizeof asked);
+    ga_bytes_text(p->stats.in_use, used, sizeof used);
+    ga_bytes_text(p->stats.cached, cached, sizeof cached);
     size_t fb, tb;
     if (ga_device_memory(device, &fb, &tb, NULL) == 0)
-        human(fb, avail, sizeof avail);
+        ga_bytes_text(fb, avail, sizeof avail);
     ga_device_text(device, dev, sizeof dev);
     CM_ERROR(err, GA_E_MEMORY,
              "%s out of memory%s: asked for %s (%zu bytes); arrays use %s, the pool caches %s "
@@ -200,7 +190,7 @@ ga_buffer_t *ga_buffer_new(int device, size_t bytes, cm_error_t *err)
             ga_pool_release(device);
         if (p->stats.limit && p->stats.in_use + cls > p->stats.limit) {
             char lim[32];
-            human(p->stats.limit, lim, sizeof lim);
+            ga_bytes_text(p->stats.limit, lim, sizeof lim);
             char why[64];
             snprintf(why, sizeof why, " (the pool's limit is %s)", lim);
             out_of_memory(device, cls, why, err);

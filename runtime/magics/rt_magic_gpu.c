@@ -1,9 +1,13 @@
-/* %gpu [N]: the GPUs and the CUDA versions, or select device N. */
+/* %gpu [N]: the GPUs and the CUDA versions, or select device N; %device:
+ * where new arrays go. */
 #include "rt_magic.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "ga_array.h"
+#include "ga_backend.h"
 #include "gpu.h"
 
 int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
@@ -35,5 +39,42 @@ int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
     }
     if (!usable)
         printf("no GPU: %s\n", info.reason);
+    return 0;
+}
+
+/* ---- %device ------------------------------------------------------------ */
+
+int rt_magic_device(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                    rt_error_t *err)
+{
+    char arg[32] = "", dev[16];
+    if (m->args_len) {
+        if (m->args_len >= sizeof arg)
+            return rt_error_set(err, "UsageError", cell_no, m->line,
+                                "%%device: usage: %%device [cpu | gpu | gpuN | N]");
+        memcpy(arg, code + m->args, m->args_len);
+        arg[m->args_len] = '\0';
+        int device;
+        char *end;
+        if (strcmp(arg, "cpu") == 0) {
+            device = GA_CPU;
+        } else if (strcmp(arg, "gpu") == 0) {
+            device = 0;
+        } else {
+            device = (int)strtol(arg + (strncmp(arg, "gpu", 3) == 0 ? 3 : 0), &end, 10);
+            if (*end || end == arg || device < 0)
+                return rt_error_set(err, "UsageError", cell_no, m->line,
+                                    "%%device: '%s' is not a device: cpu, gpu, gpuN or N", arg);
+        }
+        if (device != GA_CPU) {
+            cm_error_t e = {0};
+            if (gpu_select(device, &e) != 0)
+                return rt_error_set(err, "DeviceError", cell_no, m->line, "%%device %s: %s",
+                                    arg, e.text);
+        }
+        ga_backend_set_device(device);
+    }
+    ga_device_text(ga_backend_device(), dev, sizeof dev);
+    printf("New arrays go to %s.\n", dev);
     return 0;
 }

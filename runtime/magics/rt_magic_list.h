@@ -83,12 +83,16 @@
       "%gpu [N]", \
       "Shows the GPUs (name, compute capability, SMs, memory) and the driver, NVRTC and CUDA " \
       "runtime versions; %gpu N makes device N the one kernels run on.") \
-    P("memory", 0, \
-      "%memory", \
-      "Shows device memory: used, free, and what the pool holds.") \
-    P("device", 0, \
-      "%device [gpu | sim | N]", \
-      "Shows or switches the device: a GPU by number, or the CPU simulator.") \
+    X("memory", 0, rt_magic_memory, \
+      "%memory [free | limit SIZE]", \
+      "Shows memory per device: bytes the arrays use, bytes the pool caches, free and " \
+      "total; then the live arrays by the variable that holds them. %memory free gives " \
+      "the cached blocks back to the driver; %memory limit 8GB caps what the current " \
+      "device's pool holds (none: no cap).") \
+    X("device", 0, rt_magic_device, \
+      "%device [cpu | gpu | gpuN | N]", \
+      "Shows or switches where new arrays go and kernels run: the CPU backend, or a GPU by " \
+      "number (gpu is gpu0). Arrays already made stay where they are; ga_to_device copies.") \
     P("ptx", 0, \
       "%ptx KERNEL", \
       "Shows the PTX of a kernel compiled in an earlier cell.") \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ga_array.h"
 #include "rt_lex.h"
 #include "rt_protect.h"
 #include "rt_result.h"
@@ -244,10 +245,17 @@ static void show_value(void *arg)
 /* The Data/Info text of a variable. New string. */
 static char *data_info(const var_t *v)
 {
-    char b[128];
+    char b[256];
     char shape = shape_of(v->type);
     if (!v->addr)
         return cm_strndup("?", 1);
+    if (strcmp(v->type, "ga_t") == 0) { /* a device array: dtype, shape, bytes, device */
+        const ga_array_t *a = *(const ga_array_t *const *)v->addr;
+        if (!a)
+            return cm_strndup("NULL", 4);
+        ga_array_describe(a, b, sizeof b);
+        return cm_strndup(b, strlen(b));
+    }
     if (shape == 'a') {
         if (v->elem && v->size)
             snprintf(b, sizeof b, "%lu elements, %lu bytes", v->size / v->elem, v->size);

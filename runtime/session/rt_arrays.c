@@ -74,12 +74,18 @@ static size_t variable_bytes(rt_session_t *s, const char *text, const char *name
     return bytes;
 }
 
-size_t rt_session_end_cell(rt_session_t *s)
+/* The session variables that may hold arrays: their names, addresses and
+ * sizes (n of them; the caller frees the three lists). */
+typedef struct roots {
+    const char **names;
+    const void **addrs;
+    size_t *bytes;
+    size_t n, cap_names, cap_addrs, cap_bytes;
+} roots_t;
+
+static void find_roots(rt_session_t *s, roots_t *r)
 {
-    if (!ga_array_first())
-        return 0;
-    const void **roots = NULL;
-    size_t *sizes = NULL, n = 0, cap = 0, cap2 = 0;
+    memset(r, 0, sizeof *r);
     for (size_t i = 0; i < s->prelude.n; i++) {
         const rt_entry_t *e = &s->prelude.v[i];
         if (e->kind != RT_ENTRY_VAR || !e->nkeys || !find_word(e->text, e->text, "ga_t"))
@@ -88,13 +94,45 @@ size_t rt_session_end_cell(rt_session_t *s)
         size_t bytes = addr ? variable_bytes(s, e->text, e->keys[0]) : 0;
         if (!bytes)
             continue;
-        CM_VEC_GROW(roots, n, cap);
-        CM_VEC_GROW(sizes, n, cap2);
-        roots[n] = addr;
-        sizes[n++] = bytes;
+        CM_VEC_GROW(r->names, r->n, r->cap_names);
+        CM_VEC_GROW(r->addrs, r->n, r->cap_addrs);
+        CM_VEC_GROW(r->bytes, r->n, r->cap_bytes);
+        r->names[r->n] = e->keys[0];
+        r->addrs[r->n] = addr;
+        r->bytes[r->n++] = bytes;
     }
-    size_t freed = ga_array_sweep(roots, sizes, n);
-    free(roots);
-    free(sizes);
+}
+
+static void free_roots(roots_t *r)
+{
+    free(r->names);
+    free(r->addrs);
+    free(r->bytes);
+}
+
+size_t rt_session_end_cell(rt_session_t *s)
+{
+    if (!ga_array_first())
+        return 0;
+    roots_t r;
+    find_roots(s, &r);
+    size_t freed = ga_array_sweep(r.addrs, r.bytes, r.n);
+    free_roots(&r);
     return freed;
+}
+
+void rt_arrays_holders(rt_session_t *s, rt_array_holder_fn fn, void *ctx)
+{
+    roots_t r;
+    find_roots(s, &r);
+    for (size_t i = 0; i < r.n; i++) {
+        size_t count = r.bytes[i] / sizeof(void *);
+        for (size_t k = 0; k < count; k++) {
+            void *word;
+            memcpy(&word, (const char *)r.addrs[i] + k * sizeof word, sizeof word);
+            if (ga_array_is_live(word))
+                fn(ctx, r.names[i], r.bytes[i] == sizeof(void *) ? -1 : (long)k, word);
+        }
+    }
+    free_roots(&r);
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "ga_array.h"
 #include "rt_session.h"
 
 /* Connects the array library to the session's protected boundary (once,
@@ -23,5 +24,11 @@ void rt_session_begin_cell(rt_session_t *s, int cell);
 /* The end of a cell (also one that failed): frees the arrays that no
  * session variable holds and that are not kept. Returns how many. */
 size_t rt_session_end_cell(rt_session_t *s);
+
+/* Calls fn for each live array a session variable holds: the variable's
+ * name, the index in it (-1 for a plain ga_t variable) and the array. */
+typedef void (*rt_array_holder_fn)(void *ctx, const char *name, long index,
+                                   const ga_array_t *a);
+void rt_arrays_holders(rt_session_t *s, rt_array_holder_fn fn, void *ctx);
 
 #endif

@@ -180,8 +180,7 @@ static void test_unknown_and_help(void)
     EXPECT_ERROR("%nosuch 1", "UnknownMagic", "%lsmagic");
     EXPECT_ERROR("%%nosuch\nint q;", "UnknownMagic", "%%nosuch");
     EXPECT_ERROR("%%who", "UnknownMagic", "%who is");
-    EXPECT_ERROR("%memory", "NotImplemented",
-                 "%memory is not available yet in gpuc 0.1; it is planned");
+    EXPECT_ERROR("%ptx k", "NotImplemented", "%ptx is not available yet in gpuc 0.1; it is planned");
     EXPECT_ERROR("%%elementwise f(float x)\nx", "NotImplemented", "%%elementwise");
     EXPECT_ERROR("int q1;\n%%time", "UsageError", "first line");
     json_t *r = run("%who?");
@@ -193,9 +192,9 @@ static void test_unknown_and_help(void)
     json_decref(r);
     r = run("%lsmagic");
     CHECK(strstr(out, "Available line magics:\n%lsmagic  %who  %whos  %reset  %lib  %cflags  "
-                      "%timeit  %gpu\n"));
+                      "%timeit  %gpu  %memory  %device\n"));
     CHECK(strstr(out, "Available cell magics:\n%%timeit  %%time  %%speedup  %%kernel  %%cuda"));
-    CHECK(strstr(out, "\nplanned: %memory"));
+    CHECK(strstr(out, "\nplanned: %ptx"));
     CHECK(strstr(out, "%%speedup"));
     json_decref(r);
 }

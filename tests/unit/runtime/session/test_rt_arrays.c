@@ -135,5 +135,29 @@ static void test_npy(void)
     CHECK(system(code) == 0);
 }
 
+/* %memory, %device and %whos know the arrays. */
+static void test_magics(void)
+{
+    EXPECT("%device cpu", NULL);
+    CHECK(strstr(out, "New arrays go to cpu."));
+    EXPECT("ga_t mem_a = ga_zeros(F64, 1024, 128);\nga_t mem_b[2];\n"
+           "mem_b[1] = ga_ones(I8, 7);\nga_t unnamed = ga_keep(ga_zeros(U8, 3));", NULL);
+    EXPECT("%memory", NULL);
+    CHECK(strstr(out, "device           arrays     pool cache           free          total\n"));
+    CHECK(strstr(out, "\ncpu "));
+    CHECK(strstr(out, "  mem_a                float64 (1024, 128), 1.00 MiB, cpu (cell "));
+    CHECK(strstr(out, "  mem_b[1]             int8 (7,), 7 bytes, cpu (cell "));
+    EXPECT("ga_free(unnamed);\n%memory limit 64MiB", NULL);
+    CHECK(strstr(out, "The cpu pool holds at most 64.00 MiB (arrays and cache)."));
+    EXPECT_ERROR("ga_zeros(F64, 1024, 1024, 16)", "OutOfMemoryError",
+                 "cpu out of memory (the pool's limit is 64.00 MiB): asked for 128.00 MiB");
+    EXPECT("%memory limit none\n%memory free", NULL);
+    CHECK(strstr(out, "The cpu pool has no limit.\nGave "));
+    EXPECT_ERROR("%memory limit lots", "UsageError", "%memory limit SIZE");
+    EXPECT_ERROR("%device tpu", "UsageError", "'tpu' is not a device");
+    EXPECT("%whos ga_t", NULL);
+    CHECK(strstr(out, "mem_a ") && strstr(out, "float64 (1024, 128), 1.00 MiB, cpu"));
+}
+
 SESSION_TEST_MAIN("test_rt_arrays", test_make_and_read, test_views, test_sweep, test_errors,
-                  test_npy)
+                  test_npy, test_magics)

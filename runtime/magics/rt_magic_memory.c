@@ -1,0 +1,147 @@
+/* %memory: device memory — what arrays use, what the pool caches, what is
+ * free — and the live arrays by the variable that holds them; %memory
+ * free gives the cache back, %memory limit SIZE caps the pool. */
+#include "rt_magic.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ga_array.h"
+#include "ga_backend.h"
+#include "gpu.h"
+#include "rt_arrays.h"
+
+/* Devices %memory reports: the CPU, and each GPU with a pool in use. */
+static int device_in_use(int device)
+{
+    ga_pool_stats_t st;
+    ga_pool_stats(device, &st);
+    return st.in_use || st.cached || st.limit || device == ga_backend_device();
+}
+
+static void print_devices(void)
+{
+    printf("%-8s %14s %14s %14s %14s\n", "device", "arrays", "pool cache", "free", "total");
+    for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++) {
+        if (!device_in_use(d))
+            continue;
+        ga_pool_stats_t st;
+        ga_pool_stats(d, &st);
+        char dev[16], used[32], cached[32], avail[32] = "?", total[32] = "?";
+        ga_device_text(d, dev, sizeof dev);
+        ga_bytes_text(st.in_use, used, sizeof used);
+        ga_bytes_text(st.cached, cached, sizeof cached);
+        size_t fb, tb;
+        if (ga_device_memory(d, &fb, &tb, NULL) == 0) {
+            ga_bytes_text(fb, avail, sizeof avail);
+            ga_bytes_text(tb, total, sizeof total);
+        }
+        printf("%-8s %14s %14s %14s %14s", dev, used, cached, avail, total);
+        if (st.limit) {
+            char lim[32];
+            ga_bytes_text(st.limit, lim, sizeof lim);
+            printf("  (pool limit %s)", lim);
+        }
+        printf("\n");
+    }
+}
+
+typedef struct listing {
+    int any;
+} listing_t;
+
+static void print_holder(void *ctx, const char *name, long index, const ga_array_t *a)
+{
+    listing_t *l = ctx;
+    char what[256], label[160];
+    if (!l->any)
+        printf("\nLive arrays, by variable:\n");
+    l->any = 1;
+    ((ga_array_t *)a)->marked = 1; /* listed (reset by the next sweep) */
+    if (index >= 0)
+        snprintf(label, sizeof label, "%s[%ld]", name, index);
+    else
+        snprintf(label, sizeof label, "%s", name);
+    ga_array_describe(a, what, sizeof what);
+    printf("  %-20s %s (cell %d)\n", label, what, a->cell);
+}
+
+static void print_arrays(rt_session_t *s)
+{
+    for (ga_array_t *a = ga_array_first(); a; a = a->next)
+        a->marked = 0;
+    listing_t l = {0};
+    rt_arrays_holders(s, print_holder, &l);
+    int other = 0;
+    for (ga_array_t *a = ga_array_first(); a; a = a->next) {
+        if (a->marked)
+            continue;
+        char what[256];
+        ga_array_describe(a, what, sizeof what);
+        if (!other++)
+            printf("\nOther live arrays (kept with ga_keep, or made by this cell):\n");
+        printf("  %-20s %s (cell %d)\n", a->kept ? "(kept)" : "(this cell)", what, a->cell);
+    }
+    if (!l.any && !other)
+        printf("\nNo live arrays.\n");
+}
+
+/* "8GB" (10^9), "8GiB" (2^30), "512MB", "1e9", "0"/"none": bytes, or -1. */
+static long long parse_size(const char *text)
+{
+    if (strcasecmp(text, "none") == 0)
+        return 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || v < 0)
+        return -1;
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"", 1},      {"b", 1},     {"kb", 1e3},   {"mb", 1e6},   {"gb", 1e9},
+                 {"tb", 1e12}, {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0},
+                 {"k", 1e3},   {"m", 1e6},   {"g", 1e9}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcasecmp(end, units[i].unit) == 0)
+            return (long long)(v * units[i].scale);
+    return -1;
+}
+
+int rt_magic_memory(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                    rt_error_t *err)
+{
+    cm_names_t args = {0};
+    rt_magic_args(code, m, &args);
+    int rc = 0;
+    if (args.n == 0) {
+        print_devices();
+        print_arrays(s);
+    } else if (strcmp(args.v[0], "free") == 0 && args.n == 1) {
+        size_t given = 0;
+        for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++)
+            given += ga_pool_release(d);
+        char b[32];
+        ga_bytes_text(given, b, sizeof b);
+        printf("Gave %s of cached blocks back.\n", b);
+    } else if (strcmp(args.v[0], "limit") == 0 && args.n == 2 && parse_size(args.v[1]) >= 0) {
+        long long bytes = parse_size(args.v[1]);
+        int d = ga_backend_device();
+        ga_pool_set_limit(d, (size_t)bytes);
+        char dev[16], b[32];
+        ga_device_text(d, dev, sizeof dev);
+        ga_bytes_text((size_t)bytes, b, sizeof b);
+        if (bytes)
+            printf("The %s pool holds at most %s (arrays and cache).\n", dev, b);
+        else
+            printf("The %s pool has no limit.\n", dev);
+    } else {
+        rc = rt_error_set(err, "UsageError", cell_no, m->line,
+                          "%%memory: usage: %%memory | %%memory free | %%memory limit SIZE "
+                          "(8GB, 512MiB, none)");
+    }
+    cm_names_free(&args);
+    return rc;
+}
