@@ -241,13 +241,16 @@ static void ffmt_put(const ffmt_t *f, double v, char *out)
     if (sg)
         body[k++] = (char)sg;
     if (f->exp_format) {
-        dec_t x;
-        sci_parts(fabs(v), f->bits, f->precision, &x);
-        body[k++] = x.d[0];
-        body[k++] = '.';
-        for (int i = 1; i <= f->precision; i++)
-            body[k++] = i < x.n ? x.d[i] : '0';
-        k += sprintf(body + k, "e%c%0*d", x.e < 0 ? '-' : '+', f->exp_size, abs(x.e));
+        /* all values get `precision` fraction digits, and those past a
+         * value's shortest digits are its exact ones (NumPy's min_digits):
+         * float16 0.1 among longer values is 9.998e-02, not 1.000e-01 */
+        char m[NUM_MAX];
+        snprintf(m, sizeof m, "%.*e", f->precision, fabs(v));
+        char *e = strchr(m, 'e');
+        int ex = atoi(e + 1);
+        *e = 0;
+        k += sprintf(body + k, "%s%se%c%0*d", m, f->precision ? "" : ".", ex < 0 ? '-' : '+', f->exp_size,
+                     abs(ex));
         sprintf(out, "%*s", f->pad_left + (k - (sg != 0) - 1), body);
         return;
     }

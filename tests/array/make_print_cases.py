@@ -164,7 +164,8 @@ DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"
 
 def random_case(rng):
     """A random array: any dtype, 0 to 5 dims, sometimes over the threshold,
-    values of mixed sign and magnitude with the odd nan, inf and -0.0."""
+    values of mixed sign and magnitude with the odd nan, inf and -0.0, or
+    floats of random bits."""
     dtype = np.dtype(rng.choice(DTYPES))
     ndim = int(rng.integers(0, 6))
     big = rng.random() < 0.25
@@ -188,6 +189,9 @@ def random_case(rng):
         v = np.where((special > 0.05) & (special < 0.07), -0.0, v)
         if dtype.kind == "c":
             v = v + 1j * rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4)
+    if dtype.kind in "fc" and rng.random() < 0.2:  # any bit pattern: subnormals, extremes
+        raw = rng.integers(0, 256, n * dtype.itemsize, dtype="uint8")
+        return raw.view(dtype).reshape(shape)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(v).astype(dtype).reshape(shape)
 
