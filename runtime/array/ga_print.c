@@ -575,14 +575,6 @@ void ga_print_defaults(ga_print_opts_t *o)
     *o = (ga_print_opts_t){.precision = 8, .threshold = 1000, .edgeitems = 3, .linewidth = 75};
 }
 
-static const ga_print_opts_t *opts_or_defaults(const ga_print_opts_t *o, ga_print_opts_t *tmp)
-{
-    if (o)
-        return o;
-    ga_print_defaults(tmp);
-    return tmp;
-}
-
 /* NumPy's array2string body of a (its elements already in s) into out:
  * "[]" when empty, the one element of a 0-d array, else the brackets. */
 static void body_text(const ga_array_t *a, const shown_t *s, const fmt_t *f, const ga_print_opts_t *o,
@@ -600,10 +592,17 @@ static void body_text(const ga_array_t *a, const shown_t *s, const fmt_t *f, con
     }
 }
 
-/* Gathers what a shows and sets up its formatter; -1 with err set. */
-static int prepare(const ga_array_t *a, const ga_print_opts_t *o, const int *ends_only, ga_gather_fn gather,
-                   void *ctx, shown_t *s, fmt_t *f, cm_error_t *err)
+/* The options (opts, or the defaults) into o; gathers what a shows and
+ * sets up its formatter. -1 with err set. */
+static int prepare(const ga_array_t *a, const ga_print_opts_t *opts, const int *ends_only, ga_gather_fn gather,
+                   void *ctx, ga_print_opts_t *o, shown_t *s, fmt_t *f, cm_error_t *err)
 {
+    if (opts)
+        *o = *opts;
+    else
+        ga_print_defaults(o);
+    if (o->edgeitems < 1)
+        o->edgeitems = 1;
     if (check_array(a, err) != 0)
         return -1;
     if (shown_gather(s, a, a->size > o->threshold, o->edgeitems, ends_only, gather, ctx, err) != 0)
@@ -616,59 +615,65 @@ static int prepare(const ga_array_t *a, const ga_print_opts_t *o, const int *end
     return 0;
 }
 
-char *ga_print_repr(const ga_array_t *a, const ga_print_opts_t *o, ga_gather_fn gather, void *ctx,
-                    cm_error_t *err)
+/* gpuc's suffix after the repr's body in out: on the same line, or on a
+ * line of its own under the elements when it would make the last line
+ * longer than linewidth (as NumPy places its "dtype="). */
+static void add_suffix(cm_buf_t *out, const ga_array_t *a, int linewidth, int indent)
 {
-    ga_print_opts_t tmp;
-    o = opts_or_defaults(o, &tmp);
-    shown_t s;
-    fmt_t f;
-    if (prepare(a, o, NULL, gather, ctx, &s, &f, err) != 0)
-        return NULL;
-    static const char prefix[] = "array(";
-    int plen = (int)sizeof prefix - 1;
-    cm_buf_t out = {0}, extra = {0};
+    cm_buf_t extra = {0};
     char dev[32];
-    cm_buf_adds(&out, prefix);
-    body_text(a, &s, &f, o, ", ", plen, o->linewidth - 1, &out); /* -1: the closing ")" */
-    cm_buf_addc(&out, ',');
-    shown_free(&s);
-
     device_text(a->device, dev, sizeof dev);
     cm_buf_addf(&extra, "dtype=%s, shape=", ga_dtype_name(a->dtype));
     shape_text(a->ndim, a->shape, &extra);
     cm_buf_addf(&extra, ", device=%s)", dev);
-    /* the suffix goes on a line of its own, under the elements, when it
-     * would make the last line longer than linewidth (as NumPy's dtype=) */
-    const char *nl = strrchr(out.s, '\n');
-    size_t last = out.len - (nl ? (size_t)(nl + 1 - out.s) : 0);
-    if ((int)(last + extra.len + 1) > o->linewidth) {
-        cm_buf_addc(&out, '\n');
-        add_spaces(&out, plen);
+    const char *nl = strrchr(out->s, '\n');
+    size_t last = out->len - (nl ? (size_t)(nl + 1 - out->s) : 0);
+    if ((int)(last + extra.len + 1) > linewidth) {
+        cm_buf_addc(out, '\n');
+        add_spaces(out, indent);
     } else {
-        cm_buf_addc(&out, ' ');
+        cm_buf_addc(out, ' ');
     }
-    cm_buf_add(&out, extra.s, extra.len);
+    cm_buf_add(out, extra.s, extra.len);
     cm_buf_free(&extra);
+}
+
+/* repr (NumPy's "array(" body "," and gpuc's suffix) or str. */
+static char *print_text(const ga_array_t *a, const ga_print_opts_t *opts, ga_gather_fn gather, void *ctx,
+                        int repr, cm_error_t *err)
+{
+    static const char prefix[] = "array(";
+    int plen = (int)sizeof prefix - 1;
+    ga_print_opts_t o;
+    shown_t s;
+    fmt_t f;
+    if (prepare(a, opts, NULL, gather, ctx, &o, &s, &f, err) != 0)
+        return NULL;
+    cm_buf_t out = {0};
+    if (repr) {
+        cm_buf_adds(&out, prefix);
+        body_text(a, &s, &f, &o, ", ", plen, o.linewidth - 1, &out); /* -1: the closing ")" */
+        cm_buf_addc(&out, ',');
+        add_suffix(&out, a, o.linewidth, plen);
+    } else if (a->ndim == 0) {
+        scalar_str(&out, &f);
+    } else {
+        body_text(a, &s, &f, &o, " ", 0, o.linewidth, &out);
+    }
+    shown_free(&s);
     return cm_buf_steal(&out);
+}
+
+char *ga_print_repr(const ga_array_t *a, const ga_print_opts_t *o, ga_gather_fn gather, void *ctx,
+                    cm_error_t *err)
+{
+    return print_text(a, o, gather, ctx, 1, err);
 }
 
 char *ga_print_str(const ga_array_t *a, const ga_print_opts_t *o, ga_gather_fn gather, void *ctx,
                    cm_error_t *err)
 {
-    ga_print_opts_t tmp;
-    o = opts_or_defaults(o, &tmp);
-    shown_t s;
-    fmt_t f;
-    if (prepare(a, o, NULL, gather, ctx, &s, &f, err) != 0)
-        return NULL;
-    cm_buf_t out = {0};
-    if (a->ndim == 0)
-        scalar_str(&out, &f);
-    else
-        body_text(a, &s, &f, o, " ", 0, o->linewidth, &out);
-    shown_free(&s);
-    return cm_buf_steal(&out);
+    return print_text(a, o, gather, ctx, 0, err);
 }
 
 /* ---- HTML ---- */
@@ -721,22 +726,21 @@ static void html_table(cm_buf_t *b, const shown_t *s, const fmt_t *f, int edge, 
     cm_buf_adds(b, "</table>\n");
 }
 
-char *ga_print_html(const ga_array_t *a, const ga_print_opts_t *o, ga_gather_fn gather, void *ctx,
+char *ga_print_html(const ga_array_t *a, const ga_print_opts_t *opts, ga_gather_fn gather, void *ctx,
                     cm_error_t *err)
 {
-    ga_print_opts_t tmp;
-    o = opts_or_defaults(o, &tmp);
+    ga_print_opts_t o;
     int ends_only[GA_MAX_DIMS] = {0};
     for (int k = 0; a && k + 2 < a->ndim && k < GA_MAX_DIMS; k++)
         ends_only[k] = 1; /* the leading axes: the first and the last block */
     shown_t s;
     fmt_t f;
-    if (prepare(a, o, ends_only, gather, ctx, &s, &f, err) != 0)
+    if (prepare(a, opts, ends_only, gather, ctx, &o, &s, &f, err) != 0)
         return NULL;
     cm_buf_t b = {0}, cap = {0};
     cm_buf_adds(&b, "<div class=\"gpuc-array\">\n");
     if (a->size > 0 && a->ndim <= 2) {
-        html_table(&b, &s, &f, o->edgeitems, 0, NULL);
+        html_table(&b, &s, &f, o.edgeitems, 0, NULL);
     } else if (a->size > 0) {
         /* the first block, then the last one when there is another */
         int lead = a->ndim - 2;
@@ -747,7 +751,7 @@ char *ga_print_html(const ga_array_t *a, const ga_print_opts_t *o, ga_gather_fn 
             for (int k = 0; k < lead; k++)
                 cm_buf_addf(&cap, "%lld, ", (long long)(blk ? a->shape[k] - 1 : 0));
             cm_buf_adds(&cap, ":, :]");
-            html_table(&b, &s, &f, o->edgeitems, blk ? (blocks - 1) * s.stride[lead - 1] : 0, cap.s);
+            html_table(&b, &s, &f, o.edgeitems, blk ? (blocks - 1) * s.stride[lead - 1] : 0, cap.s);
             if (blocks == 1)
                 break;
         }
