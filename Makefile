@@ -61,7 +61,7 @@ test: build venv
 	@rc_ctest=0; rc_pytest=0; \
 	ctest --test-dir $(BUILD) --output-on-failure --timeout 300 \
 	    --output-junit $(call REPORTS,$(BUILD))/ctest.xml || rc_ctest=$$?; \
-	GPUC_BIN=$(abspath $(GPUC)) $(PYTEST) tests/protocol tests/notebooks tests/cells \
+	GPUC_BIN=$(abspath $(GPUC)) $(PYTEST) tests/protocol tests/notebooks tests/cells tests/array \
 	    --junitxml=$(call REPORTS,$(BUILD))/pytest.xml || rc_pytest=$$?; \
 	$(PY) scripts/summary.py \
 	    ctest=$(call REPORTS,$(BUILD))/ctest.xml:$$rc_ctest \
