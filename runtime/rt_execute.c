@@ -20,20 +20,20 @@ static int starts_with_cell_magic(const char *code)
 /* Runs code[from, to), starting on cell line `line`, in the session; the
  * result of a segment that ran replaces *result. */
 static int run_code(rt_session_t *s, const char *code, size_t from, size_t to, int line,
-                    int cell_no, char **result, rt_error_t *err)
+                    int cell_no, rt_value_t *result, rt_error_t *err)
 {
     rt_segment_t seg = rt_segment_of(code, from, to, line, cell_no);
     if (rt_segment_is_blank(&seg))
         return 0;
     if (rt_session_run(s, &seg, err) != 0)
         return -1;
-    free(*result);
-    *result = rt_session_take_result(s);
+    rt_value_free(result);
+    rt_session_take_result(s, result);
     return 0;
 }
 
 /* The host part of a cell: its code segments and magic lines in order. */
-static int run_host(rt_session_t *s, const char *code, int cell_no, char **result,
+static int run_host(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
     size_t from = 0;
@@ -43,9 +43,9 @@ static int run_host(rt_session_t *s, const char *code, int cell_no, char **resul
         if (run_code(s, code, from, m.start, line, cell_no, result, err) != 0 ||
             rt_magic_run(s, code, &m, cell_no, err) != 0)
             return -1;
-        char *shown = rt_session_take_result(s); /* %timeit -o, %%time's cell */
-        if (shown) {
-            free(*result);
+        rt_value_t shown; /* %timeit -o, %%time's cell */
+        if (rt_session_take_result(s, &shown)) {
+            rt_value_free(result);
             *result = shown;
         }
         if (m.cell) /* it took the rest of the cell */
@@ -56,7 +56,7 @@ static int run_host(rt_session_t *s, const char *code, int cell_no, char **resul
     return run_code(s, code, from, strlen(code), line, cell_no, result, err);
 }
 
-static int run_cell(rt_session_t *s, const char *code, int cell_no, char **result,
+static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
     char *device, *host;
@@ -72,10 +72,10 @@ static int run_cell(rt_session_t *s, const char *code, int cell_no, char **resul
     return run_host(s, code, cell_no, result, err);
 }
 
-int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **result,
+int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
-    *result = NULL;
+    result->text = result->html = NULL;
     rt_session_begin_cell(s, cell_no);
     int rc = run_cell(s, code, cell_no, result, err);
     rt_session_end_cell(s); /* arrays no variable holds go, also after an error */
@@ -84,22 +84,25 @@ int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **resul
 
 json_t *rt_execute(rt_session_t *s, const char *code, int cell_no)
 {
-    char *result = NULL;
+    rt_value_t result;
     rt_error_t err = {0};
     if (rt_execute_cell(s, code, cell_no, &result, &err) != 0) {
-        free(result);
+        rt_value_free(&result);
         json_t *reply = json_pack("{s:s, s:o}", "status", "error", "error", rt_error_json(&err));
         rt_error_free(&err);
         return reply;
     }
     json_t *reply = json_pack("{s:s}", "status", "ok");
-    if (result) {
-        json_t *text = json_string(result);
+    if (result.text) {
+        json_t *text = json_string(result.text);
         if (!text)
             text = json_string("<result is not valid UTF-8>");
-        json_object_set_new(reply, "result",
-                            json_pack("{s:{s:o}, s:{}}", "data", "text/plain", text, "metadata"));
-        free(result);
+        json_t *data = json_pack("{s:o}", "text/plain", text);
+        json_t *html = result.html ? json_string(result.html) : NULL;
+        if (html)
+            json_object_set_new(data, "text/html", html);
+        json_object_set_new(reply, "result", json_pack("{s:o, s:{}}", "data", data, "metadata"));
     }
+    rt_value_free(&result);
     return reply;
 }

@@ -12,9 +12,9 @@
 #include "rt_session.h"
 
 /* Runs cell `code` (number cell_no). Returns 0 and sets *result to the
- * text of the last code segment's final expression (a new string, or
- * NULL for none); or -1 with err set. */
-int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, char **result,
+ * last code segment's final expression (text NULL for none; free it with
+ * rt_value_free); or -1 with err set. */
+int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err);
 
 /* rt_execute_cell as the executor link carries its outcome: a new object

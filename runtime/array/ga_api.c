@@ -13,6 +13,7 @@
 #include "ga_copy.h"
 #include "ga_create.h"
 #include "ga_npy.h"
+#include "ga_print.h"
 
 static void (*raise_fn)(const char *kind, const char *message);
 static cm_error_t last_error;
@@ -231,6 +232,20 @@ void ga_api_save(ga_array_t *a, const char *path)
         ga_npy_save(path, a->dtype, a->ndim, a->shape, host, &err) != 0)
         fail("ga_save", &err);
     free(host);
+}
+
+void ga_api_print(ga_array_t *a)
+{
+    if (live("ga_print", a) != 0)
+        return;
+    cm_error_t err = {0};
+    char *text = ga_print_repr(a, NULL, ga_copy_gather, NULL, &err);
+    if (!text) {
+        fail("ga_print", &err);
+        return;
+    }
+    printf("%s\n", text);
+    free(text);
 }
 
 /* ---- views and copies -------------------------------------------------- */

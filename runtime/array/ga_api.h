@@ -46,6 +46,9 @@ ga_array_t *ga_api_from_device(int dtype, void *ptr, int ndim, const long long *
 ga_array_t *ga_api_load(const char *path);
 void ga_api_save(ga_array_t *a, const char *path);
 
+/* Prints a as a cell's result shows it (NumPy's repr) and a newline. */
+void ga_api_print(ga_array_t *a);
+
 /* ---- views and copies ---- */
 ga_array_t *ga_api_reshape(ga_array_t *a, int ndim, const long long *dims);
 ga_array_t *ga_api_slice(ga_array_t *a, int axis, long long start, long long stop,

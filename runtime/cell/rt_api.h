@@ -41,6 +41,7 @@
     X(void, __gpuc_field_ldouble, (const void *, unsigned long long), rt_result_field_ldouble)\
     X(void, __gpuc_field_str, (const void *, unsigned long long), rt_result_field_str)        \
     X(void, __gpuc_field_other, (const void *, unsigned long long), rt_result_field_other)    \
+    X(void, __gpuc_show_array, (const struct ga_array *), rt_arrays_show)                     \
     /* the CUDA runtime as gpuc serves it (gpu_host_header's macros call these) */            \
     X(int, gpu_device_properties, (struct cudaDeviceProp *prop, int device),                  \
       gpu_device_properties)                                                                  \
@@ -72,6 +73,7 @@
     X(ga_t, ga_from_device_n, (int dtype, void *ptr, int ndim, const long long *dims),        \
       ga_api_from_device)                                                                     \
     X(ga_t, ga_load, (const char *path), ga_api_load)                                         \
+    X(void, ga_print, (ga_t a), ga_api_print)                                                 \
     X(void, ga_save, (ga_t a, const char *path), ga_api_save)                                 \
     X(ga_t, ga_reshape_n, (ga_t a, int ndim, const long long *dims), ga_api_reshape)          \
     X(ga_t, ga_slice, (ga_t a, int axis, long long start, long long stop, long long step),    \

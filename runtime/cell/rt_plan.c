@@ -407,6 +407,7 @@ static void do_expression(gen_t *g, const rt_item_t *it, rt_result_mode_t mode)
                         " long double: __gpuc_show_ldouble,"
                         " char *: __gpuc_show_str, const char *: __gpuc_show_str,"
                         " void *: __gpuc_show_ptr, const void *: __gpuc_show_ptr,"
+                        " struct ga_array *: __gpuc_show_array,"
                         " default: __gpuc_show_fail)");
     }
 }

@@ -246,7 +246,9 @@ static int run_section(rt_session_t *s, const char *code, const section_t *sec, 
 {
     rt_segment_t seg = rt_segment_of(code, sec->from, sec->to, sec->line, cell_no);
     int rc = rt_session_run(s, &seg, err);
-    free(rt_session_take_result(s));
+    rt_value_t shown;
+    rt_session_take_result(s, &shown);
+    rt_value_free(&shown);
     return rc;
 }
 

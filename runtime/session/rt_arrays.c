@@ -7,12 +7,29 @@
 
 #include "cm_vec.h"
 #include "ga_api.h"
+#include "ga_copy.h"
+#include "ga_print.h"
 #include "rt_protect.h"
+#include "rt_result.h"
 #include "rt_session_internal.h"
 
 void rt_arrays_init(void)
 {
     ga_api_set_raise(rt_protect_raise);
+}
+
+void rt_arrays_show(const ga_array_t *a)
+{
+    cm_error_t err = {0};
+    char *text = ga_array_check(a, &err) == 0 ? ga_print_repr(a, NULL, ga_copy_gather, NULL, &err)
+                                              : NULL;
+    if (!text)
+        rt_protect_raise(ga_api_kind(err.code), err.text);
+    char *html = ga_print_html(a, NULL, ga_copy_gather, NULL, &err);
+    rt_result_set(text);
+    rt_result_set_html(html);
+    free(text);
+    free(html);
 }
 
 void rt_session_begin_cell(rt_session_t *s, int cell)

@@ -25,6 +25,11 @@ void rt_session_begin_cell(rt_session_t *s, int cell);
  * session variable holds and that are not kept. Returns how many. */
 size_t rt_session_end_cell(rt_session_t *s);
 
+/* What a cell whose final expression is an array shows (__gpuc_show_array
+ * in gpuc.h): its NumPy-style text and an HTML table; only the shown
+ * elements are copied from the device. A freed array ends the cell. */
+void rt_arrays_show(const ga_array_t *a);
+
 /* Calls fn for each live array a session variable holds: the variable's
  * name, the index in it (-1 for a plain ga_t variable) and the array. */
 typedef void (*rt_array_holder_fn)(void *ctx, const char *name, long index,

@@ -11,11 +11,14 @@
 #include "cm_buf.h"
 
 static char *result; /* the text shown by the running cell, or NULL */
+static char *result_html; /* an HTML form of it, or NULL */
 
 void rt_result_reset(void)
 {
     free(result);
     result = NULL;
+    free(result_html);
+    result_html = NULL;
 }
 
 char *rt_result_take(void)
@@ -23,6 +26,19 @@ char *rt_result_take(void)
     char *r = result;
     result = NULL;
     return r;
+}
+
+char *rt_result_take_html(void)
+{
+    char *r = result_html;
+    result_html = NULL;
+    return r;
+}
+
+void rt_result_set_html(const char *html)
+{
+    free(result_html);
+    result_html = html ? cm_strndup(html, strlen(html)) : NULL;
 }
 
 /* A struct value being shown field by field: "type {x = 1, y = 2}". */
@@ -37,6 +53,8 @@ void rt_result_set(const char *text)
     }
     free(result);
     result = cm_strndup(text, strlen(text));
+    free(result_html); /* a new value: an HTML form, if any, comes after */
+    result_html = NULL;
 }
 
 void rt_result_struct_begin(const char *type, unsigned long long size)

@@ -18,6 +18,11 @@ char *rt_result_take(void);
 /* Sets the result text directly (a copy is made). */
 void rt_result_set(const char *text);
 
+/* An HTML form of the value just set (a table for an array), shown by
+ * rich front ends; taken apart (caller frees; NULL when none). */
+void rt_result_set_html(const char *html);
+char *rt_result_take_html(void);
+
 void rt_result_show_int(long long v);
 void rt_result_show_uint(unsigned long long v);
 void rt_result_show_bool(_Bool v);

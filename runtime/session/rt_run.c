@@ -144,8 +144,9 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
         snprintf(b, sizeof b, "%d", r.main_rc);
         result = cm_strndup(b, strlen(b));
     }
-    free(s->result);
-    s->result = result;
+    rt_value_free(&s->result);
+    s->result.text = result;
+    s->result.html = result ? rt_result_take_html() : NULL;
     return 0;
 }
 
@@ -153,8 +154,7 @@ int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)
 {
     if (rt_segment_is_blank(seg))
         return 0;
-    free(s->result);
-    s->result = NULL;
+    rt_value_free(&s->result);
     char *code = rt_segment_source(seg);
     int rc = run_code(s, code, seg->cell, err);
     free(code);

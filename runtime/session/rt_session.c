@@ -107,7 +107,7 @@ void rt_session_free(rt_session_t *s)
     free(s->shake_failed);
     rt_options_clear(&s->options);
     rt_tcc_set_extra(NULL, NULL, 0);
-    free(s->result);
+    rt_value_free(&s->result);
     free(s->libdir);
     free(s);
 }
@@ -169,17 +169,24 @@ void rt_session_display(rt_session_t *s, json_t *data, const char *id, int updat
     rt_display_set_emit(NULL, NULL);
 }
 
-void rt_session_set_result(rt_session_t *s, const char *text)
+void rt_value_free(rt_value_t *v)
 {
-    free(s->result);
-    s->result = cm_strndup(text, strlen(text));
+    free(v->text);
+    free(v->html);
+    v->text = v->html = NULL;
 }
 
-char *rt_session_take_result(rt_session_t *s)
+void rt_session_set_result(rt_session_t *s, const char *text)
 {
-    char *r = s->result;
-    s->result = NULL;
-    return r;
+    rt_value_free(&s->result);
+    s->result.text = cm_strndup(text, strlen(text));
+}
+
+int rt_session_take_result(rt_session_t *s, rt_value_t *out)
+{
+    *out = s->result;
+    s->result.text = s->result.html = NULL;
+    return out->text != NULL;
 }
 
 void rt_session_set_headers(rt_session_t *s, rt_headers_mode_t mode)

@@ -41,9 +41,17 @@ int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err);
  * declarations gpuc makes itself (a size variable, _timeit). */
 int rt_session_run_text(rt_session_t *s, const char *text, int cell_no, rt_error_t *err);
 
-/* The text of the last run's final expression, or NULL; the caller frees
- * it and the session forgets it. */
-char *rt_session_take_result(rt_session_t *s);
+/* A shown value: its text and, for some types (arrays), an HTML form. */
+typedef struct rt_value {
+    char *text; /* NULL: no value */
+    char *html; /* NULL: none */
+} rt_value_t;
+
+void rt_value_free(rt_value_t *v);
+
+/* Moves the last run's final expression into *out (the caller frees it
+ * with rt_value_free) and forgets it. Returns 1 when there was one. */
+int rt_session_take_result(rt_session_t *s, rt_value_t *out);
 
 /* Shows data (a MIME bundle, stolen) in the front end as a display_data
  * (update_display_data when update; display_id id, may be NULL), also

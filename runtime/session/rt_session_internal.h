@@ -49,7 +49,7 @@ struct rt_session {
     } reruns[8];
     int next_rerun;
     rt_options_t options;     /* %cflags and %lib */
-    char *result;             /* the last run's final expression, or NULL */
+    rt_value_t result;        /* the last run's final expression (text NULL: none) */
 };
 
 /* Makes a compiled cell's declarations part of the session: the prelude

@@ -135,6 +135,24 @@ static void test_npy(void)
     CHECK(system(code) == 0);
 }
 
+/* An array as a cell's result: NumPy's repr with dtype, shape and device,
+ * and an HTML table; ga_print prints the same. */
+static void test_show(void)
+{
+    EXPECT("ga_reshape(ga_arange(F32, 0, 6, 1), 2, 3)",
+           "array([[0., 1., 2.],\n       [3., 4., 5.]], dtype=float32, shape=(2, 3), device=cpu)");
+    json_t *r = run("ga_arange(I64, 0, 3000, 1)");
+    CHECK_STR(result(r), "array([   0,    1,    2, ..., 2997, 2998, 2999],\n"
+                         "      dtype=int64, shape=(3000,), device=cpu)");
+    const char *html = json_string_value(json_object_get(
+        json_object_get(json_object_get(r, "result"), "data"), "text/html"));
+    CHECK(html && strstr(html, "<table") && strstr(html, "2999"));
+    json_decref(r);
+    EXPECT_OUT("ga_print(ga_full(BOOL, 1, 2));", NULL,
+               "array([ True,  True], dtype=bool, shape=(2,), device=cpu)\n");
+    EXPECT_ERROR("ga_t dead = ga_zeros(F32, 1);\nga_free(dead);\ndead", "FreedArrayError", "freed");
+}
+
 /* %memory, %device and %whos know the arrays. */
 static void test_magics(void)
 {
@@ -160,4 +178,4 @@ static void test_magics(void)
 }
 
 SESSION_TEST_MAIN("test_rt_arrays", test_make_and_read, test_views, test_sweep, test_errors,
-                  test_npy, test_magics)
+                  test_npy, test_show, test_magics)
