@@ -359,3 +359,47 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
         assert str(moved / "bin" / ".." / "lib" / lib) in ldd, ldd
     nb = nbformat.read(out, as_version=4)
     assert "Hello from C" in stream_text(cell_with(nb, "Hello from C"))
+
+
+# --- the arrays notebook ---------------------------------------------------
+
+ARRAYS = ROOT / "notebooks" / "arrays.ipynb"
+
+
+def numpy_repr(value) -> str:
+    """NumPy's repr of value with gpuc's suffix (shape and device) where
+    NumPy puts its dtype: the way gpuc shows the same array."""
+    np = pytest.importorskip("numpy")
+    text = "array(" + np.array2string(value, separator=", ", prefix="array(", suffix=",") + ","
+    suffix = f"dtype={value.dtype}, shape={tuple(value.shape)!r}, device=cpu)"
+    last_line = len(text) - (text.rfind("\n") + 1)
+    spacer = "\n      " if last_line + len(suffix) + 1 > 75 else " "
+    return text + spacer + suffix  # numpy's array_repr, with gpuc's suffix
+
+
+@pytest.fixture(scope="module")
+def arrays_by_gpuc_run(gpuc_bin, tmp_path_factory):
+    return execute_by_gpuc_run(gpuc_bin, ARRAYS, tmp_path_factory)
+
+
+def test_arrays_notebook(arrays_by_gpuc_run):
+    """Every cell runs; the arrays it shows are NumPy's for the same values
+    (the CPU backend here: no GPU), views share memory, .npy round trips."""
+    np = pytest.importorskip("numpy")
+    nb = arrays_by_gpuc_run
+    assert errors(nb) == []
+    m = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert result_text(cell_with(nb, "ga_t x = ga_arange")) == numpy_repr(np.arange(12, dtype=np.float32))
+    assert result_text(cell_with(nb, "ga_t m = ga_reshape")) == numpy_repr(m)
+    assert result_text(cell_with(nb, "ga_linspace")) == numpy_repr(np.linspace(0, 1, 5))
+    assert result_text(cell_with(nb, "ga_eye")) == numpy_repr(np.eye(3, dtype=np.int32))
+    m[1, 0] = 100  # set through the transposed view
+    assert result_text(cell_with(nb, "ga_t t = ga_transpose")) == numpy_repr(m)
+    assert result_text(cell_with(nb, "every_other", exact=True)) == numpy_repr(m[:, ::2])
+    assert stream_text(cell_with(nb, "ga_read(m, host)")) == "0 100 11\n"
+    big = np.arange(1_000_000, dtype=np.float32).reshape(1000, 1000)
+    assert result_text(cell_with(nb, "ga_t big")) == numpy_repr(big)
+    assert result_text(cell_with(nb, "ga_load")) == numpy_repr(m)
+    memory = stream_text(cell_with(nb, "%memory", exact=True))
+    assert re.search(r"^  m +float32 \(3, 4\), 48 bytes, cpu \(cell \d+\)$", memory, re.M)
+    assert re.search(r"^  big +float32 \(1000, 1000\), 3\.81 MiB, cpu", memory, re.M)
