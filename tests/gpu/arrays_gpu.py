@@ -1,0 +1,115 @@
+"""Device arrays on the GPU machine: every case of the CPU-backend tests on
+the GPU, results checked against NumPy and against the CPU backend.
+
+    python3 tests/gpu/arrays_gpu.py BIN_DIR OUT_DIR
+
+Runs notebooks with `gpuc run` (no Jupyter needed) and checks their
+outputs; prints PASS/FAIL per check and exits non-zero on a failure."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+ROOT = Path(__file__).resolve().parents[2]
+OUT.mkdir(parents=True, exist_ok=True)
+failed = 0
+
+
+def check(ok, what, detail=""):
+    global failed
+    print(("PASS " if ok else "FAIL ") + what + ("" if ok else f": {detail}"))
+    failed |= not ok
+
+
+def run(name, cells):
+    """Runs cells as a notebook; returns a list of (result, stdout, error) per cell."""
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
+                     "outputs": [], "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    src, out = OUT / f"{name}.ipynb", OUT / f"{name}.out.ipynb"
+    src.write_text(json.dumps(nb))
+    p = subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(src), "-o", str(out)],
+                       capture_output=True, text=True, cwd=OUT)
+    if p.returncode not in (0, 1):
+        print(p.stderr)
+    res = []
+    for c in json.loads(out.read_text())["cells"]:
+        r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
+        t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
+        e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
+        res.append((r[0] if r else None, t, e[0] if e else None))
+    return res
+
+
+def np_repr(value, device="gpu0"):
+    text = "array(" + np.array2string(value, separator=", ", prefix="array(", suffix=",") + ","
+    suffix = f"dtype={value.dtype}, shape={tuple(value.shape)!r}, device={device})"
+    last = len(text) - (text.rfind("\n") + 1)
+    return text + ("\n      " if last + len(suffix) + 1 > 75 else " ") + suffix
+
+
+# 1. the arrays notebook on the GPU
+p = subprocess.run([str(BIN / "gpuc"), "run", str(ROOT / "notebooks/arrays.ipynb"), "-o",
+                    str(OUT / "arrays.out.ipynb")], capture_output=True, text=True, cwd=OUT)
+check(p.returncode == 0, "notebooks/arrays.ipynb runs on the GPU", p.stderr[-500:])
+nb = json.loads((OUT / "arrays.out.ipynb").read_text())
+texts = {"".join(c["source"]): c for c in nb["cells"] if c["cell_type"] == "code"}
+def out_of(marker):
+    for src, c in texts.items():
+        if marker in src:
+            r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
+            t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
+            return (r[0] if r else None), t
+    return None, ""
+m = np.arange(12, dtype=np.float32).reshape(3, 4)
+check(out_of("ga_t m = ga_reshape")[0] == np_repr(m), "a GPU array prints as NumPy", out_of("ga_t m = ga_reshape")[0])
+m[1, 0] = 100
+check(out_of("ga_t t = ga_transpose")[0] == np_repr(m), "a view writes through on the GPU")
+big = np.arange(1_000_000, dtype=np.float32).reshape(1000, 1000)
+check(out_of("ga_t big")[0] == np_repr(big), "1e6 elements print summarised")
+check("x[11] = 22" in out_of("scale<<<")[1], "a kernel launched with an array", out_of("scale<<<")[1])
+
+# 2. launches, devices, errors, leaks, OOM, GPU against the CPU backend
+cells = [
+    "%%kernel\n__global__ void fill(int n, float *v) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) v[i] = i * 0.5f; }",
+    "ga_t a = ga_empty(F32, 1000);\nfill<<<4, 256>>>(1000, a);\nga_item(a, 999)",
+    "ga_t d = ga_zeros(F64, 10);\nfill<<<1, 32>>>(10, d);",
+    "ga_t onhost = ga_to_device(a, GA_CPU);\nfill<<<4, 256>>>(1000, onhost);",
+    "ga_t keep_me = ga_zeros(F32, 1 << 20);\n%memory",
+    *["ga_t churn = ga_zeros(F32, 1 << 20);\nchurn = ga_ones(F32, 1 << 20);"] * 200,
+    "%memory",
+    "ga_zeros(F32, 1LL << 40)",
+    "ga_size(keep_me)",
+    # GPU and CPU backends give the same elements for views and copies
+    "ga_t g = ga_reshape(ga_arange(F64, 0, 24, 1), 2, 3, 4);\n"
+    "ga_t gv = ga_copy(ga_slice(ga_transpose(g), 1, 2, GA_END, -1));\n"
+    "%device cpu\n"
+    "ga_t c = ga_reshape(ga_arange(F64, 0, 24, 1), 2, 3, 4);\n"
+    "ga_t cv = ga_copy(ga_slice(ga_transpose(c), 1, 2, GA_END, -1));\n"
+    "double hg[24], hc[24];\nga_read(gv, hg); ga_read(cv, hc);\n"
+    "memcmp(hg, hc, ga_nbytes(gv)) == 0 && ga_device(gv) == 0 && ga_device(cv) == GA_CPU",
+    "%device gpu\nga_save(g, \"g.npy\");\nga_t gl = ga_load(\"g.npy\");\nga_device(gl) * 10 + (int)ga_item(gl, 1, 2, 3)",
+]
+r = run("cases", cells)
+check(r[1][0] == "499.5", "launch result read back", r[1])
+check(r[2][2] and r[2][2][0] == "LaunchError" and "got a float64 array: the kernel reads float" in r[2][2][1], "dtype mismatch is a LaunchError", r[2][2])
+check(r[3][2] and r[3][2][0] == "DeviceError", "a CPU array to a kernel is a DeviceError", r[3][2])
+mem0, mem1 = r[4][1], r[205][1]
+def used_mib(text):
+    """The gpu0 line's "arrays" column of %memory, in MiB."""
+    m = re.search(r"^gpu0 +([\d.]+) (bytes|KiB|MiB|GiB)", text, re.M)
+    return float(m.group(1)) * {"bytes": 2**-20, "KiB": 2**-10, "MiB": 1, "GiB": 1024}[m.group(2)] if m else None
+u0, u1 = used_mib(mem0), used_mib(mem1)
+check(u0 is not None and u1 is not None and abs((u1 - u0) - 4.0) < 0.01,
+      "200 re-runs hold one array's memory, no more", f"{u0} MiB -> {u1} MiB\n{mem1}")
+e = r[206][2]
+check(e and e[0] == "OutOfMemoryError" and "asked for 4096.00 GiB" in e[1] and "nothing was lost" in e[1], "OOM says what was asked and lost nothing", e)
+check(r[207][0] == "1048576", "the session survives OOM", r[207])
+check(r[208][0] == "1", "GPU and CPU backends agree on a strided copy", r[208])
+check(r[209][0] == "23", ".npy round trip on the GPU", r[209])
+sys.exit(1 if failed else 0)
