@@ -49,6 +49,7 @@
  *             gpu_module   the kernel registry, module loads, launches
  *             gpu_timing   the clock, CUDA events, the kernel clock
  *             gpu_mem      device memory for arrays: allocate, copy, zero
+ *             gpu_staging  large host copies through pinned double buffers
  *             gpu_error    what a failure costs, in words
  *             gpu_scan     kernels, parameters and names in device source
  *             gpu_header   the runtime API declarations host cells see

@@ -65,6 +65,12 @@ const gpu_driver_t *gpu_driver_get(cm_error_t *err)
                    SYM(cuMemcpyDtoH, "cuMemcpyDtoH_v2") ||
                    SYM(cuMemcpyDtoD, "cuMemcpyDtoD_v2") ||
                    SYM(cuMemsetD8, "cuMemsetD8_v2") ||
+                   SYM(cuMemAllocHost, "cuMemAllocHost_v2") ||
+                   SYM(cuMemFreeHost, "cuMemFreeHost") ||
+                   SYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2") ||
+                   SYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2") ||
+                   SYM(cuStreamCreate, "cuStreamCreate") ||
+                   SYM(cuStreamSynchronize, "cuStreamSynchronize") ||
                    SYM(cuModuleLoadData, "cuModuleLoadData") ||
                    SYM(cuModuleUnload, "cuModuleUnload") ||
                    SYM(cuModuleGetFunction, "cuModuleGetFunction") ||

@@ -93,6 +93,14 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuMemcpyDtoH)(void *dst, gpu_cudeviceptr_t src, size_t bytes);
     gpu_curesult_t (*cuMemcpyDtoD)(gpu_cudeviceptr_t dst, gpu_cudeviceptr_t src, size_t bytes);
     gpu_curesult_t (*cuMemsetD8)(gpu_cudeviceptr_t dst, unsigned char value, size_t bytes);
+    gpu_curesult_t (*cuMemAllocHost)(void **ptr, size_t bytes);
+    gpu_curesult_t (*cuMemFreeHost)(void *ptr);
+    gpu_curesult_t (*cuMemcpyHtoDAsync)(gpu_cudeviceptr_t dst, const void *src, size_t bytes,
+                                        gpu_custream_t stream);
+    gpu_curesult_t (*cuMemcpyDtoHAsync)(void *dst, gpu_cudeviceptr_t src, size_t bytes,
+                                        gpu_custream_t stream);
+    gpu_curesult_t (*cuStreamCreate)(gpu_custream_t *stream, unsigned flags);
+    gpu_curesult_t (*cuStreamSynchronize)(gpu_custream_t stream);
     gpu_curesult_t (*cuModuleLoadData)(gpu_cumodule_t *mod, const void *image);
     gpu_curesult_t (*cuModuleUnload)(gpu_cumodule_t mod);
     gpu_curesult_t (*cuModuleGetFunction)(gpu_cufunction_t *fn, gpu_cumodule_t mod,

@@ -61,6 +61,17 @@ typedef int (*gpu_context_fn)(gpu_context_event_t event, void *user, cm_error_t 
  * when GPU_CONTEXT_LISTENERS are registered already. */
 int gpu_device_on_context(gpu_context_fn fn, void *user);
 
+/* ---- gpu_staging.c: large copies through pinned buffers ----------------- */
+
+/* Copies bytes between pageable host memory and the device through the
+ * double-buffered pinned staging (the context must be current). 0 when
+ * done, -1 with err set, 1 when staging is not available here (then copy
+ * directly). */
+int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, size_t bytes,
+                          cm_error_t *err);
+int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size_t bytes,
+                        cm_error_t *err);
+
 /* ---- gpu_error.c ------------------------------------------------------- */
 
 /* The part of gpu_sticky_message after the error's name: what was lost. */

@@ -42,11 +42,18 @@ int gpu_mem_zero(void *dst, size_t bytes, cm_error_t *err)
                  : 0;
 }
 
+#define STAGED_FROM (8u << 20) /* bytes from which copies go through pinned staging */
+
 int gpu_mem_to_device(void *dst, const void *host, size_t bytes, cm_error_t *err)
 {
     const gpu_driver_t *d = ready(err);
     if (!d)
         return -1;
+    if (bytes >= STAGED_FROM) {
+        int rc = gpu_staging_to_device(d, dst, host, bytes, err);
+        if (rc <= 0)
+            return rc;
+    }
     return bytes ? GPU_CU_CHECK(d->cuMemcpyHtoD((gpu_cudeviceptr_t)(uintptr_t)dst, host, bytes),
                                 err)
                  : 0;
@@ -57,6 +64,11 @@ int gpu_mem_to_host(void *host, const void *src, size_t bytes, cm_error_t *err)
     const gpu_driver_t *d = ready(err);
     if (!d)
         return -1;
+    if (bytes >= STAGED_FROM) {
+        int rc = gpu_staging_to_host(d, host, src, bytes, err);
+        if (rc <= 0)
+            return rc;
+    }
     return bytes ? GPU_CU_CHECK(d->cuMemcpyDtoH(host, (gpu_cudeviceptr_t)(uintptr_t)src, bytes),
                                 err)
                  : 0;

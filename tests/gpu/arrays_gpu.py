@@ -94,6 +94,16 @@ cells = [
     "double hg[24], hc[24];\nga_read(gv, hg); ga_read(cv, hc);\n"
     "memcmp(hg, hc, ga_nbytes(gv)) == 0 && ga_device(gv) == 0 && ga_device(cv) == GA_CPU",
     "%device gpu\nga_save(g, \"g.npy\");\nga_t gl = ga_load(\"g.npy\");\nga_device(gl) * 10 + (int)ga_item(gl, 1, 2, 3)",
+    # large copies go through the pinned staging: every byte must arrive, tails too
+    "#include <string.h>\nsize_t big_n = (25u << 20) + 12345;\n"
+    "float *big_h = malloc(big_n * 4), *big_b = malloc(big_n * 4);\n"
+    "for (size_t i = 0; i < big_n; i++) big_h[i] = (float)(i % 100003) * 0.5f;\n"
+    "ga_t big = ga_empty(F32, big_n);\nga_write(big, big_h);\nga_read(big, big_b);\n"
+    "memcmp(big_h, big_b, big_n * 4) == 0 && ga_item(big, big_n - 1) == big_h[big_n - 1]",
+    # the CUDA runtime API on an array's data, and an array over cudaMalloc'd memory
+    "float *raw; cudaMalloc(&raw, 64 * sizeof(float));\n"
+    "ga_t over = ga_from_device(F32, raw, 8, 8);\nga_set(over, 3.5, 7, 7);\nfloat back[64];\n"
+    "cudaMemcpy(back, ga_data(over), ga_nbytes(over), cudaMemcpyDeviceToHost);\nback[63]",
 ]
 r = run("cases", cells)
 check(r[1][0] == "499.5", "launch result read back", r[1])
@@ -112,4 +122,6 @@ check(e and e[0] == "OutOfMemoryError" and "asked for 4096.00 GiB" in e[1] and "
 check(r[207][0] == "1048576", "the session survives OOM", r[207])
 check(r[208][0] == "1", "GPU and CPU backends agree on a strided copy", r[208])
 check(r[209][0] == "23", ".npy round trip on the GPU", r[209])
+check(r[210][0] == "1", "100 MiB through the pinned staging, both ways, byte for byte", r[210])
+check(r[211][0] == "3.5", "cudaMemcpy of ga_data, and an array over cudaMalloc memory", r[211])
 sys.exit(1 if failed else 0)

@@ -1,0 +1,233 @@
+/* gpu_staging: copies between ordinary (pageable) host memory and the GPU
+ * through pinned staging buffers, double-buffered: while the DMA engine
+ * moves one chunk, worker threads copy the next one between the user's
+ * memory and the other pinned buffer, several threads at once (one core's
+ * memcpy is slower than the PCIe/NVLink link).
+ *
+ * Used by gpu_mem_to_device / gpu_mem_to_host for large copies. The
+ * buffers and the stream belong to the current context: a context change
+ * drops them (they are made again on the next large copy). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu.h"
+#include "gpu_driver.h"
+#include "gpu_internal.h"
+
+#define CHUNK (32u << 20)   /* bytes per pinned buffer */
+#define MAX_WORKERS 8
+
+/* ---- parallel memcpy ----------------------------------------------------- */
+
+typedef struct workers {
+    pthread_t threads[MAX_WORKERS];
+    int n;                       /* worker threads (the caller copies a slice too) */
+    pthread_mutex_t lock;
+    pthread_cond_t go, done;
+    unsigned long round;         /* bumped for each copy */
+    int pending;                 /* workers still copying this round */
+    char *dst;
+    const char *src;
+    size_t bytes, slice;
+} workers_t;
+
+static workers_t pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                         .go = PTHREAD_COND_INITIALIZER,
+                         .done = PTHREAD_COND_INITIALIZER};
+
+static void *worker(void *arg)
+{
+    int id = (int)(intptr_t)arg; /* 1 .. n; the caller is slice 0 */
+    unsigned long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&pool.lock);
+        while (pool.round == seen)
+            pthread_cond_wait(&pool.go, &pool.lock);
+        seen = pool.round;
+        size_t from = (size_t)id * pool.slice;
+        char *dst = pool.dst;
+        const char *src = pool.src;
+        size_t n = from < pool.bytes ? pool.bytes - from : 0;
+        pthread_mutex_unlock(&pool.lock);
+        if (n > pool.slice)
+            n = pool.slice;
+        if (n)
+            memcpy(dst + from, src + from, n);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.pending == 0)
+            pthread_cond_signal(&pool.done);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    return NULL;
+}
+
+/* Starts the workers once: half the cores, at most MAX_WORKERS, none on a
+ * machine of one or two cores. Their signals are blocked: interrupts and
+ * faults belong to the executor's main thread. */
+static void start_workers(void)
+{
+    static int started;
+    if (started)
+        return;
+    started = 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int want = cores > 2 ? (int)(cores / 2) - 1 : 0;
+    if (want > MAX_WORKERS)
+        want = MAX_WORKERS;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    for (int i = 0; i < want; i++)
+        if (pthread_create(&pool.threads[i], NULL, worker, (void *)(intptr_t)(i + 1)) == 0)
+            pool.n++;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* memcpy of bytes, split among the workers and the calling thread. */
+static void parallel_copy(void *dst, const void *src, size_t bytes)
+{
+    start_workers();
+    if (!pool.n || bytes < (1u << 20)) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    pthread_mutex_lock(&pool.lock);
+    pool.dst = dst;
+    pool.src = src;
+    pool.bytes = bytes;
+    pool.slice = (bytes / (size_t)(pool.n + 1) + 4095) & ~(size_t)4095;
+    pool.pending = pool.n;
+    pool.round++;
+    pthread_cond_broadcast(&pool.go);
+    pthread_mutex_unlock(&pool.lock);
+    memcpy(dst, src, bytes < pool.slice ? bytes : pool.slice);
+    pthread_mutex_lock(&pool.lock);
+    while (pool.pending)
+        pthread_cond_wait(&pool.done, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+/* ---- the staging buffers ---------------------------------------------- */
+
+static struct {
+    void *buf[2];
+    gpu_cuevent_t event[2]; /* the last DMA of each buffer */
+    int busy[2];            /* event[i] recorded and not waited for */
+    gpu_custream_t stream;
+    int ready, registered;
+} st;
+
+static void drop(void)
+{
+    const gpu_driver_t *d = gpu_driver_loaded();
+    if (d && st.ready) {
+        for (int i = 0; i < 2; i++) {
+            d->cuMemFreeHost(st.buf[i]);
+            if (d->cuEventDestroy)
+                d->cuEventDestroy(st.event[i]);
+        }
+    }
+    st.buf[0] = st.buf[1] = NULL;
+    st.stream = NULL; /* the stream goes with its context */
+    st.ready = 0;
+}
+
+static int on_context(gpu_context_event_t event, void *user, cm_error_t *err)
+{
+    (void)user;
+    (void)err;
+    if (event == GPU_CONTEXT_LEAVING)
+        drop();
+    return 0;
+}
+
+/* The buffers, made on first use in the current context; 0 when they
+ * cannot be (no events, no pinned memory): then the caller copies
+ * directly. */
+static int ensure(const gpu_driver_t *d)
+{
+    if (st.ready)
+        return 1;
+    if (!d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize)
+        return 0;
+    if (!st.registered && gpu_device_on_context(on_context, NULL) == 0)
+        st.registered = 1;
+    if (d->cuStreamCreate(&st.stream, 0) != GPU_CU_SUCCESS)
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (d->cuMemAllocHost(&st.buf[i], CHUNK) != GPU_CU_SUCCESS ||
+            d->cuEventCreate(&st.event[i], 2 /* CU_EVENT_DISABLE_TIMING */) != GPU_CU_SUCCESS) {
+            st.ready = 1; /* so that drop frees what was made */
+            drop();
+            return 0;
+        }
+    st.busy[0] = st.busy[1] = 0;
+    st.ready = 1;
+    return 1;
+}
+
+/* Waits until buffer i's last DMA is done. */
+static int wait_buffer(const gpu_driver_t *d, int i, cm_error_t *err)
+{
+    if (!st.busy[i])
+        return 0;
+    st.busy[i] = 0;
+    return GPU_CU_CHECK(d->cuEventSynchronize(st.event[i]), err);
+}
+
+int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, size_t bytes,
+                          cm_error_t *err)
+{
+    if (!ensure(d))
+        return 1;
+    const char *src = host;
+    gpu_cudeviceptr_t to = (gpu_cudeviceptr_t)(uintptr_t)dst;
+    int b = 0;
+    for (size_t off = 0; off < bytes; off += CHUNK, b ^= 1) {
+        size_t n = bytes - off < CHUNK ? bytes - off : CHUNK;
+        if (wait_buffer(d, b, err) != 0)
+            return -1;
+        parallel_copy(st.buf[b], src + off, n);
+        if (GPU_CU_CHECK(d->cuMemcpyHtoDAsync(to + off, st.buf[b], n, st.stream), err) != 0 ||
+            GPU_CU_CHECK(d->cuEventRecord(st.event[b], st.stream), err) != 0)
+            return -1;
+        st.busy[b] = 1;
+    }
+    st.busy[0] = st.busy[1] = 0;
+    return GPU_CU_CHECK(d->cuStreamSynchronize(st.stream), err);
+}
+
+int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size_t bytes,
+                        cm_error_t *err)
+{
+    if (!ensure(d))
+        return 1;
+    char *dst = host;
+    gpu_cudeviceptr_t from = (gpu_cudeviceptr_t)(uintptr_t)src;
+    size_t nchunks = (bytes + CHUNK - 1) / CHUNK;
+    /* chunk k goes to buffer k % 2: start the first, then each step starts
+     * the next DMA before copying the finished chunk out */
+    for (size_t k = 0; k <= nchunks; k++) {
+        if (k < nchunks) {
+            size_t off = k * CHUNK, n = bytes - off < CHUNK ? bytes - off : CHUNK;
+            int b = (int)(k & 1);
+            if (wait_buffer(d, b, err) != 0 ||
+                GPU_CU_CHECK(d->cuMemcpyDtoHAsync(st.buf[b], from + off, n, st.stream), err) ||
+                GPU_CU_CHECK(d->cuEventRecord(st.event[b], st.stream), err))
+                return -1;
+            st.busy[b] = 1;
+        }
+        if (k > 0) {
+            size_t j = k - 1, off = j * CHUNK, n = bytes - off < CHUNK ? bytes - off : CHUNK;
+            int b = (int)(j & 1);
+            if (wait_buffer(d, b, err) != 0)
+                return -1;
+            parallel_copy(dst + off, st.buf[b], n);
+        }
+    }
+    return 0;
+}
