@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -128,6 +129,31 @@ static void parallel_copy(void *dst, const void *src, size_t bytes)
     pthread_mutex_unlock(&pool.lock);
 }
 
+/* ---- the user's memory ------------------------------------------------- */
+
+/* 0 when host[0, bytes) is mapped memory; -1 with err set when a page of
+ * it is not. The worker threads must not fault: a fault there cannot be
+ * turned into the cell's error (only the main thread's can). */
+static int check_mapped(const void *host, size_t bytes, cm_error_t *err)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)host & ~(uintptr_t)(page - 1);
+    size_t len = (uintptr_t)host + bytes - start;
+    size_t npages = (len + page - 1) / page;
+    unsigned char *vec = malloc(npages ? npages : 1);
+    if (!vec)
+        abort();
+    int rc = mincore((void *)start, len, vec);
+    free(vec);
+    if (rc != 0) {
+        CM_ERROR(err, GPU_E_INVALID,
+                 "the host memory at %p (%zu bytes) is not all mapped: a bad pointer or size",
+                 host, bytes);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the staging buffers ---------------------------------------------- */
 
 static struct {
@@ -201,6 +227,8 @@ int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, si
 {
     if (!ensure(d))
         return 1;
+    if (check_mapped(host, bytes, err) != 0)
+        return -1;
     const char *src = host;
     gpu_cudeviceptr_t to = (gpu_cudeviceptr_t)(uintptr_t)dst;
     int b = 0;
@@ -223,6 +251,8 @@ int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size
 {
     if (!ensure(d))
         return 1;
+    if (check_mapped(host, bytes, err) != 0)
+        return -1;
     char *dst = host;
     gpu_cudeviceptr_t from = (gpu_cudeviceptr_t)(uintptr_t)src;
     size_t nchunks = (bytes + CHUNK - 1) / CHUNK;

@@ -104,6 +104,8 @@ cells = [
     "float *raw; cudaMalloc(&raw, 64 * sizeof(float));\n"
     "ga_t over = ga_from_device(F32, raw, 8, 8);\nga_set(over, 3.5, 7, 7);\nfloat back[64];\n"
     "cudaMemcpy(back, ga_data(over), ga_nbytes(over), cudaMemcpyDeviceToHost);\nback[63]",
+    "ga_write(big, (const float *)4096);",
+    "ga_size(big)",
 ]
 r = run("cases", cells)
 check(r[1][0] == "499.5", "launch result read back", r[1])
@@ -124,4 +126,6 @@ check(r[208][0] == "1", "GPU and CPU backends agree on a strided copy", r[208])
 check(r[209][0] == "23", ".npy round trip on the GPU", r[209])
 check(r[210][0] == "1", "100 MiB through the pinned staging, both ways, byte for byte", r[210])
 check(r[211][0] == "3.5", "cudaMemcpy of ga_data, and an array over cudaMalloc memory", r[211])
+check(r[212][2] and "is not all mapped" in r[212][2][1], "a bad host pointer is the cell's error", r[212])
+check(r[213][0] == str((25 << 20) + 12345), "the session lives on after it", r[213])
 sys.exit(1 if failed else 0)
