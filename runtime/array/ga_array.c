@@ -146,14 +146,19 @@ static ga_array_t *new_array(ga_buffer_t *buf, ga_dtype_t dtype)
     return a;
 }
 
-ga_array_t *ga_array_on(ga_buffer_t *buf, ga_dtype_t dtype, int ndim, const int64_t *shape,
-                        cm_error_t *err)
+int64_t ga_array_count(ga_dtype_t dtype, int ndim, const int64_t *shape, cm_error_t *err)
 {
     if (!ga_dtype_valid(dtype)) {
         CM_ERROR(err, GA_E_DTYPE, "%d is not a dtype (GA_BOOL ... GA_C128)", (int)dtype);
-        return NULL;
+        return -1;
     }
-    int64_t n = ga_shape_size(ndim, shape, ga_dtype_size(dtype), err);
+    return ga_shape_size(ndim, shape, ga_dtype_size(dtype), err);
+}
+
+ga_array_t *ga_array_on(ga_buffer_t *buf, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                        cm_error_t *err)
+{
+    int64_t n = ga_array_count(dtype, ndim, shape, err);
     if (n < 0)
         return NULL;
     ga_array_t *a = new_array(buf, dtype);

@@ -79,6 +79,10 @@ ga_array_t *ga_array_on(ga_buffer_t *buf, ga_dtype_t dtype, int ndim, const int6
  * also checked (size * elsize fits in a size_t). */
 int64_t ga_shape_size(int ndim, const int64_t *shape, size_t elsize, cm_error_t *err);
 
+/* The number of elements of an array of dtype and shape, both checked
+ * (GA_E_DTYPE, GA_E_SHAPE), or -1 with err set. */
+int64_t ga_array_count(ga_dtype_t dtype, int ndim, const int64_t *shape, cm_error_t *err);
+
 /* Frees a (its buffer when no view holds it) and marks it dead. A dead or
  * NULL array is ignored. */
 void ga_array_free(ga_array_t *a);

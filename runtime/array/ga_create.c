@@ -12,11 +12,7 @@
 ga_array_t *ga_create_empty(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
                             cm_error_t *err)
 {
-    if (!ga_dtype_valid(dtype)) {
-        CM_ERROR(err, GA_E_DTYPE, "%d is not a dtype (GA_BOOL ... GA_C128)", (int)dtype);
-        return NULL;
-    }
-    int64_t n = ga_shape_size(ndim, shape, ga_dtype_size(dtype), err);
+    int64_t n = ga_array_count(dtype, ndim, shape, err);
     if (n < 0)
         return NULL;
     ga_buffer_t *b = ga_buffer_new(device, (size_t)n * ga_dtype_size(dtype), err);
@@ -138,11 +134,7 @@ ga_array_t *ga_create_wrap(int device, ga_dtype_t dtype, int ndim, const int64_t
         CM_ERROR(err, GA_E_SHAPE, "the device pointer is NULL");
         return NULL;
     }
-    if (!ga_dtype_valid(dtype)) {
-        CM_ERROR(err, GA_E_DTYPE, "%d is not a dtype (GA_BOOL ... GA_C128)", (int)dtype);
-        return NULL;
-    }
-    int64_t n = ga_shape_size(ndim, shape, ga_dtype_size(dtype), err);
+    int64_t n = ga_array_count(dtype, ndim, shape, err);
     if (n < 0)
         return NULL;
     ga_buffer_t *b = ga_buffer_wrap(device, ptr, (size_t)n * ga_dtype_size(dtype));
