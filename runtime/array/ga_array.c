@@ -11,6 +11,7 @@
 /* ---- the live list and its index ----------------------------------------- */
 
 static ga_array_t *live_first, *live_last;
+static ga_array_t *dead; /* freed handles, kept (and reachable) so a later use is found */
 static unsigned long next_id = 1;
 static int current_cell;
 
@@ -187,6 +188,8 @@ void ga_array_free(ga_array_t *a)
     ga_buffer_release(a->buf);
     a->buf = NULL;
     /* the handle itself stays allocated: a later use finds GA_DEAD */
+    a->next = dead;
+    dead = a;
 }
 
 int ga_array_check(const ga_array_t *a, cm_error_t *err)
