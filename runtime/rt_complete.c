@@ -11,6 +11,7 @@
 #include "rt_complete.h"
 
 #include "cm_vec.h"
+#include "ga_array.h"
 #include "rt_cell.h"
 #include "rt_decl.h"
 #include "rt_docs.h"
@@ -429,6 +430,22 @@ static char *clean_decl(const char *text, int drop_extern)
     return cm_buf_steal(&b);
 }
 
+/* "float32 (3, 4), 48 bytes, gpu0" when the session variable name holds a
+ * device array (a ga_t), in buf; 0 otherwise. */
+static int array_of(rt_session_t *s, const char *name, char *buf, size_t len)
+{
+    const rt_entry_t *e = rt_prelude_find(&s->prelude, name);
+    const char *t = e ? strstr(e->text, "ga_t ") : NULL;
+    void *addr = rt_session_symbol(s, name);
+    if (!t || !addr || strchr(e->text, '[') || strchr(e->text, '*'))
+        return 0;
+    const ga_array_t *a = *(ga_array_t *const *)addr;
+    if (!a)
+        return 0;
+    ga_array_describe(a, buf, len);
+    return 1;
+}
+
 static json_t *not_found(void)
 {
     return json_pack("{s:s, s:b, s:{}, s:{}}", "status", "ok", "found", 0, "data", "metadata");
@@ -504,6 +521,11 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
     if (doc) {
         cm_buf_addf(&plain, "\n%s\n", doc->text);
         cm_buf_addf(&md, "\n%s\n", doc->text);
+    }
+    char array[256];
+    if (info.cell > 0 && info.kind == RT_NAME_VARIABLE && array_of(s, name, array, sizeof array)) {
+        cm_buf_addf(&plain, "array: %s\n", array);
+        cm_buf_addf(&md, "\narray: %s\n", array);
     }
     if (detail_level > 0 && info.cell > 0) {
         for (size_t i = 0; i < s->nsyms; i++)

@@ -175,6 +175,11 @@ static void test_magics(void)
     EXPECT_ERROR("%device tpu", "UsageError", "'tpu' is not a device");
     EXPECT("%whos ga_t", NULL);
     CHECK(strstr(out, "mem_a ") && strstr(out, "float64 (1024, 128), 1.00 MiB, cpu"));
+    json_t *r = rt_inspect(S, "mem_a", 5, 0);
+    const char *text = json_string_value(
+        json_object_get(json_object_get(r, "data"), "text/plain"));
+    CHECK(text && strstr(text, "array: float64 (1024, 128), 1.00 MiB, cpu"));
+    json_decref(r);
 }
 
 SESSION_TEST_MAIN("test_rt_arrays", test_make_and_read, test_views, test_sweep, test_errors,
