@@ -80,9 +80,9 @@ static void test_sweep(void)
     /* rebinding and re-running the same cell do not grow the pool */
     EXPECT("ga_t big = ga_zeros(F32, 256, 1024);", NULL);
     ga_pool_stats(GA_CPU, &p0);
-    for (int i = 0; i < 50; i++)
+    for (int i = 0; i < 500; i++) /* 1000 runs in all */
         json_decref(run("ga_t big = ga_zeros(F32, 256, 1024);"));
-    for (int i = 0; i < 50; i++)
+    for (int i = 0; i < 500; i++)
         json_decref(run("big = ga_ones(F32, 256, 1024);"));
     ga_pool_stats(GA_CPU, &p1);
     CHECK(p1.in_use == p0.in_use);
