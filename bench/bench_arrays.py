@@ -24,6 +24,11 @@ UNITS = {"ns": 1e-9, "μs": 1e-6, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 CASES = [  # name, setup cell, %timeit statement
     ("alloc+free 1 MiB (warm pool)", "ga_free(ga_empty(U8, 1 << 20));",
      "%timeit -n 20000 -r 7 ga_free(ga_empty(U8, 1 << 20));"),
+    ("the driver's pool: cudaMallocAsync + cudaFreeAsync 1 MiB",
+     "extern int cudaMallocAsync(void **, size_t, void *);\n"
+     "extern int cudaFreeAsync(void *, void *);\nvoid *drv_p;\n"
+     "cudaMallocAsync(&drv_p, 1 << 20, 0); cudaFreeAsync(drv_p, 0);",
+     "%timeit -n 20000 -r 7 cudaMallocAsync(&drv_p, 1 << 20, 0); cudaFreeAsync(drv_p, 0);"),
     ("zeros 1e6 float32", "ga_free(ga_zeros(F32, 1000000));",
      "%timeit -n 2000 -r 7 ga_free(ga_zeros(F32, 1000000));"),
     ("print 1e6 float32", "ga_t p6 = ga_arange(F32, 0, 1000000, 1);",
@@ -71,6 +76,7 @@ def cupy_times():
         return sum(timeit.repeat(f, number=n, repeat=r)) / (n * r)
 
     t.append(mean(lambda: pool.malloc(1 << 20), 20000, 7))
+    t.append(t[-1])  # the driver's pool is compared with CuPy's pool too
     t.append(mean(lambda: cp.zeros(1_000_000, dtype=cp.float32), 2000, 7))
     p6 = cp.arange(1_000_000, dtype=cp.float32)
     t.append(mean(lambda: repr(p6), 20, 5))
@@ -96,8 +102,8 @@ for (name, _, _), a, b in zip(CASES, g, c):
     if "GiB" in name:
         extra = f"   ({(1 << 30) / a / 1e9:.1f} vs {(1 << 30) / b / 1e9:.1f} GB/s)"
     print(f"{name:34} {a * 1e6:10.2f}us {b * 1e6:10.2f}us {a / b:10.3f}{extra}")
-for k, name in ((4, "host->device"), (5, "device->host")):
-    pinned = (1 << 30) / c[len(CASES) + k - 4] / 1e9
+for k, name in ((5, "host->device"), (6, "device->host")):
+    pinned = (1 << 30) / c[len(CASES) + k - 5] / 1e9
     got = (1 << 30) / g[k] / 1e9
     print(f"{name} from malloc memory: {got:.1f} GB/s = {100 * got / pinned:.0f}% of pinned "
           f"({pinned:.1f} GB/s, CuPy from pinned memory, same run; goal >= 70%)")
