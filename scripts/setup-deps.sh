@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
     cmake pkg-config gcc make
-    libzmq3-dev libjansson-dev libsodium-dev
+    libzmq3-dev libjansson-dev libsodium-dev libpng-dev
     libtcc-dev tcc
 )
 

@@ -41,8 +41,7 @@ const char *ga_api_kind(int code)
     }
 }
 
-/* Reports err as the failure of function fn. Returns only without a hook. */
-static void fail(const char *fn, const cm_error_t *err)
+void ga_api_fail(const char *fn, const cm_error_t *err)
 {
     cm_error_clear(&last_error);
     CM_ERROR(&last_error, err->code ? err->code : GA_E_SHAPE, "%s: %s", fn, err->text);
@@ -50,10 +49,7 @@ static void fail(const char *fn, const cm_error_t *err)
         raise_fn(ga_api_kind(last_error.code), last_error.text);
 }
 
-static void failf(const char *fn, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void failf(const char *fn, int code, const char *fmt, ...)
+void ga_api_failf(const char *fn, int code, const char *fmt, ...)
 {
     cm_error_t err = {0};
     err.code = code;
@@ -61,13 +57,13 @@ static void failf(const char *fn, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err.text, sizeof err.text, fmt, ap);
     va_end(ap);
-    fail(fn, &err);
+    ga_api_fail(fn, &err);
 }
 
 static ga_array_t *made(const char *fn, ga_array_t *a, const cm_error_t *err)
 {
     if (!a)
-        fail(fn, err);
+        ga_api_fail(fn, err);
     return a;
 }
 
@@ -77,7 +73,7 @@ static int live(const char *fn, ga_array_t *a)
     cm_error_t err = {0};
     if (ga_array_check(a, &err) == 0)
         return 0;
-    fail(fn, &err);
+    ga_api_fail(fn, &err);
     return -1;
 }
 
@@ -85,7 +81,7 @@ static int live(const char *fn, ga_array_t *a)
 static int take_dims(const char *fn, int ndim, const long long *dims, int64_t *out)
 {
     if (ndim < 0 || ndim > GA_MAX_DIMS || (ndim && !dims)) {
-        failf(fn, GA_E_SHAPE, "%d dimensions: an array has 0 to %d", ndim, GA_MAX_DIMS);
+        ga_api_failf(fn, GA_E_SHAPE, "%d dimensions: an array has 0 to %d", ndim, GA_MAX_DIMS);
         return -1;
     }
     for (int k = 0; k < ndim; k++)
@@ -210,7 +206,7 @@ ga_array_t *ga_api_load(const char *path)
     void *data = NULL;
     cm_error_t err = {0};
     if (ga_npy_load(path, &info, &data, &err) != 0) {
-        fail("ga_load", &err);
+        ga_api_fail("ga_load", &err);
         return NULL;
     }
     ga_array_t *a = ga_create_from_host(ga_backend_device(), info.dtype, info.ndim, info.shape,
@@ -230,7 +226,7 @@ void ga_api_save(ga_array_t *a, const char *path)
     cm_error_t err = {0};
     if (ga_copy_to_host(a, host, &err) != 0 ||
         ga_npy_save(path, a->dtype, a->ndim, a->shape, host, &err) != 0)
-        fail("ga_save", &err);
+        ga_api_fail("ga_save", &err);
     free(host);
 }
 
@@ -241,7 +237,7 @@ void ga_api_print(ga_array_t *a)
     cm_error_t err = {0};
     char *text = ga_print_repr(a, NULL, ga_copy_gather, NULL, &err);
     if (!text) {
-        fail("ga_print", &err);
+        ga_api_fail("ga_print", &err);
         return;
     }
     printf("%s\n", text);
@@ -278,7 +274,7 @@ ga_array_t *ga_api_row(ga_array_t *a, long long i)
     if (live("ga_row", a) != 0)
         return NULL;
     if (a->ndim < 1) {
-        failf("ga_row", GA_E_SHAPE, "a 0-d array has no rows");
+        ga_api_failf("ga_row", GA_E_SHAPE, "a 0-d array has no rows");
         return NULL;
     }
     return made("ga_row", ga_array_index(a, 0, i, &err), &err);
@@ -290,7 +286,7 @@ ga_array_t *ga_api_col(ga_array_t *a, long long j)
     if (live("ga_col", a) != 0)
         return NULL;
     if (a->ndim != 2) {
-        failf("ga_col", GA_E_SHAPE, "columns are of 2-d arrays; this one has %d dimension%s",
+        ga_api_failf("ga_col", GA_E_SHAPE, "columns are of 2-d arrays; this one has %d dimension%s",
               a->ndim, a->ndim == 1 ? "" : "s");
         return NULL;
     }
@@ -308,7 +304,7 @@ ga_array_t *ga_api_permute(ga_array_t *a, int naxes, const long long *axes)
     if (live("ga_permute", a) != 0)
         return NULL;
     if (naxes != a->ndim) {
-        failf("ga_permute", GA_E_SHAPE, "%d axes given for an array of %d dimensions", naxes,
+        ga_api_failf("ga_permute", GA_E_SHAPE, "%d axes given for an array of %d dimensions", naxes,
               a->ndim);
         return NULL;
     }
@@ -341,14 +337,14 @@ void ga_api_read(ga_array_t *a, void *dst)
 {
     cm_error_t err = {0};
     if (live("ga_read", a) == 0 && ga_copy_to_host(a, dst, &err) != 0)
-        fail("ga_read", &err);
+        ga_api_fail("ga_read", &err);
 }
 
 void ga_api_write(ga_array_t *a, const void *src)
 {
     cm_error_t err = {0};
     if (live("ga_write", a) == 0 && ga_copy_from_host(a, src, &err) != 0)
-        fail("ga_write", &err);
+        ga_api_fail("ga_write", &err);
 }
 
 /* The 0-d view of element idx, or NULL (failed as fn). */
@@ -357,7 +353,7 @@ static ga_array_t *element_view(const char *fn, ga_array_t *a, int nidx, const l
     if (live(fn, a) != 0)
         return NULL;
     if (nidx != a->ndim) {
-        failf(fn, GA_E_SHAPE, "%d ind%s given for an array of %d dimension%s", nidx,
+        ga_api_failf(fn, GA_E_SHAPE, "%d ind%s given for an array of %d dimension%s", nidx,
               nidx == 1 ? "ex" : "ices", a->ndim, a->ndim == 1 ? "" : "s");
         return NULL;
     }
@@ -368,7 +364,7 @@ static ga_array_t *element_view(const char *fn, ga_array_t *a, int nidx, const l
         if (v != a)
             ga_array_free(v);
         if (!next) {
-            fail(fn, &err);
+            ga_api_fail(fn, &err);
             return NULL;
         }
         v = next;
@@ -390,7 +386,7 @@ double ga_api_item(ga_array_t *a, int nidx, const long long *idx)
     double x = ga_dtype_get_f64(v->dtype, bytes, 0);
     ga_array_free(v);
     if (rc != 0) {
-        fail("ga_item", &err);
+        ga_api_fail("ga_item", &err);
         return NAN;
     }
     return x;
@@ -405,7 +401,7 @@ void ga_api_set(ga_array_t *a, double value, int nidx, const long long *idx)
     int rc = ga_copy_fill(v, value, &err);
     ga_array_free(v);
     if (rc != 0)
-        fail("ga_set", &err);
+        ga_api_fail("ga_set", &err);
 }
 
 /* ---- what an array is ------------------------------------------------------ */
@@ -421,7 +417,7 @@ long long ga_api_dim(ga_array_t *a, int axis)
         return -1;
     int ax = axis < 0 ? axis + a->ndim : axis;
     if (ax < 0 || ax >= a->ndim) {
-        failf("ga_dim", GA_E_SHAPE, "axis %d is out of range for an array of %d dimensions",
+        ga_api_failf("ga_dim", GA_E_SHAPE, "axis %d is out of range for an array of %d dimensions",
               axis, a->ndim);
         return -1;
     }
@@ -473,7 +469,7 @@ ga_array_t *ga_api_keep(ga_array_t *a)
 void ga_api_use_device(int device)
 {
     if (device < GA_CPU) {
-        failf("ga_use_device", GA_E_DEVICE, "%d is not a device (GA_CPU or a GPU number)",
+        ga_api_failf("ga_use_device", GA_E_DEVICE, "%d is not a device (GA_CPU or a GPU number)",
               device);
         return;
     }

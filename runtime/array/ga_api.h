@@ -26,6 +26,15 @@ const cm_error_t *ga_api_last_error(void);
 /* The kind of a GA_E_* code ("ShapeError"...). Static. */
 const char *ga_api_kind(int code);
 
+/* Reports err as the failure of function fn ("fn: text", of err's kind)
+ * through the hook; returns only without one. For the session's own
+ * array functions too (rt_array_pictures). */
+void ga_api_fail(const char *fn, const cm_error_t *err);
+
+/* The same with a GA_E_* code and a message made from fmt. */
+void ga_api_failf(const char *fn, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ---- making ---- */
 ga_array_t *ga_api_empty(int dtype, int ndim, const long long *dims);
 ga_array_t *ga_api_zeros(int dtype, int ndim, const long long *dims);

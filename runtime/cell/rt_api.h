@@ -75,6 +75,9 @@
     X(ga_t, ga_load, (const char *path), ga_api_load)                                         \
     X(void, ga_print, (ga_t a), ga_api_print)                                                 \
     X(void, ga_save, (ga_t a, const char *path), ga_api_save)                                 \
+    X(void, ga_heatmap, (ga_t a), rt_array_heatmap)                                           \
+    X(void, ga_plot, (ga_t a), rt_array_plot)                                                 \
+    X(void, ga_hist, (ga_t a, int bins), rt_array_hist)                                       \
     X(ga_t, ga_reshape_n, (ga_t a, int ndim, const long long *dims), ga_api_reshape)          \
     X(ga_t, ga_slice, (ga_t a, int axis, long long start, long long stop, long long step),    \
       ga_api_slice)                                                                           \

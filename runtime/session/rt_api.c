@@ -6,6 +6,7 @@
 
 #include "ga_api.h"
 #include "gpu.h"
+#include "rt_array_pictures.h"
 #include "rt_arrays.h"
 #include "rt_display.h"
 #include "rt_gpu_host.h"

@@ -1,7 +1,8 @@
-/* rt_chart: pictures and tables for displays — log-log line charts as SVG
- * and tables in two forms (HTML, and aligned text for text/plain). The
- * timing magics draw with it, and so will the array pictures. Drawing
- * only: what the numbers mean is the caller's. */
+/* rt_chart: pictures and tables for displays — log-log line charts, linear
+ * line charts, bar charts (histograms) and a colour bar as SVG, the viridis
+ * colour map, and tables in two forms (HTML, and aligned text for
+ * text/plain). The timing magics and the array pictures draw with it.
+ * Drawing only: what the numbers mean is the caller's. */
 #ifndef RT_CHART_H
 #define RT_CHART_H
 
@@ -39,6 +40,41 @@ char *rt_chart_loglog(const double *x, int n, const rt_chart_panel_t *panels, in
 
 /* "3.2e4" for large sizes, "500" for small ones, into buf. */
 void rt_chart_format_size(double v, char *buf, size_t len);
+
+/* ---- linear charts ---- */
+
+typedef struct rt_chart_labels {
+    const char *title;  /* above the plot (text, not escaped: gpuc's own) */
+    const char *xlabel; /* under the x axis */
+    const char *ylabel; /* beside the y axis, turned */
+} rt_chart_labels_t;
+
+/* "Nice" tick values (1, 2 or 5 times a power of ten apart) from one <=
+ * lo to one >= hi, at most most + 1 of them (most >= 2), into ticks[].
+ * Returns how many; lo == hi is widened. */
+int rt_chart_ticks(double lo, double hi, int most, double *ticks);
+
+/* An SVG (a new string): y[i] against x[i], i < n (n >= 1; finite
+ * values), as one polyline of class "series" on linear axes with nice
+ * ticks and a grid. */
+char *rt_chart_line(const double *x, const double *y, int n, const rt_chart_labels_t *labels);
+
+/* An SVG (a new string): n bars, bar i from edges[i] to edges[i + 1]
+ * (n + 1 edges, increasing) of height heights[i] >= 0, each a rect of
+ * class "bar" with data-value="height" and a tooltip; linear axes from 0. */
+char *rt_chart_bars(const double *edges, const double *heights, int n,
+                    const rt_chart_labels_t *labels);
+
+/* ---- colour ---- */
+
+/* The colour of t in [0, 1] (clamped; NaN: mid grey) in viridis, into
+ * rgb[3]. */
+void rt_chart_viridis(double t, unsigned char rgb[3]);
+
+/* An SVG (a new string), `height` pixels tall: the viridis colour bar
+ * from lo (bottom) to hi (top), labelled with both (classes "cbar-min",
+ * "cbar-max"). */
+char *rt_chart_colourbar(double lo, double hi, int height);
 
 /* ---- tables in two forms ---- */
 

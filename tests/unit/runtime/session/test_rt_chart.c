@@ -1,7 +1,9 @@
 /* test_rt_chart: log-log SVG charts (series, legend, reference and marker
- * lines, decade grid) and two-form tables (HTML rows, aligned text with
- * UTF-8 widths, notes), and their display through the session. */
+ * lines, decade grid); nice ticks, linear line and bar charts; viridis
+ * and the colour bar; two-form tables (HTML rows, aligned text with UTF-8
+ * widths, notes), and their display through the session. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,61 @@ static void test_chart(void)
     CHECK_STR(size, "3.2e4");
 }
 
+static void test_ticks(void)
+{
+    double t[9];
+    int n = rt_chart_ticks(0, 1, 8, t);
+    CHECK(n == 6 && t[0] == 0 && fabs(t[5] - 1) < 1e-12);
+    n = rt_chart_ticks(-3, 11, 8, t); /* step 2.0 from -4 */
+    CHECK(n == 9 && t[0] == -4 && t[8] == 12);
+    n = rt_chart_ticks(0.3, 0.7, 2, t); /* step 0.5: 0, 0.5, 1 */
+    CHECK(n == 3 && t[0] == 0 && t[2] == 1);
+    n = rt_chart_ticks(5, 5, 8, t); /* widened: 4.5 .. 5.5 */
+    CHECK(n >= 2 && t[0] <= 4.5 && t[n - 1] >= 5.5);
+    for (double lo = -1e6; lo < 1e6; lo = lo * -1.7 + 3.1) { /* never more than most + 1 */
+        n = rt_chart_ticks(lo, lo + fabs(lo) * 0.37 + 1, 8, t);
+        CHECK(n >= 2 && n <= 9 && t[0] <= lo && t[n - 1] >= lo + fabs(lo) * 0.37 + 1);
+    }
+}
+
+static void test_linear(void)
+{
+    const double x[] = {0, 1, 2, 3, 4}, y[] = {-1, 0.5, 2, 0, 1};
+    const rt_chart_labels_t l = {"a title", "index", "value"};
+    char *svg = rt_chart_line(x, y, 5, &l);
+    CHECK(count(svg, "<polyline class=\"series\"") == 1);
+    CHECK(strstr(svg, "points=\"80.0,") != NULL); /* x = 0 at the left edge */
+    CHECK(count(svg, "class=\"xtick\"") == 5 && count(svg, "class=\"ytick\"") == 7);
+    CHECK(strstr(svg, ">-1</text>") && strstr(svg, ">a title</text>"));
+    CHECK(strstr(svg, "class=\"ylabel\"") && strstr(svg, ">value</text>"));
+    free(svg);
+    const double edges[] = {0, 1, 2, 3}, heights[] = {2, 0, 4};
+    svg = rt_chart_bars(edges, heights, 3, &l);
+    CHECK(count(svg, "<rect class=\"bar\"") == 3);
+    CHECK(strstr(svg, "height=\"0.00\" fill") != NULL); /* the empty bin */
+    CHECK(strstr(svg, "data-value=\"4\"><title>[2, 3): 4</title>") != NULL);
+    free(svg);
+}
+
+static void test_colour(void)
+{
+    unsigned char c[3];
+    rt_chart_viridis(0, c);
+    CHECK(c[0] == 0x44 && c[1] == 0x01 && c[2] == 0x54);
+    rt_chart_viridis(1.5, c); /* clamped */
+    CHECK(c[0] == 0xfd && c[1] == 0xe7 && c[2] == 0x25);
+    rt_chart_viridis(0.5, c);
+    CHECK(c[0] == 0x21 && c[1] == 0x91 && c[2] == 0x8c);
+    rt_chart_viridis(NAN, c);
+    CHECK(c[0] == 0x80 && c[1] == 0x80 && c[2] == 0x80);
+    char *svg = rt_chart_colourbar(-2.5, 1e6, 200);
+    CHECK(strstr(svg, "height=\"200\"") && count(svg, "<stop ") == 33);
+    CHECK(strstr(svg, "stop-color=\"#440154\"") && strstr(svg, "stop-color=\"#fde725\""));
+    CHECK(strstr(svg, "class=\"cbar-min\" x=\"24\" y=\"194\">-2.5</text>") != NULL);
+    CHECK(strstr(svg, "class=\"cbar-max\" x=\"24\" y=\"10\">1e+06</text>") != NULL);
+    free(svg);
+}
+
 static void test_table(void)
 {
     static const int widths[] = {6, 10, 0};
@@ -82,4 +139,4 @@ static void test_table(void)
     CHECK(t.html.len == 0 && t.text.len == 0); /* freed */
 }
 
-SESSION_TEST_MAIN("test_rt_chart", test_chart, test_table)
+SESSION_TEST_MAIN("test_rt_chart", test_chart, test_ticks, test_linear, test_colour, test_table)
