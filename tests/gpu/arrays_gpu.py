@@ -42,7 +42,8 @@ def run(name, cells):
         r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
         t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
         e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
-        res.append((r[0] if r else None, t, e[0] if e else None))
+        kinds = [m for o in c["outputs"] if o["output_type"] == "display_data" for m in o["data"]]
+        res.append((r[0] if r else None, t + "".join(f"<{k}>" for k in kinds), e[0] if e else None))
     return res
 
 
@@ -106,6 +107,9 @@ cells = [
     "cudaMemcpy(back, ga_data(over), ga_nbytes(over), cudaMemcpyDeviceToHost);\nback[63]",
     "ga_write(big, (const float *)4096);",
     "ga_size(big)",
+    # pictures of GPU arrays: a 4096 x 4096 heatmap reads a downsampled view
+    "ga_t hm = ga_reshape(ga_arange(F32, 0, 4096 * 4096, 1), 4096, 4096);",
+    "%%time\nga_heatmap(hm);\nga_plot(ga_row(hm, 7));\nga_hist(hm, 20);",
 ]
 r = run("cases", cells)
 check(r[1][0] == "499.5", "launch result read back", r[1])
@@ -128,4 +132,8 @@ check(r[210][0] == "1", "100 MiB through the pinned staging, both ways, byte for
 check(r[211][0] == "3.5", "cudaMemcpy of ga_data, and an array over cudaMalloc memory", r[211])
 check(r[212][2] and "is not all mapped" in r[212][2][1], "a bad host pointer is the cell's error", r[212])
 check(r[213][0] == str((25 << 20) + 12345), "the session lives on after it", r[213])
+pic = r[215][1]
+check(not r[215][2] and pic.count("<image/png>") == 1 and pic.count("<image/svg+xml>") == 2,
+      "heatmap (PNG), plot and histogram (SVG) of a GPU array", r[215])
+print("pictures of a 4096x4096 GPU array:", re.findall(r"Wall time: .*", pic))
 sys.exit(1 if failed else 0)
