@@ -60,6 +60,14 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
                  cell, line, i + 1, kernel);
         rt_protect_raise("DeviceError", msg);
     }
+    int here = ga_backend_device();
+    if (a->device != GA_CPU && here != GA_CPU && a->device != here) {
+        snprintf(msg, sizeof msg,
+                 "cell %d, line %d: argument %d of %s is an array on gpu%d; kernels run on gpu%d "
+                 "now: copy it with ga_to_device(x, %d), or %%device gpu%d",
+                 cell, line, i + 1, kernel, a->device, here, here, a->device);
+        rt_protect_raise("DeviceError", msg);
+    }
     const gpu_param_t *params;
     int n = gpu_kernel_params(kernel, &params);
     char why[200];
