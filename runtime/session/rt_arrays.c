@@ -54,6 +54,32 @@ static const char *find_word(const char *text, const char *from, const char *wor
     return NULL;
 }
 
+/* sizeof(name) through a compile, remembered per variable address (a
+ * variable redefined gets a new address): the sweep runs every cell. */
+static size_t compiled_size(rt_session_t *s, const char *name, const void *addr)
+{
+    static struct {
+        const void *addr;
+        size_t bytes;
+    } known[64];
+    static size_t next;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].addr == addr && addr)
+            return known[i].bytes;
+    char body[300];
+    snprintf(body, sizeof body, "const unsigned long __gpuc_bytes = sizeof(%s);\n", name);
+    cm_error_t err = {0};
+    rt_tcc_t *t = rt_session_compile_aux(s, body, &err);
+    const unsigned long *v = t ? rt_tcc_symbol(t, "__gpuc_bytes") : NULL;
+    size_t bytes = v ? *v : 0;
+    if (t)
+        rt_tcc_free(t);
+    known[next].addr = addr;
+    known[next].bytes = bytes;
+    next = (next + 1) % (sizeof known / sizeof known[0]);
+    return bytes;
+}
+
 /* Bytes of the variable `name` declared by text ("extern ga_t xs[2][3]
  * __attribute(...);"): its [N] dimensions when they are numbers, else
  * sizeof through a compile. 0 when it cannot be told. */
@@ -72,17 +98,8 @@ static size_t variable_bytes(rt_session_t *s, const char *text, const char *name
         unsigned long long n = strtoull(p + 1, &end, 0);
         while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
             end++;
-        if (end == p + 1 || *end != ']') { /* a macro or an expression: ask the compiler */
-            char body[300];
-            snprintf(body, sizeof body, "const unsigned long __gpuc_bytes = sizeof(%s);\n", name);
-            cm_error_t err = {0};
-            rt_tcc_t *t = rt_session_compile_aux(s, body, &err);
-            const unsigned long *v = t ? rt_tcc_symbol(t, "__gpuc_bytes") : NULL;
-            bytes = v ? *v : 0;
-            if (t)
-                rt_tcc_free(t);
-            return bytes;
-        }
+        if (end == p + 1 || *end != ']') /* a macro or an expression: ask the compiler */
+            return compiled_size(s, name, rt_session_symbol(s, name));
         bytes *= n;
         p = end + 1;
         while (*p == ' ')

@@ -91,6 +91,11 @@ static void test_sweep(void)
     /* an array of handles holds them too; a kept one survives */
     EXPECT("ga_t pair[2];\npair[0] = ga_zeros(I8, 3); pair[1] = ga_ones(I8, 3);", NULL);
     CHECK(live_arrays() == before + 3);
+    /* a size the declaration spells with a macro: the compiler tells it */
+    EXPECT("#define NSLOTS (1 + 2)\nga_t slots[NSLOTS];\nslots[2] = ga_zeros(I8, 3);", NULL);
+    EXPECT("1", "1");
+    CHECK(live_arrays() == before + 4);
+    EXPECT("ga_free(slots[2]);", NULL);
     EXPECT("struct holder { ga_t a; } hold;\nhold.a = ga_keep(ga_zeros(U8, 5));", NULL);
     CHECK(live_arrays() == before + 4);
     EXPECT("ga_free(hold.a);", NULL);
