@@ -114,6 +114,8 @@ static void parallel_copy(void *dst, const void *src, size_t bytes)
         return;
     }
     pthread_mutex_lock(&pool.lock);
+    while (pool.pending) /* a round the caller left (an interrupt jumped out of it) */
+        pthread_cond_wait(&pool.done, &pool.lock);
     pool.dst = dst;
     pool.src = src;
     pool.bytes = bytes;
