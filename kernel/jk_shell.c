@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "cm_buf.h"
 #include "cm_log.h"
 #include "jk_info.h"
 #include "jk_reply.h"
@@ -63,6 +64,8 @@ static void send_reply(jk_shell_t *s, const jk_message_t *msg, const char *msg_t
 static void replace_executor(jk_shell_t *s, int restart)
 {
     s->drop_executor(s->ctx);
+    s->replaced++;
+    jk_journal_replaced(&s->journal);
     if (restart)
         s->ensure_executor(s->ctx);
 }
@@ -138,14 +141,25 @@ static int flag(const jk_message_t *msg, const char *key, int fallback)
     return json_is_boolean(v) ? json_is_true(v) : fallback;
 }
 
-/* The error reply content when the executor died during cell n. */
-static json_t *death_error(const cm_error_t *death, int n)
+/* What to do after the session was lost: %recover, when it has cells. */
+static void recover_hint(const jk_shell_t *s, char *buf, size_t len)
 {
-    char evalue[1400];
+    if (s->journal.nrecover)
+        snprintf(buf, len, "%%recover re-runs the %zu cell%s that succeeded before, in order.",
+                 s->journal.nrecover, s->journal.nrecover == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "Re-run the cells you need.");
+}
+
+/* The error reply content when the executor died during cell n. */
+static json_t *death_error(const jk_shell_t *s, const cm_error_t *death, int n)
+{
+    char evalue[1400], hint[128];
+    recover_hint(s, hint, sizeof hint);
     snprintf(evalue, sizeof evalue,
              "%s while running cell [%d]; the session's state (variables, functions, device "
-             "arrays) was lost. A fresh session has started: re-run the cells you need.",
-             death->text, n);
+             "arrays) was lost. A fresh session has started: %s",
+             death->text, n, hint);
     return jk_reply_error("ExecutorDied", evalue);
 }
 
@@ -210,9 +224,20 @@ static void announce_execute(request_t *r)
                          json_pack("{s:s, s:i}", "code", r->code, "execution_count", r->count));
 }
 
+static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n);
+
 static void handle_execute(jk_shell_t *s, jk_message_t *msg)
 {
     const char *code = code_of(msg);
+    if (jk_journal_is_recover(code)) {
+        int silent = flag(msg, "silent", 0);
+        if (!silent && flag(msg, "store_history", 1)) {
+            s->execution_count++;
+            jk_history_add(s->history, s->execution_count, code);
+        }
+        handle_recover(s, msg, s->execution_count);
+        return;
+    }
     int silent = flag(msg, "silent", 0);
     int store_history = silent ? 0 : flag(msg, "store_history", 1);
     if (store_history)
@@ -228,12 +253,21 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
                                 "silent", silent);
     cm_error_t death;
     cm_error_clear(&death);
+    unsigned long replaced = s->replaced;
     json_t *reply = call_executor(&r, request, &death);
     json_decref(request);
     if (!reply)
-        reply = death_error(&death, n);
+        reply = death_error(s, &death, n);
     const char *status = json_string_value(json_object_get(reply, "status"));
     int ok = status && strcmp(status, "ok") == 0;
+    if (ok)
+        jk_journal_add(&s->journal, n, code);
+    else if (s->replaced != replaced && reply && json_is_array(json_object_get(reply, "traceback")) &&
+             strcmp(json_string_value(json_object_get(reply, "ename")), "ExecutorDied") != 0) {
+        char hint[128]; /* the executor went after its reply: a lost GPU context */
+        recover_hint(s, hint, sizeof hint);
+        json_array_append_new(json_object_get(reply, "traceback"), json_string(hint));
+    }
     json_t *result = json_object_get(reply, "result");
     const char *text = json_string_value(json_object_get(json_object_get(result, "data"),
                                                          "text/plain"));
@@ -262,6 +296,67 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
     if (!ok && flag(msg, "stop_on_error", 1))
         take_queued(s);
     send_reply(s, msg, "execute_reply", content);
+}
+
+/* %recover: the cells that succeeded in the executor(s) that had to be
+ * replaced, run again in order (their output not shown), and a report. */
+static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
+{
+    request_t announce = {s, msg, flag(msg, "silent", 0), NULL, code_of(msg), n};
+    announce_execute(&announce);
+    jk_journal_entry_t *todo = s->journal.recover;
+    size_t ntodo = s->journal.nrecover;
+    s->journal.recover = NULL;
+    s->journal.nrecover = 0;
+    cm_buf_t done = {0}, failed = {0};
+    size_t ndone = 0, i = 0;
+    int died = 0;
+    for (; i < ntodo && !died; i++) {
+        request_t r = {s, msg, 1, NULL, todo[i].code, todo[i].cell};
+        json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code",
+                                    todo[i].code, "cell", todo[i].cell, "silent", 1);
+        cm_error_t death;
+        cm_error_clear(&death);
+        json_t *reply = call_executor(&r, request, &death);
+        json_decref(request);
+        const char *status = json_string_value(json_object_get(reply, "status"));
+        if (status && strcmp(status, "ok") == 0) {
+            jk_journal_add(&s->journal, todo[i].cell, todo[i].code);
+            cm_buf_addf(&done, "%s[%d]", ndone++ ? " " : "", todo[i].cell);
+        } else if (!reply) {
+            died = 1;
+            cm_buf_addf(&failed, "cell [%d] ended the executor again (%s); stopped there\n",
+                        todo[i].cell, death.text);
+        } else {
+            cm_buf_addf(&failed, "cell [%d] failed this time: %s: %s\n", todo[i].cell,
+                        json_string_value(json_object_get(reply, "ename")),
+                        json_string_value(json_object_get(reply, "evalue")));
+        }
+        json_decref(reply);
+        free(todo[i].code);
+    }
+    for (; i < ntodo; i++) /* not run: still recoverable */
+        jk_journal_add(&s->journal, todo[i].cell, todo[i].code), free(todo[i].code);
+    if (died) /* what was replayed went with the executor: recoverable again */
+        jk_journal_replaced(&s->journal);
+    free(todo);
+    cm_buf_t report = {0};
+    if (!ntodo)
+        cm_buf_adds(&report, "Nothing to recover: no session was lost since the kernel started, "
+                             "or it was recovered already.\n");
+    else
+        cm_buf_addf(&report, "Recovered %zu of %zu cell%s%s%s\n%s", ndone, ntodo,
+                    ntodo == 1 ? "" : "s", ndone ? ": " : ".", cm_buf_str(&done),
+                    cm_buf_str(&failed));
+    if (!announce.silent)
+        jk_iopub_publish(s->iopub, msg, "stream",
+                         json_pack("{s:s, s:s}", "name", "stdout", "text", cm_buf_str(&report)));
+    cm_buf_free(&report);
+    cm_buf_free(&done);
+    cm_buf_free(&failed);
+    send_reply(s, msg, "execute_reply",
+               json_pack("{s:s, s:i, s:{}, s:[]}", "status", "ok", "execution_count", n,
+                         "user_expressions", "payload"));
 }
 
 /* complete, inspect and is_complete: forwarded as they are. */
@@ -432,6 +527,7 @@ void jk_shell_run(jk_shell_t *s)
 
 void jk_shell_clear(jk_shell_t *s)
 {
+    jk_journal_free(&s->journal);
     jk_message_clear(&s->last_execute);
     for (size_t i = 0; i < s->n_queued; i++)
         jk_message_clear(&s->queued[i]);

@@ -14,6 +14,7 @@
 
 #include "jk_executor.h"
 #include "jk_history.h"
+#include "jk_journal.h"
 #include "jk_iopub.h"
 #include "jk_wire.h"
 
@@ -42,6 +43,8 @@ typedef struct jk_shell {
     jk_message_t *queued;       /* requests waiting when an execute failed */
     size_t n_queued;
     jk_message_t last_execute;  /* parent of output printed between cells */
+    jk_journal_t journal;       /* the cells %recover replays */
+    unsigned long replaced;     /* executors replaced so far */
 } jk_shell_t;
 
 /* Serves the shell socket until stopping is set, the socket's context is

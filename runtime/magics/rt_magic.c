@@ -194,3 +194,12 @@ int rt_magic_run(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
     fflush(stdout);
     return rc;
 }
+
+/* %recover is the kernel's (kernel/jk_journal.h): it reaches the executor
+ * only when written among other code. */
+int rt_magic_recover(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                     rt_error_t *err)
+{
+    return rt_error_set(err, "UsageError", cell_no, m->line,
+                        "%%recover must be alone in its cell (the kernel runs it)");
+}

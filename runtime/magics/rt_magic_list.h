@@ -93,6 +93,12 @@
       "%device [cpu | gpu | gpuN | N]", \
       "Shows or switches where new arrays go and kernels run: the CPU backend, or a GPU by " \
       "number (gpu is gpu0). Arrays already made stay where they are; ga_to_device copies.") \
+    X("recover", 0, rt_magic_recover, \
+      "%recover", \
+      "After the executor had to be replaced (exit(), a fault that could not be caught, a " \
+      "lost GPU context), re-runs in order the cells that had succeeded before, without " \
+      "their output, and reports what was restored. Run it alone in a cell: the kernel " \
+      "handles it.") \
     P("ptx", 0, \
       "%ptx KERNEL", \
       "Shows the PTX of a kernel compiled in an earlier cell.") \

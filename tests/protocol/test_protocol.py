@@ -489,6 +489,29 @@ def test_executor_death_reported_and_restarted(fresh_kernel, code, says):
     assert wait_gone(before, scaled(2)) == [], "the dead executor was not reaped"
 
 
+def test_recover_rebuilds_the_session(fresh_kernel):
+    """%recover re-runs, in order, the cells that succeeded before the
+    executor died (not the failed one, not the one that died), without
+    their output, and the session's names are back."""
+    km, kc = fresh_kernel
+    assert execute(kc, "%recover").stream().startswith("Nothing to recover")
+    execute_ok(kc, "int keep = 41;")
+    execute_ok(kc, 'int twice(int x) { return 2 * x; }\nprintf("said once\\n");')
+    assert execute(kc, "int broken = ;").ename == "CompileError"
+    execute_ok(kc, "keep += 1;")
+    run = execute(kc, "#include <unistd.h>\n_exit(3);")
+    assert run.ename == "ExecutorDied"
+    assert "%recover re-runs the 3 cells that succeeded before" in run.content["evalue"]
+    assert execute(kc, "keep").ename == "CompileError", "the names went with the executor"
+    run = execute(kc, "%recover")
+    assert run.status == "ok", run.describe()
+    assert re.match(r"Recovered 3 of 3 cells: \[\d+\] \[\d+\] \[\d+\]\n$", run.stream()), run.stream()
+    assert "said once" not in run.stream()
+    assert value_of(kc, "twice(keep)") == "84"
+    assert execute(kc, "%recover").stream().startswith("Nothing to recover")
+    assert execute(kc, "int x9 = 1;\n%recover").ename == "UsageError"
+
+
 # --- output: streaming and the cap --------------------------------------
 
 @pytest.mark.parametrize("first", ['"first\\n"', '"first, no newline"'], ids=["line", "partial"])

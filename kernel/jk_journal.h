@@ -1,0 +1,39 @@
+/* jk_journal: the cells that built the current executor's session, so that
+ * `%recover` can build it again after the executor had to be replaced (a
+ * fault that could not be caught, exit(), a lost GPU context).
+ *
+ * Each cell that succeeds is recorded with its number; when the executor
+ * is replaced the record becomes what %recover replays (in order; the cell
+ * that killed it never succeeded, so it is not there) and a new record
+ * starts. Used from the shell thread only. */
+#ifndef JK_JOURNAL_H
+#define JK_JOURNAL_H
+
+#include <stddef.h>
+
+typedef struct jk_journal_entry {
+    int cell;   /* its execution number */
+    char *code;
+} jk_journal_entry_t;
+
+typedef struct jk_journal {
+    jk_journal_entry_t *live;      /* the current executor's cells */
+    size_t nlive, caplive;
+    jk_journal_entry_t *recover;   /* the last replaced executor's, for %recover */
+    size_t nrecover;
+} jk_journal_t;
+
+/* A cell that succeeded in the current executor (code copied). */
+void jk_journal_add(jk_journal_t *j, int cell, const char *code);
+
+/* The executor was replaced: what it had becomes recoverable (added to
+ * what was recoverable before and not yet recovered), the live record
+ * starts empty. */
+void jk_journal_replaced(jk_journal_t *j);
+
+/* Non-zero when code is a %recover cell (the magic alone on its line). */
+int jk_journal_is_recover(const char *code);
+
+void jk_journal_free(jk_journal_t *j);
+
+#endif
