@@ -1,7 +1,10 @@
 /* rt_complete: completion, inspection and is_complete for the session.
  * Completion offers, by context: magics after '%' at the start of a line,
  * members after "expr." / "expr->", tags after "struct ", else the
- * session's names, C keywords and the names of the session's headers.
+ * session's names and those the cell declares before the cursor (not
+ * yet run: its variables, functions, types; the parameters and locals of
+ * the function the cursor is in), C keywords and the names of the
+ * session's headers.
  * Names come from rt_session_query.c; documentation from rt_docs.c. */
 #include <ctype.h>
 #include <stdio.h>
@@ -173,6 +176,134 @@ static void finish_matches(matches_t *m, json_t *texts, json_t *types, int start
     m->n = m->cap = 0;
 }
 
+/* ---- names of the cell being typed ---------------------------------------- */
+
+/* What the cell declares before the cursor, not yet run: its typedef
+ * names (for rt_decl_parse) before the session's. */
+typedef struct cell_names {
+    rt_session_t *s;
+    matches_t *m;
+    char **types;
+    size_t ntypes, cap;
+} cell_names_t;
+
+static int cell_is_type(void *ctx, const char *name, size_t len)
+{
+    cell_names_t *c = ctx;
+    for (size_t i = 0; i < c->ntypes; i++)
+        if (strlen(c->types[i]) == len && memcmp(c->types[i], name, len) == 0)
+            return 1;
+    return rt_session_is_type(c->s, name, len);
+}
+
+/* Offers the names that the declaration code[from, to) declares (without
+ * its ';'); with need_type, only when it has a type ("int i = 0", not
+ * "i = 0"). Returns the declaration's d[0].is_function. */
+static int add_decl_names(cell_names_t *c, const char *code, size_t from, size_t to,
+                          int need_type)
+{
+    rt_decl_t d;
+    rt_decl_parse(code, from, to, 1, cell_is_type, c, &d);
+    if (need_type && d.spec_end == d.spec_start)
+        return 0;
+    for (int k = 0; k < d.n; k++) {
+        const rt_declarator_t *x = &d.d[k];
+        if (!x->name_len)
+            continue;
+        add_match(c->m, code + x->name, x->name_len,
+                  d.is_typedef ? "type" : x->is_function ? "function" : "variable");
+        if (d.is_typedef) {
+            CM_VEC_GROW(c->types, c->ntypes, c->cap);
+            c->types[c->ntypes++] = cm_strndup(code + x->name, x->name_len);
+        }
+    }
+    for (int k = 0; k < d.nenums; k++)
+        add_match(c->m, code + d.enums[k][0], d.enums[k][1], "variable");
+    return d.n > 0 && d.d[0].is_function;
+}
+
+/* Offers the parameters of the function head code[from, to): the
+ * declarations separated by commas in its first (...) group. */
+static void add_params(cell_names_t *c, const char *code, size_t from, size_t to)
+{
+    rt_tok_t *t;
+    size_t n = rt_lex_all(code, from, to, 1, &t, NULL), open = 0;
+    while (open < n && !rt_tok_is(code, &t[open], "("))
+        open++;
+    size_t close = open < n ? rt_tok_match(code, t, n, open) : n;
+    for (size_t a = open + 1; a < close;) {
+        size_t b = a;
+        while (b < close && !rt_tok_is(code, &t[b], ","))
+            b = rt_tok_opens(code, &t[b]) ? rt_tok_skip_group(code, t, n, b) : b + 1;
+        if (b > a)
+            add_decl_names(c, code, t[a].start, t[b - 1].start + t[b - 1].len, 1);
+        a = b + 1;
+    }
+    free(t);
+}
+
+/* The offset of the outermost '{' of code[from, to) left open at to, or
+ * 0 when every brace there is closed. */
+static size_t open_brace(const char *code, size_t from, size_t to)
+{
+    rt_tok_t *t;
+    size_t n = rt_lex_all(code, from, to, 1, &t, NULL), at = 0;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rt_tok_is(code, &t[i], "{") && depth++ == 0)
+            at = t[i].start;
+        else if (rt_tok_is(code, &t[i], "}") && depth > 0)
+            depth--;
+    }
+    free(t);
+    return depth > 0 ? at : 0;
+}
+
+/* Offers the names that code[0, len) declares at its top level: variables,
+ * functions, types, enumerators. When it ends inside a block, goes on
+ * inside it: a function's parameters, a for loop's declaration, the
+ * block's own declarations, down to the innermost block. */
+static void add_block_names(cell_names_t *c, const char *code, size_t len, int depth)
+{
+    char *text = cm_strndup(code, len);
+    rt_cell_t cell;
+    rt_cell_split(text, cell_is_type, c, &cell);
+    for (size_t i = 0; i < cell.n; i++) {
+        const rt_item_t *it = &cell.items[i];
+        int last = i + 1 == cell.n;
+        size_t open = last && depth < 16 ? open_brace(text, it->start, it->end) : 0;
+        if (it->kind == RT_ITEM_DECLARATION) {
+            add_decl_names(c, text, it->start, it->has_semicolon ? it->end - 1 : it->end, 0);
+        } else if (it->kind == RT_ITEM_FUNCTION) {
+            add_decl_names(c, text, it->start, it->body, 0);
+            if (open)
+                add_params(c, text, it->start, it->body);
+        } else if (last && it->kind == RT_ITEM_STATEMENT && (open || !it->has_semicolon) &&
+                   strncmp(text + it->start, "for", 3) == 0 && !ident_char(text[it->start + 3])) {
+            size_t a = it->start + 3; /* for (DECLARATION; ... */
+            while (a < it->end && isspace((unsigned char)text[a]))
+                a++;
+            size_t b = text[a] == '(' ? a + 1 + strcspn(text + a + 1, ";") : a;
+            if (b > a && b <= it->end)
+                add_decl_names(c, text, a + 1, b, 1);
+        }
+        if (open)
+            add_block_names(c, text + open + 1, it->end - open - 1, depth + 1);
+    }
+    rt_cell_free(&cell);
+    free(text);
+}
+
+/* Offers what the cell declares before code[start]. */
+static void add_cell_names(rt_session_t *s, matches_t *m, const char *code, size_t start)
+{
+    cell_names_t c = {s, m, NULL, 0, 0};
+    add_block_names(&c, code, start, 0);
+    for (size_t i = 0; i < c.ntypes; i++)
+        free(c.types[i]);
+    free(c.types);
+}
+
 /* ---- completion contexts ----------------------------------------------- */
 
 static int is_blank(char c)
@@ -310,6 +441,7 @@ json_t *rt_complete(rt_session_t *s, const char *code, int cursor_pos)
             rt_shake_names(sh, tagged, on_header_name, &m);
     } else {
         rt_session_names(s, on_session_name, &m);
+        add_cell_names(s, &m, code, start);
         m.rank = 1;
         for (int i = 0; rt_decl_keywords[i]; i++)
             if (strncmp(rt_decl_keywords[i], "__", 2) != 0)

@@ -51,9 +51,9 @@ typedef struct section {
 
 typedef struct row {
     long size;
-    double cpu, cpu_std;      /* seconds per run */
-    double wall, wall_std;    /* the GPU section's wall time per run */
-    double kernel, kernel_std; /* its GPU time per run by CUDA events */
+    rt_speedup_time_t cpu;    /* seconds per run */
+    rt_speedup_time_t wall;   /* the GPU section's wall time per run */
+    rt_speedup_time_t kernel; /* its GPU time per run by CUDA events; 0 without gpu_work */
     int gpu_work;
     long cpu_loops, gpu_loops;
     double max_abs, max_rel;  /* over the checks */
@@ -349,6 +349,19 @@ static int time_section(rt_session_t *s, rt_tcc_t *t, long loops, int runs, int 
     return rt_timeit_measure(s, t, out, cell_no, err);
 }
 
+/* Mean, std. dev. and spread per loop of `runs` runs of `loops` loops. */
+static rt_speedup_time_t time_of(const double *per_run, int runs, long loops)
+{
+    rt_speedup_time_t t = {0};
+    rt_timeit_stats(per_run, runs, loops, &t.mean, &t.std);
+    t.lo = t.hi = per_run[0] / (double)loops;
+    for (int i = 1; i < runs; i++) {
+        t.lo = fmin(t.lo, per_run[i] / (double)loops);
+        t.hi = fmax(t.hi, per_run[i] / (double)loops);
+    }
+    return t;
+}
+
 static int run_size(rt_session_t *s, const char *code, const opts_t *o, const section_t *sec,
                     long size, int cell_no, row_t *row, rt_error_t *err)
 {
@@ -369,14 +382,14 @@ static int run_size(rt_session_t *s, const char *code, const opts_t *o, const se
             rc = check_one(s, &o->checks[i], o, size, cell_no, row, err);
     }
     if (rc == 0 && (rc = time_section(s, t[CPU], o->loops, o->runs, cell_no, &run, err)) == 0) {
-        rt_timeit_stats(run.all, run.runs, run.loops, &row->cpu, &row->cpu_std);
+        row->cpu = time_of(run.all, run.runs, run.loops);
         row->cpu_loops = run.loops;
     }
     if (rc == 0 && (rc = time_section(s, t[GPU], o->loops, o->runs, cell_no, &run, err)) == 0) {
-        rt_timeit_stats(run.all, run.runs, run.loops, &row->wall, &row->wall_std);
+        row->wall = time_of(run.all, run.runs, run.loops);
         row->gpu_loops = run.loops;
         if ((row->gpu_work = run.gpu_work))
-            rt_timeit_stats(run.kernel, run.runs, run.loops, &row->kernel, &row->kernel_std);
+            row->kernel = time_of(run.kernel, run.runs, run.loops);
     }
     row->size = size;
     for (int k = CPU; k <= GPU; k++)
@@ -418,19 +431,65 @@ static int cpu_calls_cc(rt_session_t *s, const char *code, const section_t *sec)
 
 /* ---- the verdict ----------------------------------------------------- */
 
-double rt_speedup_crossover(const double *size, const double *cpu, const double *gpu, int n)
+rt_speedup_verdict_t rt_speedup_compare(rt_speedup_time_t cpu, rt_speedup_time_t gpu)
+{
+    if (!(cpu.mean >= RT_SPEEDUP_FLOOR) || !(gpu.mean >= RT_SPEEDUP_FLOOR))
+        return RT_SPEEDUP_NONE;
+    if (gpu.hi < cpu.lo)
+        return RT_SPEEDUP_GPU;
+    if (cpu.hi < gpu.lo)
+        return RT_SPEEDUP_CPU;
+    return RT_SPEEDUP_SAME;
+}
+
+double rt_speedup_crossover(const double *size, const rt_speedup_time_t *cpu,
+                            const rt_speedup_time_t *gpu, int n)
 {
     int i = n;
-    while (i > 0 && gpu[i - 1] > 0 && cpu[i - 1] > gpu[i - 1])
+    while (i > 0 && rt_speedup_compare(cpu[i - 1], gpu[i - 1]) == RT_SPEEDUP_GPU)
         i--;
     if (i == n)
         return -1;
     if (i == 0)
         return 0;
-    double s0 = log10(cpu[i - 1] / gpu[i - 1]), s1 = log10(cpu[i] / gpu[i]);
+    if (rt_speedup_compare(cpu[i - 1], gpu[i - 1]) != RT_SPEEDUP_CPU)
+        return size[i]; /* no clear loser before: the first clear win */
+    double s0 = log10(cpu[i - 1].mean / gpu[i - 1].mean), s1 = log10(cpu[i].mean / gpu[i].mean);
     double x0 = log10(size[i - 1]), x1 = log10(size[i]);
     double f = s1 > s0 ? -s0 / (s1 - s0) : 1;
     return pow(10, x0 + f * (x1 - x0));
+}
+
+double rt_speedup_sweep_verdict(const double *size, const rt_speedup_time_t *cpu,
+                                const rt_speedup_time_t *gpu, int n, const char *var, char *buf,
+                                size_t len)
+{
+    double cross = rt_speedup_crossover(size, cpu, gpu, n);
+    int clear = 0, measured = 0;
+    for (int i = 0; i < n; i++) {
+        rt_speedup_verdict_t v = rt_speedup_compare(cpu[i], gpu[i]);
+        clear |= v == RT_SPEEDUP_CPU || v == RT_SPEEDUP_GPU;
+        measured |= v != RT_SPEEDUP_NONE;
+    }
+    char at[32];
+    rt_chart_format_size(cross > 0 ? cross : size[n - 1], at, sizeof at);
+    rt_speedup_verdict_t last = rt_speedup_compare(cpu[n - 1], gpu[n - 1]);
+    if (cross > 0)
+        snprintf(buf, len, "GPU (with transfers) wins from %s \xe2\x89\x88 %s", var, at);
+    else if (cross == 0)
+        snprintf(buf, len, "GPU (with transfers) faster at every size");
+    else if (!measured)
+        snprintf(buf, len, "no verdict: a section does nothing measurable at every size");
+    else if (!clear)
+        snprintf(buf, len, "GPU (with transfers) and CPU the same within noise at every size");
+    else if (last == RT_SPEEDUP_SAME)
+        snprintf(buf, len, "GPU (with transfers) and CPU the same within noise at %s = %s", var,
+                 at);
+    else if (last == RT_SPEEDUP_NONE)
+        snprintf(buf, len, "no verdict at %s = %s: a section does nothing measurable", var, at);
+    else
+        snprintf(buf, len, "GPU (with transfers) not faster at %s = %s", var, at);
+    return cross;
 }
 
 /* ---- output --------------------------------------------------------- */
@@ -438,12 +497,54 @@ double rt_speedup_crossover(const double *size, const double *cpu, const double 
 static const char tcc_note[] =
     "CPU side compiled by TCC (unoptimised): use %%cc for an -O2 baseline";
 
-static void fmt_ratio(double num, double den, char *buf, size_t len)
+/* A speedup cell: CPU / GPU time where one side is faster beyond the
+ * noise; "-" when the GPU side was not timed (no kernels). */
+static void fmt_speedup(rt_speedup_time_t cpu, rt_speedup_time_t gpu, int timed, char *buf,
+                        size_t len)
 {
-    if (den > 0 && num > 0)
-        snprintf(buf, len, "%.3g\xc3\x97", num / den); /* × */
-    else
+    rt_speedup_verdict_t v = timed ? rt_speedup_compare(cpu, gpu) : RT_SPEEDUP_NONE;
+    if (!timed)
         snprintf(buf, len, "-");
+    else if (v == RT_SPEEDUP_NONE)
+        snprintf(buf, len, "nothing measurable");
+    else if (v == RT_SPEEDUP_SAME)
+        snprintf(buf, len, "same within noise");
+    else
+        snprintf(buf, len, "%.3g\xc3\x97", cpu.mean / gpu.mean); /* × */
+}
+
+/* Notes on what gives no speedup: a GPU section that launched no kernels,
+ * a section under the clock's floor; "at N = 1e2, 1e3" when a sweep
+ * has it at some sizes only. */
+static void add_section_notes(rt_table_t *t, const opts_t *o, const row_t *r, int n)
+{
+    char floor[160];
+    snprintf(floor, sizeof floor, "does nothing measurable (under %.0f ns per loop: empty, or "
+             "compiled away): no speedup", RT_SPEEDUP_FLOOR * 1e9);
+    for (int k = 0; k < 3; k++) {
+        cm_buf_t at = {0};
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+            int hit = k == 0 ? !r[i].gpu_work
+                    : k == 1 ? !(r[i].cpu.mean >= RT_SPEEDUP_FLOOR)
+                             : !(r[i].wall.mean >= RT_SPEEDUP_FLOOR);
+            char z[32];
+            rt_chart_format_size((double)r[i].size, z, sizeof z);
+            if (hit)
+                cm_buf_addf(&at, "%s%s", count++ ? ", " : "", z);
+        }
+        char where[200] = "";
+        if (count > 0 && count < n)
+            snprintf(where, sizeof where, "at %s = %s, ", o->var, cm_buf_str(&at));
+        cm_buf_free(&at);
+        if (count == 0)
+            continue;
+        if (k == 0)
+            rt_table_note(t, "Note: %sthe GPU section launched no kernels: no GPU work, its "
+                          "times are host code's", where);
+        else
+            rt_table_note(t, "Note: %sthe %s section %s", where, k == 1 ? "CPU" : "GPU", floor);
+    }
 }
 
 static void add_check_note(rt_table_t *t, const opts_t *o, const row_t *rows, int n)
@@ -474,14 +575,14 @@ static void show_table(rt_session_t *s, rt_table_t *t, int tcc)
 static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
 {
     char cpu[64], cpu_sd[64], wall[64], wall_sd[64], kern[64], kern_sd[64], sk[32], sw[32];
-    rt_timeit_format(r->cpu, cpu, sizeof cpu);
-    rt_timeit_format(r->cpu_std, cpu_sd, sizeof cpu_sd);
-    rt_timeit_format(r->wall, wall, sizeof wall);
-    rt_timeit_format(r->wall_std, wall_sd, sizeof wall_sd);
-    rt_timeit_format(r->kernel, kern, sizeof kern);
-    rt_timeit_format(r->kernel_std, kern_sd, sizeof kern_sd);
-    fmt_ratio(r->cpu, r->gpu_work ? r->kernel : 0, sk, sizeof sk);
-    fmt_ratio(r->cpu, r->wall, sw, sizeof sw);
+    rt_timeit_format(r->cpu.mean, cpu, sizeof cpu);
+    rt_timeit_format(r->cpu.std, cpu_sd, sizeof cpu_sd);
+    rt_timeit_format(r->wall.mean, wall, sizeof wall);
+    rt_timeit_format(r->wall.std, wall_sd, sizeof wall_sd);
+    rt_timeit_format(r->kernel.mean, kern, sizeof kern);
+    rt_timeit_format(r->kernel.std, kern_sd, sizeof kern_sd);
+    fmt_speedup(r->cpu, r->kernel, r->gpu_work, sk, sizeof sk);
+    fmt_speedup(r->cpu, r->wall, 1, sw, sizeof sw);
     char kcell[160], ccell[160], wcell[160];
     if (r->gpu_work)
         snprintf(kcell, sizeof kcell, "%s \xc2\xb1 %s", kern, kern_sd);
@@ -502,6 +603,7 @@ static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
                   "loop%s each", o->runs, o->runs == 1 ? "" : "s", r->cpu_loops,
                   r->cpu_loops == 1 ? "" : "s", r->gpu_loops, r->gpu_loops == 1 ? "" : "s");
     add_check_note(&t, o, r, 1);
+    add_section_notes(&t, o, r, 1);
     show_table(s, &t, tcc);
 }
 
@@ -521,11 +623,12 @@ static char *chart(const opts_t *o, const row_t *r, int n, double cross, int any
         sk[MAX_SIZES];
     for (int i = 0; i < n; i++) {
         size[i] = (double)r[i].size;
-        cpu[i] = r[i].cpu;
-        wall[i] = r[i].wall;
-        kern[i] = r[i].gpu_work ? r[i].kernel : 0;
-        sw[i] = r[i].wall > 0 ? r[i].cpu / r[i].wall : 0;
-        sk[i] = kern[i] > 0 ? r[i].cpu / kern[i] : 0;
+        cpu[i] = r[i].cpu.mean;
+        wall[i] = r[i].wall.mean;
+        kern[i] = r[i].gpu_work ? r[i].kernel.mean : 0;
+        /* a speedup point only where both sides did something measurable */
+        sw[i] = rt_speedup_compare(r[i].cpu, r[i].wall) ? cpu[i] / wall[i] : 0;
+        sk[i] = kern[i] > 0 && rt_speedup_compare(r[i].cpu, r[i].kernel) ? cpu[i] / kern[i] : 0;
     }
     const rt_chart_series_t times[] = {
         {"CPU", "cpu", "#1f77b4", cpu},
@@ -553,25 +656,16 @@ static char *chart(const opts_t *o, const row_t *r, int n, double cross, int any
 static void show_sweep(rt_session_t *s, const opts_t *o, const row_t *r, int n, int tcc)
 {
     int any_gpu = 0;
-    double size[MAX_SIZES], cpu[MAX_SIZES], wall[MAX_SIZES];
+    double size[MAX_SIZES] = {0};
+    rt_speedup_time_t cpu[MAX_SIZES] = {{0}}, wall[MAX_SIZES] = {{0}};
     for (int i = 0; i < n; i++) {
         any_gpu |= r[i].gpu_work;
         size[i] = (double)r[i].size;
         cpu[i] = r[i].cpu;
         wall[i] = r[i].wall;
     }
-    double cross = rt_speedup_crossover(size, cpu, wall, n);
-    char where[160], at[32];
-    if (cross > 0) {
-        rt_chart_format_size(cross, at, sizeof at);
-        snprintf(where, sizeof where, "GPU (with transfers) wins from %s \xe2\x89\x88 %s", o->var,
-                 at);
-    } else if (cross == 0) {
-        snprintf(where, sizeof where, "GPU (with transfers) faster at every size");
-    } else {
-        rt_chart_format_size((double)r[n - 1].size, at, sizeof at);
-        snprintf(where, sizeof where, "GPU (with transfers) not faster at %s = %s", o->var, at);
-    }
+    char where[200];
+    double cross = rt_speedup_sweep_verdict(size, cpu, wall, n, o->var, where, sizeof where);
     char *svg = chart(o, r, n, cross, any_gpu);
     char alt[400];
     snprintf(alt, sizeof alt, "<SVG chart: CPU and GPU time and speedup against %s; %s>", o->var,
@@ -590,21 +684,23 @@ static void show_sweep(rt_session_t *s, const opts_t *o, const row_t *r, int n, 
     for (int i = 0; i < n; i++) {
         char z[32], c[64], k[64], w[64], sk[32], sw[32];
         rt_chart_format_size((double)r[i].size, z, sizeof z);
-        rt_timeit_format(r[i].cpu, c, sizeof c);
+        rt_timeit_format(r[i].cpu.mean, c, sizeof c);
         if (r[i].gpu_work)
-            rt_timeit_format(r[i].kernel, k, sizeof k);
+            rt_timeit_format(r[i].kernel.mean, k, sizeof k);
         else
             snprintf(k, sizeof k, "no GPU work");
-        rt_timeit_format(r[i].wall, w, sizeof w);
-        fmt_ratio(r[i].cpu, r[i].gpu_work ? r[i].kernel : 0, sk, sizeof sk);
-        fmt_ratio(r[i].cpu, r[i].wall, sw, sizeof sw);
+        rt_timeit_format(r[i].wall.mean, w, sizeof w);
+        fmt_speedup(r[i].cpu, r[i].kernel, r[i].gpu_work, sk, sizeof sk);
+        fmt_speedup(r[i].cpu, r[i].wall, 1, sw, sizeof sw);
         const char *cells[] = {z, c, k, w, sk, sw};
         rt_table_row(&t, cells, NULL, 6, 0);
     }
     rt_table_end(&t);
     rt_table_note(&t, "%s", where);
-    rt_table_note(&t, "times per run: mean of %d run%s", o->runs, o->runs == 1 ? "" : "s");
+    rt_table_note(&t, "times per run: mean of %d run%s; a speedup only where the runs' spreads "
+                  "(fastest to slowest) do not overlap", o->runs, o->runs == 1 ? "" : "s");
     add_check_note(&t, o, r, n);
+    add_section_notes(&t, o, r, n);
     show_table(s, &t, tcc);
 }
 

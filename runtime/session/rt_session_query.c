@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cm_log.h"
+#include "rt_cell.h"
 #include "rt_decl.h"
 #include "rt_header.h"
 #include "rt_lex.h"
@@ -220,19 +221,54 @@ static char *tag_body(const char *text, const char *tag)
     return body;
 }
 
-/* The body "{ ... }" of the struct or union that decl gives name, or NULL. */
-static char *find_body(rt_session_t *s, const char *decl, const char *name, int depth)
+/* The typedef declaration of name among cell's top-level items (a cell
+ * not run yet), or NULL. New string. */
+static char *cell_typedef(rt_session_t *s, const char *cell, const char *name)
+{
+    rt_cell_t items;
+    rt_cell_split(cell, rt_session_is_type, s, &items);
+    char *found = NULL;
+    for (size_t i = items.n; i-- > 0 && !found;) {
+        const rt_item_t *it = &items.items[i];
+        if (it->kind != RT_ITEM_DECLARATION || strncmp(cell + it->start, "typedef", 7) != 0)
+            continue;
+        char *decl = cm_strndup(cell + it->start, it->end - it->start);
+        type_ref_t ty;
+        if (decl_type(decl, name, &ty) == 0)
+            found = decl;
+        else
+            free(decl);
+        free(ty.body);
+    }
+    rt_cell_free(&items);
+    return found;
+}
+
+/* The body "{ ... }" of the struct or union that decl gives name, or NULL.
+ * Its tag or typedef name is looked up in cell (the code before the
+ * cursor, not run yet; may be NULL) first, then in the session. */
+static char *find_body(rt_session_t *s, const char *cell, const char *decl, const char *name,
+                       int depth)
 {
     type_ref_t ty;
     if (depth > MAX_DEPTH || decl_type(decl, name, &ty) != 0)
         return NULL;
     if (ty.body || ty.is_enum)
         return ty.body;
+    char *body = cell && ty.tag[0] ? tag_body(cell, ty.tag) : NULL;
+    char *tdecl = cell && !ty.tag[0] && ty.name[0] ? cell_typedef(s, cell, ty.name) : NULL;
     rt_name_info_t info;
+    if (body)
+        return body;
+    if (tdecl) {
+        body = find_body(s, cell, tdecl, ty.name, depth + 1);
+        free(tdecl);
+        return body;
+    }
     if (ty.tag[0])
         return rt_session_name_info(s, ty.tag, &info) == 0 ? tag_body(info.text, ty.tag) : NULL;
     if (ty.name[0] && rt_session_name_info(s, ty.name, &info) == 0 && info.kind == RT_NAME_TYPE)
-        return find_body(s, info.text, ty.name, depth + 1);
+        return find_body(s, NULL, info.text, ty.name, depth + 1);
     return NULL;
 }
 
@@ -312,7 +348,8 @@ static void on_member(void *ctx, const char *name, size_t len, const char *decl,
 
 /* A declaration of name in code[0, limit) that gives it a struct: a local
  * variable or a parameter ("struct node *n" of a for loop). New, or NULL. */
-static char *local_decl(rt_session_t *s, const char *code, size_t limit, const char *name)
+static char *local_decl(rt_session_t *s, const char *code, size_t limit, const char *cell,
+                        const char *name)
 {
     rt_tok_t *t;
     size_t n = rt_lex_all(code, 0, limit, 1, &t, NULL);
@@ -328,7 +365,7 @@ static char *local_decl(rt_session_t *s, const char *code, size_t limit, const c
                !rt_tok_is(code, &t[a - 1], ",") && t[a - 1].kind != RT_TOK_DIRECTIVE)
             a--;
         char *decl = cm_strndup(code + t[a].start, t[i].start + t[i].len - t[a].start);
-        char *body = find_body(s, decl, name, 0);
+        char *body = find_body(s, cell, decl, name, 0);
         if (body) {
             free(body);
             found = decl;
@@ -364,19 +401,21 @@ int rt_session_members(rt_session_t *s, const char *code, size_t start, size_t e
     free(t);
     if (!ok)
         return -1;
-    char *decl = local_decl(s, code, start, base);
+    char *cell = cm_strndup(code, start); /* where the cell's own types may be */
+    char *decl = local_decl(s, code, start, cell, base);
     rt_name_info_t info;
     if (!decl && rt_session_name_info(s, base, &info) == 0 && info.kind == RT_NAME_VARIABLE)
         decl = cm_strndup(info.text, strlen(info.text));
-    char *body = decl ? find_body(s, decl, base, 0) : NULL;
+    char *body = decl ? find_body(s, cell, decl, base, 0) : NULL;
     free(decl);
     for (size_t i = 0; body && i < nchain; i++) {
         member_find_t f = {chain[i], NULL};
         members_of(body, on_member, &f, 0);
         free(body);
-        body = f.decl ? find_body(s, f.decl, chain[i], 0) : NULL;
+        body = f.decl ? find_body(s, cell, f.decl, chain[i], 0) : NULL;
         free(f.decl);
     }
+    free(cell);
     if (!body)
         return -1;
     members_of(body, fn, ctx, 0);

@@ -330,6 +330,70 @@ static void test_inspect(void)
     CHECK(t == NULL);
 }
 
+/* Names the cell declares before the cursor, not run yet. */
+static void test_cell_names(void)
+{
+    json_t *r = complete("double otter_speed = 3; otter_");
+    CHECK(find(r, "otter_speed") == 0);
+    CHECK_STR(type_of(r, "otter_speed"), "variable");
+    json_decref(r);
+
+    r = complete("typedef struct { double x; } vec_t;\nvec_t otter_v, *otter_p;\n"
+                 "enum { OTTER_A, OTTER_B };\nint otter_f(int);\notter_");
+    CHECK(find(r, "otter_v") >= 0 && find(r, "otter_p") >= 0);
+    CHECK_STR(type_of(r, "otter_f"), "function");
+    json_decref(r);
+    r = complete("typedef struct { double x; } vec_t;\nve");
+    CHECK_STR(type_of(r, "vec_t"), "type");
+    json_decref(r);
+    r = complete("enum { OTTER_A, OTTER_B };\nint x = OTTER_");
+    CHECK(find(r, "OTTER_A") == 0 && find(r, "OTTER_B") == 1);
+    json_decref(r);
+
+    /* a function being written: its parameters, its locals, an inner block's */
+    r = complete("double area(double width, int (*scale)(int)) {\n"
+                 "    double wid_sq = width * width;\n"
+                 "    for (int wi = 0; wi < 3; wi++) {\n"
+                 "        int wide = wi;\n"
+                 "        wi");
+    CHECK(find(r, "width") >= 0 && find(r, "wid_sq") >= 0 && find(r, "wi") >= 0 &&
+          find(r, "wide") >= 0);
+    json_decref(r);
+    r = complete("double area(double width, int (*scale)(int)) { return sc");
+    CHECK(find(r, "scale") == 0);
+    json_decref(r);
+    r = complete("double area(double width) { return width; }\nwi");
+    CHECK(find(r, "width") < 0);     /* out of scope after the function */
+    json_decref(r);
+    r = complete("double area(double width) { return width; }\nare");
+    CHECK(find(r, "area") == 0);
+    json_decref(r);
+    r = complete("int a1 = 0;\nif (a1) { int a2 = 1; }\na");
+    CHECK(find(r, "a1") >= 0 && find(r, "a2") < 0); /* a closed block's locals are not seen */
+    json_decref(r);
+    /* members of a variable of a struct type the cell defines */
+    r = complete("struct vec3 { double vx, vy, vz; };\nstruct vec3 v3 = {0};\nv3.");
+    CHECK(find(r, "vx") == 0 && find(r, "vz") == 2);
+    json_decref(r);
+    r = complete("typedef struct { point_t at; int tag; } spot_t;\nspot_t sp;\nspot_t *spp = &sp;\n"
+                 "spp->");
+    CHECK(find(r, "at") == 0 && find(r, "tag") == 1);
+    json_decref(r);
+    r = complete("typedef struct { point_t at; int tag; } spot_t;\nspot_t sp;\nsp.at.");
+    CHECK(find(r, "x") == 0 && find(r, "y") == 1); /* a member of a session type */
+    json_decref(r);
+    r = complete("typedef struct { int a; } in_t;\nint f(in_t *arg) { return arg->");
+    CHECK(find(r, "a") == 0);
+    json_decref(r);
+    r = complete("point_t here;\nhere.");         /* a session type, a cell variable */
+    CHECK(find(r, "x") == 0);
+    json_decref(r);
+
+    r = complete("int otter_");
+    CHECK(find(r, "otter_") < 0);    /* not the name being typed itself */
+    json_decref(r);
+}
+
 /* The cells the completions and inspections below are about. */
 static void define_names(void)
 {
@@ -348,4 +412,5 @@ static void define_names(void)
 }
 
 SESSION_TEST_MAIN("test_rt_complete", define_names, test_keywords_and_session_names,
-                  test_header_names, test_members, test_magics, test_code_points, test_inspect)
+                  test_header_names, test_members, test_magics, test_code_points, test_inspect,
+                  test_cell_names)

@@ -47,6 +47,8 @@ static void expect_error(const char *code, const char *kind, const char *re)
 }
 
 #define T "[0-9.]+ (ns|\xce\xbcs|ms|s)"
+/* a speedup cell: a ratio, or no verdict within the noise or at the floor */
+#define SPEEDUP "([0-9.e+-]+\xc3\x97|same within noise|nothing measurable)"
 
 static void test_agree(void)
 {
@@ -64,14 +66,16 @@ static void test_agree(void)
     const char *text = shown(0, "text/plain"), *html = shown(0, "text/html");
     CHECK(matches(text, "^CPU +" T " \xc2\xb1 " T "$"));
     CHECK(matches(text, "^GPU kernels \\(CUDA events\\) +no GPU work +-$"));
-    CHECK(matches(text, "^GPU with transfers \\(wall\\) +" T " \xc2\xb1 " T " +[0-9.e+]+\xc3\x97$"));
+    CHECK(matches(text, "^GPU with transfers \\(wall\\) +" T " \xc2\xb1 " T " +" SPEEDUP "$"));
+    CHECK(matches(text, "^Note: the GPU section launched no kernels: no GPU work, its times are "
+                        "host code's$"));
     CHECK(matches(text, "of 3 runs; CPU 10 loops each, GPU 10 loops each"));
     CHECK(matches(text, "^Results agree: cpu_out = gpu_out \\(max abs diff 0, max rel diff 0\\)$"));
     CHECK(matches(text, "^Note: CPU side compiled by TCC \\(unoptimised\\): use %%cc for an "
                         "-O2 baseline$"));
     CHECK(matches(html, "<table class=\"gpuc-speedup\">"));
     CHECK(matches(html, "<td>GPU with transfers \\(wall\\)</td><td>" T " \xc2\xb1 " T
-                        "</td><td>[0-9.e+]+\xc3\x97</td>"));
+                        "</td><td>" SPEEDUP "</td>"));
     /* a setup section, and scalars compared without COUNT */
     expect_ok("%%speedup --check cs,gs -n 1 -r 1\n"
               "//%% setup\n"
@@ -152,12 +156,14 @@ static void test_sweep(void)
      * the chart and the verdict agree (the verdict itself: test_verdict) */
     const char *alt = shown(4, "text/plain");
     int wins = alt && strstr(alt, "GPU (with transfers) wins from N \xe2\x89\x88") != NULL;
-    CHECK(wins || matches(alt, "GPU \\(with transfers\\) (faster at every size|not faster at N = 1e6)"));
+    CHECK(wins || matches(alt, "GPU \\(with transfers\\) (faster at every size|not faster at "
+                               "N = 1e6)|the same within noise"));
     CHECK(wins == (strstr(svg, "<line class=\"crossover\"") != NULL));
     const char *table = shown(5, "text/plain");
     CHECK(matches(table, "^N +CPU +GPU kernels +GPU w/ transfers"));
-    CHECK(matches(table, "^100 +" T " +no GPU work +" T " +- +[0-9.e+-]+\xc3\x97$"));
-    CHECK(matches(table, "^1e6 +" T " +no GPU work +" T " +- +[0-9.]+\xc3\x97$"));
+    CHECK(matches(table, "^100 +" T " +no GPU work +" T " +- +" SPEEDUP "$"));
+    CHECK(matches(table, "^1e6 +" T " +no GPU work +" T " +- +" SPEEDUP "$"));
+    CHECK(matches(table, "^Note: the GPU section launched no kernels"));
     CHECK(matches(shown(5, "text/html"), "<th>speedup \\(with transfers\\)</th>"));
     /* N was declared by the sweep and keeps its last value */
     json_t *r = run("N");
@@ -167,24 +173,68 @@ static void test_sweep(void)
     json_decref(r);
 }
 
-/* The verdict of a sweep on given timings (no clock involved). */
+/* A timing of mean seconds whose runs spread by +-spread (relative). */
+static rt_speedup_time_t tm(double mean, double spread)
+{
+    return (rt_speedup_time_t){mean, mean * spread / 2, mean * (1 - spread), mean * (1 + spread)};
+}
+
+#define TIMES(name, spread, ...)                                                          \
+    rt_speedup_time_t name[4];                                                            \
+    do {                                                                                  \
+        const double m_[] = {__VA_ARGS__};                                                \
+        for (int i_ = 0; i_ < 4; i_++)                                                    \
+            name[i_] = tm(m_[i_], spread);                                                \
+    } while (0)
+
+/* The verdicts of one size and of a sweep on given timings (no clock). */
 static void test_verdict(void)
 {
+    /* one size: beyond the noise, within it, at the clock's floor */
+    CHECK(rt_speedup_compare(tm(1e-3, 0.01), tm(1e-4, 0.01)) == RT_SPEEDUP_GPU);
+    CHECK(rt_speedup_compare(tm(1e-4, 0.01), tm(1e-3, 0.01)) == RT_SPEEDUP_CPU);
+    CHECK(rt_speedup_compare(tm(1.00e-3, 0.02), tm(1.03e-3, 0.02)) == RT_SPEEDUP_SAME);
+    CHECK(rt_speedup_compare(tm(1.00e-3, 0.01), tm(1.03e-3, 0.01)) == RT_SPEEDUP_CPU);
+    CHECK(rt_speedup_compare(tm(1e-3, 0), tm(1.01e-3, 0)) == RT_SPEEDUP_CPU); /* one run */
+    CHECK(rt_speedup_compare(tm(1e-3, 0.01), tm(2e-9, 0.01)) == RT_SPEEDUP_NONE);
+    CHECK(rt_speedup_compare(tm(10e-9, 0.01), tm(1e-3, 0.01)) == RT_SPEEDUP_NONE);
+    CHECK(rt_speedup_compare(tm(1e-3, 0.01), tm(0, 0)) == RT_SPEEDUP_NONE);
+
     const double size[] = {1e2, 1e3, 1e4, 1e5};
-    const double cpu[] = {1e-6, 1e-5, 1e-4, 1e-3};
+    char text[200];
+    TIMES(cpu, 0.01, 1e-6, 1e-5, 1e-4, 1e-3);
     /* slower at 1e2 and 1e3 (ratio 0.1, then 0.5), faster from 1e4 (2, 10) */
-    const double gpu[] = {1e-5, 2e-5, 5e-5, 1e-4};
-    double x = rt_speedup_crossover(size, cpu, gpu, 4);
+    TIMES(gpu, 0.01, 1e-5, 2e-5, 5e-5, 1e-4);
+    double x = rt_speedup_sweep_verdict(size, cpu, gpu, 4, "N", text, sizeof text);
     /* log-linear between 1e3 (log ratio -0.301) and 1e4 (+0.301): 10^3.5 */
     CHECK(x > 3162 && x < 3163);
-    const double fast[] = {1e-7, 1e-6, 1e-5, 1e-4};
-    CHECK(rt_speedup_crossover(size, cpu, fast, 4) == 0);   /* faster everywhere */
-    const double slow[] = {1e-5, 1e-4, 1e-3, 1e-2};
-    CHECK(rt_speedup_crossover(size, cpu, slow, 4) == -1);  /* never faster */
-    const double late[] = {1e-6 * 2, 1e-5 * 2, 1e-4 / 2, 1e-3 * 2};
-    CHECK(rt_speedup_crossover(size, cpu, late, 4) == -1);  /* not faster at the last size */
-    const double once[] = {1e-5};
-    CHECK(rt_speedup_crossover(size, cpu, once, 1) == -1);
+    CHECK_STR(text, "GPU (with transfers) wins from N \xe2\x89\x88 3162");
+    TIMES(fast, 0.01, 1e-7, 1e-6, 1e-5, 1e-4);
+    CHECK(rt_speedup_sweep_verdict(size, cpu, fast, 4, "N", text, sizeof text) == 0);
+    CHECK_STR(text, "GPU (with transfers) faster at every size");
+    TIMES(slow, 0.01, 1e-5, 1e-4, 1e-3, 1e-2);
+    CHECK(rt_speedup_sweep_verdict(size, cpu, slow, 4, "N", text, sizeof text) == -1);
+    CHECK_STR(text, "GPU (with transfers) not faster at N = 1e5");
+    TIMES(late, 0.01, 1e-6 * 2, 1e-5 * 2, 1e-4 / 2, 1e-3 * 2);
+    CHECK(rt_speedup_crossover(size, cpu, late, 4) == -1); /* not faster at the last size */
+    CHECK(rt_speedup_crossover(size, cpu, late, 1) == -1);
+    /* the same code on both sides: means a few percent apart, spreads
+     * overlapping: no winner at any size, no crossover */
+    TIMES(same_cpu, 0.05, 1.00e-6, 1.03e-5, 0.98e-4, 1.02e-3);
+    TIMES(same_gpu, 0.05, 1.02e-6, 1.00e-5, 1.01e-4, 0.99e-3);
+    CHECK(rt_speedup_sweep_verdict(size, same_cpu, same_gpu, 4, "N", text, sizeof text) == -1);
+    CHECK_STR(text, "GPU (with transfers) and CPU the same within noise at every size");
+    /* a tie before the first clear win: the crossover is that win's size */
+    TIMES(tie, 0.05, 1.02e-6, 1.01e-5, 0.5e-4, 0.1e-3);
+    CHECK(rt_speedup_crossover(size, same_cpu, tie, 4) == 1e4);
+    /* a clear loss, then a tie at the last size */
+    TIMES(tie_last, 0.05, 1e-5, 1e-4, 0.99e-4, 1.01e-3);
+    CHECK(rt_speedup_sweep_verdict(size, same_cpu, tie_last, 4, "N", text, sizeof text) == -1);
+    CHECK_STR(text, "GPU (with transfers) and CPU the same within noise at N = 1e5");
+    /* a GPU section that does nothing: at the floor everywhere */
+    TIMES(empty, 0.01, 2e-9, 2e-9, 2e-9, 2e-9);
+    CHECK(rt_speedup_sweep_verdict(size, cpu, empty, 4, "N", text, sizeof text) == -1);
+    CHECK_STR(text, "no verdict: a section does nothing measurable at every size");
 }
 
 static void test_cc_note(void)
