@@ -120,8 +120,74 @@ static void parse_declarator(const char *src, const rt_tok_t *toks, size_t a, si
         d->name = t->start;
         d->name_len = t->len;
         d->is_function = i + 1 < eq && rt_tok_is(src, &toks[i + 1], "(");
+        if (i + 2 < eq && rt_tok_is(src, &toks[i + 1], "[") && rt_tok_is(src, &toks[i + 2], "]"))
+            d->unsized = toks[i + 2].start;
         break;
     }
+}
+
+/* Ends a run of elements that started at index base (empty: 0) with off
+ * elements: the array holds at least base + off, a member of the union
+ * whose size is the largest of them. */
+static void end_run(cm_buf_t *runs, int *nruns, const char *base, size_t blen, long off)
+{
+    if (!off)
+        return;
+    if (blen)
+        cm_buf_addf(runs, " char m%d[(%.*s) + %ld];", *nruns, (int)blen, base, off);
+    else
+        cm_buf_addf(runs, " char m%d[%ld];", *nruns, off);
+    (*nruns)++;
+}
+
+int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out)
+{
+    if (!d->unsized || d->init_end <= d->init_start)
+        return -1;
+    rt_tok_t *toks;
+    size_t n = rt_lex_all(src, d->init_start + 1, d->init_end, 1, &toks, NULL);
+    int rc = -1;
+    if (n && toks[0].kind == RT_TOK_STRING) { /* char s[] = "text" "more" */
+        size_t a = toks[0].start, e = toks[n - 1].start + toks[n - 1].len;
+        cm_buf_addf(out, "sizeof (%.*s) / sizeof *(%.*s)", (int)(e - a), src + a, (int)(e - a),
+                    src + a);
+        rc = 0;
+    } else if (n && rt_tok_is(src, &toks[0], "{")) {
+        size_t close = rt_tok_match(src, toks, n, 0);
+        cm_buf_t runs = {0};
+        int nruns = 0, designated = 0;
+        const char *base = "";
+        size_t blen = 0;
+        long off = 0;
+        for (size_t i = 1; i < close;) {
+            size_t e = i; /* the element: up to a ',' at this depth */
+            while (e < close && !rt_tok_is(src, &toks[e], ","))
+                e = rt_tok_opens(src, &toks[e]) ? rt_tok_skip_group(src, toks, close, e) : e + 1;
+            if (e > i && rt_tok_is(src, &toks[i], "[")) {
+                /* [index] = v, or GNU [first ... last] = v: a run starts there */
+                size_t rb = rt_tok_match(src, toks, close, i), a = i + 1;
+                for (size_t k = i + 1; k < rb; k++)
+                    if (rt_tok_is(src, &toks[k], "..."))
+                        a = k + 1;
+                end_run(&runs, &nruns, base, blen, off);
+                base = src + toks[a].start;
+                blen = a < rb ? toks[rb - 1].start + toks[rb - 1].len - toks[a].start : 0;
+                off = 0;
+                designated = 1;
+            }
+            off += e > i;
+            i = e + 1;
+        }
+        end_run(&runs, &nruns, base, blen, off);
+        if (!designated)
+            cm_buf_addf(out, "%ld", off);
+        else
+            cm_buf_addf(out, "sizeof (union {%s })", cm_buf_str(&runs));
+        cm_buf_free(&runs);
+        rc = 0;
+    }
+    free(toks);
+    return rc;
 }
 
 static void parse_enumerators(const char *src, const rt_tok_t *toks, size_t open, size_t close,

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "cm_buf.h"
 #include "rt_lex.h"
 
 /* Asks whether an identifier names a type (a typedef) in the session. */
@@ -26,6 +27,8 @@ typedef struct rt_declarator {
     int init_line;              /* line of the initializer's first token */
     int is_function;            /* declares a function: name followed by '(' */
     int init_constant;          /* the initializer has only literals */
+    size_t unsized;             /* the ']' of "name[]" (first dimension left to the
+                                 * initializer); 0 = none */
 } rt_declarator_t;
 
 typedef struct rt_decl {
@@ -46,6 +49,13 @@ typedef struct rt_decl {
  * definition's head (everything before the body's '{'). */
 void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_type_fn is_type,
                    void *ctx, rt_decl_t *out);
+
+/* Appends to out the element count of an unsized array declarator
+ * ("name[]") as its initializer makes it: a number, or for designated
+ * initializers ("[5] = x") a constant expression of the designators.
+ * Returns -1 (out unchanged) when d is not an unsized array with a braced
+ * or string initializer. */
+int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out);
 
 /* Non-zero for C keywords that can begin a declaration (type specifiers,
  * qualifiers, storage classes, struct/union/enum, GNU attributes). */

@@ -47,15 +47,22 @@ static void collect_macros(const char *text, size_t len, cm_names_t *names)
     free(toks);
 }
 
-/* Non-zero when the item's first token is one of the macros. */
-static int opens_with_macro(const char *code, const rt_item_t *it, const cm_names_t *macros)
+/* Non-zero when the planner must see the item expanded: its first token
+ * is one of the macros, or it is a declaration that uses one anywhere
+ * ("unsigned FIELD(x)", "static MAKE(y)"), which could make its names or
+ * initializers. */
+static int needs_expansion(const char *code, const rt_item_t *it, const cm_names_t *macros)
 {
     rt_lexer_t lx;
     rt_tok_t t;
     rt_lex_init(&lx, code, it->start, it->end, it->line);
-    if (rt_lex_next(&lx, &t) != RT_TOK_IDENT)
-        return 0;
-    return cm_names_find(macros, code + t.start, t.len) >= 0;
+    for (int first = 1; rt_lex_next(&lx, &t) != RT_TOK_EOF; first = 0) {
+        if (t.kind == RT_TOK_IDENT && cm_names_find(macros, code + t.start, t.len) >= 0)
+            return 1;
+        if (it->kind != RT_ITEM_DECLARATION && first)
+            return 0;
+    }
+    return 0;
 }
 
 /* Preprocesses one item with the macros. Returns the expansion with the
@@ -145,7 +152,7 @@ char *rt_expand_cell(const char *libdir, const char *user_macros, const char *co
             collect_macros(defines.s + before, defines.len - before, &macros);
             continue;
         }
-        if (!opens_with_macro(code, it, &macros))
+        if (!needs_expansion(code, it, &macros))
             continue;
         char *one = expand_item(libdir, cm_buf_str(&defines), code + it->start,
                                 it->end - it->start, it->end_line - it->line + 1);

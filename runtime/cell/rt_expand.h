@@ -1,5 +1,6 @@
-/* rt_expand: top-level items that start with a user's macro, expanded
- * before the cell is split for real.
+/* rt_expand: top-level items that start with a user's macro, and
+ * declarations that use one anywhere, expanded before the cell is split
+ * for real.
  *
  * Whether `DECLARE_PAIR`, `MAKE_GETTER(answer, 42)` or `REAL x = 1;` is a
  * declaration, a function or a statement is only known once the macro is
@@ -13,7 +14,7 @@
 #include "rt_decl.h"
 
 /* Returns a new copy of code with those items expanded (caller frees), or
- * NULL when no item starts with a user macro or the expansion failed (then
+ * NULL when no item needs a user macro expanded or the expansion failed (then
  * the cell is compiled as written, and TCC reports what is wrong).
  * user_macros holds the session's #define/#undef lines; libdir is TCC's. */
 char *rt_expand_cell(const char *libdir, const char *user_macros, const char *code,

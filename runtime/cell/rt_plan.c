@@ -110,12 +110,16 @@ static void add_spec_ref(cm_buf_t *b, const char *code, const rt_decl_t *d, int 
 }
 
 /* Copies code[a,b) blanking dropped storage classes (not extern) and the
- * listed initializers, keeping newlines so lines stay where they were. */
+ * listed initializers, keeping newlines so lines stay where they were;
+ * counts[k], when given, goes between the brackets of declarator k's "[]". */
 static void add_blanked(cm_buf_t *b, const char *code, size_t a, size_t e, const rt_decl_t *d,
-                        const char *blank_init)
+                        const char *blank_init, const cm_buf_t *counts)
 {
     for (size_t i = a; i < e; i++) {
         int blank = 0;
+        for (int k = 0; k < d->n && counts; k++)
+            if (i == d->d[k].unsized && d->d[k].unsized)
+                cm_buf_add(b, counts[k].s, counts[k].len);
         for (int k = 0; k < d->ndrop && !blank; k++)
             if (i >= d->drop[k][0] && i < d->drop[k][0] + d->drop[k][1] &&
                 !(d->drop[k][1] == 6 && memcmp(code + d->drop[k][0], "extern", 6) == 0))
@@ -197,7 +201,7 @@ static void do_function(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type, vo
     rt_decl_parse(code, it->start, it->body, it->line, is_type, ctx, &d);
     flush_part(g);
     line_directive(g->src, it->line, p->cell);
-    add_blanked(g->src, code, it->start, it->end, &d, NULL);
+    add_blanked(g->src, code, it->start, it->end, &d, NULL, NULL);
     cm_buf_addc(g->src, '\n');
     if (d.n < 1 || !d.d[0].name_len)
         return;
@@ -241,14 +245,17 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
     rt_decl_t d;
     rt_decl_parse(code, it->start, end, it->line, is_type, ctx, &d);
     char blank[RT_DECL_MAX] = {0};
+    cm_buf_t counts[RT_DECL_MAX] = {{0}};
     cm_buf_t assign = {0};
     for (int k = 0; k < d.n; k++) {
         const rt_declarator_t *dd = &d.d[k];
         if (d.is_typedef || d.is_extern || dd->is_function || !dd->name_len ||
             dd->init_end <= dd->init_start || dd->init_constant)
             continue;
-        /* a non-constant initializer runs at this point of the cell */
+        /* a non-constant initializer runs at this point of the cell; the
+         * size of "a[]" it gave must stay */
         blank[k] = 1;
+        rt_decl_count(code, dd, &counts[k]);
         const char *name = code + dd->name;
         int nl = (int)dd->name_len;
         line_directive(&assign, dd->init_line, p->cell);
@@ -260,8 +267,17 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
     }
     flush_part(g);
     line_directive(g->src, it->line, p->cell);
-    add_blanked(g->src, code, it->start, end, &d, blank);
-    cm_buf_adds(g->src, ";\n");
+    add_blanked(g->src, code, it->start, end, &d, blank, counts);
+    cm_buf_adds(g->src, ";");
+    for (int k = 0; k < d.n; k++) {
+        cm_buf_free(&counts[k]);
+        const rt_declarator_t *dd = &d.d[k];
+        if (dd->unsized && dd->init_end > dd->init_start && !d.is_typedef && !d.is_extern)
+            cm_buf_addf(g->src, " unsigned long __gpuc_count_%.*s = sizeof %.*s / sizeof *%.*s;",
+                        (int)dd->name_len, code + dd->name, (int)dd->name_len, code + dd->name,
+                        (int)dd->name_len, code + dd->name);
+    }
+    cm_buf_addc(g->src, '\n');
     if (assign.len) {
         cm_buf_add(&g->part, assign.s, assign.len);
         cm_buf_free(&assign);
@@ -309,7 +325,14 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
             cm_buf_adds(&text, "extern ");
         add_spec_ref(&text, code, &d, d.is_extern);
         cm_buf_addc(&text, ' ');
-        add_flat(&text, code, dd->start, dd->end, NULL, 0);
+        size_t count_at = 0;
+        if (is_var && dd->unsized && dd->init_end > dd->init_start) {
+            add_flat(&text, code, dd->start, dd->unsized, NULL, 0);
+            count_at = text.len;
+            add_flat(&text, code, dd->unsized, dd->end, NULL, 0);
+        } else {
+            add_flat(&text, code, dd->start, dd->end, NULL, 0);
+        }
         if (is_var) /* direct references resolved right (rt_tcc.c); not __attribute__, which glibc
                     * defines away for compilers that are not GCC */
             cm_buf_adds(&text, " __attribute((visibility(\"hidden\")))");
@@ -317,6 +340,12 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
         rt_plan_entry_t *e =
             add_entry(p, is_var ? RT_ENTRY_VAR : RT_ENTRY_DECL, cm_buf_steal(&text));
         add_key(p, e, code + dd->name, dd->name_len);
+        if (count_at) {
+            cm_buf_t sym = {0};
+            cm_buf_addf(&sym, "__gpuc_count_%.*s", (int)dd->name_len, code + dd->name);
+            e->count = cm_buf_steal(&sym);
+            e->count_at = count_at;
+        }
         if (is_var)
             cm_names_add(&p->vars, code + dd->name, dd->name_len);
     }
@@ -461,12 +490,30 @@ void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t 
     rt_cell_free(&items);
 }
 
+void rt_plan_complete(rt_plan_t *plan, rt_tcc_t *t)
+{
+    for (size_t i = 0; i < plan->nentries; i++) {
+        rt_plan_entry_t *e = &plan->entries[i];
+        const unsigned long *n = e->count ? rt_tcc_symbol(t, e->count) : NULL;
+        if (!n)
+            continue;
+        cm_buf_t text = {0};
+        cm_buf_add(&text, e->text, e->count_at);
+        cm_buf_addf(&text, "%lu%s", *n, e->text + e->count_at);
+        free(e->text);
+        e->text = cm_buf_steal(&text);
+        free(e->count);
+        e->count = NULL;
+    }
+}
+
 void rt_plan_free(rt_plan_t *plan)
 {
     free(plan->expr);
     cm_names_free(&plan->keys);
     for (size_t i = 0; i < plan->nentries; i++) {
         free(plan->entries[i].text);
+        free(plan->entries[i].count);
         cm_names_free(&plan->entries[i].keys);
     }
     free(plan->entries);

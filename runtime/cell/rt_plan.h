@@ -13,6 +13,7 @@
 #include "cm_buf.h"
 #include "rt_decl.h"
 #include "rt_prelude.h"
+#include "rt_tcc.h"
 
 /* How the final expression is compiled; the session tries them in turn. */
 typedef enum {
@@ -26,6 +27,9 @@ typedef struct rt_plan_entry {
     rt_entry_kind_t kind;
     char *text;
     cm_names_t keys;
+    char *count;            /* an unsized array: the symbol holding its element
+                             * count once compiled (rt_plan_complete), or NULL */
+    size_t count_at;        /* where in text the count goes: "extern T a[" | "]" */
 } rt_plan_entry_t;
 
 typedef struct rt_plan {
@@ -59,6 +63,12 @@ void rt_plan_set_struct_hint(const rt_struct_hint_t *hint);
  * before (it is reset first). */
 void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t mode,
                   rt_is_type_fn is_type, void *ctx, cm_buf_t *src);
+
+/* Writes into the entries of unsized arrays ("int a[] = {...}") the
+ * element counts the compiled cell t holds, so that later cells see
+ * "extern int a[3];" and sizeof works there. Call after compiling, before
+ * committing the plan. */
+void rt_plan_complete(rt_plan_t *plan, rt_tcc_t *t);
 
 void rt_plan_free(rt_plan_t *plan);
 

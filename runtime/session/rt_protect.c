@@ -1,6 +1,7 @@
 /* rt_protect: the protected run boundary (see rt_protect.h). */
 #include "rt_protect.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -205,6 +206,11 @@ void rt_protect_on_fork(int fd)
     }
 }
 
+/* errno as the cells left it: the executor's own calls between two runs
+ * (the link, compiles, header checks) change errno, which in one C
+ * program only the program changes */
+static int cells_errno;
+
 int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
 {
     pending_int = 0;
@@ -217,7 +223,9 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
     }
     if (jumped == 0) {
         running = 1;
+        errno = cells_errno;
         fn(arg);
+        cells_errno = errno;
         running = 0;
         if (in_child) {
             fflush(NULL);
@@ -237,6 +245,7 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
         return 0;
     }
     /* back from the handler: the mask saved by sigsetjmp is restored */
+    cells_errno = errno;
     if (in_child)
         _exit(128 + last_fault.signo);
     if (fault)

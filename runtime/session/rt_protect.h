@@ -31,7 +31,9 @@ typedef struct rt_fault {
 int rt_protect_init(cm_error_t *err);
 
 /* Runs fn(arg). Returns 0 when it returned, or the signal number that
- * ended it, with *fault filled. Not reentrant. In a process forked by the
+ * ended it, with *fault filled. errno carries over from one run to the
+ * next, as in one program (gpuc's own calls in between do not change it
+ * for the cells). Not reentrant. In a process forked by the
  * cell, returning here ends the child with _exit (see rt_protect_on_fork). */
 int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault);
 

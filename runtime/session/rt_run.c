@@ -110,6 +110,7 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
             rt_plan_free(&plan);
             return -1;
         }
+        rt_plan_complete(&plan, t);
         rt_session_commit(s, t, &plan);
         r.cell = (void (*)(void))rt_tcc_symbol(t, plan.entry_name);
         if (plan.has_main)
