@@ -145,23 +145,30 @@ static void copy_tok(char *dst, size_t cap, const char *src, const rt_tok_t *t)
     dst[n] = '\0';
 }
 
-/* Reads the type that decl gives name. Returns -1 when it does not declare it. */
-static int decl_type(const char *decl, const char *name, type_ref_t *out)
+/* The token of decl's tokens t[0, n) that declares name (not a member of
+ * a body written in decl, not a tag), or n. */
+static size_t declared_name(const char *decl, const rt_tok_t *t, size_t n, const char *name)
 {
-    memset(out, 0, sizeof *out);
-    rt_tok_t *t;
-    size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
-    size_t k = n;
     int depth = 0;
-    for (size_t i = 0; i < n && k == n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (rt_tok_is(decl, &t[i], "{"))
             depth++;
         else if (rt_tok_is(decl, &t[i], "}"))
             depth--;
         else if (depth == 0 && t[i].kind == RT_TOK_IDENT && rt_tok_is(decl, &t[i], name) &&
                  !(i > 0 && rt_tok_is_tag_keyword(decl, &t[i - 1])))
-            k = i;
+            return i;
     }
+    return n;
+}
+
+/* Reads the type that decl gives name. Returns -1 when it does not declare it. */
+static int decl_type(const char *decl, const char *name, type_ref_t *out)
+{
+    memset(out, 0, sizeof *out);
+    rt_tok_t *t;
+    size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
+    size_t k = declared_name(decl, t, n, name);
     char before[sizeof out->name] = ""; /* the name before the last word */
     int specifiers = 1;                  /* before the first declarator's end */
     for (size_t i = 0; i < k;) {
@@ -427,17 +434,7 @@ static int member_type(rt_session_t *s, const char *decl, const char *name,
 {
     rt_tok_t *t;
     size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
-    size_t k = n;
-    int braces = 0;
-    for (size_t i = 0; i < n && k == n; i++) {
-        if (rt_tok_is(decl, &t[i], "{"))
-            braces++;
-        else if (rt_tok_is(decl, &t[i], "}"))
-            braces--;
-        else if (braces == 0 && rt_tok_is(decl, &t[i], name) &&
-                 !(i > 0 && rt_tok_is_tag_keyword(decl, &t[i - 1])))
-            k = i;
-    }
+    size_t k = declared_name(decl, t, n, name);
     if (k < n)
         read_declarator(decl, t, n, k, out);
     free(t);
