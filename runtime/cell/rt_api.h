@@ -40,7 +40,12 @@
     X(void, __gpuc_field_double, (const void *, unsigned long long), rt_result_field_double)  \
     X(void, __gpuc_field_ldouble, (const void *, unsigned long long), rt_result_field_ldouble)\
     X(void, __gpuc_field_str, (const void *, unsigned long long), rt_result_field_str)        \
+    X(void, __gpuc_field_chars, (const void *, unsigned long long), rt_result_field_chars)    \
+    X(void, __gpuc_field_ptr, (const void *, unsigned long long), rt_result_field_ptr)        \
     X(void, __gpuc_field_other, (const void *, unsigned long long), rt_result_field_other)    \
+    X(void, __gpuc_array_begin, (void), rt_result_array_begin)                                \
+    X(int, __gpuc_array_item, (void), rt_result_array_item)                                   \
+    X(void, __gpuc_array_end, (void), rt_result_array_end)                                    \
     X(void, __gpuc_show_array, (const struct ga_array *), rt_arrays_show)                     \
     /* the CUDA runtime as gpuc serves it (gpu_host_header's macros call these) */            \
     X(int, gpu_device_properties, (struct cudaDeviceProp *prop, int device),                  \

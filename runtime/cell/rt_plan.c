@@ -358,36 +358,126 @@ void rt_plan_set_struct_hint(const rt_struct_hint_t *hint)
     struct_hint = hint;
 }
 
-/* { __typeof__ v = (expr); begin; for each field: name, value; end } */
+void rt_struct_hint_add(rt_struct_hint_t *hint, rt_field_kind_t kind, int ndims,
+                        const char *name, size_t len)
+{
+    CM_VEC_GROW(hint->fields, hint->nfields, hint->capfields);
+    rt_field_t *f = &hint->fields[hint->nfields++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->ndims = ndims;
+    if (name && len < sizeof f->name)
+        memcpy(f->name, name, len);
+}
+
+void rt_struct_hint_clear(rt_struct_hint_t *hint)
+{
+    free(hint->fields);
+    memset(hint, 0, sizeof *hint);
+}
+
+/* The field functions of gpuc.h by the member's type (scalars, strings). */
+#define SCALAR_FIELDS                                                                          \
+    "_Bool: __gpuc_field_bool, char: __gpuc_field_char, signed char: __gpuc_field_sint,"     \
+    " unsigned char: __gpuc_field_uint, short: __gpuc_field_sint,"                           \
+    " unsigned short: __gpuc_field_uint, int: __gpuc_field_sint,"                            \
+    " unsigned int: __gpuc_field_uint, long: __gpuc_field_sint,"                             \
+    " unsigned long: __gpuc_field_uint, long long: __gpuc_field_sint,"                       \
+    " unsigned long long: __gpuc_field_uint, float: __gpuc_field_float,"                     \
+    " double: __gpuc_field_double, long double: __gpuc_field_ldouble,"                       \
+    " char *: __gpuc_field_str, const char *: __gpuc_field_str,"
+
+static void show_members(cm_buf_t *b, const rt_struct_hint_t *h, size_t *k, const char *path,
+                         int *loops);
+
+/* Code that shows the value at path (an lvalue): dimension dim of an
+ * array of f->ndims, else one element by f's kind. *k is the step after
+ * f; a struct's members are consumed from there. */
+static void show_value(cm_buf_t *b, const rt_struct_hint_t *h, const rt_field_t *f, size_t *k,
+                       const char *path, int dim, int *loops)
+{
+    if (dim < f->ndims) {
+        if (dim == f->ndims - 1 && f->kind == RT_FIELD_SCALAR)
+            cm_buf_addf(b, "if (_Generic((%s[0]), char: 1, default: 0))"
+                           " __gpuc_field_chars(&%s, sizeof %s); else\n", path, path, path);
+        int i = (*loops)++;
+        cm_buf_addf(b, "{ __gpuc_array_begin(); for (unsigned long long __gpuc_i%d = 0;"
+                       " __gpuc_i%d < sizeof %s / sizeof %s[0] && __gpuc_array_item();"
+                       " __gpuc_i%d++) {\n", i, i, path, path, i);
+        cm_buf_t elem = {0};
+        cm_buf_addf(&elem, "%s[__gpuc_i%d]", path, i);
+        show_value(b, h, f, k, cm_buf_str(&elem), dim + 1, loops);
+        cm_buf_free(&elem);
+        cm_buf_adds(b, "} __gpuc_array_end(); }\n");
+        return;
+    }
+    switch (f->kind) {
+    case RT_FIELD_POINTER:
+        cm_buf_addf(b, "_Generic((%s), char *: __gpuc_field_str, const char *: __gpuc_field_str,"
+                       " default: __gpuc_field_ptr)(&%s, sizeof %s);\n", path, path, path);
+        break;
+    case RT_FIELD_BITS:
+        cm_buf_addf(b, "{ long long __gpuc_b = (%s); __gpuc_field_sint(&__gpuc_b, sizeof __gpuc_b); }\n",
+                    path);
+        break;
+    case RT_FIELD_STRUCT:
+        cm_buf_addf(b, "__gpuc_struct_begin(0, sizeof %s);\n", path);
+        show_members(b, h, k, path, loops);
+        cm_buf_addf(b, "__gpuc_struct_end(0, sizeof %s);\n", path);
+        break;
+    case RT_FIELD_SCALAR:
+        cm_buf_addf(b, "_Generic((%s), " SCALAR_FIELDS " default: __gpuc_field_other)"
+                       "(&%s, sizeof %s);\n", path, path, path);
+        break;
+    default:
+        cm_buf_adds(b, "__gpuc_field_other(0, 0);\n");
+        break;
+    }
+}
+
+/* The members from step *k up to the end of the list or the RT_FIELD_END
+ * of the struct at path (consumed). */
+static void show_members(cm_buf_t *b, const rt_struct_hint_t *h, size_t *k, const char *path,
+                         int *loops)
+{
+    while (*k < h->nfields) {
+        const rt_field_t *f = &h->fields[(*k)++];
+        if (f->kind == RT_FIELD_END)
+            return;
+        if (f->kind == RT_FIELD_MORE) {
+            cm_buf_adds(b, "__gpuc_struct_field(0);\n");
+            continue;
+        }
+        cm_buf_addf(b, "__gpuc_struct_field(\"%s\");\n", f->name);
+        cm_buf_t member = {0};
+        cm_buf_addf(&member, "%s.%s", path, f->name);
+        show_value(b, h, f, k, cm_buf_str(&member), 0, loops);
+        cm_buf_free(&member);
+    }
+}
+
+/* With members (the expression is an lvalue): { __typeof__ *p = &(expr);
+ * begin; each member's name and value; end }. Else a copy, for its size. */
 static void show_struct(cm_buf_t *b, int cell, const rt_item_t *it, const char *expr, size_t len)
 {
     const char *type = struct_hint && struct_hint->type ? struct_hint->type : "struct";
+    int lvalue = struct_hint && struct_hint->nfields;
     line_directive(b, it->line, cell);
     cm_buf_adds(b, "{ __typeof__((\n");
     line_directive(b, it->line, cell);
     cm_buf_add(b, expr, len);
     line_directive(b, it->end_line, cell);
-    cm_buf_adds(b, ")) __gpuc_v = (\n");
+    cm_buf_adds(b, lvalue ? ")) *__gpuc_p = &(\n" : ")) __gpuc_v = (\n");
     line_directive(b, it->line, cell);
     cm_buf_add(b, expr, len);
     line_directive(b, it->end_line, cell);
-    cm_buf_addf(b, ");\n__gpuc_struct_begin(\"%s\", sizeof __gpuc_v);\n", type);
-    for (size_t k = 0; struct_hint && k < struct_hint->fields.n; k++) {
-        const char *f = struct_hint->fields.v[k];
-        cm_buf_addf(b,
-                    "__gpuc_struct_field(\"%s\"); _Generic((__gpuc_v.%s), _Bool: __gpuc_field_bool,"
-                    " char: __gpuc_field_char, signed char: __gpuc_field_sint,"
-                    " unsigned char: __gpuc_field_uint, short: __gpuc_field_sint,"
-                    " unsigned short: __gpuc_field_uint, int: __gpuc_field_sint,"
-                    " unsigned int: __gpuc_field_uint, long: __gpuc_field_sint,"
-                    " unsigned long: __gpuc_field_uint, long long: __gpuc_field_sint,"
-                    " unsigned long long: __gpuc_field_uint, float: __gpuc_field_float,"
-                    " double: __gpuc_field_double, long double: __gpuc_field_ldouble,"
-                    " char *: __gpuc_field_str, const char *: __gpuc_field_str,"
-                    " default: __gpuc_field_other)(&__gpuc_v.%s, sizeof __gpuc_v.%s);\n",
-                    f, f, f, f);
-    }
-    cm_buf_addf(b, "__gpuc_struct_end(\"%s\", sizeof __gpuc_v); }\n", type);
+    const char *v = lvalue ? "(*__gpuc_p)" : "__gpuc_v";
+    cm_buf_addf(b, ");\n__gpuc_struct_begin(\"%s\", sizeof %s);\n", type, v);
+    size_t k = 0;
+    int loops = 0;
+    if (lvalue)
+        show_members(b, struct_hint, &k, v, &loops);
+    cm_buf_addf(b, "__gpuc_struct_end(\"%s\", sizeof %s); }\n", type, v);
 }
 
 static void do_expression(gen_t *g, const rt_item_t *it, rt_result_mode_t mode)

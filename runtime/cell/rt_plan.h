@@ -48,12 +48,38 @@ typedef struct rt_plan {
     char entry_name[64];    /* "__gpuc_cell_N" */
 } rt_plan_t;
 
+/* One step of showing a struct value, in member order. A RT_FIELD_STRUCT
+ * member's own members follow it, up to its RT_FIELD_END. */
+typedef enum rt_field_kind {
+    RT_FIELD_SCALAR,  /* arithmetic, or not known: by _Generic on its type */
+    RT_FIELD_POINTER, /* an address (function pointers too); char *: the string */
+    RT_FIELD_BITS,    /* a bit-field: its value */
+    RT_FIELD_STRUCT,  /* a struct or union: its members follow */
+    RT_FIELD_END,     /* closes the RT_FIELD_STRUCT before */
+    RT_FIELD_OPAQUE,  /* not shown: "{...}" (too deep, a flexible array) */
+    RT_FIELD_MORE,    /* members left out: "..." */
+} rt_field_kind_t;
+
+typedef struct rt_field {
+    rt_field_kind_t kind;
+    int ndims;          /* > 0: an array of ndims dimensions of such (of char: a string) */
+    char name[128];     /* the member's name; "" for END and MORE */
+} rt_field_t;
+
 /* What RT_RESULT_STRUCT shows: the value's type as written ("point_t",
- * "struct point") and its field names, when the session knows them. */
+ * "struct point") and its members, when the session knows them. With
+ * members, the expression is an lvalue (a chain "a.b[2]->c"). */
 typedef struct rt_struct_hint {
     const char *type;       /* NULL: "struct" */
-    cm_names_t fields;      /* may be empty: then type and size only */
+    rt_field_t *fields;     /* none: type and size only */
+    size_t nfields, capfields;
 } rt_struct_hint_t;
+
+/* Appends one step to hint. */
+void rt_struct_hint_add(rt_struct_hint_t *hint, rt_field_kind_t kind, int ndims,
+                        const char *name, size_t len);
+/* Forgets hint's steps and type (fields freed). */
+void rt_struct_hint_clear(rt_struct_hint_t *hint);
 
 /* The hint for the next RT_RESULT_STRUCT plan (borrowed until then). */
 void rt_plan_set_struct_hint(const rt_struct_hint_t *hint);

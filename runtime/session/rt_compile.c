@@ -231,70 +231,6 @@ static rt_tcc_t *compile_shaken(rt_session_t *s, const char *src, const char *co
     return NULL;
 }
 
-static void add_member(void *ctx, const char *name, size_t len, const char *decl, size_t dlen)
-{
-    cm_names_t *fields = ctx;
-    if (len && cm_names_find(fields, name, len) < 0)
-        cm_names_add(fields, name, len);
-}
-
-/* The type and field names of the struct value expr has, as far as the
- * session can tell: a session variable's declared type, and the members
- * of its struct (see rt_session_query.c). */
-static void struct_hint_for(rt_session_t *s, const char *code, const char *expr,
-                            rt_struct_hint_t *hint)
-{
-    static char type[256];
-    cm_names_free(&hint->fields);
-    hint->type = NULL;
-    size_t len = strlen(expr);
-    while (len && isspace((unsigned char)expr[len - 1]))
-        len--;
-    size_t start = 0;
-    while (start < len && isspace((unsigned char)expr[start]))
-        start++;
-    /* the expression is the cell's last item: look it up in the cell, so
-     * that variables the cell itself declared are known too */
-    const char *at = NULL;
-    for (const char *p = strstr(code, expr); p; p = strstr(p + 1, expr))
-        at = p;
-    int rc = at ? rt_session_members(s, code, (size_t)(at - code) + start,
-                                     (size_t)(at - code) + len, add_member, &hint->fields)
-                : rt_session_members(s, expr, start, len, add_member, &hint->fields);
-    if (rc != 0)
-        cm_names_free(&hint->fields);
-    /* a plain name: its declaration says the type, "point_t p" */
-    int ident = start < len;
-    for (size_t i = start; i < len; i++)
-        ident &= isalnum((unsigned char)expr[i]) || expr[i] == '_';
-    rt_name_info_t info;
-    char name[128];
-    if (!ident || len - start >= sizeof name)
-        return;
-    memcpy(name, expr + start, len - start);
-    name[len - start] = '\0';
-    if (rt_session_name_info(s, name, &info) != 0 || info.kind != RT_NAME_VARIABLE || !info.text)
-        return;
-    const char *t = info.text;
-    if (strncmp(t, "extern ", 7) == 0)
-        t += 7;
-    while (*t == ' ')
-        t++;
-    const char *end = strstr(t, " __attribute");
-    size_t n = end ? (size_t)(end - t) : strcspn(t, ";");
-    size_t nl = strlen(name);
-    if (n > nl && memcmp(t + n - nl, name, nl) == 0) {
-        n -= nl;
-        while (n && t[n - 1] == ' ')
-            n--;
-        if (n && n < sizeof type && !memchr(t, '*', n) && !memchr(t, '[', n) && !memchr(t, '"', n)) {
-            memcpy(type, t, n);
-            type[n] = '\0';
-            hint->type = type;
-        }
-    }
-}
-
 /* plan_code is code with top-level macro uses expanded (rt_expand.c), on
  * the same lines; messages quote code, as the user wrote it. */
 static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *plan_code, int cell,
@@ -309,7 +245,7 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
         if (modes[m] == RT_RESULT_STRUCT) {
             if (!plan->has_expr || !plan->expr)
                 continue;
-            struct_hint_for(s, plan_code, plan->expr, &hint);
+            rt_session_struct_hint(s, plan_code, plan->expr, &hint);
             rt_plan_set_struct_hint(&hint);
         }
         rt_plan_make(plan, plan_code, cell, modes[m], rt_session_is_type, s, &body);

@@ -1,17 +1,40 @@
 /* rt_result: formats a cell's final value (see rt_result.h). */
 #include "rt_result.h"
 
-#include <math.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "cm_buf.h"
 
 static char *result; /* the text shown by the running cell, or NULL */
 static char *result_html; /* an HTML form of it, or NULL */
+
+/* A struct value being shown member by member, as C would initialise it:
+ * "point_t {.x = 3, .v = {1, 2}}". Nested braces (structs, arrays) are
+ * levels; a cell that faults half-way leaves them open until the reset. */
+#define MAX_LEVELS 32
+#define MAX_ITEMS 16        /* array elements shown, then "..." */
+#define MAX_CHARS 64        /* characters of a string member, then "..." */
+#define MAX_TEXT 8192       /* the whole text, then "..." */
+#define MAX_STRUCT (1 << 20) /* a bigger struct shows its size only */
+static cm_buf_t fields;
+static int level;               /* open braces; 0: not inside a struct */
+static int items[MAX_LEVELS];   /* members or elements shown at each level */
+static int summary;             /* the struct is too big: its size only */
+
+static void struct_reset(void)
+{
+    cm_buf_free(&fields);
+    level = 0;
+    summary = 0;
+}
 
 void rt_result_reset(void)
 {
@@ -19,6 +42,7 @@ void rt_result_reset(void)
     result = NULL;
     free(result_html);
     result_html = NULL;
+    struct_reset();
 }
 
 char *rt_result_take(void)
@@ -41,14 +65,20 @@ void rt_result_set_html(const char *html)
     result_html = html ? cm_strndup(html, strlen(html)) : NULL;
 }
 
-/* A struct value being shown field by field: "type {x = 1, y = 2}". */
-static cm_buf_t fields;
-static int in_struct, nfields;
+/* Adds to the struct text, unless it is long enough already. */
+static void add_text(const char *text)
+{
+    if (summary || fields.len > MAX_TEXT)
+        return;
+    cm_buf_adds(&fields, text);
+    if (fields.len > MAX_TEXT)
+        cm_buf_adds(&fields, "...");
+}
 
 void rt_result_set(const char *text)
 {
-    if (in_struct) { /* the value of the field just named */
-        cm_buf_adds(&fields, text);
+    if (level > 0) { /* the value of the member just named */
+        add_text(text);
         return;
     }
     free(result);
@@ -57,32 +87,85 @@ void rt_result_set(const char *text)
     result_html = NULL;
 }
 
+/* Opens a level of braces. */
+static void open_level(void)
+{
+    if (level < MAX_LEVELS)
+        items[level] = 0;
+    level++;
+    add_text("{");
+}
+
+/* Counts one item of the innermost level; adds ", " between items. */
+static int next_item(void)
+{
+    int n = level > 0 && level <= MAX_LEVELS ? items[level - 1]++ : 1;
+    if (n)
+        add_text(", ");
+    return n;
+}
+
 void rt_result_struct_begin(const char *type, unsigned long long size)
 {
-    cm_buf_free(&fields);
-    cm_buf_addf(&fields, "%s {", type);
-    in_struct = 1;
-    nfields = 0;
-    (void)size;
+    if (level == 0) {
+        struct_reset();
+        summary = size > MAX_STRUCT;
+        cm_buf_addf(&fields, "%s ", type ? type : "struct");
+    }
+    open_level();
 }
 
 void rt_result_struct_field(const char *name)
 {
-    cm_buf_addf(&fields, "%s%s = ", nfields++ ? ", " : "", name);
+    next_item();
+    if (!name) {
+        add_text("...");
+        return;
+    }
+    add_text(".");
+    add_text(name);
+    add_text(" = ");
 }
 
 void rt_result_struct_end(const char *type, unsigned long long size)
 {
-    in_struct = 0;
-    if (nfields) {
-        cm_buf_addc(&fields, '}');
-        rt_result_set(cm_buf_str(&fields));
-    } else {
-        char b[300];
-        snprintf(b, sizeof b, "%s (%llu bytes)", type, size);
+    if (level <= 0)
+        return;
+    int n = level <= MAX_LEVELS ? items[level - 1] : 1;
+    add_text("}");
+    if (--level > 0)
+        return;
+    char b[300];
+    if (summary || !n) {
+        snprintf(b, sizeof b, "%s (%llu bytes)", type ? type : "struct", size);
+        summary = 0;
         rt_result_set(b);
+    } else {
+        rt_result_set(cm_buf_str(&fields));
     }
     cm_buf_free(&fields);
+}
+
+void rt_result_array_begin(void)
+{
+    open_level();
+}
+
+int rt_result_array_item(void)
+{
+    if (next_item() >= MAX_ITEMS) {
+        add_text("...");
+        return 0;
+    }
+    return 1;
+}
+
+void rt_result_array_end(void)
+{
+    if (level <= 0)
+        return;
+    add_text("}");
+    level--;
 }
 
 /* Fields are read through their address: one signature for every type. */
@@ -113,15 +196,17 @@ void rt_result_field_char(const void *a, unsigned long long size) { rt_result_sh
 void rt_result_field_float(const void *a, unsigned long long size) { rt_result_show_float(*(const float *)a); }
 void rt_result_field_double(const void *a, unsigned long long size) { rt_result_show_double(*(const double *)a); }
 void rt_result_field_ldouble(const void *a, unsigned long long size) { rt_result_show_ldouble(*(const long double *)a); }
-void rt_result_field_str(const void *a, unsigned long long size) { rt_result_show_str(*(const char *const *)a); }
 
-/* Pointers, nested structs and arrays: a pointer's address, else "{...}". */
+/* Pointers (function pointers too): the address; never read through. */
+void rt_result_field_ptr(const void *a, unsigned long long size)
+{
+    rt_result_show_ptr(*(void *const *)a);
+}
+
+/* A member of a type gpuc cannot tell: not read. */
 void rt_result_field_other(const void *a, unsigned long long size)
 {
-    if (size == sizeof(void *))
-        rt_result_show_ptr(*(void *const *)a);
-    else
-        rt_result_set("{...}");
+    rt_result_set("{...}");
 }
 
 void rt_result_show_int(long long v)
@@ -159,6 +244,58 @@ static void escape_char(cm_buf_t *b, unsigned char c, char quote)
         cm_buf_addf(b, "\\x%02x", c);
     else
         cm_buf_addc(b, (char)c); /* UTF-8 bytes pass through */
+}
+
+/* Up to n bytes at p that can be read, copied to out: a pointer member
+ * may hold anything. Returns how many (0: none). Where the kernel refuses
+ * process_vm_readv, the bytes are read directly (a fault is the cell's). */
+static size_t read_memory(const void *p, char *out, size_t n)
+{
+    uintptr_t page = 4096, at = (uintptr_t)p;
+    size_t first = page - at % page < n ? page - at % page : n;
+    struct iovec local = {out, n};
+    struct iovec remote[2] = {{(void *)p, first}, {(void *)(at + first), n - first}};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, n > first ? 2 : 1, 0);
+    if (got >= 0)
+        return (size_t)got;
+    if (errno == EFAULT)
+        return 0;
+    memcpy(out, p, n);
+    return n;
+}
+
+/* s[0, n) up to its first NUL, quoted and escaped; capped at MAX_CHARS
+ * characters, then "...". */
+static void show_chars(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    cm_buf_t b = {0};
+    cm_buf_addc(&b, '"');
+    for (size_t i = 0; i < len && i < MAX_CHARS; i++)
+        escape_char(&b, (unsigned char)s[i], '"');
+    cm_buf_addc(&b, '"');
+    if (len > MAX_CHARS)
+        cm_buf_adds(&b, "...");
+    rt_result_set(cm_buf_str(&b));
+    cm_buf_free(&b);
+}
+
+/* A char array member: a string, though it may lack its NUL. */
+void rt_result_field_chars(const void *a, unsigned long long size)
+{
+    show_chars(a, size);
+}
+
+/* A char * member: the string where it can be read, else the address. */
+void rt_result_field_str(const void *a, unsigned long long size)
+{
+    const char *s = *(const char *const *)a;
+    char text[MAX_CHARS + 1];
+    size_t n = s ? read_memory(s, text, sizeof text) : 0;
+    if (!s || !n)
+        rt_result_show_ptr(s);
+    else
+        show_chars(text, n);
 }
 
 void rt_result_show_char(char v)

@@ -36,11 +36,20 @@ void rt_result_show_ptr(const volatile void *p);
 /* Shortest "%.Ng" text of d that reads back exactly (N = 15, 16, 17). */
 void rt_result_format_double(double d, char *out, size_t size);
 
-/* What the code generated for a struct result calls: the struct's name
- * and size, then each field's name and value by kind (gpuc.h). */
+/* What the code generated for a struct result calls (gpuc.h):
+ * struct_begin with the type's name (NULL in a nested struct) and size;
+ * per member struct_field with its name (NULL: members left out) and one
+ * field_* or an array_begin, array_item per element until it returns 0,
+ * array_end; struct_end. Too big a struct shows its size only. Members
+ * are read through their address: one signature for every type. Strings
+ * are capped; a char * that cannot be read shows its address. The state
+ * is reset by rt_result_reset, also after a cell that faulted half-way. */
 void rt_result_struct_begin(const char *type, unsigned long long size);
 void rt_result_struct_field(const char *name);
 void rt_result_struct_end(const char *type, unsigned long long size);
+void rt_result_array_begin(void);
+int rt_result_array_item(void);
+void rt_result_array_end(void);
 void rt_result_field_sint(const void *a, unsigned long long size);
 void rt_result_field_uint(const void *a, unsigned long long size);
 void rt_result_field_bool(const void *a, unsigned long long size);
@@ -49,6 +58,8 @@ void rt_result_field_float(const void *a, unsigned long long size);
 void rt_result_field_double(const void *a, unsigned long long size);
 void rt_result_field_ldouble(const void *a, unsigned long long size);
 void rt_result_field_str(const void *a, unsigned long long size);
+void rt_result_field_chars(const void *a, unsigned long long size);
+void rt_result_field_ptr(const void *a, unsigned long long size);
 void rt_result_field_other(const void *a, unsigned long long size);
 
 #endif

@@ -134,4 +134,11 @@ void *rt_session_symbol(const rt_session_t *s, const char *name);
  * rt_tcc_free; its data stays valid in the arena), or NULL with err set. */
 rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *err);
 
+/* The type and members of the struct value expr, the last item of code,
+ * has, as far as the session can tell: a session variable's declared type
+ * and its struct's members (see rt_session_query.h). hint is cleared
+ * first; its steps stay until the next call. */
+void rt_session_struct_hint(rt_session_t *s, const char *code, const char *expr,
+                            rt_struct_hint_t *hint);
+
 #endif

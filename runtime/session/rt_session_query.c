@@ -146,25 +146,38 @@ static void copy_tok(char *dst, size_t cap, const char *src, const rt_tok_t *t)
     dst[n] = '\0';
 }
 
-/* Reads the type that decl gives name. Returns -1 when it does not declare it. */
-static int decl_type(const char *decl, const char *name, type_ref_t *out)
+/* The token of decl's tokens t[0, n) that declares name (not a member of
+ * a body written in decl, not a tag), or n. */
+static size_t declared_name(const char *decl, const rt_tok_t *t, size_t n, const char *name)
 {
-    memset(out, 0, sizeof *out);
-    rt_tok_t *t;
-    size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
-    size_t k = n;
     int depth = 0;
-    for (size_t i = 0; i < n && k == n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (rt_tok_is(decl, &t[i], "{"))
             depth++;
         else if (rt_tok_is(decl, &t[i], "}"))
             depth--;
         else if (depth == 0 && t[i].kind == RT_TOK_IDENT && rt_tok_is(decl, &t[i], name) &&
                  !(i > 0 && rt_tok_is_tag_keyword(decl, &t[i - 1])))
-            k = i;
+            return i;
     }
+    return n;
+}
+
+/* Reads the type that decl gives name. Returns -1 when it does not declare it. */
+static int decl_type(const char *decl, const char *name, type_ref_t *out)
+{
+    memset(out, 0, sizeof *out);
+    rt_tok_t *t;
+    size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
+    size_t k = declared_name(decl, t, n, name);
+    char before[sizeof out->name] = ""; /* the name before the last word */
+    int specifiers = 1;                  /* before the first declarator's end */
     for (size_t i = 0; i < k;) {
-        if (rt_tok_is_tag_keyword(decl, &t[i])) {
+        if (specifiers && rt_tok_is(decl, &t[i], ",")) {
+            memcpy(out->name, before, sizeof before); /* "point_t a, b": a was no type */
+            specifiers = 0;
+            i++;
+        } else if (rt_tok_is_tag_keyword(decl, &t[i])) {
             out->is_enum = rt_tok_is(decl, &t[i], "enum");
             size_t kw = i++;
             if (i < k && is_word(decl, &t[i])) {
@@ -188,8 +201,10 @@ static int decl_type(const char *decl, const char *name, type_ref_t *out)
                    !(i + 2 < k && rt_tok_is(decl, &t[i + 2], "*"))) {
             i = rt_tok_skip_group(decl, t, n, i + 1); /* __attribute__((...)), typeof(...) */
         } else {
-            if (is_word(decl, &t[i]))
+            if (specifiers && is_word(decl, &t[i])) {
+                memcpy(before, out->name, sizeof before);
                 copy_tok(out->name, sizeof out->name, decl, &t[i]);
+            }
             i++;
         }
     }
@@ -421,6 +436,80 @@ int rt_session_members(rt_session_t *s, const char *code, size_t start, size_t e
     members_of(body, fn, ctx, 0);
     free(body);
     return 0;
+}
+
+void rt_session_body_members(const char *body, rt_member_fn fn, void *ctx)
+{
+    members_of(body, fn, ctx, 0);
+}
+
+/* The declarator of name in decl, t[k] being name: pointer, array, bits. */
+static void read_declarator(const char *decl, const rt_tok_t *t, size_t n, size_t k,
+                            rt_member_type_t *out)
+{
+    size_t a = k; /* back to the ',' or the '}' of a body before the declarator */
+    while (a > 0 && !rt_tok_is(decl, &t[a - 1], ",") && !rt_tok_closes(decl, &t[a - 1]))
+        a--;
+    int pointer = 0;
+    for (size_t i = a; i < k; i++)
+        pointer |= rt_tok_is(decl, &t[i], "*");
+    size_t i = k + 1;
+    while (i < n && rt_tok_is(decl, &t[i], "[")) {
+        if (i + 1 < n && rt_tok_is(decl, &t[i + 1], "]"))
+            out->kind = RT_MEMBER_OPAQUE; /* int data[] */
+        out->ndims++;
+        i = rt_tok_skip_group(decl, t, n, i);
+    }
+    if (out->kind == RT_MEMBER_OPAQUE)
+        return;
+    if (i < n && rt_tok_is(decl, &t[i], ":"))
+        out->kind = RT_MEMBER_BITS;
+    else if (pointer || (i < n && rt_tok_is(decl, &t[i], "(")))
+        out->kind = RT_MEMBER_POINTER;
+}
+
+static int member_type(rt_session_t *s, const char *decl, const char *name,
+                       rt_member_type_t *out, int depth)
+{
+    rt_tok_t *t;
+    size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
+    size_t k = declared_name(decl, t, n, name);
+    if (k < n)
+        read_declarator(decl, t, n, k, out);
+    free(t);
+    if (k == n)
+        return -1;
+    if (out->kind != RT_MEMBER_SCALAR || depth > MAX_DEPTH)
+        return 0;
+    type_ref_t ty;
+    if (decl_type(decl, name, &ty) != 0)
+        return 0;
+    rt_name_info_t info;
+    if (!ty.body && ty.tag[0] && !ty.is_enum && rt_session_name_info(s, ty.tag, &info) == 0)
+        ty.body = tag_body(info.text, ty.tag);
+    if (ty.body && !ty.is_enum) {
+        out->kind = RT_MEMBER_STRUCT;
+        out->body = ty.body;
+        return 0;
+    }
+    free(ty.body);
+    if (!ty.tag[0] && ty.name[0] && rt_session_name_info(s, ty.name, &info) == 0 &&
+        info.kind == RT_NAME_TYPE) { /* a typedef: what it names, and its own dimensions */
+        rt_member_type_t named = {0};
+        if (member_type(s, info.text, ty.name, &named, depth + 1) == 0) {
+            out->kind = named.kind;
+            out->ndims += named.ndims;
+            out->body = named.body;
+        }
+    }
+    return 0;
+}
+
+int rt_session_member_type(rt_session_t *s, const char *decl, const char *name,
+                           rt_member_type_t *out)
+{
+    memset(out, 0, sizeof *out);
+    return member_type(s, decl, name, out, 0);
 }
 
 char *rt_session_definition(rt_session_t *s, const char *decl, const char *name)

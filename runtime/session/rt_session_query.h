@@ -57,6 +57,30 @@ typedef void (*rt_member_fn)(void *ctx, const char *name, size_t len, const char
 int rt_session_members(rt_session_t *s, const char *code, size_t start, size_t end,
                        rt_member_fn fn, void *ctx);
 
+/* Calls fn for each member of body, the "{ ... }" of a struct or union
+ * (as rt_session_members does). */
+void rt_session_body_members(const char *body, rt_member_fn fn, void *ctx);
+
+/* What a member is, read from its declaration, typedefs followed. */
+typedef enum rt_member_kind {
+    RT_MEMBER_SCALAR,   /* arithmetic, an enum, or not known */
+    RT_MEMBER_POINTER,  /* function pointers too */
+    RT_MEMBER_BITS,     /* a bit-field */
+    RT_MEMBER_STRUCT,   /* a struct or union whose body is known */
+    RT_MEMBER_OPAQUE,   /* a flexible array member: nothing to show */
+} rt_member_kind_t;
+
+typedef struct rt_member_type {
+    rt_member_kind_t kind;
+    int ndims;          /* > 0: an array of ndims dimensions of such elements */
+    char *body;         /* RT_MEMBER_STRUCT: the "{ ... }" of its type; owned, free() it */
+} rt_member_type_t;
+
+/* Reads what decl, a member declaration ("int x, *p, v[3]"), makes name.
+ * Returns -1 when decl does not declare name. */
+int rt_session_member_type(rt_session_t *s, const char *decl, const char *name,
+                           rt_member_type_t *out);
+
 /* The definition ("struct point { ... }") of the struct or union that
  * decl, a declaration of name, gives it, when decl itself does not
  * contain it: for "typedef struct point point_t;". A new string, or NULL. */

@@ -119,10 +119,18 @@ static void test_results(void)
     EXPECT("int *ip = (int *)16;", NULL);
     EXPECT("ip", "0x10");
     EXPECT("struct point pt = {1, 2};", NULL);
-    EXPECT("pt", "struct point {x = 1, y = 2}"); /* a struct value: type and fields */
+    EXPECT("pt", "struct point {.x = 1, .y = 2}"); /* a struct value: type and members */
     EXPECT("typedef struct { int id; const char *name; double *data; float f; } rec_t;\n"
            "rec_t rec = {7, \"seven\", NULL, 0.5f};", NULL);
-    EXPECT("rec", "rec_t {id = 7, name = \"seven\", data = NULL, f = 0.5}");
+    EXPECT("rec", "rec_t {.id = 7, .name = \"seven\", .data = NULL, .f = 0.5}");
+    /* arrays, char arrays as strings, nested structs; a fault half-way through
+     * showing one leaves the next result intact */
+    EXPECT("struct named { char name[8]; int v[3]; struct point at; } nm = {\"abc\", {1, 2, 3}, {4, 5}};",
+           NULL);
+    EXPECT("nm", "struct named {.name = \"abc\", .v = {1, 2, 3}, .at = {.x = 4, .y = 5}}");
+    EXPECT("struct named *none = 0;", NULL);
+    EXPECT_ERROR("*none", "SegmentationFault", "invalid memory access");
+    EXPECT("nm.at", "struct {.x = 4, .y = 5}");
     EXPECT("rec_t make(void) { return rec; }", NULL);
     EXPECT("make()", "struct (32 bytes)"); /* the type of a call is not known: size only */
     EXPECT("printf(\"\")", "0");
