@@ -98,7 +98,7 @@ def check_tour(nb):
     # cells checked when the tour has them
     struct = cell_with(nb, "p", exact=True)
     if struct is not None:
-        assert result_text(struct) == "point_t {x = 3, y = 4}"
+        assert result_text(struct) == "point_t {.x = 3, .y = 4}"
     timeit = cell_with(nb, "%timeit")
     if timeit is not None:
         assert re.fullmatch(r"[\d.]+ (ns|μs|ms|s) ± [\d.]+ (ns|μs|ms|s) per loop \(mean ± std\. "
