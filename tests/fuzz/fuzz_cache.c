@@ -14,6 +14,16 @@
 
 #define HEADER_SIZE 96
 
+static char dir[256];
+
+static void remove_dir(void)
+{
+    char gpuc[300];
+    snprintf(gpuc, sizeof gpuc, "%s/gpuc", dir);
+    rmdir(gpuc);
+    rmdir(dir);
+}
+
 static void lookup(const unsigned char key[32], const uint8_t *data, size_t size)
 {
     char path[1200];
@@ -36,12 +46,15 @@ static void lookup(const unsigned char key[32], const uint8_t *data, size_t size
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char dir[256];
     if (!dir[0]) {
+        /* in memory where there is a /dev/shm: an entry is written per run */
         const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/gpuc-fuzz-cache-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!tmp || !*tmp)
+            tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(dir, sizeof dir, "%s/gpuc-fuzz-cache-XXXXXX", tmp);
         if (!mkdtemp(dir) || setenv("XDG_CACHE_HOME", dir, 1) != 0)
             abort();
+        atexit(remove_dir);
     }
     unsigned char key[32] = {0};
     if (size >= 64)

@@ -1,5 +1,5 @@
 /* fuzz_file: for targets whose module reads a path, not bytes: the input
- * is written to one temporary file per process, rewritten for each run. */
+ * is written to a file for each run. */
 #ifndef FUZZ_FILE_H
 #define FUZZ_FILE_H
 
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* Writes data[0, size) as the file path (replacing it). Aborts when the
@@ -30,16 +31,25 @@ static inline void fuzz_file_write_at(const char *path, const uint8_t *data, siz
     close(fd);
 }
 
-/* The temporary file holding data[0, size); its path is borrowed (static). */
+/* A file holding data[0, size), in memory (a memfd, named by its
+ * /proc/self/fd path, rewritten for each run: no disk I/O, which ran the
+ * connection file target at 900 inputs/s). The path is borrowed (static). */
 static inline const char *fuzz_file_write(const uint8_t *data, size_t size, const char *suffix)
 {
-    static char path[256];
-    if (!path[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/gpuc-fuzz-%ld%s", tmp && *tmp ? tmp : "/tmp",
-                 (long)getpid(), suffix);
+    static char path[64];
+    static int fd = -1;
+    if (fd < 0) {
+        fd = memfd_create(suffix, MFD_CLOEXEC);
+        if (fd < 0) {
+            perror("memfd_create");
+            abort();
+        }
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     }
-    fuzz_file_write_at(path, data, size);
+    if (ftruncate(fd, 0) != 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size)) {
+        perror(path);
+        abort();
+    }
     return path;
 }
 
