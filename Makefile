@@ -5,12 +5,18 @@
 #                notebooks/tour.ipynb through the kernel into out/
 #   make test    set up, build, run ctest + the protocol and notebook tests
 #   make asan    the same tests against an ASan+UBSan build in build-asan/
+#   make fuzz    build the libFuzzer targets (clang) in build-fuzz/ and run
+#                each for FUZZ_SECONDS (docs/reliability.md)
 #   make bench   gpuc against ipykernel (startup, round trip, memory)
 #   make bundle  a relocatable bundle for GPU nodes without packages (out/)
-#   make clean   remove build/, build-asan/ and out/
+#   make clean   remove build/, build-asan/, build-fuzz/ and out/
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+# Seconds per fuzz target: `make fuzz`, and the short runs of `make test`.
+FUZZ_SECONDS      ?= 60
+FUZZ_TEST_SECONDS ?= 30
 BUILD_TYPE ?= RelWithDebInfo
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 OUT        ?= out
@@ -30,7 +36,7 @@ ASAN_EXECUTOR_OPTIONS = handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abo
 ASAN_UNIT_OPTIONS     = handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:use_sigaltstack=0
 UBSAN_OPTIONS_ALL     = print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps build venv demo test asan asan-build bench bundle clean
+.PHONY: all deps build venv demo test asan asan-build fuzz bench bundle clean
 
 all: build
 
@@ -58,14 +64,17 @@ demo: build venv
 test: build venv
 	$(GPUC) install --prefix $(VENV)
 	@rm -rf $(call REPORTS,$(BUILD)) && mkdir -p $(call REPORTS,$(BUILD))
-	@rc_ctest=0; rc_pytest=0; \
+	@rc_ctest=0; rc_pytest=0; rc_fuzz=0; \
 	ctest --test-dir $(BUILD) --output-on-failure --timeout 300 \
 	    --output-junit $(call REPORTS,$(BUILD))/ctest.xml || rc_ctest=$$?; \
 	GPUC_BIN=$(abspath $(GPUC)) $(PYTEST) tests/protocol tests/notebooks tests/cells tests/array \
 	    --junitxml=$(call REPORTS,$(BUILD))/pytest.xml || rc_pytest=$$?; \
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TEST_SECONDS) \
+	    $(call REPORTS,$(BUILD))/fuzz.xml || rc_fuzz=$$?; \
 	$(PY) scripts/summary.py \
 	    ctest=$(call REPORTS,$(BUILD))/ctest.xml:$$rc_ctest \
-	    pytest=$(call REPORTS,$(BUILD))/pytest.xml:$$rc_pytest
+	    pytest=$(call REPORTS,$(BUILD))/pytest.xml:$$rc_pytest \
+	    fuzz=$(call REPORTS,$(BUILD))/fuzz.xml:$$rc_fuzz
 
 asan-build: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGPUC_SANITIZE=ON
@@ -88,11 +97,18 @@ asan: asan-build venv
 	    ctest=$(call REPORTS,$(ASAN_BUILD))/ctest.xml:$$rc_ctest \
 	    pytest=$(call REPORTS,$(ASAN_BUILD))/pytest.xml:$$rc_pytest
 
+# Each target for FUZZ_SECONDS; the one summary line counts them.
+fuzz: deps
+	@rc_fuzz=0; \
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) \
+	    $(call REPORTS,$(FUZZ_BUILD))/fuzz.xml || rc_fuzz=$$?; \
+	python3 scripts/summary.py fuzz=$(call REPORTS,$(FUZZ_BUILD))/fuzz.xml:$$rc_fuzz
+
 bench: build venv
 	$(PY) bench/bench_kernel.py --gpuc $(GPUC) --json $(BUILD)/bench/kernel.json
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(OUT)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(OUT)
 
 bundle: build
 	scripts/make-bundle.sh $(BUILD) $(OUT)

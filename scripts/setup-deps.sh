@@ -10,19 +10,36 @@ packages=(
     libtcc-dev tcc
 )
 
+# clang and its libFuzzer runtime build the fuzz targets (tests/fuzz/):
+# installed when run as root, else only named; without them `make test`
+# reports the fuzz runs skipped.
+optional=(clang libclang-rt-14-dev)
+
 # python3-venv is only needed when the venv is made from Debian's python3;
 # a python3 earlier on PATH (pyenv, a custom build) brings its own venv.
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     packages+=(python3 python3-venv)
 fi
 
+installed() {
+    [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]
+}
+
 missing=()
 for p in "${packages[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-    if [[ "$status" != "install ok installed" ]]; then
-        missing+=("$p")
-    fi
+    installed "$p" || missing+=("$p")
 done
+optional_missing=()
+for p in "${optional[@]}"; do
+    installed "$p" || optional_missing+=("$p")
+done
+if ((${#optional_missing[@]} > 0)); then
+    if [[ $(id -u) -eq 0 ]]; then
+        missing+=("${optional_missing[@]}")
+    else
+        echo "setup-deps: optional, for the fuzz targets: sudo apt-get install -y ${optional_missing[*]}" >&2
+    fi
+fi
 
 if ((${#missing[@]} == 0)); then
     echo "setup-deps: all Debian packages present"

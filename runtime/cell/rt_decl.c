@@ -231,14 +231,21 @@ void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_ty
             continue;
         }
         if (rt_tok_is(src, t, "struct") || rt_tok_is(src, t, "union") || rt_tok_is(src, t, "enum")) {
-            out->tagkw = t->start;
-            out->tagkw_len = t->len;
+            /* a body stays with its keyword ("struct {} struct e" is no
+             * C, but its text must not run backwards) */
+            int had_body = out->body_end > out->body_start;
+            if (!had_body) {
+                out->tagkw = t->start;
+                out->tagkw_len = t->len;
+            }
             i++;
             while (i < n && is_attribute(src, &toks[i]))
                 i = i + 1 < n && rt_tok_opens(src, &toks[i + 1]) ? rt_tok_skip_group(src, toks, n, i + 1) : i + 1;
             if (i < n && toks[i].kind == RT_TOK_IDENT) {
-                out->tag = toks[i].start;
-                out->tag_len = toks[i].len;
+                if (!had_body) {
+                    out->tag = toks[i].start;
+                    out->tag_len = toks[i].len;
+                }
                 i++;
             }
             if (i < n && rt_tok_is(src, &toks[i], "{")) {

@@ -1,0 +1,1 @@
+squares[3] + *second

@@ -1,0 +1,1 @@
+origin.x * origin.y

@@ -1,0 +1,1 @@
+print("called through a pointer");

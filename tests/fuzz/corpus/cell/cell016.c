@@ -1,0 +1,3 @@
+union bits b;
+b.f = 1.0f;
+b.u

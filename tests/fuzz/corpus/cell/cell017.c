@@ -1,0 +1,2 @@
+enum color c = BLUE;
+c

@@ -1,0 +1,1 @@
+sizeof(u64) + sizeof(complex_t)

@@ -1,0 +1,2 @@
+int a[] = {1, 2, 3};
+sizeof a / sizeof a[0]

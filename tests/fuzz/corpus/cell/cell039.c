@@ -1,0 +1,2 @@
+int len = (int)strlen("four"), len2 = len * 2;
+len2

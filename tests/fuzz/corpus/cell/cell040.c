@@ -1,0 +1,2 @@
+free(v);
+v = NULL;

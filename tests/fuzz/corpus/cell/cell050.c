@@ -1,0 +1,2 @@
+int sq(int a) { return a * a; }
+sq(5)

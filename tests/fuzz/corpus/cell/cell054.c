@@ -1,0 +1,2 @@
+int counter = 10;
+int next(void) { return ++counter; }

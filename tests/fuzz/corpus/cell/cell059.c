@@ -1,0 +1,1 @@
+double counter = 0.5;

@@ -1,0 +1,1 @@
+int base(void) { return 2; }

@@ -1,0 +1,1 @@
+calls_base() + base()

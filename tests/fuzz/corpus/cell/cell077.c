@@ -1,0 +1,1 @@
+"he said \"hi\"\n\ttab \\ done"

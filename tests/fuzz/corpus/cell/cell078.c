@@ -1,0 +1,3 @@
+char buf[16];
+strcpy(buf, "copied");
+(char *)buf

@@ -1,0 +1,2 @@
+int target = 5;
+&target

@@ -1,0 +1,2 @@
+struct pair { int a, b; } pr = {1, 2};
+pr

@@ -1,0 +1,2 @@
+void nothing(void) {}
+nothing()

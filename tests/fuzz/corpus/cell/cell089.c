@@ -1,0 +1,2 @@
+int assigned;
+assigned = 3

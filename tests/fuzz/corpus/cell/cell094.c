@@ -1,0 +1,2 @@
+printf("statement first\n");
+int main(void) { printf("then main\n"); return 0; }

@@ -1,0 +1,2 @@
+hidden = 4;
+twice(hidden)

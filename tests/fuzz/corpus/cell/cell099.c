@@ -1,0 +1,2 @@
+extern char **environ;
+environ != NULL && environ[0] != NULL

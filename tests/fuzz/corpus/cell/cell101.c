@@ -1,0 +1,2 @@
+extern int printf(const char *, ...);
+printf("still printf\n");

@@ -1,0 +1,2 @@
+int b = 2;
+int c = a + yy;

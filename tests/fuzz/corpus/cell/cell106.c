@@ -1,0 +1,2 @@
+struct s1 { int a; } v1;
+v1.b = 2;

@@ -1,0 +1,1 @@
+int later(int v) { return v * 3; }

@@ -1,0 +1,5 @@
+int from_int(void) {
+    char *p = 5;
+    return p != 0;
+}
+from_int()

@@ -1,0 +1,2 @@
+const char *nothing = NULL;
+size_t length_of(const char *s) { return strlen(s); }

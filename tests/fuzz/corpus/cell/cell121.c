@@ -1,0 +1,1 @@
+length_of("four")

@@ -1,0 +1,4 @@
+int keep = 7;
+int deref(int *p) {
+    return *p;
+}

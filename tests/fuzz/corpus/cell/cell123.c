@@ -1,0 +1,2 @@
+int before = 1;
+deref(NULL)

@@ -1,0 +1,1 @@
+keep + before

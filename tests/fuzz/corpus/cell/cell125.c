@@ -1,0 +1,2 @@
+int zero = 0;
+int divide(int a) { return a / zero; }

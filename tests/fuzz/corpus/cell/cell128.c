@@ -1,0 +1,2 @@
+#include <assert.h>
+assert(keep == 8);

@@ -1,0 +1,1 @@
+get_answer() + 1

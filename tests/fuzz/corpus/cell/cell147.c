@@ -1,0 +1,4 @@
+#define TWICE(s) s; s;
+int cnt = 0;
+TWICE(cnt++)
+cnt

@@ -1,0 +1,2 @@
+#define TEMP 1
+#undef TEMP

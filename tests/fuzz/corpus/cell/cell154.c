@@ -1,0 +1,1 @@
+make(3).data[2] + sq.n

@@ -1,0 +1,3 @@
+display_html("<b>bold</b>");
+display_text("plain text");
+display_markdown("# Title");

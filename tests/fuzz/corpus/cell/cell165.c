@@ -1,0 +1,1 @@
+for (int i = 0; i < 3; i++) printf("%d\n", i);

@@ -1,0 +1,5 @@
+#ifdef M
+printf("M still defined\n");
+#else
+printf("M gone\n");
+#endif

@@ -1,0 +1,3 @@
+struct s { double d; };
+double x = 1.5;
+x

@@ -1,0 +1,2 @@
+int count = 1;
+%who

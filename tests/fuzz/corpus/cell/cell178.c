@@ -1,0 +1,2 @@
+#include <zlib.h>
+zlibVersion()[0] != 0

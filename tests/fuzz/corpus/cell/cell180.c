@@ -1,0 +1,1 @@
+%cflags -DFROM_CFLAGS=7

@@ -1,0 +1,1 @@
+FROM_CFLAGS * 6

@@ -1,0 +1,1 @@
+%lib no_such_library_gpuc

@@ -1,0 +1,3 @@
+%cflags --reset
+int FROM_CFLAGS = 1;
+FROM_CFLAGS

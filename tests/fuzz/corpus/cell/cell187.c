@@ -1,0 +1,3 @@
+int before = 1;
+%nosuch
+int after = 2;

@@ -1,0 +1,1 @@
+%timeit -q -o -n 5 -r 2 step();

@@ -1,0 +1,1 @@
+_timeit.runs * 10 + _timeit.loops

@@ -1,0 +1,3 @@
+%%time
+int answer = 6 * 7;
+answer

@@ -1,0 +1,1 @@
+weighted_sum_of_squares(10)

@@ -1,0 +1,2 @@
+%%cc -O3
+int cubed(int x) { return square(x) * x; }

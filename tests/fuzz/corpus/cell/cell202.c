@@ -1,0 +1,1 @@
+cubed(3) + total.n

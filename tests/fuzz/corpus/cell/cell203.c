@@ -1,0 +1,5 @@
+%%cc
+int broken(void)
+{
+    return undefined_thing;
+}

@@ -1,0 +1,4 @@
+%%speedup -n 1
+for (;;) {}
+//%% cpu
+//%% gpu

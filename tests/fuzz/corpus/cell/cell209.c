@@ -1,0 +1,3 @@
+%%speedup --sizes 1e3,big
+//%% cpu
+//%% gpu

@@ -1,0 +1,2 @@
+struct{} struct e {int a;} x;
+struct{} enum e {A} y;

@@ -1,0 +1,33 @@
+/* Fuzzes the magic-line parser (runtime/magics/rt_magic.h): finds every
+ * magic line of the input as the cell runner does and splits its
+ * arguments. Nothing is run. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_magic.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *code = malloc(size + 1); /* a cell is NUL-terminated text */
+    memcpy(code, data, size);
+    code[size] = '\0';
+    size_t len = strlen(code);
+    size_t from = 0;
+    int line = 1;
+    rt_magic_line_t m;
+    while (rt_magic_find(code, from, line, &m)) {
+        if (m.start < from || m.end < m.start || m.next < m.end || m.next > len ||
+            m.args + m.args_len > len || m.line < line || code[m.start] != '%')
+            abort(); /* offsets must stay inside the cell, in order */
+        cm_names_t args = {0};
+        rt_magic_args(code, &m, &args);
+        cm_names_free(&args);
+        if (m.cell || m.next == from)
+            break;
+        from = m.next;
+        line = m.line + 1;
+    }
+    free(code);
+    return 0;
+}
