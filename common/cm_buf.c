@@ -23,6 +23,8 @@ static void reserve(cm_buf_t *b, size_t extra)
 
 void cm_buf_add(cm_buf_t *b, const char *text, size_t n)
 {
+    if (!n) /* text may be NULL then (an empty buffer's) */
+        return;
     reserve(b, n);
     memcpy(b->s + b->len, text, n);
     b->len += n;
