@@ -13,6 +13,12 @@
 
 #include "cm_buf.h"
 
+/* The field readers read the user's memory where the cell's expression
+ * says it is: a bad address faults there, inside the protected run, and
+ * becomes the cell's SegmentationFault as the same read in C would. The
+ * undefined-behaviour sanitizer must not stop them first. */
+#define USER_READ __attribute__((no_sanitize("undefined")))
+
 static char *result; /* the text shown by the running cell, or NULL */
 static char *result_html; /* an HTML form of it, or NULL */
 
@@ -169,7 +175,7 @@ void rt_result_array_end(void)
 }
 
 /* Fields are read through their address: one signature for every type. */
-static long long read_signed(const void *a, unsigned long long size)
+USER_READ static long long read_signed(const void *a, unsigned long long size)
 {
     switch (size) {
     case 1: return *(const signed char *)a;
@@ -179,7 +185,7 @@ static long long read_signed(const void *a, unsigned long long size)
     }
 }
 
-static unsigned long long read_unsigned(const void *a, unsigned long long size)
+USER_READ static unsigned long long read_unsigned(const void *a, unsigned long long size)
 {
     switch (size) {
     case 1: return *(const unsigned char *)a;
@@ -191,14 +197,14 @@ static unsigned long long read_unsigned(const void *a, unsigned long long size)
 
 void rt_result_field_sint(const void *a, unsigned long long size) { rt_result_show_int(read_signed(a, size)); }
 void rt_result_field_uint(const void *a, unsigned long long size) { rt_result_show_uint(read_unsigned(a, size)); }
-void rt_result_field_bool(const void *a, unsigned long long size) { rt_result_show_bool(*(const _Bool *)a); }
-void rt_result_field_char(const void *a, unsigned long long size) { rt_result_show_char(*(const char *)a); }
-void rt_result_field_float(const void *a, unsigned long long size) { rt_result_show_float(*(const float *)a); }
-void rt_result_field_double(const void *a, unsigned long long size) { rt_result_show_double(*(const double *)a); }
-void rt_result_field_ldouble(const void *a, unsigned long long size) { rt_result_show_ldouble(*(const long double *)a); }
+USER_READ void rt_result_field_bool(const void *a, unsigned long long size) { rt_result_show_bool(*(const _Bool *)a); }
+USER_READ void rt_result_field_char(const void *a, unsigned long long size) { rt_result_show_char(*(const char *)a); }
+USER_READ void rt_result_field_float(const void *a, unsigned long long size) { rt_result_show_float(*(const float *)a); }
+USER_READ void rt_result_field_double(const void *a, unsigned long long size) { rt_result_show_double(*(const double *)a); }
+USER_READ void rt_result_field_ldouble(const void *a, unsigned long long size) { rt_result_show_ldouble(*(const long double *)a); }
 
 /* Pointers (function pointers too): the address; never read through. */
-void rt_result_field_ptr(const void *a, unsigned long long size)
+USER_READ void rt_result_field_ptr(const void *a, unsigned long long size)
 {
     rt_result_show_ptr(*(void *const *)a);
 }
@@ -266,9 +272,11 @@ static size_t read_memory(const void *p, char *out, size_t n)
 
 /* s[0, n) up to its first NUL, quoted and escaped; capped at MAX_CHARS
  * characters, then "...". */
-static void show_chars(const char *s, size_t n)
+USER_READ static void show_chars(const char *s, size_t n)
 {
-    size_t len = strnlen(s, n);
+    size_t len = 0;
+    while (len < n && s[len]) /* not strnlen: the read may fault, in the cell's run */
+        len++;
     cm_buf_t b = {0};
     cm_buf_addc(&b, '"');
     for (size_t i = 0; i < len && i < MAX_CHARS; i++)
@@ -287,7 +295,7 @@ void rt_result_field_chars(const void *a, unsigned long long size)
 }
 
 /* A char * member: the string where it can be read, else the address. */
-void rt_result_field_str(const void *a, unsigned long long size)
+USER_READ void rt_result_field_str(const void *a, unsigned long long size)
 {
     const char *s = *(const char *const *)a;
     char text[MAX_CHARS + 1];
