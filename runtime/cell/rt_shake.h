@@ -28,7 +28,9 @@ rt_shake_t *rt_shake_new(const char *libdir, const char *headers, cm_error_t *er
 /* The headers text it was made from; borrowed. */
 const char *rt_shake_key(const rt_shake_t *sh);
 
-/* Non-zero when a file the headers read has changed on disk since. */
+/* Non-zero when a file the headers read has changed on disk since (the
+ * system's headers, under /usr/include and /usr/lib, are not looked at
+ * again: they do not change while a session runs). */
 int rt_shake_stale(const rt_shake_t *sh);
 
 /* Adds the names that text[0, len) uses (identifiers, "struct tag"
