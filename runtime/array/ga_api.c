@@ -100,7 +100,7 @@ static ga_array_t *full(const char *fn, int dtype, int fill, double value, int n
     cm_error_t err = {0};
     int device = ga_backend_device();
     ga_array_t *a = fill ? ga_create_full(device, (ga_dtype_t)dtype, ndim, shape, value, &err)
-                         : ga_create_empty(device, (ga_dtype_t)dtype, ndim, shape, &err);
+                         : ga_array_new(device, (ga_dtype_t)dtype, ndim, shape, &err);
     return made(fn, a, &err);
 }
 
@@ -153,7 +153,7 @@ static ga_array_t *like(const char *fn, ga_array_t *a, int fill, double value)
         return NULL;
     cm_error_t err = {0};
     ga_array_t *b = fill ? ga_create_full(a->device, a->dtype, a->ndim, a->shape, value, &err)
-                         : ga_create_empty(a->device, a->dtype, a->ndim, a->shape, &err);
+                         : ga_array_new(a->device, a->dtype, a->ndim, a->shape, &err);
     return made(fn, b, &err);
 }
 

@@ -170,6 +170,16 @@ ga_array_t *ga_array_on(ga_buffer_t *buf, ga_dtype_t dtype, int ndim, const int6
     return a;
 }
 
+ga_array_t *ga_array_new(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                         cm_error_t *err)
+{
+    int64_t n = ga_array_count(dtype, ndim, shape, err);
+    if (n < 0)
+        return NULL;
+    ga_buffer_t *b = ga_buffer_new(device, (size_t)n * ga_dtype_size(dtype), err);
+    return b ? ga_array_on(b, dtype, ndim, shape, err) : NULL; /* checked: cannot fail */
+}
+
 void ga_array_free(ga_array_t *a)
 {
     if (!a || a->magic != GA_MAGIC)

@@ -74,6 +74,12 @@ void ga_array_set_cell(int cell);
 ga_array_t *ga_array_on(ga_buffer_t *buf, ga_dtype_t dtype, int ndim, const int64_t *shape,
                         cm_error_t *err);
 
+/* A new C-contiguous array of dtype and shape on device, its memory
+ * from the pool, uninitialised. NULL with err set (a bad dtype or
+ * shape, no memory). */
+ga_array_t *ga_array_new(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                         cm_error_t *err);
+
 /* The number of elements of shape[0, ndim), or -1 (err set) when a
  * dimension is negative or the product overflows; `bytes` of elsize each
  * also checked (size * elsize fits in a size_t). */

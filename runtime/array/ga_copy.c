@@ -45,6 +45,23 @@ static int each_run(const ga_array_t *a, run_fn fn, void *ctx, cm_error_t *err)
     }
 }
 
+/* Copies the len elements of a strided run (first, stride in elements)
+ * one by one to or from host memory advancing host_step bytes per element
+ * (0: the same host element for all, a fill). */
+static int copy_elements(const ga_array_t *a, char *first, int64_t len, int64_t stride,
+                         char *host, size_t host_step, int to_host, cm_error_t *err)
+{
+    size_t es = ga_dtype_size(a->dtype);
+    for (int64_t i = 0; i < len; i++) {
+        char *e = first + i * stride * (int64_t)es, *h = host + (size_t)i * host_step;
+        int rc = to_host ? ga_mem_to_host(a->device, h, e, es, err)
+                         : ga_mem_to_device(a->device, e, h, es, err);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Copies one run between a's memory and a dense host buffer. */
 typedef struct move {
     char *host;
@@ -61,14 +78,7 @@ static int move_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     if (stride == 1 || len == 1)
         return m->to_host ? ga_mem_to_host(a->device, h, first, (size_t)len * es, err)
                           : ga_mem_to_device(a->device, first, h, (size_t)len * es, err);
-    for (int64_t i = 0; i < len; i++) {
-        char *e = first + i * stride * (int64_t)es;
-        int rc = m->to_host ? ga_mem_to_host(a->device, h + i * (int64_t)es, e, es, err)
-                            : ga_mem_to_device(a->device, e, h + i * (int64_t)es, es, err);
-        if (rc != 0)
-            return -1;
-    }
-    return 0;
+    return copy_elements(a, first, len, stride, h, es, m->to_host, err);
 }
 
 int ga_copy_to_host(const ga_array_t *a, void *dst, cm_error_t *err)
@@ -92,15 +102,9 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
     if (ga_array_check(a, err) != 0)
         return NULL;
     size_t bytes = (size_t)a->size * ga_dtype_size(a->dtype);
-    ga_buffer_t *b = ga_buffer_new(device, bytes, err);
-    if (!b)
+    ga_array_t *c = ga_array_new(device, a->dtype, a->ndim, a->shape, err);
+    if (!c)
         return NULL;
-    ga_array_t *c = ga_array_on(b, a->dtype, a->ndim, a->shape, err);
-    if (!c) {
-        b->refs = 1;
-        ga_buffer_release(b);
-        return NULL;
-    }
     int rc;
     if (device == a->device && a->device != GA_CPU && ga_array_is_contiguous(a)) {
         rc = ga_mem_copy(device, ga_array_data(c), ga_array_data(a), bytes, err);
@@ -181,13 +185,8 @@ static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     fill_t *f = ctx;
     size_t es = ga_dtype_size(a->dtype);
     int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
-    if (stride != 1 && len > 1) {
-        for (int64_t i = 0; i < len; i++)
-            if (ga_mem_to_device(a->device, first + i * stride * (int64_t)es, f->pattern, es,
-                                 err) != 0)
-                return -1;
-        return 0;
-    }
+    if (stride != 1 && len > 1)
+        return copy_elements(a, first, len, stride, (char *)f->pattern, 0, 0, err);
     for (int64_t done = 0; done < len;) {
         int64_t n = len - done < (int64_t)f->pattern_elems ? len - done
                                                            : (int64_t)f->pattern_elems;

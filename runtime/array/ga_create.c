@@ -9,22 +9,10 @@
 #include "ga_backend.h"
 #include "ga_copy.h"
 
-ga_array_t *ga_create_empty(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
-                            cm_error_t *err)
-{
-    int64_t n = ga_array_count(dtype, ndim, shape, err);
-    if (n < 0)
-        return NULL;
-    ga_buffer_t *b = ga_buffer_new(device, (size_t)n * ga_dtype_size(dtype), err);
-    if (!b)
-        return NULL;
-    return ga_array_on(b, dtype, ndim, shape, err);
-}
-
 ga_array_t *ga_create_full(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
                            double value, cm_error_t *err)
 {
-    ga_array_t *a = ga_create_empty(device, dtype, ndim, shape, err);
+    ga_array_t *a = ga_array_new(device, dtype, ndim, shape, err);
     if (a && ga_copy_fill(a, value, err) != 0) {
         ga_array_free(a);
         return NULL;
@@ -37,7 +25,7 @@ static ga_array_t *from_values(int device, ga_dtype_t dtype, int64_t n,
                                double (*f)(const double *p, int64_t i), const double *p,
                                cm_error_t *err)
 {
-    ga_array_t *a = ga_create_empty(device, dtype, 1, &n, err);
+    ga_array_t *a = ga_array_new(device, dtype, 1, &n, err);
     if (!a)
         return NULL;
     char *host = malloc(n ? (size_t)n * ga_dtype_size(dtype) : 1);
@@ -119,7 +107,7 @@ ga_array_t *ga_create_from_host(int device, ga_dtype_t dtype, int ndim, const in
         CM_ERROR(err, GA_E_SHAPE, "the host pointer is NULL");
         return NULL;
     }
-    ga_array_t *a = ga_create_empty(device, dtype, ndim, shape, err);
+    ga_array_t *a = ga_array_new(device, dtype, ndim, shape, err);
     if (a && ga_copy_from_host(a, data, err) != 0) {
         ga_array_free(a);
         return NULL;

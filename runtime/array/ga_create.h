@@ -1,14 +1,13 @@
-/* ga_create: making arrays — empty, zeros, ones, full, arange, linspace,
+/* ga_create: making arrays — zeros, ones, full, arange, linspace,
  * eye, the *_like forms, from host memory (a copy) and over device memory
  * the user allocated (a view that does not own it). Each returns a new
- * live array, or NULL with err set (a bad shape or dtype, no memory). */
+ * live array, or NULL with err set (a bad shape or dtype, no memory).
+ * An uninitialised array is ga_array_new (ga_array.h). */
 #ifndef GA_CREATE_H
 #define GA_CREATE_H
 
 #include "ga_array.h"
 
-ga_array_t *ga_create_empty(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
-                            cm_error_t *err);
 ga_array_t *ga_create_full(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
                            double value, cm_error_t *err);
 

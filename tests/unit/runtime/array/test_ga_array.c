@@ -146,9 +146,9 @@ static void test_pool(void)
     ga_pool_stats_t s0, s1;
     ga_pool_release(GA_CPU);
     ga_pool_stats(GA_CPU, &s0);
-    ga_array_t *a = ga_create_empty(GA_CPU, GA_F32, 1, (int64_t[]){1000}, &err);
+    ga_array_t *a = ga_array_new(GA_CPU, GA_F32, 1, (int64_t[]){1000}, &err);
     ga_array_free(a);
-    ga_array_t *b = ga_create_empty(GA_CPU, GA_F32, 1, (int64_t[]){1000}, &err);
+    ga_array_t *b = ga_array_new(GA_CPU, GA_F32, 1, (int64_t[]){1000}, &err);
     ga_pool_stats(GA_CPU, &s1);
     CHECK(s1.hits == s0.hits + 1); /* the freed block came back */
     CHECK(s1.in_use == s0.in_use + 4096);
@@ -158,7 +158,7 @@ static void test_pool(void)
     CHECK(ga_pool_release(GA_CPU) >= 4096);
     /* a limit: beyond it the allocation fails and says what the pool holds */
     ga_pool_set_limit(GA_CPU, 1 << 20);
-    ga_array_t *c = ga_create_empty(GA_CPU, GA_U8, 1, (int64_t[]){2 << 20}, &err);
+    ga_array_t *c = ga_array_new(GA_CPU, GA_U8, 1, (int64_t[]){2 << 20}, &err);
     CHECK(c == NULL && err.code == GA_E_MEMORY);
     CHECK(strstr(err.text, "cpu out of memory (the pool's limit is 1.00 MiB)") != NULL);
     CHECK(strstr(err.text, "nothing was lost") != NULL);
@@ -170,8 +170,8 @@ static void test_sweep_and_free(void)
 {
     cm_error_t err = {0};
     ga_array_t *held = ga_create_full(GA_CPU, GA_I32, 1, (int64_t[]){4}, 7, &err);
-    ga_array_t *temp = ga_create_empty(GA_CPU, GA_I32, 1, (int64_t[]){4}, &err);
-    ga_array_t *kept = ga_create_empty(GA_CPU, GA_I32, 1, (int64_t[]){4}, &err);
+    ga_array_t *temp = ga_array_new(GA_CPU, GA_I32, 1, (int64_t[]){4}, &err);
+    ga_array_t *kept = ga_array_new(GA_CPU, GA_I32, 1, (int64_t[]){4}, &err);
     ga_array_t *view = ga_array_slice(held, 0, 1, 3, 1, &err);
     ga_array_keep(kept, 1);
     ga_array_t *vars[2] = {held, view}; /* a variable holding handles */
