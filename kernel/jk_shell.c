@@ -256,14 +256,15 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
     unsigned long replaced = s->replaced;
     json_t *reply = call_executor(&r, request, &death);
     json_decref(request);
-    if (!reply)
+    int died = !reply;
+    if (died)
         reply = death_error(s, &death, n);
     const char *status = json_string_value(json_object_get(reply, "status"));
     int ok = status && strcmp(status, "ok") == 0;
     if (ok)
         jk_journal_add(&s->journal, n, code);
-    else if (s->replaced != replaced && reply && json_is_array(json_object_get(reply, "traceback")) &&
-             strcmp(json_string_value(json_object_get(reply, "ename")), "ExecutorDied") != 0) {
+    else if (!died && s->replaced != replaced &&
+             json_is_array(json_object_get(reply, "traceback"))) {
         char hint[128]; /* the executor went after its reply: a lost GPU context */
         recover_hint(s, hint, sizeof hint);
         json_array_append_new(json_object_get(reply, "traceback"), json_string(hint));
@@ -335,8 +336,10 @@ static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
         json_decref(reply);
         free(todo[i].code);
     }
-    for (; i < ntodo; i++) /* not run: still recoverable */
-        jk_journal_add(&s->journal, todo[i].cell, todo[i].code), free(todo[i].code);
+    for (; i < ntodo; i++) { /* not run: still recoverable */
+        jk_journal_add(&s->journal, todo[i].cell, todo[i].code);
+        free(todo[i].code);
+    }
     if (died) /* what was replayed went with the executor: recoverable again */
         jk_journal_replaced(&s->journal);
     free(todo);
