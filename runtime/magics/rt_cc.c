@@ -1,5 +1,13 @@
-/* rt_cc: %%cc, host cells compiled by the system C compiler (see rt_cc.h). */
-#include "rt_cc.h"
+/* rt_cc: %%cc, host cells compiled by the system C compiler ($CC, else
+ * cc) with optimisation, into a shared object loaded into the session.
+ *
+ * The cell sees the session's declarations; its functions and variables
+ * become session symbols that later cells (TCC or %%cc) link to. Earlier
+ * cells' code lives in TCC's arena and exports nothing, so each compile
+ * also builds a stub library whose dynamic symbols are the session's
+ * addresses as absolute values: the cell's object links against it and the
+ * loader resolves its references there. See docs/magics.md. The magic is
+ * rt_magic_cc (declared by rt_magic.h from rt_magic_list.h). */
 #include "rt_magic.h"
 
 #include <ctype.h>
