@@ -47,6 +47,7 @@
  *             gpu_compile  kernel cells through NVRTC, the device prelude
  *             gpu_cache    the compile cache, in memory and on disk
  *             gpu_module   the kernel registry, module loads, launches
+ *             gpu_program  kernels gpuc writes itself (array math), by handle
  *             gpu_timing   the clock, CUDA events, the kernel clock
  *             gpu_mem      device memory for arrays: allocate, copy, zero
  *             gpu_staging  large host copies through pinned double buffers
@@ -286,6 +287,38 @@ void gpu_track_free(const void *device_ptr);
  * (4294967296 bytes), 1.20 GiB free of 79.10 GiB; nothing else was lost"
  * (free/total from cuMemGetInfo when a context exists). what may be NULL. */
 void gpu_error_oom(cm_error_t *err, size_t bytes_asked, const char *what);
+
+/* ---- library kernels (gpu_program.c) -------------------------------- */
+
+/* Kernels gpuc writes itself (array math, random numbers), as opposed to
+ * kernel cells: a standalone CUDA C++ source (no device prelude, not in
+ * the launch registry) compiled by NVRTC for the selected device, cached
+ * like kernel cells (in memory and on disk), loaded on the current context
+ * and loaded again after gpu_select changes the device. Kernels are
+ * extern "C" so that their names are as written. */
+typedef struct gpu_program gpu_program_t;
+
+/* The program for source and options ("-DBLOCK=256"; NULL for none),
+ * compiling and loading it on first use. Borrowed: programs live for the
+ * process (the same source and options give the same program). NULL with
+ * err: GPU_E_COMPILE (err->text "cell 0, line L: error: ..." - the first
+ * NVRTC error, the line in source), GPU_E_NO_GPU, GPU_E_NO_LIBRARY. */
+gpu_program_t *gpu_program_get(const char *source, const char *options, cm_error_t *err);
+
+/* The kernel name of p (a CUfunction, as void *), loading the module on
+ * the current context if needed. NULL with err when p has no such kernel. */
+void *gpu_program_kernel(gpu_program_t *p, const char *name, cm_error_t *err);
+
+/* Launches kernel (from gpu_program_kernel) on the default stream with
+ * cuLaunchKernel's kernelParams args; what names it in a later error
+ * message (e.g. "ga_map (a - b) * (a - b)"; copied). Counted by the kernel
+ * clock like a kernel cell's launch. 0 / -1 with err. */
+int gpu_program_launch(void *kernel, const unsigned grid[3], const unsigned block[3],
+                       unsigned shared_bytes, void **args, const char *what, cm_error_t *err);
+
+/* The number of multiprocessors of the selected device (for grid sizes),
+ * 0 when there is no GPU. */
+int gpu_program_sm_count(void);
 
 /* ---- device memory (gpu_mem.c) ---------------------------------------- */
 

@@ -294,3 +294,58 @@ int ga_dtype_fits_param(ga_dtype_t d, const char *param, char *why, size_t len)
     snprintf(why, len, "the kernel reads %s", t);
     return 0;
 }
+
+/* ---- promotion (NumPy's promote_types) ---- */
+
+static int is_int(ga_dtype_t d) { return types[d].kind == GA_KIND_INT || types[d].kind == GA_KIND_UINT; }
+
+/* The float that holds every value of integer d (NumPy's choice). */
+static ga_dtype_t float_for_int(ga_dtype_t d)
+{
+    return types[d].size == 1 ? GA_F16 : types[d].size == 2 ? GA_F32 : GA_F64;
+}
+
+static ga_dtype_t int_of_size(size_t size, int is_signed)
+{
+    static const ga_dtype_t s[] = {GA_I8, GA_I16, GA_I32, GA_I64}, u[] = {GA_U8, GA_U16, GA_U32, GA_U64};
+    int k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+    return is_signed ? s[k] : u[k];
+}
+
+static ga_dtype_t promote_real(ga_dtype_t a, ga_dtype_t b)
+{
+    if (is_int(a) && is_int(b)) {
+        int sa = types[a].kind == GA_KIND_INT, sb = types[b].kind == GA_KIND_INT;
+        size_t za = types[a].size, zb = types[b].size;
+        if (sa == sb)
+            return za >= zb ? a : b;
+        size_t ssize = sa ? za : zb, usize = sa ? zb : za;
+        if (ssize > usize)
+            return sa ? a : b;
+        return usize == 8 ? GA_F64 : int_of_size(usize * 2, 1);
+    }
+    ga_dtype_t fa = is_int(a) ? float_for_int(a) : a, fb = is_int(b) ? float_for_int(b) : b;
+    return types[fa].size >= types[fb].size ? fa : fb;
+}
+
+ga_dtype_t ga_dtype_promote(ga_dtype_t a, ga_dtype_t b)
+{
+    if (a == b || b == GA_BOOL)
+        return a;
+    if (a == GA_BOOL)
+        return b;
+    int ca = types[a].kind == GA_KIND_COMPLEX, cb = types[b].kind == GA_KIND_COMPLEX;
+    if (ca || cb) {
+        ga_dtype_t ra = ca ? (a == GA_C64 ? GA_F32 : GA_F64) : a;
+        ga_dtype_t rb = cb ? (b == GA_C64 ? GA_F32 : GA_F64) : b;
+        ga_dtype_t r = promote_real(ra, rb);
+        return r == GA_F64 ? GA_C128 : GA_C64;
+    }
+    return promote_real(a, b);
+}
+
+ga_dtype_t ga_dtype_float_of(ga_dtype_t d)
+{
+    char k = types[d].kind;
+    return k == GA_KIND_FLOAT || k == GA_KIND_COMPLEX ? d : ga_dtype_promote(d, GA_F16);
+}

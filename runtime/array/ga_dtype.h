@@ -79,6 +79,17 @@ double ga_dtype_get_imag(ga_dtype_t d, const void *data, size_t i);
  * rounded to nearest even; bool: v != 0). */
 void ga_dtype_set_f64(ga_dtype_t d, void *data, size_t i, double v);
 
+/* NumPy's promote_types(a, b): the smallest dtype both convert to
+ * safely (bool < integers < floats < complex; int8 with uint8 is int16,
+ * int64 with uint64 is float64; an integer with float16 is float16 for
+ * 8-bit, float32 for 16-bit, float64 for wider). Symmetric. */
+ga_dtype_t ga_dtype_promote(ga_dtype_t a, ga_dtype_t b);
+
+/* The float dtype a math function (sqrt, exp, true division...) computes
+ * in for an input of d, as NumPy picks its loop: d itself for floats and
+ * complex, else ga_dtype_promote(d, float16). */
+ga_dtype_t ga_dtype_float_of(ga_dtype_t d);
+
 /* IEEE half <-> float, round to nearest even. */
 float ga_half_to_float(uint16_t h);
 uint16_t ga_float_to_half(float f);
