@@ -598,6 +598,12 @@ int ga_expr_type(ga_expr_t *e, const ga_dtype_t *dtypes, const int *weak, cm_err
     return 0;
 }
 
+int ga_expr_operand(const ga_expr_t *e)
+{
+    const ga_node_t *n = &e->nodes[e->root];
+    return n->kind == N_VAR ? n->var : -1;
+}
+
 ga_dtype_t ga_expr_dtype(const ga_expr_t *e)
 {
     return e->nodes[e->root].dtype;

@@ -70,6 +70,10 @@ int ga_expr_parse(const char *text, ga_expr_t *e, cm_error_t *err);
  * result dtype is then ga_expr_dtype(e). */
 int ga_expr_type(ga_expr_t *e, const ga_dtype_t *dtypes, const int *weak, cm_error_t *err);
 
+/* The operand the elementwise part is when it is just one ("sum(a)"),
+ * else -1. */
+int ga_expr_operand(const ga_expr_t *e);
+
 /* The dtype of the elementwise part (before a reduction). */
 ga_dtype_t ga_expr_dtype(const ga_expr_t *e);
 

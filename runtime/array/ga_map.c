@@ -16,16 +16,14 @@
 #include "ga_backend.h"
 #include "ga_copy.h"
 #include "ga_expr.h"
+#include "ga_gen.h"
 #include "ga_kernel.h"
 #include "ga_layout.h"
 #include "ga_reduce.h"
 
 /* What one kernel is generated for. */
 typedef struct plan {
-    const ga_expr_t *e;
-    int nargs;
-    ga_dtype_t dtypes[GA_EXPR_MAX_VARS];
-    int weak[GA_EXPR_MAX_VARS];   /* a scalar */
+    ga_gen_t g;
     ga_dtype_t out;               /* the output's dtype */
     int gpu;
     int strided_nd;               /* GPU strided: its dimensions; 0 for the flat kernels */
@@ -34,99 +32,53 @@ typedef struct plan {
 
 /* ---- generating the source ------------------------------------------------- */
 
-static void load(cm_buf_t *b, ga_dtype_t d, const char *fmt, int k, const char *index)
+/* out[...] = <the value, operands read as fmt(k, index)> */
+static void assign(cm_buf_t *b, const plan_t *p, const char *target, const char *fmt,
+                   const char *index)
 {
-    char x[96];
-    snprintf(x, sizeof x, fmt, k, index);
-    if (d == GA_BOOL)
-        cm_buf_addf(b, "((int)(%s != 0))", x);
-    else if (d == GA_F16)
-        cm_buf_addf(b, "ga_h2f(%s)", x);
-    else
-        cm_buf_adds(b, x);
-}
-
-/* The call of ga_f with operand k read as fmt(k, index) ("p%1$d[%2$s]"). */
-static void call(cm_buf_t *b, const plan_t *p, const char *fmt, const char *index)
-{
-    ga_dtype_t r = ga_expr_dtype(p->e);
-    if (p->out == GA_BOOL)
-        cm_buf_adds(b, "(ga_u8)(");
-    else if (p->out == GA_F16)
-        cm_buf_adds(b, "ga_f2h((float)");
-    else
-        cm_buf_addf(b, "(%s)", ga_expr_stype(p->out));
-    cm_buf_adds(b, "(ga_f(");
-    for (int k = 0; k < p->nargs; k++) {
-        if (k)
-            cm_buf_adds(b, ", ");
-        if (p->weak[k])
-            cm_buf_addf(b, "v%d", k);
-        else
-            load(b, p->dtypes[k], fmt, k, index);
-    }
-    cm_buf_adds(b, "))");
-    if (p->out == GA_BOOL)
-        cm_buf_adds(b, " != 0)");
-    else if (p->out == GA_F16)
-        cm_buf_adds(b, ")");
-    (void)r;
-}
-
-static void elem_function(cm_buf_t *b, const plan_t *p)
-{
-    cm_buf_addf(b, "GA_FN %s ga_f(", ga_expr_ctype(ga_expr_dtype(p->e)));
-    for (int k = 0; k < p->nargs; k++)
-        cm_buf_addf(b, "%s%s v%d", k ? ", " : "",
-                    p->weak[k] ? (p->dtypes[k] == GA_F64 ? "double" : "ga_i64")
-                               : ga_expr_ctype(p->dtypes[k]), k);
-    cm_buf_adds(b, ")\n{\n    return ");
-    ga_expr_emit(p->e, p->e->root, b);
-    cm_buf_adds(b, ";\n}\n");
+    cm_buf_addf(b, "%s = ", target);
+    ga_gen_store_open(b, p->out);
+    ga_gen_value(b, &p->g, fmt, index);
+    ga_gen_store_close(b, p->out);
+    cm_buf_adds(b, ";\n");
 }
 
 /* CPU: ga_flat(n, ptrs, fs, is) and ga_strided(n, nd, shape, st, ptrs, fs, is). */
 static void cpu_source(cm_buf_t *b, const plan_t *p)
 {
     const char *so = ga_expr_stype(p->out);
+    int nargs = p->g.nargs;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 0)
             cm_buf_adds(b, "void ga_flat(ga_i64 n, char *const *ptrs, const double *fs, const ga_i64 *is)\n{\n");
         else
             cm_buf_adds(b, "void ga_strided(ga_i64 n, int nd, const ga_i64 *shape, const ga_i64 *st,\n"
                            "                char *const *ptrs, const double *fs, const ga_i64 *is)\n{\n");
-        for (int k = 0; k < p->nargs; k++) {
-            if (p->weak[k])
-                cm_buf_addf(b, "    %s v%d = %s[%d];\n", p->dtypes[k] == GA_F64 ? "double" : "ga_i64", k,
-                            p->dtypes[k] == GA_F64 ? "fs" : "is", k);
-            else
-                cm_buf_addf(b, "    const %s *GA_RESTRICT p%d = (const %s *)ptrs[%d];\n",
-                            ga_expr_stype(p->dtypes[k]), k, ga_expr_stype(p->dtypes[k]), k);
-        }
-        cm_buf_addf(b, "    %s *GA_RESTRICT out = (%s *)ptrs[%d];\n    (void)fs; (void)is;\n", so, so,
-                    p->nargs);
+        ga_gen_cpu_operands(b, &p->g);
+        cm_buf_addf(b, "    %s *GA_RESTRICT out = (%s *)ptrs[%d];\n", so, so, nargs);
         if (pass == 0) {
-            cm_buf_adds(b, "    for (ga_i64 i = 0; i < n; i++)\n        out[i] = ");
-            call(b, p, "p%1$d[%2$s]", "i");
-            cm_buf_adds(b, ";\n}\n");
+            cm_buf_adds(b, "    for (ga_i64 i = 0; i < n; i++)\n        ");
+            assign(b, p, "out[i]", "p%1$d[%2$s]", "i");
+            cm_buf_adds(b, "}\n");
             continue;
         }
         /* rows along the last dimension; the others counted in idx */
         cm_buf_adds(b, "    ga_i64 idx[8] = {0}, inner = shape[nd - 1], rows = inner ? n / inner : 0;\n");
-        for (int k = 0; k <= p->nargs; k++)
-            if (k == p->nargs || !p->weak[k])
+        for (int k = 0; k <= nargs; k++)
+            if (k == nargs || !p->g.weak[k])
                 cm_buf_addf(b, "    ga_i64 o%d = 0, s%d = st[%d * nd + nd - 1];\n", k, k, k);
         cm_buf_adds(b, "    for (ga_i64 r = 0; r < rows; r++) {\n"
-                       "        for (ga_i64 j = 0; j < inner; j++)\n            out[o");
-        cm_buf_addf(b, "%d + j * s%d] = ", p->nargs, p->nargs);
-        call(b, p, "p%1$d[o%1$d + j * s%1$d]", "");
-        cm_buf_adds(b, ";\n        for (int d = nd - 2; d >= 0; d--) {\n");
-        for (int k = 0; k <= p->nargs; k++)
-            if (k == p->nargs || !p->weak[k])
+                       "        for (ga_i64 j = 0; j < inner; j++)\n            ");
+        char target[64];
+        snprintf(target, sizeof target, "out[o%d + j * s%d]", nargs, nargs);
+        assign(b, p, target, "p%1$d[o%1$d + j * s%1$d]", "");
+        cm_buf_adds(b, "        for (int d = nd - 2; d >= 0; d--) {\n");
+        for (int k = 0; k <= nargs; k++)
+            if (k == nargs || !p->g.weak[k])
                 cm_buf_addf(b, "            o%d += st[%d * nd + d];\n", k, k);
         cm_buf_adds(b, "            if (++idx[d] < shape[d])\n                break;\n");
-        for (int k = 0; k <= p->nargs; k++)
-            if (k == p->nargs || !p->weak[k])
+        for (int k = 0; k <= nargs; k++)
+            if (k == nargs || !p->g.weak[k])
                 cm_buf_addf(b, "            o%d -= st[%d * nd + d] * shape[d];\n", k, k);
         cm_buf_adds(b, "            idx[d] = 0;\n        }\n    }\n}\n");
     }
@@ -134,46 +86,43 @@ static void cpu_source(cm_buf_t *b, const plan_t *p)
 
 static void gpu_params(cm_buf_t *b, const plan_t *p, int restrict_)
 {
-    for (int k = 0; k < p->nargs; k++) {
-        if (p->weak[k])
-            cm_buf_addf(b, ", %s v%d", p->dtypes[k] == GA_F64 ? "double" : "ga_i64", k);
-        else
-            cm_buf_addf(b, ", const %s *%sp%d", ga_expr_stype(p->dtypes[k]),
-                        restrict_ ? "GA_RESTRICT " : "", k);
-    }
+    ga_gen_gpu_params(b, &p->g, restrict_);
     cm_buf_addf(b, ", %s *%sout)\n{\n", ga_expr_stype(p->out), restrict_ ? "GA_RESTRICT " : "");
 }
 
 static void gpu_source(cm_buf_t *b, const plan_t *p)
 {
+    int nargs = p->g.nargs;
     const char *head = "    ga_i64 step = (ga_i64)gridDim.x * blockDim.x;\n"
                        "    ga_i64 t = blockIdx.x * (ga_i64)blockDim.x + threadIdx.x;\n";
     if (p->strided_nd) {
-        int nd = p->strided_nd, nops = p->nargs + 1;
+        int nd = p->strided_nd, nops = nargs + 1;
         cm_buf_addf(b, "struct ga_lay { ga_i64 shape[%d]; ga_i64 st[%d][%d]; };\n", nd, nops, nd);
         cm_buf_adds(b, "extern \"C\" __global__ void ga_strided(ga_i64 n, ga_lay L");
         gpu_params(b, p, 0);
         cm_buf_adds(b, head);
         cm_buf_adds(b, "    for (ga_i64 i = t; i < n; i += step) {\n        ga_i64 r = i");
-        for (int k = 0; k <= p->nargs; k++)
-            if (k == p->nargs || !p->weak[k])
+        for (int k = 0; k <= nargs; k++)
+            if (k == nargs || !p->g.weak[k])
                 cm_buf_addf(b, ", o%d = 0", k);
         cm_buf_addf(b, ";\n#pragma unroll\n        for (int d = %d; d >= 0; d--) {\n"
                        "            ga_i64 c = r %% L.shape[d];\n            r /= L.shape[d];\n", nd - 1);
-        for (int k = 0; k <= p->nargs; k++)
-            if (k == p->nargs || !p->weak[k])
+        for (int k = 0; k <= nargs; k++)
+            if (k == nargs || !p->g.weak[k])
                 cm_buf_addf(b, "            o%d += c * L.st[%d][d];\n", k, k);
-        cm_buf_addf(b, "        }\n        out[o%d] = ", p->nargs);
-        call(b, p, "p%1$d[o%1$d]", "");
-        cm_buf_adds(b, ";\n    }\n}\n");
+        char target[32];
+        snprintf(target, sizeof target, "out[o%d]", nargs);
+        cm_buf_adds(b, "        }\n        ");
+        assign(b, p, target, "p%1$d[o%1$d]", "");
+        cm_buf_adds(b, "    }\n}\n");
         return;
     }
     cm_buf_adds(b, "extern \"C\" __global__ void ga_flat(ga_i64 n");
     gpu_params(b, p, 1);
     cm_buf_adds(b, head);
-    cm_buf_adds(b, "    for (ga_i64 i = t; i < n; i += step)\n        out[i] = ");
-    call(b, p, "p%1$d[%2$s]", "i");
-    cm_buf_adds(b, ";\n}\n");
+    cm_buf_adds(b, "    for (ga_i64 i = t; i < n; i += step)\n        ");
+    assign(b, p, "out[i]", "p%1$d[%2$s]", "i");
+    cm_buf_adds(b, "}\n");
     /* V elements per thread through aligned vector loads and stores */
     cm_buf_adds(b, "template <class T, int V> struct alignas(sizeof(T) * V) ga_vec { T v[V]; };\n");
     cm_buf_adds(b, "extern \"C\" __global__ void ga_flatv(ga_i64 n");
@@ -181,40 +130,37 @@ static void gpu_source(cm_buf_t *b, const plan_t *p)
     cm_buf_adds(b, head);
     cm_buf_addf(b, "    const int V = %d;\n    ga_i64 nv = n / V;\n", p->vec);
     cm_buf_adds(b, "    for (ga_i64 k = t; k < nv; k += step) {\n");
-    for (int k = 0; k < p->nargs; k++)
-        if (!p->weak[k])
+    for (int k = 0; k < nargs; k++)
+        if (!p->g.weak[k])
             cm_buf_addf(b, "        ga_vec<%s, V> a%d = ((const ga_vec<%s, V> *)p%d)[k];\n",
-                        ga_expr_stype(p->dtypes[k]), k, ga_expr_stype(p->dtypes[k]), k);
+                        ga_expr_stype(p->g.dtypes[k]), k, ga_expr_stype(p->g.dtypes[k]), k);
     cm_buf_addf(b, "        ga_vec<%s, V> o;\n#pragma unroll\n        for (int j = 0; j < V; j++)\n"
-                   "            o.v[j] = ", ga_expr_stype(p->out));
-    call(b, p, "a%1$d.v[%2$s]", "j");
-    cm_buf_addf(b, ";\n        ((ga_vec<%s, V> *)out)[k] = o;\n    }\n", ga_expr_stype(p->out));
-    cm_buf_adds(b, "    for (ga_i64 i = nv * V + t; i < n; i += step)\n        out[i] = ");
-    call(b, p, "p%1$d[%2$s]", "i");
-    cm_buf_adds(b, ";\n}\n");
+                   "            ", ga_expr_stype(p->out));
+    assign(b, p, "o.v[j]", "a%1$d.v[%2$s]", "j");
+    cm_buf_addf(b, "        ((ga_vec<%s, V> *)out)[k] = o;\n    }\n", ga_expr_stype(p->out));
+    cm_buf_adds(b, "    for (ga_i64 i = nv * V + t; i < n; i += step)\n        ");
+    assign(b, p, "out[i]", "p%1$d[%2$s]", "i");
+    cm_buf_adds(b, "}\n");
 }
 
 static char *make_source(void *ctx)
 {
     const plan_t *p = ctx;
     cm_buf_t b = {0};
-    cm_buf_addf(&b, "/* %s */\n", p->e->text);
-    elem_function(&b, p);
+    cm_buf_addf(&b, "/* %s */\n", p->g.e->text);
+    ga_gen_function(&b, &p->g);
     if (p->gpu)
         gpu_source(&b, p);
     else
-        cm_buf_addf(&b, "/* cpu */\n");
-    if (!p->gpu)
         cpu_source(&b, p);
     return cm_buf_steal(&b);
 }
 
 static void signature(cm_buf_t *b, const plan_t *p)
 {
-    cm_buf_addf(b, "map|%s|", p->e->text);
-    for (int k = 0; k < p->nargs; k++)
-        cm_buf_addf(b, "%d%c,", (int)p->dtypes[k], p->weak[k] ? 'w' : 'a');
-    cm_buf_addf(b, "|%d|%d|%d", (int)p->out, p->strided_nd, p->vec);
+    cm_buf_adds(b, "map|");
+    ga_gen_signature(b, &p->g);
+    cm_buf_addf(b, "%d|%d|%d", (int)p->out, p->strided_nd, p->vec);
 }
 
 /* ---- checking and running ---------------------------------------------------- */
@@ -292,15 +238,15 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
                const ga_arg_t *args, int device, cm_error_t *err)
 {
     plan_t p = *base;
-    int nops = p.nargs + 1;
+    int nops = p.g.nargs + 1;
     char *ptrs[GA_LAYOUT_MAX_OPS];
     double fs[GA_EXPR_MAX_VARS];
     long long is[GA_EXPR_MAX_VARS];
     int skip[GA_LAYOUT_MAX_OPS] = {0};
     for (int k = 0; k < nops; k++) {
         ptrs[k] = arrays[k] ? ga_array_data(arrays[k]) : NULL;
-        skip[k] = k < p.nargs && p.weak[k];
-        if (k < p.nargs) {
+        skip[k] = k < p.g.nargs && p.g.weak[k];
+        if (k < p.g.nargs) {
             fs[k] = args[k].kind == GA_ARG_FLOAT ? args[k].f : (double)args[k].i;
             is[k] = args[k].kind == GA_ARG_INT ? args[k].i : (long long)args[k].f;
         }
@@ -332,9 +278,9 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
     }
     /* a GPU */
     size_t widest = ga_dtype_size(p.out);
-    for (int k = 0; k < p.nargs; k++)
-        if (!p.weak[k] && ga_dtype_size(p.dtypes[k]) > widest)
-            widest = ga_dtype_size(p.dtypes[k]);
+    for (int k = 0; k < p.g.nargs; k++)
+        if (!p.g.weak[k] && ga_dtype_size(p.g.dtypes[k]) > widest)
+            widest = ga_dtype_size(p.g.dtypes[k]);
     const char *name = "ga_strided";
     if (flat) {
         p.vec = (int)(16 / widest);
@@ -365,40 +311,31 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
         argv[a++] = lay;
     }
     for (int k = 0; k < nops; k++)
-        argv[a++] = k < p.nargs && p.weak[k] ? (p.dtypes[k] == GA_F64 ? (void *)&fs[k] : (void *)&is[k])
+        argv[a++] = k < p.g.nargs && p.g.weak[k] ? (p.g.dtypes[k] == GA_F64 ? (void *)&fs[k] : (void *)&is[k])
                                              : (void *)&ptrs[k];
     char what[GA_EXPR_MAX_TEXT + 16];
-    snprintf(what, sizeof what, "ga_map \"%s\"", p.e->text);
+    snprintf(what, sizeof what, "ga_map \"%s\"", p.g.e->text);
     int64_t work = flat && strcmp(name, "ga_flatv") == 0 ? (l->n + p.vec - 1) / p.vec : l->n;
     return ga_kernel_launch(fn, work, argv, what, err);
 }
 
-ga_array_t *ga_map_eval(const char *text, ga_array_t *out, int nargs, const ga_arg_t *args,
-                        cm_error_t *err)
+ga_array_t *ga_map_run(const ga_expr_t *e, ga_array_t *out, int nargs, const ga_arg_t *args,
+                       ga_array_t *const *operand_arrays, const ga_dtype_t *dtypes,
+                       const int *weak, int device, cm_error_t *err)
 {
-    ga_expr_t *e = malloc(sizeof *e);
     ga_array_t *arrays[GA_LAYOUT_MAX_OPS] = {0}, *copies[GA_LAYOUT_MAX_OPS] = {0}, *result = NULL;
-    if (!e) {
-        CM_ERROR(err, GA_E_MEMORY, "out of host memory");
-        return NULL;
-    }
-    plan_t p = {.e = e, .nargs = nargs};
-    int device, ndim;
+    plan_t p = {.g = {.e = e, .nargs = nargs}};
+    memcpy(arrays, operand_arrays, (size_t)nargs * sizeof *arrays);
+    memcpy(p.g.dtypes, dtypes, (size_t)nargs * sizeof *dtypes);
+    memcpy(p.g.weak, weak, (size_t)nargs * sizeof *weak);
+    int ndim;
     int64_t shape[GA_MAX_DIMS];
-    if (ga_expr_parse(text, e, err) ||
-        operands(e, nargs, args, arrays, p.dtypes, p.weak, &device, err) ||
-        ga_expr_type(e, p.dtypes, p.weak, err))
-        goto done;
-    if (e->reduce) {
-        result = ga_reduce_eval(e, out, nargs, args, arrays, p.dtypes, p.weak, device, err);
-        goto done;
-    }
     if (ga_layout_broadcast(arrays, nargs, &ndim, shape, err))
-        goto done;
+        return NULL;
     ga_dtype_t r = ga_expr_dtype(e);
     if (out) {
         if (ga_array_check(out, err))
-            goto done;
+            return NULL;
         int same = out->ndim == ndim;
         for (int k = 0; same && k < ndim; k++)
             same = out->shape[k] == shape[k];
@@ -407,20 +344,20 @@ ga_array_t *ga_map_eval(const char *text, ga_array_t *out, int nargs, const ga_a
             ga_shape_text(ndim, shape, want, sizeof want);
             ga_shape_text(out->ndim, out->shape, have, sizeof have);
             CM_ERROR(err, GA_E_SHAPE, "the output has shape %s, the result %s", have, want);
-            goto done;
+            return NULL;
         }
         if (out->device != device) {
             char d1[16], d2[16];
             ga_device_text(out->device, d1, sizeof d1);
             ga_device_text(device, d2, sizeof d2);
             CM_ERROR(err, GA_E_DEVICE, "the output is on %s, the operands on %s", d1, d2);
-            goto done;
+            return NULL;
         }
         if (kind_rank(out->dtype) < kind_rank(r)) {
             CM_ERROR(err, GA_E_DTYPE, "the result is %s and cannot be written to a %s output "
                      "(cast it: %s(...))", ga_dtype_name(r), ga_dtype_name(out->dtype),
                      ga_dtype_name(out->dtype));
-            goto done;
+            return NULL;
         }
         for (int k = 0; k < nargs; k++) {
             ga_array_t *c = unalias(arrays[k], out, err);
@@ -449,6 +386,25 @@ done:
     for (int k = 0; k < nargs; k++)
         if (copies[k])
             ga_array_free(copies[k]);
+    return result;
+}
+
+ga_array_t *ga_map_eval(const char *text, ga_array_t *out, int nargs, const ga_arg_t *args,
+                        cm_error_t *err)
+{
+    ga_expr_t *e = malloc(sizeof *e);
+    if (!e) {
+        CM_ERROR(err, GA_E_MEMORY, "out of host memory");
+        return NULL;
+    }
+    ga_array_t *arrays[GA_EXPR_MAX_VARS], *result = NULL;
+    ga_dtype_t dtypes[GA_EXPR_MAX_VARS];
+    int weak[GA_EXPR_MAX_VARS], device;
+    if (ga_expr_parse(text, e, err) == 0 &&
+        operands(e, nargs, args, arrays, dtypes, weak, &device, err) == 0 &&
+        ga_expr_type(e, dtypes, weak, err) == 0)
+        result = e->reduce ? ga_reduce_eval(e, out, nargs, args, arrays, dtypes, weak, device, err)
+                           : ga_map_run(e, out, nargs, args, arrays, dtypes, weak, device, err);
     free(e);
     return result;
 }
@@ -462,11 +418,11 @@ char *ga_map_source(const char *text, int nargs, const ga_dtype_t *dtypes, const
         CM_ERROR(err, GA_E_MEMORY, "out of host memory");
         return NULL;
     }
-    plan_t p = {.e = e, .nargs = nargs, .gpu = gpu, .strided_nd = strided_nd};
+    plan_t p = {.g = {.e = e, .nargs = nargs}, .gpu = gpu, .strided_nd = strided_nd};
     if (ga_expr_parse(text, e, err) == 0 && nargs == e->nvars) {
-        memcpy(p.dtypes, dtypes, (size_t)nargs * sizeof *dtypes);
-        memcpy(p.weak, weak, (size_t)nargs * sizeof *weak);
-        if (ga_expr_type(e, p.dtypes, p.weak, err) == 0) {
+        memcpy(p.g.dtypes, dtypes, (size_t)nargs * sizeof *dtypes);
+        memcpy(p.g.weak, weak, (size_t)nargs * sizeof *weak);
+        if (ga_expr_type(e, p.g.dtypes, p.g.weak, err) == 0) {
             p.out = ga_expr_dtype(e);
             size_t widest = ga_dtype_size(p.out);
             for (int k = 0; k < nargs; k++)

@@ -29,6 +29,14 @@ typedef struct ga_arg {
 ga_array_t *ga_map_eval(const char *text, ga_array_t *out, int nargs, const ga_arg_t *args,
                         cm_error_t *err);
 
+/* The elementwise part of e (typed; a reduction at its root is ignored)
+ * over operands ga_map_eval has checked: arrays[k] (NULL for scalars),
+ * dtypes, weak, all on device. For ga_reduce. */
+typedef struct ga_expr ga_expr_t;
+ga_array_t *ga_map_run(const ga_expr_t *e, ga_array_t *out, int nargs, const ga_arg_t *args,
+                       ga_array_t *const *arrays, const ga_dtype_t *dtypes, const int *weak,
+                       int device, cm_error_t *err);
+
 /* The whole source (prelude included) of the kernels ga_map_eval would
  * compile for text over operands of dtypes (weak: scalars) — for a GPU
  * (gpu: the flat kernels, or the strided one for strided_nd > 0) or the
