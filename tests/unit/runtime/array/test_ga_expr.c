@@ -130,7 +130,7 @@ static int test_gpu_sources(void)
         static const char *const ops[] = {"sum", "prod", "min", "max", "mean", "argmin",
                                           "argmax", "any", "all", "count_nonzero"};
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
-            for (int variant = 1; variant <= 4; variant++) {
+            for (int variant = 1; variant <= 5; variant++) {
                 char text2[64];
                 snprintf(text2, sizeof text2, "%s(a * c)", ops[o]);
                 if (all[i] == GA_BOOL)
