@@ -69,6 +69,9 @@ CASES = [  # name, gpuc expression over the inputs, NumPy
      lambda v: np.asarray(((v["f"] - v["g"]) ** 2).sum())),
     ("sum of a transpose (materialised)", "ga_sum_axis(ga_transpose(d), GA_ALL, 0)",
      lambda v: np.asarray(v["d"].T.sum())),
+    ("copy of a transpose (a copy kernel)", "ga_copy(ga_transpose(d))", lambda v: v["d"].T.copy()),
+    ("strided view to the host", "ga_slice(ga_transpose(mat), 0, 1, GA_END, 3)",
+     lambda v: v["mat"].T[1::3]),
     ("prod axis", "ga_prod_axis(ga_astype(ga_mod(i, 3), I64), 0, 0)",
      lambda v: np.prod((v["i"] % 3).astype(np.int64), axis=0)),
 ]
