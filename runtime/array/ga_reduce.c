@@ -28,6 +28,7 @@
 #include "ga_gen.h"
 #include "ga_kernel.h"
 #include "ga_layout.h"
+#include "ga_udf.h"
 #include "gpu.h"
 
 #define GPU_BLOCK 512
@@ -138,6 +139,18 @@ static void acc_functions(cm_buf_t *b, const plan_t *p)
         cm_buf_addf(b, "GA_FN ga_acc ga_comb(ga_acc a, ga_acc b) { return %s; }\n",
                     cnt ? "a + b" : all ? "a & b" : "a | b");
         cm_buf_addf(b, "GA_FN %s ga_final(ga_acc a, ga_i64 n) { (void)n; return (%s)a; }\n", rt, rt);
+        return;
+    }
+    case GA_R_USER: { /* %%reduce: the user's identity, combination and result */
+        const ga_udf_t *f = ga_udf_at(p->g.e->user);
+        ga_expr_emit_type_vars(p->g.e, p->g.e->root, 0, b);
+        cm_buf_addf(b, "typedef %s ga_acc;\n", mt);
+        cm_buf_addf(b, "GA_FN ga_acc ga_init(void) { return (ga_acc)(%s); }\n", f->identity);
+        cm_buf_addf(b, "GA_FN ga_acc ga_lift(%s v, ga_i64 i) { (void)i; return v; }\n", mt);
+        cm_buf_addf(b, "GA_FN ga_acc ga_comb(ga_acc a, ga_acc b) { return (ga_acc)(%s); }\n", f->reduce);
+        cm_buf_addf(b, "GA_FN %s ga_final(ga_acc a, ga_i64 n) { (void)n; return (%s)(%s); }\n", rt, rt,
+                    f->post ? f->post : "a");
+        ga_expr_emit_type_vars(p->g.e, p->g.e->root, 1, b);
         return;
     }
     default:
@@ -724,7 +737,7 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
         local->axis = axis;
         e = local;
     }
-    ga_array_t *result = NULL, *tmp = NULL;
+    ga_array_t *result = NULL, *tmp = NULL, *owned[GA_LAYOUT_MAX_OPS] = {0};
     int64_t count = axis == GA_AXIS_ALL ? 1 : shape[axis];
     if (axis == GA_AXIS_ALL)
         for (int k = 0; k < ndim; k++)
@@ -767,12 +780,28 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
 
     ga_array_t *ops[GA_LAYOUT_MAX_OPS];
     memcpy(ops, arrays, (size_t)nargs * sizeof *ops);
+    memset(owned, 0, sizeof owned);
     if (axis == GA_AXIS_ALL) {
         /* the whole array: one dimension, or the mapped values made contiguous first */
         ga_layout_t l;
         ops[nargs] = NULL;
         ga_layout_make(&l, ops, nargs + 1, ndim, shape);
-        if (l.nd > 1) {
+        if (l.nd > 1 && op == GA_R_USER) {
+            /* the user's map runs in the reduction: each array operand made
+             * contiguous on the broadcast shape first */
+            for (int k = 0; k < nargs; k++) {
+                if (!ops[k])
+                    continue;
+                ga_arg_t one = {.kind = GA_ARG_ARRAY, .a = ops[k]};
+                ga_array_t *c = ga_array_new(device, ops[k]->dtype, ndim, shape, err);
+                if (!c || !ga_map_eval("a", c, 1, &one, err)) {
+                    ga_array_free(c);
+                    goto fail;
+                }
+                ops[k] = owned[k] = c;
+            }
+            ga_layout_make(&l, ops, nargs + 1, ndim, shape);
+        } else if (l.nd > 1) {
             tmp = ga_map_run(e, NULL, nargs, args, arrays, dtypes, weak, device, err);
             if (!tmp)
                 goto fail;
@@ -870,6 +899,8 @@ free_job:
     free(j);
 done:
     ga_array_free(tmp);
+    for (int k = 0; k < GA_LAYOUT_MAX_OPS; k++)
+        ga_array_free(owned[k]);
     free(local);
     return result;
 }
