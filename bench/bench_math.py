@@ -37,6 +37,7 @@ CASES = [
      "cp.sum(m, axis=1)"),
     ("sum((x - y)^2) 1e8 float32, one pass", 2 * N * F4,
      'ga_free(ga_map("sum((a - b) * (a - b))", x, y));', "sumsq(x, y)"),
+    ("cumsum 1e8 float32", 2 * N * F4, "ga_free(ga_cumsum(x, GA_ALL));", "cp.cumsum(x)"),
     ("max 1e8 float32", N * F4, "ga_free(ga_max_axis(x, GA_ALL, 0));", "cp.max(x)"),
     ("argmax 1e8 float32", N * F4, "ga_free(ga_argmax_axis(x, GA_ALL, 0));", "cp.argmax(x)"),
 ]

@@ -114,7 +114,9 @@
     X(double, ga_reduce_all, (const char *fn, const char *op, ga_t a), ga_api_reduce_all)     \
     X(ga_t, ga_reduce_axis, (const char *fn, const char *op, ga_t a, int axis, int keepdims), \
       ga_api_reduce_axis)                                                                     \
-    X(ga_t, ga_astype, (ga_t a, int dtype), ga_api_astype)
+    X(ga_t, ga_astype, (ga_t a, int dtype), ga_api_astype)                                    \
+    X(ga_t, ga_cumsum, (ga_t a, int axis), ga_api_cumsum)                                     \
+    X(ga_t, ga_cumprod, (ga_t a, int axis), ga_api_cumprod)
 
 /* A name cells link against and its address. */
 typedef struct rt_symbol {

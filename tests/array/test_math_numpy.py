@@ -436,3 +436,31 @@ def test_udf_errors(kernel):
     assert s.run("%%elementwise plus(T a, T b) -> T c\nc = a + b;").status == "ok"
     ename, evalue = s.error("plus(ga_ones(F32, 3), ga_ones(F32, 4));")
     assert ename == "ShapeError" and evalue.startswith("plus:")
+
+
+# ---- scans ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool", "int8", "float16"])
+def test_scans(kernel, dtype):
+    s = Session(kernel, "scan")
+    a = values(dtype, (5, 6, 7), -3, 3) if dtype != "uint8" else values(dtype, (5, 6, 7), 0, 3)
+    src = s.put(a)
+    ulps = 64 if dtype == "float16" else 16
+    for fn, ref in (("cumsum", np.cumsum), ("cumprod", np.cumprod)):
+        for axis in (0, 1, 2, -1):
+            with np.errstate(all="ignore"):
+                want = ref(a, axis=axis)
+            same(s.value(f"ga_{fn}({src}, {axis})"), want, ulps)
+        with np.errstate(all="ignore"):
+            same(s.value(f"ga_{fn}({src}, GA_ALL)"), ref(a), ulps)
+            same(s.value(f"ga_{fn}(ga_transpose({src}), 1)"), ref(a.T, axis=1), ulps)
+
+
+def test_scan_edges(kernel):
+    s = Session(kernel, "scanedge")
+    e = np.zeros((0, 3), np.float32)
+    same(s.value(f"ga_cumsum({s.put(e)}, 0)"), np.cumsum(e, axis=0))
+    long = values("float64", (100_000,))
+    same(s.value(f"ga_cumsum({s.put(long)}, GA_ALL)"), np.cumsum(long), ulps=4096)
+    ename, evalue = s.error(f"ga_cumsum({s.put(long)}, 1);")
+    assert ename == "ShapeError" and "axis 1" in evalue

@@ -11,6 +11,7 @@
 #include "ga_expr.h"
 #include "ga_map.h"
 #include "ga_reduce.h"
+#include "ga_scan.h"
 #include "gpu.h"
 
 static ga_expr_t e;
@@ -123,6 +124,16 @@ static int test_gpu_sources(void)
             gpu_program_t *prog = src ? gpu_program_get(src, NULL, &err) : NULL;
             if (!prog)
                 fprintf(stderr, "  %s / %s nd %d: %s\n", ga_dtype_name(all[i]), text, nd, err.text);
+            CHECK(prog != NULL);
+            compiled += prog != NULL;
+            free(src);
+        }
+        for (int op = 0; op < 2; op++) {
+            char *src = ga_scan_source((ga_scan_op_t)op, all[i], 1);
+            cm_error_clear(&err);
+            gpu_program_t *prog = gpu_program_get(src, NULL, &err);
+            if (!prog)
+                fprintf(stderr, "  %s / scan %d: %s\n", ga_dtype_name(all[i]), op, err.text);
             CHECK(prog != NULL);
             compiled += prog != NULL;
             free(src);
