@@ -45,6 +45,7 @@ typedef struct plan {
     int variant;                   /* GPU: V_* */
     int nd;                        /* GPU axis variants: output dimensions */
     int vec;                       /* GPU V_PARTS_VEC: elements per load */
+    int warp;                      /* GPU V_ROWS: a warp a row rather than a block */
 } plan_t;
 
 enum { V_PARTS = 1, V_PARTS_VEC, V_ROWS, V_COLS };
@@ -361,7 +362,13 @@ static void gpu_source(cm_buf_t *b, const plan_t *p)
     ga_gen_gpu_params(b, &p->g, 0);
     gpu_strides_params(b, p);
     cm_buf_addf(b, ", ga_i64 chunk, ga_acc *part, %s *out)\n{\n    __shared__ ga_acc sh[256];\n", so);
-    if (p->variant == V_ROWS)
+    /* V_ROWS: a block a row, or a warp a row (its lanes step by 32) */
+    const char *lane = p->warp ? "lane" : "threadIdx.x", *step = p->warp ? "32" : "blockDim.x";
+    if (p->variant == V_ROWS && p->warp)
+        cm_buf_adds(b, "    int lane = threadIdx.x & 31;\n"
+                       "    for (ga_i64 q = (blockIdx.x * (ga_i64)blockDim.x + threadIdx.x) >> 5; q < nout;\n"
+                       "         q += ((ga_i64)gridDim.x * blockDim.x) >> 5) {\n");
+    else if (p->variant == V_ROWS)
         cm_buf_adds(b, "    for (ga_i64 q = blockIdx.x; q < nout; q += gridDim.x) {\n");
     else
         cm_buf_adds(b, "    for (ga_i64 q0 = (ga_i64)blockIdx.x * blockDim.x; q0 < nout; "
@@ -371,8 +378,8 @@ static void gpu_source(cm_buf_t *b, const plan_t *p)
     cm_buf_adds(b, "        ga_acc a0 = ga_init(), a1 = ga_init();\n");
     if (p->variant == V_ROWS && p->vec) {
         /* the row through aligned vector loads, two chains */
-        cm_buf_addf(b, "        const int V = %d;\n        ga_i64 nv = m / V, k = threadIdx.x;\n", p->vec);
-        cm_buf_adds(b, "        for (; k < nv; k += blockDim.x) {\n");
+        cm_buf_addf(b, "        const int V = %d;\n        ga_i64 nv = m / V, k = %s;\n", p->vec, lane);
+        cm_buf_addf(b, "        for (; k < nv; k += %s) {\n", step);
         for (int k = 0; k < nargs; k++)
             if (!p->g.weak[k])
                 cm_buf_addf(b, "            ga_vec<%s, V> x_%d = ((const ga_vec<%s, V> *)(p%d + o%d))[k];\n",
@@ -382,14 +389,14 @@ static void gpu_source(cm_buf_t *b, const plan_t *p)
         ga_gen_value(b, &p->g, "x_%1$d.v[j]", "");
         cm_buf_adds(b, ", k * V + j));\n                else a0 = ga_comb(a0, ga_lift(");
         ga_gen_value(b, &p->g, "x_%1$d.v[j]", "");
-        cm_buf_adds(b, ", k * V + j));\n        }\n"
-                       "        for (ga_i64 j = nv * V + threadIdx.x; j < m; j += blockDim.x)\n"
-                       "            a0 = ga_comb(a0, ga_lift(");
+        cm_buf_addf(b, ", k * V + j));\n        }\n"
+                       "        for (ga_i64 j = nv * V + %s; j < m; j += %s)\n"
+                       "            a0 = ga_comb(a0, ga_lift(", lane, step);
         ga_gen_value(b, &p->g, "p%1$d[o%1$d + j]", "");
         cm_buf_adds(b, ", j));\n");
     } else if (p->variant == V_ROWS) {
-        cm_buf_adds(b, "        for (ga_i64 j = threadIdx.x; j < m; j += blockDim.x)\n"
-                       "            a0 = ga_comb(a0, ga_lift(");
+        cm_buf_addf(b, "        for (ga_i64 j = %s; j < m; j += %s)\n"
+                       "            a0 = ga_comb(a0, ga_lift(", lane, step);
         ga_gen_value(b, &p->g, "p%1$d[o%1$d + j * r%1$d]", "");
         cm_buf_adds(b, ", j));\n");
     } else {
@@ -408,7 +415,10 @@ static void gpu_source(cm_buf_t *b, const plan_t *p)
         cm_buf_adds(b, ", j));\n        }\n");
     }
     cm_buf_adds(b, "        ga_acc a = ga_comb(a0, a1);\n");
-    if (p->variant == V_ROWS) {
+    if (p->variant == V_ROWS && p->warp) {
+        cm_buf_adds(b, "        a = ga_warp(a);\n        if (lane == 0)\n            ");
+        gpu_value_store(b, p, target, "ga_final(a, m)");
+    } else if (p->variant == V_ROWS) {
         cm_buf_adds(b, "        a = ga_block(a, sh);\n        if (threadIdx.x == 0)\n            ");
         gpu_value_store(b, p, target, "ga_final(a, m)");
     } else {
@@ -455,7 +465,7 @@ static void signature(cm_buf_t *b, const plan_t *p)
 {
     cm_buf_adds(b, "reduce|");
     ga_gen_signature(b, &p->g);
-    cm_buf_addf(b, "%d|%d|%d|%d|%d", (int)p->op, (int)p->out, p->variant, p->nd, p->vec);
+    cm_buf_addf(b, "%d|%d|%d|%d|%d|%d", (int)p->op, (int)p->out, p->variant, p->nd, p->vec, p->warp);
 }
 
 /* ---- running ----------------------------------------------------------------- */
@@ -559,6 +569,11 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
     p->variant = rows ? V_ROWS : V_COLS;
     p->nd = j->nd > 0 ? j->nd : 1;
     p->vec = 0;
+    int sm_count = gpu_program_sm_count();
+    /* many rows of moderate length: a warp each (no block barriers); few long
+     * rows, or an index to carry (argmin, argmax): a block each */
+    p->warp = rows && p->op != GA_R_ARGMIN && p->op != GA_R_ARGMAX &&
+              j->nout >= (int64_t)(sm_count > 0 ? sm_count : 1) * 16 && j->m <= (1 << 20);
     if (rows && j->m >= 64) { /* vector loads when every row starts 16-byte aligned */
         int aligned = 1;
         for (int k = 0; k < nargs && aligned; k++) {
@@ -592,7 +607,7 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
     unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
     ga_buffer_t *tmp = NULL;
     if (rows) {
-        int64_t blocks = nout, most = (int64_t)sms * 32;
+        int64_t blocks = p->warp ? (nout + 7) / 8 : nout, most = (int64_t)sms * 32;
         grid[0] = (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
     } else {
         /* columns: 32 outputs a block; the axis split into chunks over grid.y
@@ -917,7 +932,8 @@ char *ga_reduce_source(const char *text, int nargs, const ga_dtype_t *dtypes, co
     if (ga_expr_parse(text, e, err) == 0 && nargs == e->nvars && e->reduce &&
         ga_expr_type(e, (ga_dtype_t *)dtypes, (int *)weak, err) == 0) {
         plan_t p = {.g = {.e = e, .nargs = nargs}, .op = e->reduce, .gpu = gpu,
-                    .variant = variant == 5 ? V_ROWS : variant, .nd = nd};
+                    .variant = variant >= 5 ? V_ROWS : variant, .nd = nd,
+                    .warp = variant == 6};
         memcpy(p.g.dtypes, dtypes, (size_t)nargs * sizeof *dtypes);
         memcpy(p.g.weak, weak, (size_t)nargs * sizeof *weak);
         p.mapped = ga_expr_dtype(e);
@@ -926,7 +942,7 @@ char *ga_reduce_source(const char *text, int nargs, const ga_dtype_t *dtypes, co
         for (int k = 0; k < nargs; k++)
             if (!weak[k] && ga_dtype_size(dtypes[k]) > widest)
                 widest = ga_dtype_size(dtypes[k]);
-        p.vec = variant == V_PARTS_VEC || variant == 5 ? (int)(16 / widest) : 0;
+        p.vec = variant == V_PARTS_VEC || variant >= 5 ? (int)(16 / widest) : 0;
         cm_buf_t b = {0};
         cm_buf_adds(&b, ga_kernel_prelude);
         char *body = make_source(&p);
