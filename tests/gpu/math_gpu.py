@@ -132,6 +132,21 @@ def main():
                     detail += f", max diff {np.abs(got.astype(np.float64) - want).max(initial=0):.3g}"
             print(("PASS " if ok else "FAIL ") + f"{tag} {name}" + ("" if ok else f": {detail}"))
             failed |= not ok
+    # the teaching notebook, on the GPU: both columns, and the GPU wins at 1e7
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([str(BIN / "gpuc"), "run", str(root / "notebooks/array-math.ipynb"), "-o",
+                        str(OUT / "array-math.out.ipynb")], capture_output=True, text=True, cwd=OUT)
+    ok = p.returncode == 0
+    text = ""
+    if ok:
+        nb = json.loads((OUT / "array-math.out.ipynb").read_text())
+        text = "".join(o.get("text", "") for c in nb["cells"] for o in c.get("outputs", [])
+                       if o.get("output_type") == "stream")
+        print(text)
+        ok = "GPU starts to win" in text and "no GPU" not in text
+    print(("PASS " if ok else "FAIL ") + "notebooks/array-math.ipynb on the GPU" +
+          ("" if ok else f": {p.stderr[-400:]}"))
+    failed |= not ok
     sys.exit(1 if failed else 0)
 
 
