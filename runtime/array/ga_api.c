@@ -37,6 +37,7 @@ const char *ga_api_kind(int code)
     case GA_E_DEVICE: return "DeviceError";
     case GA_E_MEMORY: return "OutOfMemoryError";
     case GA_E_FILE: return "FileError";
+    case GA_E_VALUE: return "ValueError";
     default: return "ArrayError";
     }
 }

@@ -107,7 +107,15 @@
     X(void, ga_free, (ga_t a), ga_api_free)                                                   \
     X(ga_t, ga_keep, (ga_t a), ga_api_keep)                                                   \
     X(void, ga_use_device, (int device), ga_api_use_device)                                   \
-    X(int, ga_default_device, (void), ga_api_default_device)
+    X(int, ga_default_device, (void), ga_api_default_device)                                  \
+    /* random numbers and BLAS (runtime/array/ga_random.h, ga_blas.h) */                     \
+    X(ga_t, ga_random_n, (int dtype, int ndim, const long long *dims), ga_api_random)         \
+    X(ga_t, ga_normal_n, (int dtype, double mean, double std, int ndim, const long long *dims), \
+      ga_api_normal)                                                                          \
+    X(ga_t, ga_integers_n,                                                                    \
+      (int dtype, long long low, long long high, int ndim, const long long *dims),            \
+      ga_api_integers)                                                                        \
+    X(void, ga_seed, (unsigned long long seed), ga_api_seed)
 
 /* A name cells link against and its address. */
 typedef struct rt_symbol {

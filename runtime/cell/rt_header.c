@@ -43,7 +43,13 @@ const char rt_header_text[] =
     "#define ga_reshape(a, ...) ga_reshape_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_permute(a, ...) ga_permute_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_item(a, ...) ga_item_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
-    "#define ga_set(a, v, ...) ga_set_n((a), (v), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n";
+    "#define ga_set(a, v, ...) ga_set_n((a), (v), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    /* random numbers and BLAS */
+    "#define ga_random(dt, ...) ga_random_n((dt), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    "#define ga_normal(dt, mean, std, ...) \\\n"
+    "    ga_normal_n((dt), (mean), (std), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    "#define ga_integers(dt, low, high, ...) \\\n"
+    "    ga_integers_n((dt), (low), (high), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n";
 
 /* The declarations of rt_api.h's list, one per line. */
 #define RT_API_DECLARATION(ret, name, params, impl) #ret " " #name #params ";\n"
