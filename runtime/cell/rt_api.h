@@ -115,7 +115,10 @@
     X(ga_t, ga_integers_n,                                                                    \
       (int dtype, long long low, long long high, int ndim, const long long *dims),            \
       ga_api_integers)                                                                        \
-    X(void, ga_seed, (unsigned long long seed), ga_api_seed)
+    X(void, ga_seed, (unsigned long long seed), ga_api_seed)                                  \
+    X(ga_t, ga_matmul, (ga_t a, ga_t b), ga_api_matmul)                                       \
+    X(double, ga_dot, (ga_t a, ga_t b), ga_api_dot)                                           \
+    X(int, ga_set_tf32, (int on), ga_api_set_tf32)
 
 /* A name cells link against and its address. */
 typedef struct rt_symbol {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "ga_api.h"
+#include "ga_blas.h"
 #include "ga_random.h"
 #include "gpu.h"
 #include "rt_array_pictures.h"
