@@ -17,11 +17,15 @@
  *   normals come in Box–Muller pairs: elements 2m and 2m+1 share words.
  *
  * Exactness. Uniform and integers use only integer operations and exact
- * float products, so both sides give the same bits. Normals call log, sqrt,
- * cos and sin in double: the C library and CUDA's libdevice may differ in
- * the last bit of those, which changes a float32 or float16 normal only
- * when a double lands on a float rounding boundary (about one element in
- * 10^8, then by one ulp) and a float64 normal by a few ulp.
+ * float products, so both sides give the same bits. float32 and float16
+ * normals compute log, sin and cos here from + - *, fused multiply-adds
+ * written out (GA_RNG_FMA) and sqrt, all correctly rounded IEEE operations
+ * on both sides, so they are the same bits too, PROVIDED neither compiler
+ * fuses a * b + c on its own: the GPU program is compiled with
+ * --fmad=false and ga_random.c with fp-contract off.
+ * float64 normals call the math library's log, sin and cos (the C
+ * library's, libdevice's): they agree within a few ulp of the standard
+ * normal (absolute 1e-15 * std), not bit for bit.
  *
  * The code block may not hold preprocessor lines (it is one macro
  * argument); what differs between C and CUDA is the GA_RNG_* names that
@@ -38,18 +42,20 @@ typedef uint32_t ga_rng_u32;
 typedef uint64_t ga_rng_u64;
 #define GA_RNG_FN static inline
 #define GA_RNG_F2H(f) ga_float_to_half(f)   /* round to nearest even, as cvt.rn.f16.f32 */
+#define GA_RNG_FMA(a, b, c) fmaf(a, b, c)    /* fused, one rounding, as __fmaf_rn */
+#define GA_RNG_CLZ(x) __builtin_clz(x)       /* leading zeros of a nonzero word, as __clz */
+#define GA_RNG_MULHI(a, b) ((ga_rng_u32)(((ga_rng_u64)(a) * (b)) >> 32)) /* as __umulhi */
 #define GA_RNG_CODE(...) __VA_ARGS__
 #endif
 
 GA_RNG_CODE(
 typedef struct ga_rng_block { ga_rng_u32 v[4]; } ga_rng_block_t;
 
-/* The 64-bit product of two words, split. */
+/* The 64-bit product of two words, split (two 32-bit multiplies on a GPU). */
 GA_RNG_FN ga_rng_u32 ga_rng_mulhilo(ga_rng_u32 a, ga_rng_u32 b, ga_rng_u32 *hi)
 {
-    ga_rng_u64 p = (ga_rng_u64)a * b;
-    *hi = (ga_rng_u32)(p >> 32);
-    return (ga_rng_u32)p;
+    *hi = GA_RNG_MULHI(a, b);
+    return a * b;
 }
 
 /* Philox4x32-10 of counter c and key k. */
@@ -100,38 +106,93 @@ GA_RNG_FN double ga_rng_uniform_f64(ga_rng_u32 a, ga_rng_u32 b)
     return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
 }
 
-/* Box–Muller of u1 in (0, 1] and u2 in [0, 1): mean + std * (r cos t, r sin t). */
-GA_RNG_FN void ga_rng_box_muller(double u1, double u2, double mean, double std, double *z0,
-                                 double *z1)
+/* log((a + 1) / 2^32) in float, from correctly rounded operations alone
+ * (+ - * and fused multiply-add), so that both sides round alike: a + 1 =
+ * m 2^e with m (its first 24 bits) in [sqrt(1/2), sqrt(2)), log m by
+ * Cephes' logf polynomial in m - 1, e ln 2 in two parts. Within 2 float
+ * ulp of the log of the first 24 bits of a + 1. */
+GA_RNG_FN float ga_rng_log_u32(ga_rng_u32 a)
 {
-    double r = sqrt(-2.0 * log(u1));
-    double t = 6.283185307179586 * u2;
-    *z0 = mean + std * (r * cos(t));
-    *z1 = mean + std * (r * sin(t));
+    if (a == 0xFFFFFFFFu)
+        return 0.0f; /* a + 1 = 2^32 */
+    ga_rng_u32 x = a + 1;
+    int e = 31 - GA_RNG_CLZ(x); /* floor(log2(x)) */
+    float m = (float)((x << (31 - e)) >> 8) * 1.1920928955078125e-07f; /* [1, 2), exact */
+    if (m > 1.41421356f) {
+        m *= 0.5f;
+        e += 1;
+    }
+    float t = m - 1.0f, z = t * t, y = 7.0376836292e-2f;
+    y = GA_RNG_FMA(y, t, -1.1514610310e-1f);
+    y = GA_RNG_FMA(y, t, 1.1676998740e-1f);
+    y = GA_RNG_FMA(y, t, -1.2420140846e-1f);
+    y = GA_RNG_FMA(y, t, 1.4249322787e-1f);
+    y = GA_RNG_FMA(y, t, -1.6668057665e-1f);
+    y = GA_RNG_FMA(y, t, 2.0000714765e-1f);
+    y = GA_RNG_FMA(y, t, -2.4999993993e-1f);
+    y = GA_RNG_FMA(y, t, 3.3333331174e-1f);
+    y = y * t * z;
+    float k = (float)(e - 32);
+    y = GA_RNG_FMA(k, -2.12194440e-4f, y);
+    y = GA_RNG_FMA(-0.5f, z, y);
+    return GA_RNG_FMA(k, 0.693359375f, t + y);
 }
 
-/* A pair of normals from two words (float32 and float16). */
-GA_RNG_FN void ga_rng_normal_pair32(ga_rng_u32 a, ga_rng_u32 b, double mean, double std,
-                                    double *z0, double *z1)
+/* sin and cos of 2 pi b / 2^32 in float, likewise: the quadrant from the
+ * top 2 bits, the eighth by symmetry, then Cephes' sinf and cosf
+ * polynomials on [0, pi/4]. Within 2 float ulp (absolute 1.5e-7). */
+GA_RNG_FN void ga_rng_sincos_u32(ga_rng_u32 b, float *sn, float *cs)
 {
-    ga_rng_box_muller(((double)a + 1.0) * 2.3283064365386963e-10,
-                      (double)b * 2.3283064365386963e-10, mean, std, z0, z1);
+    ga_rng_u32 q = b >> 30;
+    float f = (float)(b & 0x3FFFFFFFu) * 9.313225746154785e-10f; /* [0, 1] of a quarter turn */
+    int swap = f > 0.5f;
+    if (swap)
+        f = 1.0f - f;
+    float x = f * 1.57079633f, z = x * x;
+    float ps = GA_RNG_FMA(GA_RNG_FMA(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f);
+    float pc = GA_RNG_FMA(GA_RNG_FMA(2.443315711809948e-5f, z, -1.388731625493765e-3f), z,
+                          4.166664568298827e-2f);
+    float s = GA_RNG_FMA(ps * z, x, x);
+    float c = GA_RNG_FMA(pc * z, z, GA_RNG_FMA(-0.5f, z, 1.0f));
+    /* the eighth's mirror and odd quadrants swap sin and cos; quadrants 2
+     * and 3 negate sin, 1 and 2 cos */
+    int sw = swap ^ (int)(q & 1);
+    float s2 = sw ? c : s, c2 = sw ? s : c;
+    *sn = (q & 2) ? -s2 : s2;
+    *cs = ((q + 1) & 2) ? -c2 : c2;
+}
+
+/* A pair of normals from two words (float32 and float16), all in float
+ * with the functions above (mean and std rounded to float). */
+GA_RNG_FN void ga_rng_normal_pair32(ga_rng_u32 a, ga_rng_u32 b, float mean, float std, float *z0,
+                                    float *z1)
+{
+    float r = sqrtf(-2.0f * ga_rng_log_u32(a));
+    float s, c;
+    ga_rng_sincos_u32(b, &s, &c);
+    *z0 = mean + std * (r * c);
+    *z1 = mean + std * (r * s);
 }
 
 /* Four normals (two pairs) from one block (float32 and float16). */
-GA_RNG_FN void ga_rng_normal4(ga_rng_block_t w, double mean, double std, double *z)
+GA_RNG_FN void ga_rng_normal4(ga_rng_block_t w, float mean, float std, float *z)
 {
     ga_rng_normal_pair32(w.v[0], w.v[1], mean, std, &z[0], &z[1]);
     ga_rng_normal_pair32(w.v[2], w.v[3], mean, std, &z[2], &z[3]);
 }
 
-/* A pair of float64 normals from one block (53 bits for each uniform). */
+/* A pair of float64 normals from one block (53 bits for each uniform):
+ * Box–Muller in double with the math library's log, sin and cos (the C
+ * library's on the CPU, libdevice's on a GPU: equal within a few ulp). */
 GA_RNG_FN void ga_rng_normal_pair64(ga_rng_block_t w, double mean, double std, double *z0,
                                     double *z1)
 {
     double u1 = ((double)(w.v[0] >> 5) * 67108864.0 + (double)(w.v[1] >> 6) + 1.0) *
                 1.1102230246251565e-16;
-    ga_rng_box_muller(u1, ga_rng_uniform_f64(w.v[2], w.v[3]), mean, std, z0, z1);
+    double r = sqrt(-2.0 * log(u1));
+    double t = 6.283185307179586 * ga_rng_uniform_f64(w.v[2], w.v[3]);
+    *z0 = mean + std * (r * cos(t));
+    *z1 = mean + std * (r * sin(t));
 }
 
 /* The high 64 bits of a * b, from 32-bit pieces (the same on both sides). */

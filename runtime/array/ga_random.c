@@ -12,7 +12,14 @@
 #include "ga_backend.h"
 #include "gpu.h"
 
-/* The generator as C, for the CPU backend ... */
+/* The generator as C, for the CPU backend, with a * b + c never fused
+ * (ga_philox.h: float normals must round as the GPU's, which is compiled
+ * with --fmad=false) ... */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 #include "ga_philox.h"
 
 /* ... and the same text as a string, for the GPU's kernels. */
@@ -122,6 +129,7 @@ uint64_t ga_random_blocks(ga_rng_dist_t dist, ga_dtype_t dtype, int64_t n)
 static void cpu_block(const ga_rng_params_t *p, ga_dtype_t dtype, ga_rng_block_t w, double *v,
                       uint64_t *u)
 {
+    float z[4];
     uint64_t range = (uint64_t)p->high - (uint64_t)p->low;
     switch (p->dist) {
     case GA_RNG_UNIFORM:
@@ -137,7 +145,9 @@ static void cpu_block(const ga_rng_params_t *p, ga_dtype_t dtype, ga_rng_block_t
         if (dtype == GA_F64) {
             ga_rng_normal_pair64(w, p->mean, p->std, &v[0], &v[1]);
         } else {
-            ga_rng_normal4(w, p->mean, p->std, v);
+            ga_rng_normal4(w, (float)p->mean, (float)p->std, z);
+            for (int k = 0; k < 4; k++)
+                v[k] = z[k];
         }
         break;
     case GA_RNG_INTEGERS:
@@ -232,20 +242,18 @@ static const char kernels_code[] =
     "extern \"C\" __global__ void ga_normal_f32(GA_RNG_PARAMS)\n"
     "{\n"
     "    GA_RNG_LOOP(4) {\n"
-    "        double z[4];\n"
-    "        ga_rng_normal4(ga_rng_words(seed, start + c), mean, std, z);\n"
-    "        store4<float, float4>((float *)outp, n, c * 4, (float)z[0], (float)z[1], (float)z[2],\n"
-    "            (float)z[3]);\n"
+    "        float z[4];\n"
+    "        ga_rng_normal4(ga_rng_words(seed, start + c), (float)mean, (float)std, z);\n"
+    "        store4<float, float4>((float *)outp, n, c * 4, z[0], z[1], z[2], z[3]);\n"
     "    }\n"
     "}\n"
     "extern \"C\" __global__ void ga_normal_f16(GA_RNG_PARAMS)\n"
     "{\n"
     "    GA_RNG_LOOP(4) {\n"
-    "        double z[4];\n"
-    "        ga_rng_normal4(ga_rng_words(seed, start + c), mean, std, z);\n"
+    "        float z[4];\n"
+    "        ga_rng_normal4(ga_rng_words(seed, start + c), (float)mean, (float)std, z);\n"
     "        store4<unsigned short, ushort4>((unsigned short *)outp, n, c * 4,\n"
-    "            GA_RNG_F2H((float)z[0]), GA_RNG_F2H((float)z[1]), GA_RNG_F2H((float)z[2]),\n"
-    "            GA_RNG_F2H((float)z[3]));\n"
+    "            GA_RNG_F2H(z[0]), GA_RNG_F2H(z[1]), GA_RNG_F2H(z[2]), GA_RNG_F2H(z[3]));\n"
     "    }\n"
     "}\n"
     "extern \"C\" __global__ void ga_normal_f64(GA_RNG_PARAMS)\n"
@@ -282,7 +290,10 @@ static const char cuda_prelude[] =
     "#define GA_RNG_FN static __device__ __forceinline__\n"
     "static __device__ __forceinline__ unsigned short ga_rng_f2h(float f)\n"
     "{ unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
-    "#define GA_RNG_F2H(f) ga_rng_f2h(f)\n";
+    "#define GA_RNG_F2H(f) ga_rng_f2h(f)\n"
+    "#define GA_RNG_FMA(a, b, c) __fmaf_rn(a, b, c)\n"
+    "#define GA_RNG_CLZ(x) __clz((int)(x))\n"
+    "#define GA_RNG_MULHI(a, b) __umulhi(a, b)\n";
 
 /* The whole CUDA source: prelude, generator, kernels (built once). */
 const char *ga_random_cuda_source(void)
@@ -313,7 +324,7 @@ static int gpu_fill(void *out, ga_dtype_t dtype, int64_t n, const ga_rng_params_
                  "random numbers on a GPU need cuda/gpu_program.c, which this build lacks");
         return -1;
     }
-    gpu_program_t *prog = gpu_program_get(ga_random_cuda_source(), NULL, err);
+    gpu_program_t *prog = gpu_program_get(ga_random_cuda_source(), GA_RANDOM_CUDA_OPTIONS, err);
     if (!prog)
         return -1;
     char name[32];

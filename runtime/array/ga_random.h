@@ -51,6 +51,10 @@ int ga_random_fill(ga_array_t *a, const ga_rng_params_t *p, uint64_t seed, uint6
  * cuda/gpu_program and the tests (which compile it with NVRTC). */
 const char *ga_random_cuda_source(void);
 
+/* The NVRTC options it is compiled with (no fused multiply-add, so that
+ * float normals round as on the CPU). */
+#define GA_RANDOM_CUDA_OPTIONS "--fmad=false"
+
 /* ---- the session generator ---- */
 
 /* Sets the seed and rewinds the counter to 0. */

@@ -44,6 +44,38 @@ static void test_known_answers(void)
           (uint64_t)(((unsigned __int128)0x123456789abcdef0ull * 0xfedcba9876543210ull) >> 64));
 }
 
+/* The float log and sincos of the normals against the C library's. */
+static void test_float_functions(void)
+{
+    double worst_log = 0, worst_sin = 0;
+    for (uint64_t i = 0; i <= 200000; i++) {
+        /* a + 1 from 1 to 2^32, log-spaced, and the ends */
+        uint64_t x = i == 200000 ? (1ull << 32) : (uint64_t)exp2(32.0 * (double)i / 200000);
+        /* of the first 24 bits of x: the input itself is cut to 24 bits */
+        int shift = 0;
+        while ((x >> shift) >> 24)
+            shift++;
+        double x24 = ldexp((double)(x >> shift), shift);
+        double want = log(x24 / 4294967296.0);
+        double got = ga_rng_log_u32((uint32_t)(x - 1));
+        worst_log = fmax(worst_log, fabs(got - want) / (fabs(want) * 1.2e-7 + 1e-9));
+        uint32_t b = (uint32_t)(i * 21475u + (i >> 3));
+        float s, c;
+        ga_rng_sincos_u32(b, &s, &c);
+        double t = 6.283185307179586 * (double)b / 4294967296.0;
+        worst_sin = fmax(worst_sin, fmax(fabs(s - sin(t)), fabs(c - cos(t))));
+    }
+    printf("float log: within %.2f ulp; sincos: within %.3g\n", worst_log, worst_sin);
+    CHECK(worst_log < 2.5);
+    CHECK(worst_sin < 2.5e-7);
+    float s, c;
+    ga_rng_sincos_u32(0, &s, &c);
+    CHECK(s == 0 && c == 1);
+    ga_rng_sincos_u32(1u << 30, &s, &c); /* a quarter turn */
+    CHECK(s == 1 && c == 0);
+    CHECK(ga_rng_log_u32(0xFFFFFFFFu) == 0);
+}
+
 static ga_array_t *filled(ga_dtype_t dtype, int64_t n, const ga_rng_params_t *p, uint64_t seed,
                           uint64_t start)
 {
@@ -261,8 +293,8 @@ static void test_cuda_source_compiles(void)
     gpu_nvrtc_program_t prog = NULL;
     CHECK(GPU_NVRTC_CHECK(nv->nvrtcCreateProgram(&prog, ga_random_cuda_source(), "ga_random.cu",
                                                  0, NULL, NULL), &err) == 0);
-    const char *opts[] = {"--gpu-architecture=compute_90", "--std=c++17"};
-    int rc = nv->nvrtcCompileProgram(prog, 2, opts);
+    const char *opts[] = {"--gpu-architecture=compute_90", "--std=c++17", GA_RANDOM_CUDA_OPTIONS};
+    int rc = nv->nvrtcCompileProgram(prog, 3, opts);
     size_t log_size = 0;
     nv->nvrtcGetProgramLogSize(prog, &log_size);
     char *log = calloc(1, log_size + 1);
@@ -292,6 +324,7 @@ static void test_cuda_source_compiles(void)
 int main(void)
 {
     test_known_answers();
+    test_float_functions();
     test_counter_based();
     test_statistics();
     test_session_generator();
