@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cm_file.h"
 #include "gpu_internal.h"
 
 #define MAGIC "GPUCNVC1"
@@ -61,23 +62,6 @@ static int image_copy(gpu_image_t *dst, const gpu_image_t *src)
     return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-    char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0700) && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(tmp, 0700) && errno != EEXIST)
-        return -1;
-    return 0;
-}
-
 const char *gpu_cache_dir(void)
 {
     if (dir_state == 0) {
@@ -90,7 +74,7 @@ const char *gpu_cache_dir(void)
         else
             dir[0] = '\0';
         struct stat st;
-        if (dir[0] && mkdir_p(dir) == 0 && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+        if (dir[0] && cm_file_mkdirs(dir, NULL) == 0 && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
             access(dir, W_OK | X_OK) == 0)
             dir_state = 1;
     }
@@ -220,30 +204,11 @@ int gpu_cache_lookup(const unsigned char key[32], gpu_image_t *img, const char *
     return 1;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img)
 {
     memory_put(key, img);
-    char path[1200], tmp[1300];
+    char path[1200];
     if (gpu_cache_path(key, path, sizeof path))
-        return;
-    snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
         return;
     unsigned char head[HEADER_SIZE];
     uint32_t format = FORMAT, kind = (uint32_t)img->kind;
@@ -254,12 +219,9 @@ void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img)
     put64(head + 24, img->names_size);
     memcpy(head + 32, key, 32);
     checksum(img, head + 64);
-    int ok = write_all(fd, head, sizeof head) == 0 && write_all(fd, img->data, img->size) == 0 &&
-             (!img->names_size || write_all(fd, img->names, img->names_size) == 0);
-    if (close(fd))
-        ok = 0;
-    if (!ok || rename(tmp, path))
-        unlink(tmp);
+    const void *parts[3] = {head, img->data, img->names};
+    size_t lens[3] = {sizeof head, img->size, img->names_size};
+    cm_file_writev(path, parts, lens, 3, 0600, NULL); /* a cache: failing to write is not an error */
 }
 
 void gpu_cache_reset_memory(void)

@@ -138,7 +138,7 @@ static int has_option(const options_t *o, const char *prefix)
 
 /* The CUDA include folder, for <cuda_fp16.h> and friends: next to NVRTC,
  * else $CUDA_HOME/include, else /usr/local/cuda/include. */
-static const char *cuda_include_dir(const gpu_nvrtc_t *nv)
+const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv)
 {
     static char found[600];
     static int tried;
@@ -171,7 +171,7 @@ static const char *cuda_include_dir(const gpu_nvrtc_t *nv)
 
 /* Picks the target: sm_XY cubin for the selected GPU when NVRTC knows it;
  * compute_XY PTX otherwise (the newest NVRTC knows when there is no GPU). */
-static int choose_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err)
+int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err)
 {
     int count = 0, archs[128], major = 0, minor = 0;
     if (GPU_NVRTC_CHECK(nv->nvrtcGetNumSupportedArchs(&count), err))
@@ -593,7 +593,7 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         }
         c->cubin = starts(c->arch, "sm_");
     } else {
-        if (choose_arch(nv, c->arch, sizeof c->arch, &c->cubin, err))
+        if (gpu_compile_arch(nv, c->arch, sizeof c->arch, &c->cubin, err))
             goto out;
         snprintf(o.extra[0], sizeof o.extra[0], "--gpu-architecture=%s", c->arch);
         o.argv[o.argc++] = o.extra[0];
@@ -605,7 +605,7 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     c->setup_ms = setup_ms;
     if (!has_option(&o, "--std") && !has_option(&o, "-std"))
         o.argv[o.argc++] = "--std=c++17";
-    const char *inc = cuda_include_dir(nv);
+    const char *inc = gpu_compile_include_dir(nv);
     if (inc) {
         snprintf(o.extra[1], sizeof o.extra[1], "-I%s", inc);
         o.argv[o.argc++] = o.extra[1];

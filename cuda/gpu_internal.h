@@ -6,6 +6,7 @@
 
 #include "gpu.h"
 #include "gpu_driver.h"
+#include "gpu_nvrtc.h"
 
 /* ---- gpu_scan.c: a light scanner over CUDA C++ device source ---------- */
 
@@ -71,6 +72,23 @@ int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, si
                           cm_error_t *err);
 int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size_t bytes,
                         cm_error_t *err);
+
+/* ---- gpu_compile.c: what kernel cells and library kernels share ------- */
+
+/* The target: sm_XY cubin for the selected GPU when NVRTC knows it
+ * (*cubin = 1); compute_XY PTX otherwise (the newest NVRTC knows when
+ * there is no GPU). 0 / -1 with err. */
+int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err);
+
+/* The CUDA include folder (for <cuda_fp16.h>): next to NVRTC, else
+ * $CUDA_HOME/include, else /usr/local/cuda/include; NULL when none. */
+const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv);
+
+/* ---- gpu_module.c: what launches share -------------------------------- */
+
+/* Records the launch that reaches the driver now, for messages of errors
+ * that surface later (gpu_synchronize, gpu_last_launch). */
+void gpu_module_note_launch(const char *name, int cell, int line);
 
 /* ---- gpu_error.c ------------------------------------------------------- */
 

@@ -317,6 +317,14 @@ static int check_args(const kernel_t *k, int nargs, const size_t *sizes, const c
     return 0;
 }
 
+void gpu_module_note_launch(const char *name, int cell, int line)
+{
+    snprintf(last.name, sizeof last.name, "%s", name);
+    last.cell = cell;
+    last.line = line;
+    last.valid = 1;
+}
+
 int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
                const size_t *arg_sizes, const char *arg_kinds, int cell, int line,
@@ -360,10 +368,7 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
     } else if (gpu_context_ensure(err)) {
         return -1;
     }
-    snprintf(last.name, sizeof last.name, "%s", name);
-    last.cell = cell;
-    last.line = line;
-    last.valid = 1;
+    gpu_module_note_launch(name, cell, line);
     const gpu_driver_t *d = gpu_driver_get(err);
     gpu_kernel_clock_before(stream);
     gpu_curesult_t rc = d->cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],

@@ -2,6 +2,8 @@
  * cell's outputs as nbclient does (see jk_nbformat.h). */
 #include "jk_nbformat.h"
 
+#include "cm_file.h"
+
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -38,50 +40,21 @@ json_t *jk_nb_load(const char *path, cm_error_t *err)
 
 int jk_nb_save(const json_t *nb, const char *path, cm_error_t *err)
 {
-    char dir_buf[PATH_MAX], base_buf[PATH_MAX], tmp[PATH_MAX];
-    snprintf(dir_buf, sizeof dir_buf, "%s", path);
-    snprintf(base_buf, sizeof base_buf, "%s", path);
-    const char *dir = dirname(dir_buf), *base = basename(base_buf);
-    if (snprintf(tmp, sizeof tmp, "%s/.%s.gpuc-XXXXXX", dir, base) >= (int)sizeof tmp) {
-        CM_ERROR(err, 1, "%s: the path is too long", path);
-        return -1;
-    }
-
     /* The file keeps its permissions; a new one gets 0666 less the umask. */
-    mode_t mode;
+    mode_t mode = 0666;
     struct stat st;
-    if (stat(path, &st) == 0) {
+    if (stat(path, &st) == 0)
         mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        CM_ERROR(err, 1, "cannot write in %s: %s", dir, strerror(errno));
+    char *text = json_dumps(nb, JSON_INDENT(1) | JSON_SORT_KEYS);
+    if (!text) {
+        CM_ERROR(err, 1, "cannot write %s: out of memory", path);
         return -1;
     }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        CM_ERROR(err, 1, "cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    int bad = json_dumpf(nb, f, JSON_INDENT(1) | JSON_SORT_KEYS) != 0;
-    bad |= fputc('\n', f) == EOF;
-    bad |= fflush(f) != 0;
-    bad |= fchmod(fd, mode) != 0;
-    int saved = errno;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        CM_ERROR(err, 1, "cannot write %s: %s", path, strerror(bad ? saved : errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    const void *parts[2] = {text, "\n"};
+    size_t lens[2] = {strlen(text), 1};
+    int rc = cm_file_writev(path, parts, lens, 2, mode, err);
+    free(text);
+    return rc;
 }
 
 char *jk_nb_cell_source(const json_t *cell)

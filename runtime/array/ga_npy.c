@@ -3,6 +3,8 @@
  * Python dict literal padded with spaces and '\n' to 64 bytes, the data). */
 #include "ga_npy.h"
 
+#include "cm_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -378,20 +380,6 @@ static ssize_t pread_all(int fd, void *buf, size_t n, off_t off)
     return (ssize_t)got;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, buf, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        buf = (const char *)buf + w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Reverses the bytes of each unit-byte word of data[0, bytes). */
 static void swap_bytes(unsigned char *data, size_t bytes, size_t unit)
 {
@@ -518,7 +506,6 @@ int ga_npy_load(const char *path, ga_npy_info_t *info, void **data, cm_error_t *
 int ga_npy_save(const char *path, ga_dtype_t dtype, int ndim, const int64_t *shape, const void *data,
                 cm_error_t *err)
 {
-    static unsigned counter;
     size_t bytes, hlen;
     if (!ga_dtype_valid(dtype)) {
         CM_ERROR(err, GA_E_DTYPE, "cannot save '%s': %d is not a dtype", path, (int)dtype);
@@ -536,30 +523,12 @@ int ga_npy_save(const char *path, ga_dtype_t dtype, int ndim, const int64_t *sha
     unsigned char *head = ga_npy_format_header(dtype, ndim, shape, &hlen);
     if (!head)
         return FAIL("cannot save '%s': out of memory", path);
-    size_t tlen = strlen(path) + 32;
-    char *tmp = malloc(tlen);
-    int fd = -1, rc = -1;
-    if (!tmp) {
-        rc = FAIL("cannot save '%s': out of memory", path);
-        goto done;
-    }
-    snprintf(tmp, tlen, "%s.tmp%ld.%u", path, (long)getpid(), __atomic_fetch_add(&counter, 1, 0));
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        rc = FAIL("cannot write '%s': %s", path, strerror(errno));
-        goto done;
-    }
-    int ok = !write_all(fd, head, hlen) && !write_all(fd, data, bytes) && !fsync(fd);
-    int why = errno;
-    if (close(fd) != 0 && ok)
-        ok = 0, why = errno;
-    if (ok && rename(tmp, path) != 0)
-        ok = 0, why = errno;
-    rc = ok ? 0 : FAIL("cannot write '%s': %s", path, strerror(why));
-    if (rc)
-        unlink(tmp);
-done:
-    free(tmp);
+    const void *parts[2] = {head, data};
+    size_t lens[2] = {hlen, bytes};
+    cm_error_t werr = {0};
+    int rc = 0;
+    if (cm_file_writev(path, parts, lens, 2, 0666, &werr) != 0)
+        rc = FAIL("cannot save '%s': %s", path, werr.text);
     free(head);
     return rc;
 }

@@ -28,14 +28,6 @@
 #define GA_RNG_CODE(...) static const char philox_code[] = #__VA_ARGS__;
 #include "ga_philox.h"
 
-/* cuda/gpu_program.c is written on the main branch; until this branch
- * meets it, a build without it still links and a GPU call says so.
- * MERGE: drop these four lines once gpu_program.c is in the build. */
-#pragma weak gpu_program_get
-#pragma weak gpu_program_kernel
-#pragma weak gpu_program_launch
-#pragma weak gpu_program_sm_count
-
 /* ---- checking --------------------------------------------------------- */
 
 static int is_float(ga_dtype_t d)
@@ -319,11 +311,6 @@ static void kernel_name(const ga_rng_params_t *p, ga_dtype_t dtype, char *buf, s
 static int gpu_fill(void *out, ga_dtype_t dtype, int64_t n, const ga_rng_params_t *p,
                     uint64_t seed, uint64_t start, cm_error_t *err)
 {
-    if (!gpu_program_get) {
-        CM_ERROR(err, GA_E_DEVICE,
-                 "random numbers on a GPU need cuda/gpu_program.c, which this build lacks");
-        return -1;
-    }
     gpu_program_t *prog = gpu_program_get(ga_random_cuda_source(), GA_RANDOM_CUDA_OPTIONS, err);
     if (!prog)
         return -1;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "ga_api.h"
+#include "ga_api_math.h"
 #include "ga_blas.h"
 #include "ga_random.h"
 #include "gpu.h"

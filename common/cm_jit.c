@@ -1,0 +1,284 @@
+/* cm_jit: the system compiler, cached shared objects (see cm_jit.h). */
+#include "cm_jit.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cm_buf.h"
+#include "cm_file.h"
+#include "cm_time.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the compiler --------------------------------------------------- */
+
+typedef struct compiler {
+    int state;               /* 0 unknown, 1 found, -1 missing */
+    char command[PATH_MAX];  /* "cc", or $CC as given */
+    char identity[512];      /* path and first line of --version: part of the key */
+} compiler_t;
+
+static compiler_t compilers[2];
+
+/* Runs cmd with sh, its stdout and stderr into *out (caller frees). The
+ * exit status, or -1 when it could not run. */
+static int run_command(const char *cmd, char **out)
+{
+    cm_buf_t b = {0};
+    fflush(stdout);
+    fflush(stderr);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        *out = cm_buf_steal(&b);
+        return -1;
+    }
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
+        cm_buf_add(&b, chunk, n);
+    int st = pclose(p);
+    *out = cm_buf_steal(&b);
+    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static compiler_t *find_compiler(cm_jit_lang_t lang, cm_error_t *err)
+{
+    compiler_t *c = &compilers[lang];
+    if (c->state == 0) {
+        const char *env = getenv(lang == CM_JIT_CXX ? "CXX" : "CC");
+        const char *name = env && *env ? env : lang == CM_JIT_CXX ? "c++" : "cc";
+        size_t n = strnlen(name, sizeof c->command - 1);
+        memcpy(c->command, name, n);
+        c->command[n] = '\0';
+        char cmd[PATH_MAX + 64], *out;
+        snprintf(cmd, sizeof cmd, "LC_ALL=C %s --version 2>/dev/null", c->command);
+        int rc = run_command(cmd, &out);
+        c->state = rc == 0 && *out ? 1 : -1;
+        char id[sizeof c->identity];
+        snprintf(id, sizeof id, "%s|%.*s", name, (int)strcspn(out, "\n"), out);
+        memcpy(c->identity, id, sizeof id);
+        free(out);
+    }
+    if (c->state < 0) {
+        CM_ERROR(err, CM_E_JIT_COMPILER,
+                 "no %s compiler: '%s' did not run (install %s, or set %s)",
+                 lang == CM_JIT_CXX ? "C++" : "C", c->command, lang == CM_JIT_CXX ? "g++" : "gcc",
+                 lang == CM_JIT_CXX ? "CXX" : "CC");
+        return NULL;
+    }
+    return c;
+}
+
+/* ---- the cache ------------------------------------------------------ */
+
+static char cache_dir[PATH_MAX];
+static int cache_state; /* 0 unknown, 1 usable, -1 none */
+
+const char *cm_jit_cache_dir(void)
+{
+    pthread_mutex_lock(&lock);
+    if (cache_state == 0) {
+        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+        cache_state = -1;
+        if (xdg && xdg[0] == '/')
+            snprintf(cache_dir, sizeof cache_dir, "%s/gpuc/jit", xdg);
+        else if (home && *home)
+            snprintf(cache_dir, sizeof cache_dir, "%s/.cache/gpuc/jit", home);
+        else
+            cache_dir[0] = '\0';
+        if (cache_dir[0] && cm_file_mkdirs(cache_dir, NULL) == 0 && access(cache_dir, W_OK | X_OK) == 0)
+            cache_state = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return cache_state == 1 ? cache_dir : NULL;
+}
+
+typedef struct entry {
+    unsigned char key[32];
+    void *handle;
+} entry_t;
+
+static entry_t *entries;
+static size_t nentries, centries;
+
+static void *memory_find(const unsigned char key[32])
+{
+    for (size_t i = 0; i < nentries; i++)
+        if (!memcmp(entries[i].key, key, 32))
+            return entries[i].handle;
+    return NULL;
+}
+
+static void memory_put(const unsigned char key[32], void *handle)
+{
+    if (nentries == centries) {
+        size_t n = centries ? centries * 2 : 64;
+        entry_t *e = realloc(entries, n * sizeof *e);
+        if (!e)
+            return; /* only the memory index is lost */
+        entries = e;
+        centries = n;
+    }
+    memcpy(entries[nentries].key, key, 32);
+    entries[nentries++].handle = handle;
+}
+
+void cm_jit_reset_memory(void)
+{
+    pthread_mutex_lock(&lock);
+    nentries = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+static void make_key(cm_jit_lang_t lang, const compiler_t *c, const char *flags, const char *source,
+                     unsigned char key[32])
+{
+    crypto_hash_sha256_state st;
+    crypto_hash_sha256_init(&st);
+    const char *parts[] = {lang == CM_JIT_CXX ? "c++" : "c", c->identity, flags ? flags : "", source};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        crypto_hash_sha256_update(&st, (const unsigned char *)parts[i], strlen(parts[i]) + 1);
+    crypto_hash_sha256_final(&st, key);
+}
+
+/* ---- compiling ------------------------------------------------------ */
+
+/* The compiler's first line that says "error", for err->text. */
+static void first_error(const char *log, char *buf, size_t len)
+{
+    const char *line = log, *pick = NULL;
+    while (*line && !pick) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        if (memmem(line, n, "error", 5))
+            pick = line;
+        else
+            line = end ? end + 1 : line + n;
+    }
+    if (!pick)
+        pick = log;
+    snprintf(buf, len, "%.*s", (int)strcspn(pick, "\n"), pick);
+}
+
+static int compile(cm_jit_lang_t lang, const compiler_t *c, const char *source, const char *flags,
+                   const char *so_path, cm_jit_result_t *out, cm_error_t *err)
+{
+    char src_path[PATH_MAX + 200], tmp_so[PATH_MAX + 200];
+    static unsigned serial;
+    unsigned k = __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
+    snprintf(src_path, sizeof src_path, "%s.%ld.%u.%s", so_path, (long)getpid(), k,
+             lang == CM_JIT_CXX ? "cc" : "c");
+    snprintf(tmp_so, sizeof tmp_so, "%s.%ld.%u.tmp", so_path, (long)getpid(), k);
+    cm_error_t werr = {0};
+    if (cm_file_write(src_path, source, strlen(source), 0600, &werr) != 0) {
+        CM_ERROR(err, CM_E_JIT_LOAD, "cannot write the source to compile: %s", werr.text);
+        return -1;
+    }
+    cm_buf_t cmd = {0};
+    cm_buf_addf(&cmd, "LC_ALL=C %s -fno-diagnostics-color -shared -fPIC %s -o '%s' '%s' -lm 2>&1",
+                c->command, flags ? flags : "", tmp_so, src_path);
+    double t0 = cm_seconds();
+    char *log;
+    int rc = run_command(cm_buf_str(&cmd), &log);
+    out->compile_ms = (cm_seconds() - t0) * 1e3;
+    cm_buf_free(&cmd);
+    unlink(src_path);
+    if (rc != 0) {
+        char first[512];
+        first_error(log, first, sizeof first);
+        CM_ERROR(err, CM_E_JIT_COMPILE, "%s", first);
+        out->log = log;
+        unlink(tmp_so);
+        return -1;
+    }
+    free(log);
+    if (rename(tmp_so, so_path) != 0) {
+        CM_ERROR(err, CM_E_JIT_LOAD, "cannot keep %s: %s", so_path, strerror(errno));
+        unlink(tmp_so);
+        return -1;
+    }
+    return 0;
+}
+
+static void *load(const char *path, cm_error_t *err)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        CM_ERROR(err, CM_E_JIT_LOAD, "cannot load compiled code: %s", dlerror());
+    return h;
+}
+
+int cm_jit_load(cm_jit_lang_t lang, const char *source, const char *flags, cm_jit_result_t *out,
+                cm_error_t *err)
+{
+    out->handle = NULL;
+    out->compile_ms = 0;
+    out->cache = "miss";
+    out->log = NULL;
+    const compiler_t *c = find_compiler(lang, err);
+    if (!c)
+        return -1;
+    unsigned char key[32];
+    make_key(lang, c, flags, source, key);
+    pthread_mutex_lock(&lock);
+    void *h = memory_find(key);
+    pthread_mutex_unlock(&lock);
+    if (h) {
+        out->handle = h;
+        out->cache = "memory hit";
+        return 0;
+    }
+
+    const char *dir = cm_jit_cache_dir();
+    char tmp_dir[PATH_MAX] = "", so_path[PATH_MAX + 80], hex[65];
+    sodium_bin2hex(hex, sizeof hex, key, 32);
+    if (!dir) { /* no cache: a private temporary folder, removed after loading */
+        const char *t = getenv("TMPDIR");
+        snprintf(tmp_dir, sizeof tmp_dir, "%s/gpuc-jit-XXXXXX", t && *t ? t : "/tmp");
+        if (!mkdtemp(tmp_dir)) {
+            CM_ERROR(err, CM_E_JIT_LOAD, "cannot make a folder in %s: %s", t && *t ? t : "/tmp",
+                     strerror(errno));
+            return -1;
+        }
+        dir = tmp_dir;
+    }
+    snprintf(so_path, sizeof so_path, "%s/%s.so", dir, hex);
+    struct stat st;
+    if (!tmp_dir[0] && stat(so_path, &st) == 0 && (h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL))) {
+        out->cache = "disk hit";
+    } else {
+        if (!tmp_dir[0])
+            unlink(so_path); /* a file that does not load is a miss */
+        if (compile(lang, c, source, flags, so_path, out, err) == 0)
+            h = load(so_path, err);
+    }
+    if (tmp_dir[0]) {
+        unlink(so_path);
+        rmdir(tmp_dir);
+    }
+    if (!h)
+        return -1;
+    pthread_mutex_lock(&lock);
+    memory_put(key, h);
+    pthread_mutex_unlock(&lock);
+    out->handle = h;
+    return 0;
+}
+
+void *cm_jit_symbol(void *handle, const char *symbol, cm_error_t *err)
+{
+    dlerror();
+    void *p = dlsym(handle, symbol);
+    if (!p)
+        CM_ERROR(err, CM_E_JIT_LOAD, "compiled code has no '%s'", symbol);
+    return p;
+}
