@@ -15,6 +15,7 @@
 #include "ga_cblas.h"
 #include "ga_copy.h"
 #include "ga_create.h"
+#include "ga_map.h"
 #include "gpu.h"
 
 static int tf32;
@@ -92,10 +93,17 @@ static int pick_layout(operand_t *op)
     return -1;
 }
 
-/* A C-order copy of a in dtype to (on a's device; converted through the
- * host when the dtype changes). NULL with err. */
+/* A C-order copy of a in dtype to, on a's device: on a GPU by one
+ * elementwise kernel (ga_map: "float32(a)"), on the CPU backend in place
+ * in host memory. NULL with err. */
 static ga_array_t *convert(const ga_array_t *a, ga_dtype_t to, cm_error_t *err)
 {
+    if (a->device != GA_CPU) {
+        char expr[32];
+        snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(to));
+        ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
+        return ga_map_eval(expr, NULL, 1, &arg, err);
+    }
     if (a->dtype == to)
         return ga_copy_array(a, a->device, err);
     size_t n = (size_t)a->size;

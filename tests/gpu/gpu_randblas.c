@@ -136,6 +136,9 @@ static void check_random(gpu_cumodule_t mod, int sms)
         EXPECT(g && c, "%s", err.text);
         launch(mod, cases[t].kernel, g, &cases[t].p, 12345, 678, sms);
         EXPECT(ga_random_fill(c, &cases[t].p, 12345, 678, &err) == 0, "%s", err.text);
+        /* and through the library (cuda/gpu_program), as cells get it */
+        ga_array_t *g2 = ga_array_new(0, cases[t].dtype, 1, &n, &err);
+        EXPECT(g2 && ga_random_fill(g2, &cases[t].p, 12345, 678, &err) == 0, "%s", err.text);
         size_t es = ga_dtype_size(cases[t].dtype);
         char *back = malloc((size_t)n * es);
         EXPECT(ga_copy_to_host(g, back, &err) == 0, "%s", err.text);
@@ -155,8 +158,14 @@ static void check_random(gpu_cumodule_t mod, int sms)
             printf("%s: %s\n", cases[t].kernel, differ ? "DIFFERS" : "bit-identical to the CPU");
             EXPECT(differ == 0, "%s: %lld elements differ", cases[t].kernel, (long long)differ);
         }
+        char *back2 = malloc((size_t)n * es);
+        EXPECT(ga_copy_to_host(g2, back2, &err) == 0, "%s", err.text);
+        EXPECT(memcmp(back, back2, (size_t)n * es) == 0, "%s: gpu_program's launch differs",
+               cases[t].kernel);
+        free(back2);
         free(back);
         ga_array_free(g);
+        ga_array_free(g2);
         ga_array_free(c);
     }
 }
@@ -180,6 +189,17 @@ static void bench_random(gpu_cumodule_t mod, int sms)
         gpu_timer_free(t);
         printf("BENCH %s 1e8 float32: %.4f ms, %.0f GB/s written\n", names[k], s / reps * 1e3,
                4e8 / (s / reps) / 1e9);
+        /* the session generator as cells call it: a new array each time */
+        int64_t shape = n;
+        ga_array_free(ga_random_new(0, GA_F32, 1, &shape, &ps[k], &err));
+        t = gpu_timer_new();
+        gpu_timer_start(t, &err);
+        for (int r = 0; r < reps; r++)
+            ga_array_free(ga_random_new(0, GA_F32, 1, &shape, &ps[k], &err));
+        gpu_timer_stop(t, &s, &err);
+        gpu_timer_free(t);
+        printf("BENCH ga_random_new %s 1e8 float32: %.4f ms%s%s\n", names[k], s / reps * 1e3,
+               err.code ? " ERROR " : "", err.code ? err.text : "");
     }
     ga_array_free(g);
 }
