@@ -42,19 +42,24 @@ CASES = [  # name, setup cell, %timeit statement
 ]
 
 
-def gpuc_times():
-    cells = ["%device gpu\n#include <string.h>"]
-    for _, setup, stmt in CASES:
-        cells += [setup, stmt]
+def run_notebook(cells, stem):
+    """Runs cells with `gpuc run` as OUT/stem.ipynb; returns the output notebook's cells."""
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                      "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
           "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
           "nbformat": 4, "nbformat_minor": 5}
-    src = OUT / "bench_arrays.ipynb"
+    src = OUT / f"{stem}.ipynb"
     src.write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", str(src), "-o", str(OUT / "bench_arrays.out.ipynb"),
+    subprocess.run([str(BIN / "gpuc"), "run", str(src), "-o", str(OUT / f"{stem}.out.ipynb"),
                     "--timeout", "500"], check=True, cwd=OUT)
-    out = json.loads((OUT / "bench_arrays.out.ipynb").read_text())["cells"]
+    return json.loads((OUT / f"{stem}.out.ipynb").read_text())["cells"]
+
+
+def gpuc_times():
+    cells = ["%device gpu\n#include <string.h>"]
+    for _, setup, stmt in CASES:
+        cells += [setup, stmt]
+    out = run_notebook(cells, "bench_arrays")
     times = []
     for k in range(len(CASES)):
         text = "".join(o.get("text", "") for o in out[2 + 2 * k]["outputs"])
@@ -136,15 +141,7 @@ def gpuc_math_times():
                      "cudaEventRecord(bench_e1, 0);\ncudaEventSynchronize(bench_e1);\n"
                      "float ms = 0;\ncudaEventElapsedTime(&ms, bench_e0, bench_e1);\n"
                      f'printf("%.6f\\n", ms / {reps} / 1000.0);\n}}\nga_set_tf32(0);')
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"m{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    src = OUT / "bench_math.ipynb"
-    src.write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", str(src), "-o", str(OUT / "bench_math.out.ipynb"),
-                    "--timeout", "500"], check=True, cwd=OUT)
-    out = json.loads((OUT / "bench_math.out.ipynb").read_text())["cells"]
+    out = run_notebook(cells, "bench_randblas")
     times = []
     for k in range(len(MATH_CASES)):
         text = "".join(o.get("text", "") for o in out[1 + k]["outputs"])
