@@ -36,6 +36,7 @@
 #ifndef GA_RNG_CODE
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ga_dtype.h"
 typedef uint32_t ga_rng_u32;
@@ -44,18 +45,26 @@ typedef uint64_t ga_rng_u64;
 #define GA_RNG_F2H(f) ga_float_to_half(f)   /* round to nearest even, as cvt.rn.f16.f32 */
 #define GA_RNG_FMA(a, b, c) fmaf(a, b, c)    /* fused, one rounding, as __fmaf_rn */
 #define GA_RNG_CLZ(x) __builtin_clz(x)       /* leading zeros of a nonzero word, as __clz */
-#define GA_RNG_MULHI(a, b) ((ga_rng_u32)(((ga_rng_u64)(a) * (b)) >> 32)) /* as __umulhi */
+#define GA_RNG_MULWIDE(a, b) ((ga_rng_u64)(a) * (b)) /* 32 x 32 -> 64 bits, as mul.wide.u32 */
+#define GA_RNG_U2F(u) ga_rng_u2f(u)                 /* the float of these bits, as __uint_as_float */
+static inline float ga_rng_u2f(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 #define GA_RNG_CODE(...) __VA_ARGS__
 #endif
 
 GA_RNG_CODE(
 typedef struct ga_rng_block { ga_rng_u32 v[4]; } ga_rng_block_t;
 
-/* The 64-bit product of two words, split (two 32-bit multiplies on a GPU). */
+/* The 64-bit product of two words, split (one wide multiply on a GPU). */
 GA_RNG_FN ga_rng_u32 ga_rng_mulhilo(ga_rng_u32 a, ga_rng_u32 b, ga_rng_u32 *hi)
 {
-    *hi = GA_RNG_MULHI(a, b);
-    return a * b;
+    ga_rng_u64 p = GA_RNG_MULWIDE(a, b);
+    *hi = (ga_rng_u32)(p >> 32);
+    return (ga_rng_u32)p;
 }
 
 /* Philox4x32-10 of counter c and key k. */
@@ -117,7 +126,8 @@ GA_RNG_FN float ga_rng_log_u32(ga_rng_u32 a)
         return 0.0f; /* a + 1 = 2^32 */
     ga_rng_u32 x = a + 1;
     int e = 31 - GA_RNG_CLZ(x); /* floor(log2(x)) */
-    float m = (float)((x << (31 - e)) >> 8) * 1.1920928955078125e-07f; /* [1, 2), exact */
+    /* m in [1, 2): the first 24 bits of x, put in a float's bits (no conversion) */
+    float m = GA_RNG_U2F(0x3F800000u | (((x << (31 - e)) >> 8) & 0x7FFFFFu));
     if (m > 1.41421356f) {
         m *= 0.5f;
         e += 1;
@@ -132,19 +142,21 @@ GA_RNG_FN float ga_rng_log_u32(ga_rng_u32 a)
     y = GA_RNG_FMA(y, t, -2.4999993993e-1f);
     y = GA_RNG_FMA(y, t, 3.3333331174e-1f);
     y = y * t * z;
-    float k = (float)(e - 32);
+    float k = GA_RNG_U2F(0x4B000000u | (ga_rng_u32)(e + 64)) - 8388704.0f; /* e - 32, exact */
     y = GA_RNG_FMA(k, -2.12194440e-4f, y);
     y = GA_RNG_FMA(-0.5f, z, y);
     return GA_RNG_FMA(k, 0.693359375f, t + y);
 }
 
-/* sin and cos of 2 pi b / 2^32 in float, likewise: the quadrant from the
- * top 2 bits, the eighth by symmetry, then Cephes' sinf and cosf
- * polynomials on [0, pi/4]. Within 2 float ulp (absolute 1.5e-7). */
+/* sin and cos of 2 pi b / 2^32 in float (b's low 7 bits dropped),
+ * likewise: the quadrant from the top 2 bits, the eighth by symmetry,
+ * then Cephes' sinf and cosf polynomials on [0, pi/4]. Within 2 float ulp
+ * (absolute 1.5e-7). */
 GA_RNG_FN void ga_rng_sincos_u32(ga_rng_u32 b, float *sn, float *cs)
 {
     ga_rng_u32 q = b >> 30;
-    float f = (float)(b & 0x3FFFFFFFu) * 9.313225746154785e-10f; /* [0, 1] of a quarter turn */
+    /* [0, 1) of a quarter turn: bits 29..7 of b in a float's bits */
+    float f = GA_RNG_U2F(0x3F800000u | ((b >> 7) & 0x7FFFFFu)) - 1.0f;
     int swap = f > 0.5f;
     if (swap)
         f = 1.0f - f;
@@ -170,8 +182,8 @@ GA_RNG_FN void ga_rng_normal_pair32(ga_rng_u32 a, ga_rng_u32 b, float mean, floa
     float r = sqrtf(-2.0f * ga_rng_log_u32(a));
     float s, c;
     ga_rng_sincos_u32(b, &s, &c);
-    *z0 = mean + std * (r * c);
-    *z1 = mean + std * (r * s);
+    *z0 = GA_RNG_FMA(std, r * c, mean);
+    *z1 = GA_RNG_FMA(std, r * s, mean);
 }
 
 /* Four normals (two pairs) from one block (float32 and float16). */

@@ -285,7 +285,11 @@ static const char cuda_prelude[] =
     "#define GA_RNG_F2H(f) ga_rng_f2h(f)\n"
     "#define GA_RNG_FMA(a, b, c) __fmaf_rn(a, b, c)\n"
     "#define GA_RNG_CLZ(x) __clz((int)(x))\n"
-    "#define GA_RNG_MULHI(a, b) __umulhi(a, b)\n";
+    "#define GA_RNG_U2F(u) __uint_as_float(u)\n"
+    "static __device__ __forceinline__ unsigned long long ga_rng_mulwide(unsigned a, unsigned b)\n"
+    "{ unsigned long long p; asm(\"mul.wide.u32 %0, %1, %2;\" : \"=l\"(p) : \"r\"(a), \"r\"(b));\n"
+    "  return p; }\n"
+    "#define GA_RNG_MULWIDE(a, b) ga_rng_mulwide(a, b)\n";
 
 /* The whole CUDA source: prelude, generator, kernels (built once). */
 const char *ga_random_cuda_source(void)
