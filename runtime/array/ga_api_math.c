@@ -8,6 +8,7 @@
 #include "ga_api.h"
 #include "ga_copy.h"
 #include "ga_expr.h"
+#include "ga_scan.h"
 
 ga_array_t *ga_api_eval(const char *fn, const char *expr, ga_array_t *out, int nargs,
                         const ga_arg_t *args)
@@ -88,4 +89,23 @@ ga_array_t *ga_api_astype(ga_array_t *a, int dtype)
     snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name((ga_dtype_t)dtype));
     ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = a};
     return ga_api_eval("ga_astype", expr, NULL, 1, &arg);
+}
+
+static ga_array_t *scan(const char *fn, ga_scan_op_t op, ga_array_t *a, int axis)
+{
+    cm_error_t err = {0};
+    ga_array_t *r = ga_scan(op, a, axis, &err);
+    if (!r)
+        ga_api_fail(fn, &err);
+    return r;
+}
+
+ga_array_t *ga_api_cumsum(ga_array_t *a, int axis)
+{
+    return scan("ga_cumsum", GA_SCAN_SUM, a, axis);
+}
+
+ga_array_t *ga_api_cumprod(ga_array_t *a, int axis)
+{
+    return scan("ga_cumprod", GA_SCAN_PROD, a, axis);
 }

@@ -24,6 +24,10 @@ double ga_api_reduce_all(const char *fn, const char *op, ga_array_t *a);
 ga_array_t *ga_api_reduce_axis(const char *fn, const char *op, ga_array_t *a, int axis,
                                int keepdims);
 
+/* Cumulative sum / product of a along axis (GA_AXIS_ALL: flattened). */
+ga_array_t *ga_api_cumsum(ga_array_t *a, int axis);
+ga_array_t *ga_api_cumprod(ga_array_t *a, int axis);
+
 /* a's elements converted to dtype (a new array; NumPy's astype). */
 ga_array_t *ga_api_astype(ga_array_t *a, int dtype);
 

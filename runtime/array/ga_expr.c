@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "ga_array.h"
+#include "ga_udf.h"
 
-enum { N_NUM = 1, N_VAR, N_UNARY, N_BINARY, N_TERNARY, N_CALL };
+enum { N_NUM = 1, N_VAR, N_UNARY, N_BINARY, N_TERNARY, N_CALL, N_UDF };
 
 /* Two-character operators, as one code each. */
 enum { T_POW = 256, T_SHL, T_SHR, T_LE, T_GE, T_EQ, T_NE, T_AND, T_OR };
@@ -87,7 +88,8 @@ static const char *const reduce_names[] = {
 
 const char *ga_expr_reduce_name(ga_reduce_op_t op)
 {
-    return op > GA_R_NONE && op <= GA_R_COUNT_NONZERO ? reduce_names[op] : "?";
+    return op > GA_R_NONE && op <= GA_R_COUNT_NONZERO ? reduce_names[op]
+           : op == GA_R_USER ? "a user reduction" : "?";
 }
 
 /* ---- the parser ------------------------------------------------------------ */
@@ -220,6 +222,7 @@ static const func_t *find_func(const char *name)
 
 static int parse_expr(parser_t *p);
 static int parse_unary(parser_t *p);
+static int expect(parser_t *p, int tok, const char *what);
 
 static int expect(parser_t *p, int tok, const char *what)
 {
@@ -227,6 +230,39 @@ static int expect(parser_t *p, int tok, const char *what)
         return fail(p, p->tok_start, "expected ", what);
     next(p);
     return 0;
+}
+
+/* name(args...) of the user's function u, the '(' next. */
+static int parse_udf_call(parser_t *p, int u, size_t at)
+{
+    const ga_udf_t *f = ga_udf_at(u);
+    int kids[GA_UDF_MAX_PARAMS], n = 0;
+    next(p);
+    while (1) {
+        if (n == GA_UDF_MAX_PARAMS)
+            return fail(p, at, "too many arguments for ", f->name);
+        kids[n++] = parse_expr(p);
+        if (kids[n - 1] < 0)
+            return -1;
+        if (p->tok != ',')
+            break;
+        next(p);
+    }
+    if (expect(p, ')', "')'"))
+        return -1;
+    if (n != f->nparams) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", f->name, f->nparams,
+                 f->nparams == 1 ? "" : "s", n);
+        return fail(p, at, msg, NULL);
+    }
+    int id = node(p, N_UDF, u, -1, -1, -1, at);
+    if (id < 0)
+        return -1;
+    for (int k = 0; k < n; k++)
+        p->e->nodes[id].kids[k] = kids[k];
+    p->e->nodes[id].nkids = n;
+    return id;
 }
 
 static int parse_primary(parser_t *p)
@@ -265,10 +301,16 @@ static int parse_primary(parser_t *p)
         }
         const func_t *f = find_func(name);
         if (!f) {
+            int u = ga_udf_index(name, strlen(name));
+            const ga_udf_t *udf = ga_udf_at(u);
+            if (udf && udf->body)
+                return parse_udf_call(p, u, at);
             for (int r = GA_R_SUM; r <= GA_R_COUNT_NONZERO; r++)
                 if (!strcmp(name, reduce_names[r]))
                     return fail(p, at, "a reduction is allowed only around the whole expression: ",
                                 name);
+            if (udf)
+                return fail(p, at, "a reduction is allowed only around the whole expression: ", name);
             return fail(p, at, "unknown function ", name);
         }
         next(p);
@@ -410,17 +452,14 @@ int ga_expr_parse(const char *text, ga_expr_t *e, cm_error_t *err)
         next(&p);
     }
     /* a reduction around the whole expression: sum(e) or sum(e, axis) */
-    size_t save_pos = p.pos, save_start = p.tok_start;
+    size_t save_start = p.tok_start;
     if (p.tok == 'i') {
         for (int r = GA_R_SUM; r <= GA_R_COUNT_NONZERO; r++) {
             if (strcmp(p.name, reduce_names[r]))
                 continue;
             next(&p);
-            if (p.tok != '(') {
-                p.pos = save_pos;
-                p.tok_start = save_start;
-                break;
-            }
+            if (p.tok != '(')
+                break; /* a name that is not called: an operand */
             next(&p);
             e->reduce = (ga_reduce_op_t)r;
             e->root = parse_expr(&p);
@@ -444,10 +483,55 @@ int ga_expr_parse(const char *text, ga_expr_t *e, cm_error_t *err)
                 return fail(&p, p.tok_start, "unexpected text after the reduction", NULL);
             return 0;
         }
-        if (!e->reduce && p.tok_start != save_start) {
-            p.pos = save_start;
+        int u = ga_udf_index(p.name, strlen(p.name));
+        const ga_udf_t *uf = ga_udf_at(u);
+        if (!e->reduce && uf && !uf->body) {
             next(&p);
+            if (p.tok != '(')
+                return fail(&p, p.tok_start, "expected '(' after ", uf->name);
+            /* its arguments, then maybe an axis: sumsq(a, b, 1) */
+            e->reduce = GA_R_USER;
+            e->user = u;
+            int kids[GA_UDF_MAX_PARAMS], n = 0;
+            next(&p);
+            while (n < uf->nparams) {
+                kids[n++] = parse_expr(&p);
+                if (kids[n - 1] < 0)
+                    return -1;
+                if (p.tok != ',')
+                    break;
+                next(&p);
+            }
+            if (n != uf->nparams) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", uf->name, uf->nparams,
+                         uf->nparams == 1 ? "" : "s", n);
+                return fail(&p, save_start, msg, NULL);
+            }
+            if (p.tok != ')') {
+                int neg = 0;
+                if (p.tok == '-') {
+                    neg = 1;
+                    next(&p);
+                }
+                if (p.tok != 'n' || !p.num_is_int)
+                    return fail(&p, p.tok_start, "the axis of a reduction must be an integer", NULL);
+                e->axis = (int)(neg ? -p.num : p.num);
+                next(&p);
+            }
+            if (expect(&p, ')', "')'"))
+                return -1;
+            if (p.tok != 0)
+                return fail(&p, p.tok_start, "unexpected text after the reduction", NULL);
+            e->root = node(&p, N_UDF, u, -1, -1, -1, save_start);
+            if (e->root < 0)
+                return -1;
+            memcpy(e->nodes[e->root].kids, kids, sizeof kids);
+            e->nodes[e->root].nkids = n;
+            return 0;
         }
+        p.pos = save_start; /* not a reduction: from the name again */
+        next(&p);
     }
     e->root = parse_expr(&p);
     if (e->root < 0)
@@ -505,7 +589,7 @@ static int type_error(const ga_expr_t *e, const ga_node_t *n, cm_error_t *err, c
 static int type_node(ga_expr_t *e, int i, const ga_dtype_t *dtypes, const int *weak, cm_error_t *err)
 {
     ga_node_t *n = &e->nodes[i];
-    typed_t k[3];
+    typed_t k[8];
     for (int j = 0; j < n->nkids; j++) {
         if (type_node(e, n->kids[j], dtypes, weak, err))
             return -1;
@@ -561,6 +645,26 @@ static int type_node(ga_expr_t *e, int i, const ga_dtype_t *dtypes, const int *w
     case N_TERNARY:
         c = r = combine(k[1], k[2]);
         break;
+    case N_UDF: {
+        const ga_udf_t *f = ga_udf_at(n->op);
+        int ot = ga_udf_type(f->otype);
+        if (ot >= 0) {
+            r = (typed_t){(ga_dtype_t)ot, 0};
+        } else {
+            int bound = 0;
+            for (int j = 0; j < n->nkids; j++)
+                if (!strcmp(f->ptypes[j], f->otype)) {
+                    r = bound ? combine(r, k[j]) : k[j];
+                    bound = 1;
+                }
+            if (r.weak) /* only numbers bound to it: NumPy's defaults */
+                r.weak = 0;
+        }
+        if (ga_dtype_kind(r.d) == GA_KIND_COMPLEX)
+            return type_error(e, n, err, "array math does not support", r.d);
+        c = r;
+        break;
+    }
     case N_CALL: {
         const func_t *f = &funcs[n->op];
         switch (f->rule) {
@@ -674,6 +778,110 @@ static const char *wrap_type(ga_dtype_t d)
 }
 
 static void emit(const ga_expr_t *e, int i, cm_buf_t *b);
+
+/* ---- the user's functions --------------------------------------------------- */
+
+/* The dtype type variable `var` of the user's function at n is bound to:
+ * the promotion of the arguments declared with it. */
+static ga_dtype_t udf_binding(const ga_expr_t *e, const ga_node_t *n, const char *var)
+{
+    const ga_udf_t *f = ga_udf_at(n->op);
+    typed_t r = {GA_F64, 1};
+    int bound = 0;
+    for (int j = 0; j < n->nkids; j++)
+        if (!strcmp(f->ptypes[j], var)) {
+            typed_t t = {e->nodes[n->kids[j]].dtype, e->nodes[n->kids[j]].weak};
+            r = bound ? combine(r, t) : t;
+            bound = 1;
+        }
+    return r.d;
+}
+
+static ga_dtype_t udf_type(const ga_expr_t *e, const ga_node_t *n, const char *type)
+{
+    int d = ga_udf_type(type);
+    return d >= 0 ? (ga_dtype_t)d : udf_binding(e, n, type);
+}
+
+static ga_dtype_t udf_param_dtype(const ga_expr_t *e, const ga_node_t *n, int j)
+{
+    return udf_type(e, n, ga_udf_at(n->op)->ptypes[j]);
+}
+
+/* name__<dtype of each parameter>_<result>: one instantiation. */
+static void udf_mangle(const ga_expr_t *e, const ga_node_t *n, char *buf, size_t len)
+{
+    const ga_udf_t *f = ga_udf_at(n->op);
+    size_t k = (size_t)snprintf(buf, len, "%s__", f->name);
+    for (int j = 0; j < n->nkids && k < len; j++)
+        k += (size_t)snprintf(buf + k, len - k, "%s", ga_dtype_npy(udf_param_dtype(e, n, j)) + 1);
+    if (k < len)
+        snprintf(buf + k, len - k, "_%s", ga_dtype_npy(n->dtype) + 1);
+}
+
+void ga_expr_emit_type_vars(const ga_expr_t *e, int node, int undef, cm_buf_t *out)
+{
+    const ga_node_t *n = &e->nodes[node];
+    const ga_udf_t *f = ga_udf_at(n->op);
+    char done[GA_UDF_MAX_PARAMS + 1][32];
+    int ndone = 0;
+    for (int j = 0; j <= f->nparams; j++) {
+        const char *t = j < f->nparams ? f->ptypes[j] : f->otype;
+        int seen = ga_udf_type(t) != -1;
+        for (int d = 0; d < ndone && !seen; d++)
+            seen = !strcmp(done[d], t);
+        if (seen)
+            continue;
+        snprintf(done[ndone++], sizeof done[0], "%s", t);
+        if (undef)
+            cm_buf_addf(out, "#undef %s\n", t);
+        else
+            cm_buf_addf(out, "#define %s %s\n", t, ga_expr_ctype(udf_binding(e, n, t)));
+    }
+}
+
+/* The definition of the instantiation at n: %%elementwise's body, or a
+ * %%reduce function's map. */
+static void udf_define(const ga_expr_t *e, int node, cm_buf_t *b)
+{
+    const ga_node_t *n = &e->nodes[node];
+    const ga_udf_t *f = ga_udf_at(n->op);
+    char mangled[160];
+    udf_mangle(e, n, mangled, sizeof mangled);
+    const char *rt = ga_expr_ctype(n->dtype);
+    ga_expr_emit_type_vars(e, node, 0, b);
+    cm_buf_addf(b, "GA_FN %s %s(", rt, mangled);
+    for (int j = 0; j < f->nparams; j++)
+        cm_buf_addf(b, "%s%s %s", j ? ", " : "", ga_expr_ctype(udf_param_dtype(e, n, j)), f->pnames[j]);
+    cm_buf_adds(b, ")\n{\n");
+    if (f->body)
+        cm_buf_addf(b, "    %s %s = 0;\n#line %d\n%s\n", rt, f->oname, f->line, f->body);
+    else
+        cm_buf_addf(b, "    %s %s;\n#line %d\n    %s = (%s)(%s);\n", rt, f->oname, f->line, f->oname,
+                    rt, f->map);
+    cm_buf_addf(b, "    return %s%s%s;\n}\n", n->dtype == GA_F16 ? "ga_h(" : "", f->oname,
+                n->dtype == GA_F16 ? ")" : "");
+    ga_expr_emit_type_vars(e, node, 1, b);
+}
+
+void ga_expr_emit_functions(const ga_expr_t *e, cm_buf_t *out)
+{
+    char seen[GA_EXPR_MAX_NODES][160];
+    int nseen = 0;
+    for (int i = 0; i < e->nnodes; i++) {
+        if (e->nodes[i].kind != N_UDF)
+            continue;
+        char mangled[160];
+        udf_mangle(e, &e->nodes[i], mangled, sizeof mangled);
+        int dup = 0;
+        for (int k = 0; k < nseen && !dup; k++)
+            dup = !strcmp(seen[k], mangled);
+        if (dup)
+            continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", mangled);
+        udf_define(e, i, out);
+    }
+}
 
 /* Node i's value converted to dtype `to`. */
 static void emit_as(const ga_expr_t *e, int i, ga_dtype_t to, cm_buf_t *b)
@@ -962,6 +1170,18 @@ static void emit(const ga_expr_t *e, int i, cm_buf_t *b)
     case N_CALL:
         emit_call(e, n, b);
         return;
+    case N_UDF: {
+        char mangled[160];
+        udf_mangle(e, n, mangled, sizeof mangled);
+        cm_buf_addf(b, "%s(", mangled);
+        for (int j = 0; j < n->nkids; j++) {
+            if (j)
+                cm_buf_adds(b, ", ");
+            emit_as(e, n->kids[j], udf_param_dtype(e, n, j), b);
+        }
+        cm_buf_adds(b, ")");
+        return;
+    }
     }
 }
 

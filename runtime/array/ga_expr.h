@@ -35,12 +35,13 @@ typedef enum ga_reduce_op {
     GA_R_NONE = 0,
     GA_R_SUM, GA_R_PROD, GA_R_MIN, GA_R_MAX, GA_R_MEAN, GA_R_VAR, GA_R_STD,
     GA_R_ARGMIN, GA_R_ARGMAX, GA_R_ANY, GA_R_ALL, GA_R_COUNT_NONZERO,
+    GA_R_USER,                 /* a %%reduce function (ga_expr_t.user) */
 } ga_reduce_op_t;
 
 typedef struct ga_node {
     int kind;                  /* GA_N_* (ga_expr.c) */
     int op;                    /* operator or function */
-    int kids[3], nkids;
+    int kids[8], nkids;
     double num;                /* a number literal */
     int num_is_int;
     int var;                   /* an operand: its index */
@@ -58,6 +59,7 @@ typedef struct ga_expr {
     int nvars;
     ga_reduce_op_t reduce;     /* GA_R_NONE: elementwise */
     int axis;                  /* of the reduction; GA_AXIS_ALL when not given */
+    int user;                  /* GA_R_USER: the function's index (ga_udf) */
 } ga_expr_t;
 
 /* Parses text into e. 0 / -1 with err (GA_E_EXPR: "ga_map: "(a - ) * b":
@@ -96,5 +98,15 @@ ga_dtype_t ga_expr_reduce_dtype(ga_reduce_op_t op, ga_dtype_t d);
 
 /* "sum", "mean", ... Static. */
 const char *ga_expr_reduce_name(ga_reduce_op_t op);
+
+/* The definitions of the user's functions (ga_udf) that e calls, one per
+ * dtype combination, to put before code that uses ga_expr_emit's text. */
+void ga_expr_emit_functions(const ga_expr_t *e, cm_buf_t *out);
+
+/* The C type of dtype d (ga_expr_ctype), with "T" style type variables of
+ * udf bound as node n binds them: for ga_reduce's user reductions. Writes
+ * "#define V ctype" lines for each variable of the user's function of e,
+ * and "#undef" lines when undef is set. */
+void ga_expr_emit_type_vars(const ga_expr_t *e, int node, int undef, cm_buf_t *out);
 
 #endif

@@ -22,6 +22,7 @@ static const char *scalar_type(const ga_gen_t *g, int k)
 
 void ga_gen_function(cm_buf_t *b, const ga_gen_t *g)
 {
+    ga_expr_emit_functions(g->e, b);
     cm_buf_addf(b, "GA_FN %s ga_f(", ga_expr_ctype(ga_expr_dtype(g->e)));
     for (int k = 0; k < g->nargs; k++)
         cm_buf_addf(b, "%s%s v%d", k ? ", " : "",

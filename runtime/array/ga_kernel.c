@@ -170,3 +170,37 @@ int ga_kernel_launch(void *fn, int64_t n, void **args, const char *what, cm_erro
     unsigned block[3] = {256, 1, 1};
     return ga_kernel_launch_grid(fn, grid, block, 0, args, what, err);
 }
+
+int ga_kernel_check(const char *source, int gpu, int *line, cm_error_t *err)
+{
+    cm_error_t e = {0};
+    int rc = 0;
+    *line = 0;
+    if (gpu) {
+        if (!gpu_program_get(source, NULL, &e) && e.code != GPU_E_NO_LIBRARY) {
+            rc = -1;
+            if (sscanf(e.text, "line %d:", line) == 1) {
+                const char *msg = strchr(e.text, ':');
+                CM_ERROR(err, GA_E_KERNEL, "%s", msg ? msg + 2 : e.text);
+            } else {
+                CM_ERROR(err, GA_E_KERNEL, "%s", e.text);
+            }
+        }
+    } else {
+        cm_jit_result_t r;
+        if (cm_jit_load(CM_JIT_C, source, "-O1", &r, &e) != 0) {
+            rc = -1;
+            /* "/path/x.c:LINE:COL: error: message" */
+            const char *c = strstr(e.text, ".c:");
+            int col = 0;
+            if (c && sscanf(c + 3, "%d:%d:", line, &col) == 2) {
+                const char *msg = strstr(c, ": ");
+                CM_ERROR(err, GA_E_KERNEL, "%s", msg ? msg + 2 : e.text);
+            } else {
+                CM_ERROR(err, GA_E_KERNEL, "%s", e.text);
+            }
+        }
+        free(r.log);
+    }
+    return rc;
+}

@@ -45,6 +45,13 @@ int ga_kernel_launch(void *fn, int64_t n, void **args, const char *what, cm_erro
 int ga_kernel_launch_grid(void *fn, const unsigned grid[3], const unsigned block[3],
                           unsigned shared, void **args, const char *what, cm_error_t *err);
 
+/* Compiles a whole source (ga_map_source's, prelude included) for a GPU (gpu; NVRTC, PTX
+ * where there is no GPU) or the CPU, only to see that it compiles: 0, or
+ * -1 with err (GA_E_KERNEL: the compiler's first error, "line L: error:
+ * ...") and *line the source line it names (from #line directives), 0
+ * when none. NVRTC missing for a GPU check: 0 (nothing to check with). */
+int ga_kernel_check(const char *source, int gpu, int *line, cm_error_t *err);
+
 /* Forgets the signatures (the compile caches stay): for tests. */
 void ga_kernel_reset(void);
 

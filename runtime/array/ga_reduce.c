@@ -28,6 +28,7 @@
 #include "ga_gen.h"
 #include "ga_kernel.h"
 #include "ga_layout.h"
+#include "ga_udf.h"
 #include "gpu.h"
 
 #define GPU_BLOCK 512
@@ -44,6 +45,7 @@ typedef struct plan {
     int variant;                   /* GPU: V_* */
     int nd;                        /* GPU axis variants: output dimensions */
     int vec;                       /* GPU V_PARTS_VEC: elements per load */
+    int warp;                      /* GPU V_ROWS: a warp a row rather than a block */
 } plan_t;
 
 enum { V_PARTS = 1, V_PARTS_VEC, V_ROWS, V_COLS };
@@ -140,6 +142,18 @@ static void acc_functions(cm_buf_t *b, const plan_t *p)
         cm_buf_addf(b, "GA_FN %s ga_final(ga_acc a, ga_i64 n) { (void)n; return (%s)a; }\n", rt, rt);
         return;
     }
+    case GA_R_USER: { /* %%reduce: the user's identity, combination and result */
+        const ga_udf_t *f = ga_udf_at(p->g.e->user);
+        ga_expr_emit_type_vars(p->g.e, p->g.e->root, 0, b);
+        cm_buf_addf(b, "typedef %s ga_acc;\n", mt);
+        cm_buf_addf(b, "GA_FN ga_acc ga_init(void) { return (ga_acc)(%s); }\n", f->identity);
+        cm_buf_addf(b, "GA_FN ga_acc ga_lift(%s v, ga_i64 i) { (void)i; return v; }\n", mt);
+        cm_buf_addf(b, "GA_FN ga_acc ga_comb(ga_acc a, ga_acc b) { return (ga_acc)(%s); }\n", f->reduce);
+        cm_buf_addf(b, "GA_FN %s ga_final(ga_acc a, ga_i64 n) { (void)n; return (%s)(%s); }\n", rt, rt,
+                    f->post ? f->post : "a");
+        ga_expr_emit_type_vars(p->g.e, p->g.e->root, 1, b);
+        return;
+    }
     default:
         return;
     }
@@ -200,8 +214,24 @@ static void cpu_source(cm_buf_t *b, const plan_t *p)
 
 /* ---- a GPU ------------------------------------------------------------------ */
 
-static void gpu_block_reduce(cm_buf_t *b, int threads)
+/* ga_block(v, sh): the block's values combined, in thread order. Scalar
+ * accumulators go through warp shuffles (two barriers); a value with its
+ * index (argmin, argmax) through a tree in shared memory. */
+static void gpu_block_reduce(cm_buf_t *b, const plan_t *p, int threads)
 {
+    if (p->op != GA_R_ARGMIN && p->op != GA_R_ARGMAX) {
+        cm_buf_addf(b, "__device__ __forceinline__ ga_acc ga_warp(ga_acc v)\n{\n"
+                       "#pragma unroll\n    for (int s = 16; s > 0; s >>= 1)\n"
+                       "        v = ga_comb(v, __shfl_down_sync(0xffffffffu, v, s));\n    return v;\n}\n"
+                       "__device__ __forceinline__ ga_acc ga_block(ga_acc v, ga_acc *sh)\n{\n"
+                       "    int t = threadIdx.x + threadIdx.y * blockDim.x, w = t >> 5;\n"
+                       "    v = ga_warp(v);\n    if ((t & 31) == 0) sh[w] = v;\n    __syncthreads();\n"
+                       "    if (w == 0) {\n        v = t < %d / 32 ? sh[t] : ga_init();\n"
+                       "        v = ga_warp(v);\n        if (t == 0) sh[0] = v;\n    }\n"
+                       "    __syncthreads();\n    ga_acc r = sh[0];\n    __syncthreads();\n"
+                       "    return r;\n}\n", threads);
+        return;
+    }
     cm_buf_addf(b, "__device__ __forceinline__ ga_acc ga_block(ga_acc v, ga_acc *sh)\n{\n"
                    "    int t = threadIdx.x + threadIdx.y * blockDim.x;\n"
                    "    sh[t] = v;\n    __syncthreads();\n"
@@ -229,18 +259,44 @@ static void gpu_strides_params(cm_buf_t *b, const plan_t *p)
             cm_buf_addf(b, ", ga_i64 r%d", k);
 }
 
+/* o<k> = the offsets of output q's first element, for every operand (or
+ * only the output's, out_only), from the layout L. */
+static void offsets(cm_buf_t *b, const plan_t *p, int nd, int out_only)
+{
+    int nargs = p->g.nargs;
+    cm_buf_adds(b, "        ga_i64 rem = q < nout ? q : 0");
+    for (int k = 0; k <= nargs; k++)
+        if (k == nargs || (!out_only && !p->g.weak[k]))
+            cm_buf_addf(b, ", o%d = 0", k);
+    cm_buf_addf(b, ";\n#pragma unroll\n        for (int d = %d; d >= 0; d--) {\n"
+                   "            ga_i64 c = rem %% L.shape[d];\n            rem /= L.shape[d];\n", nd - 1);
+    for (int k = 0; k <= nargs; k++)
+        if (k == nargs || (!out_only && !p->g.weak[k]))
+            cm_buf_addf(b, "            o%d += c * L.st[%d][d];\n", k, k);
+    cm_buf_adds(b, "        }\n");
+}
+
 static void gpu_source(cm_buf_t *b, const plan_t *p)
 {
     int nargs = p->g.nargs;
     const char *so = ga_expr_stype(p->out);
     if (p->variant == V_PARTS || p->variant == V_PARTS_VEC) {
-        gpu_block_reduce(b, GPU_BLOCK);
-        /* pass 1: each block's slice into part[blockIdx.x] */
+        gpu_block_reduce(b, p, GPU_BLOCK);
+        /* each block's slice into part[blockIdx.x]; the block that finishes
+         * last combines the partials in order (one launch, deterministic) */
+        cm_buf_adds(b, "__device__ unsigned int ga_done = 0;\n"
+                       "/* a partial another block wrote: read past this SM's L1 */\n"
+                       "__device__ __forceinline__ ga_acc ga_fresh(const ga_acc *p)\n{\n"
+                       "    ga_acc r;\n    const volatile unsigned char *s = (const volatile unsigned char *)p;\n"
+                       "    unsigned char *d = (unsigned char *)&r;\n"
+                       "    for (int k = 0; k < (int)sizeof(ga_acc); k++)\n        d[k] = s[k];\n"
+                       "    return r;\n}\n");
         cm_buf_adds(b, "template <class T, int V> struct alignas(sizeof(T) * V) ga_vec { T v[V]; };\n");
         cm_buf_adds(b, "extern \"C\" __global__ void ga_parts(ga_i64 m");
         ga_gen_gpu_params(b, &p->g, 1);
         gpu_strides_params(b, p);
-        cm_buf_addf(b, ", ga_acc *part)\n{\n    __shared__ ga_acc sh[%d];\n", GPU_BLOCK);
+        cm_buf_addf(b, ", ga_acc *part, %s *out)\n{\n    __shared__ ga_acc sh[%d];\n"
+                       "    __shared__ bool last;\n", so, GPU_BLOCK);
         cm_buf_adds(b, "    ga_i64 step = (ga_i64)gridDim.x * blockDim.x;\n"
                        "    ga_i64 t = blockIdx.x * (ga_i64)blockDim.x + threadIdx.x;\n"
                        "    ga_acc a0 = ga_init(), a1 = ga_init();\n");
@@ -284,66 +340,111 @@ static void gpu_source(cm_buf_t *b, const plan_t *p)
             cm_buf_adds(b, ", i));\n");
         }
         cm_buf_adds(b, "    ga_acc r = ga_block(ga_comb(a0, a1), sh);\n"
-                       "    if (threadIdx.x == 0) part[blockIdx.x] = r;\n}\n");
-        /* pass 2: the partials into the result */
-        cm_buf_addf(b, "extern \"C\" __global__ void ga_finish(int nparts, const ga_acc *part, ga_i64 m, "
-                       "%s *out)\n{\n    __shared__ ga_acc sh[%d];\n    ga_acc a = ga_init();\n"
-                       "    for (int i = threadIdx.x; i < nparts; i += blockDim.x)\n"
-                       "        a = ga_comb(a, part[i]);\n    a = ga_block(a, sh);\n"
-                       "    if (threadIdx.x == 0)\n        ", so, GPU_BLOCK);
+                       "    if (threadIdx.x == 0) {\n        part[blockIdx.x] = r;\n        __threadfence();\n"
+                       "        last = atomicAdd(&ga_done, 1u) == gridDim.x - 1;\n    }\n"
+                       "    __syncthreads();\n    if (!last)\n        return;\n"
+                       "    ga_acc a = ga_init();\n"
+                       "    for (int i = threadIdx.x; i < gridDim.x; i += blockDim.x)\n"
+                       "        a = ga_comb(a, ga_fresh(part + i));\n"
+                       "    a = ga_block(a, sh);\n    if (threadIdx.x == 0) {\n        ga_done = 0;\n        ");
         gpu_value_store(b, p, "out[0]", "ga_final(a, m)");
-        cm_buf_adds(b, "}\n");
+        cm_buf_adds(b, "    }\n}\n");
         return;
     }
     /* along an axis: outputs over (nd, shape) with strides L.st[k] */
     int nd = p->nd > 0 ? p->nd : 1, nops = nargs + 1;
+    char target[32];
+    snprintf(target, sizeof target, "out[o%d]", nargs);
     cm_buf_addf(b, "struct ga_lay { ga_i64 shape[%d]; ga_i64 st[%d][%d]; };\n", nd, nops, nd);
-    int threads = p->variant == V_ROWS ? 256 : 256;
-    gpu_block_reduce(b, threads);
+    gpu_block_reduce(b, p, 256);
+    cm_buf_adds(b, "template <class T, int V> struct alignas(sizeof(T) * V) ga_vec { T v[V]; };\n");
     cm_buf_adds(b, "extern \"C\" __global__ void ga_axis(ga_i64 m, ga_i64 nout, ga_lay L");
     ga_gen_gpu_params(b, &p->g, 0);
     gpu_strides_params(b, p);
-    cm_buf_addf(b, ", %s *out)\n{\n    __shared__ ga_acc sh[%d];\n", so, threads);
-    if (p->variant == V_ROWS)
+    cm_buf_addf(b, ", ga_i64 chunk, ga_acc *part, %s *out)\n{\n    __shared__ ga_acc sh[256];\n", so);
+    /* V_ROWS: a block a row, or a warp a row (its lanes step by 32) */
+    const char *lane = p->warp ? "lane" : "threadIdx.x", *step = p->warp ? "32" : "blockDim.x";
+    if (p->variant == V_ROWS && p->warp)
+        cm_buf_adds(b, "    int lane = threadIdx.x & 31;\n"
+                       "    for (ga_i64 q = (blockIdx.x * (ga_i64)blockDim.x + threadIdx.x) >> 5; q < nout;\n"
+                       "         q += ((ga_i64)gridDim.x * blockDim.x) >> 5) {\n");
+    else if (p->variant == V_ROWS)
         cm_buf_adds(b, "    for (ga_i64 q = blockIdx.x; q < nout; q += gridDim.x) {\n");
     else
         cm_buf_adds(b, "    for (ga_i64 q0 = (ga_i64)blockIdx.x * blockDim.x; q0 < nout; "
                        "q0 += (ga_i64)gridDim.x * blockDim.x) {\n"
                        "        ga_i64 q = q0 + threadIdx.x;\n");
-    cm_buf_adds(b, "        ga_i64 rem = q < nout ? q : 0");
-    for (int k = 0; k <= nargs; k++)
-        if (k == nargs || !p->g.weak[k])
-            cm_buf_addf(b, ", o%d = 0", k);
-    cm_buf_addf(b, ";\n#pragma unroll\n        for (int d = %d; d >= 0; d--) {\n"
-                   "            ga_i64 c = rem %% L.shape[d];\n            rem /= L.shape[d];\n", nd - 1);
-    for (int k = 0; k <= nargs; k++)
-        if (k == nargs || !p->g.weak[k])
-            cm_buf_addf(b, "            o%d += c * L.st[%d][d];\n", k, k);
-    cm_buf_adds(b, "        }\n        ga_acc a = ga_init();\n");
-    if (p->variant == V_ROWS)
-        cm_buf_adds(b, "        for (ga_i64 j = threadIdx.x; j < m; j += blockDim.x)\n");
-    else
-        cm_buf_adds(b, "        if (q < nout)\n            for (ga_i64 j = threadIdx.y; j < m; j += blockDim.y)\n");
-    cm_buf_adds(b, "            a = ga_comb(a, ga_lift(");
-    ga_gen_value(b, &p->g, "p%1$d[o%1$d + j * r%1$d]", "");
-    cm_buf_adds(b, ", j));\n");
-    if (p->variant == V_ROWS) {
+    offsets(b, p, nd, 0);
+    cm_buf_adds(b, "        ga_acc a0 = ga_init(), a1 = ga_init();\n");
+    if (p->variant == V_ROWS && p->vec) {
+        /* the row through aligned vector loads, two chains */
+        cm_buf_addf(b, "        const int V = %d;\n        ga_i64 nv = m / V, k = %s;\n", p->vec, lane);
+        cm_buf_addf(b, "        for (; k < nv; k += %s) {\n", step);
+        for (int k = 0; k < nargs; k++)
+            if (!p->g.weak[k])
+                cm_buf_addf(b, "            ga_vec<%s, V> x_%d = ((const ga_vec<%s, V> *)(p%d + o%d))[k];\n",
+                            ga_expr_stype(p->g.dtypes[k]), k, ga_expr_stype(p->g.dtypes[k]), k, k);
+        cm_buf_adds(b, "#pragma unroll\n            for (int j = 0; j < V; j++)\n"
+                       "                if (j & 1) a1 = ga_comb(a1, ga_lift(");
+        ga_gen_value(b, &p->g, "x_%1$d.v[j]", "");
+        cm_buf_adds(b, ", k * V + j));\n                else a0 = ga_comb(a0, ga_lift(");
+        ga_gen_value(b, &p->g, "x_%1$d.v[j]", "");
+        cm_buf_addf(b, ", k * V + j));\n        }\n"
+                       "        for (ga_i64 j = nv * V + %s; j < m; j += %s)\n"
+                       "            a0 = ga_comb(a0, ga_lift(", lane, step);
+        ga_gen_value(b, &p->g, "p%1$d[o%1$d + j]", "");
+        cm_buf_adds(b, ", j));\n");
+    } else if (p->variant == V_ROWS) {
+        cm_buf_addf(b, "        for (ga_i64 j = %s; j < m; j += %s)\n"
+                       "            a0 = ga_comb(a0, ga_lift(", lane, step);
+        ga_gen_value(b, &p->g, "p%1$d[o%1$d + j * r%1$d]", "");
+        cm_buf_adds(b, ", j));\n");
+    } else {
+        /* this block's chunk of the axis (blockIdx.y), its rows split over threadIdx.y */
+        cm_buf_adds(b, "        ga_i64 j = blockIdx.y * chunk + threadIdx.y, end = (blockIdx.y + 1) * chunk;\n"
+                       "        end = end < m ? end : m;\n"
+                       "        if (q < nout) {\n"
+                       "            for (; j + blockDim.y < end; j += 2 * blockDim.y) {\n"
+                       "                a0 = ga_comb(a0, ga_lift(");
+        ga_gen_value(b, &p->g, "p%1$d[o%1$d + j * r%1$d]", "");
+        cm_buf_adds(b, ", j));\n                a1 = ga_comb(a1, ga_lift(");
+        ga_gen_value(b, &p->g, "p%1$d[o%1$d + (j + blockDim.y) * r%1$d]", "");
+        cm_buf_adds(b, ", j + blockDim.y));\n            }\n            if (j < end)\n"
+                       "                a0 = ga_comb(a0, ga_lift(");
+        ga_gen_value(b, &p->g, "p%1$d[o%1$d + j * r%1$d]", "");
+        cm_buf_adds(b, ", j));\n        }\n");
+    }
+    cm_buf_adds(b, "        ga_acc a = ga_comb(a0, a1);\n");
+    if (p->variant == V_ROWS && p->warp) {
+        cm_buf_adds(b, "        a = ga_warp(a);\n        if (lane == 0)\n            ");
+        gpu_value_store(b, p, target, "ga_final(a, m)");
+    } else if (p->variant == V_ROWS) {
         cm_buf_adds(b, "        a = ga_block(a, sh);\n        if (threadIdx.x == 0)\n            ");
-        char target[32];
-        snprintf(target, sizeof target, "out[o%d]", nargs);
         gpu_value_store(b, p, target, "ga_final(a, m)");
     } else {
         /* the block's rows (threadIdx.y) of each column combined in order */
         cm_buf_adds(b, "        sh[threadIdx.y * blockDim.x + threadIdx.x] = a;\n        __syncthreads();\n"
                        "        if (threadIdx.y == 0 && q < nout) {\n"
                        "            for (int y = 1; y < blockDim.y; y++)\n"
-                       "                a = ga_comb(a, sh[y * blockDim.x + threadIdx.x]);\n            ");
-        char target[32];
-        snprintf(target, sizeof target, "out[o%d]", nargs);
+                       "                a = ga_comb(a, sh[y * blockDim.x + threadIdx.x]);\n"
+                       "            if (part)\n                part[blockIdx.y * nout + q] = a;\n"
+                       "            else\n                ");
         gpu_value_store(b, p, target, "ga_final(a, m)");
         cm_buf_adds(b, "        }\n        __syncthreads();\n");
     }
     cm_buf_adds(b, "    }\n}\n");
+    if (p->variant == V_COLS) {
+        /* the chunks' partials of each output, in order */
+        cm_buf_addf(b, "extern \"C\" __global__ void ga_axis_finish(ga_i64 m, ga_i64 nout, ga_lay L, "
+                       "int chunks, const ga_acc *part, %s *out)\n{\n"
+                       "    for (ga_i64 q = blockIdx.x * (ga_i64)blockDim.x + threadIdx.x; q < nout;"
+                       " q += (ga_i64)gridDim.x * blockDim.x) {\n", so);
+        offsets(b, p, nd, 1);
+        cm_buf_adds(b, "        ga_acc a = ga_init();\n        for (int c = 0; c < chunks; c++)\n"
+                       "            a = ga_comb(a, part[c * nout + q]);\n        ");
+        gpu_value_store(b, p, target, "ga_final(a, m)");
+        cm_buf_adds(b, "    }\n}\n");
+    }
 }
 
 static char *make_source(void *ctx)
@@ -364,7 +465,7 @@ static void signature(cm_buf_t *b, const plan_t *p)
 {
     cm_buf_adds(b, "reduce|");
     ga_gen_signature(b, &p->g);
-    cm_buf_addf(b, "%d|%d|%d|%d|%d", (int)p->op, (int)p->out, p->variant, p->nd, p->vec);
+    cm_buf_addf(b, "%d|%d|%d|%d|%d|%d", (int)p->op, (int)p->out, p->variant, p->nd, p->vec, p->warp);
 }
 
 /* ---- running ----------------------------------------------------------------- */
@@ -431,10 +532,8 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
         cm_buf_t sig = {0};
         signature(&sig, p);
         void *parts_fn = ga_kernel_get(device, cm_buf_str(&sig), "ga_parts", make_source, p, err);
-        void *finish_fn = parts_fn ? ga_kernel_get(device, cm_buf_str(&sig), "ga_finish", make_source,
-                                                   p, err) : NULL;
         cm_buf_free(&sig);
-        if (!finish_fn)
+        if (!parts_fn)
             return -1;
         int sms = gpu_program_sm_count();
         int64_t per = (int64_t)GPU_BLOCK * 2 * (p->vec ? p->vec : 1);
@@ -453,29 +552,47 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
             if (!p->g.weak[k])
                 argv[a++] = &j->rst[k];
         argv[a++] = &tmp->ptr;
+        argv[a++] = &j->ptrs[nargs];
         unsigned grid[3] = {(unsigned)nparts, 1, 1}, block[3] = {GPU_BLOCK, 1, 1};
         int rc = ga_kernel_launch_grid(parts_fn, grid, block, 0, argv, what, err);
-        if (rc == 0) {
-            int np = (int)nparts;
-            void *fargv[4] = {&np, &tmp->ptr, &m, &j->ptrs[nargs]};
-            unsigned one[3] = {1, 1, 1};
-            rc = ga_kernel_launch_grid(finish_fn, one, block, 0, fargv, what, err);
-        }
         ga_buffer_release(tmp); /* stream-ordered: the pool hands it out after this work */
         return rc;
     }
     /* along an axis */
     int rows = 1;
+    size_t widest = 1;
     for (int k = 0; k < nargs; k++)
-        if (!p->g.weak[k] && j->rst[k] != 1)
-            rows = 0;
+        if (!p->g.weak[k]) {
+            rows &= j->rst[k] == 1;
+            widest = ga_dtype_size(p->g.dtypes[k]) > widest ? ga_dtype_size(p->g.dtypes[k]) : widest;
+        }
     p->variant = rows ? V_ROWS : V_COLS;
     p->nd = j->nd > 0 ? j->nd : 1;
+    p->vec = 0;
+    int sm_count = gpu_program_sm_count();
+    /* many rows of moderate length: a warp each (no block barriers); few long
+     * rows, or an index to carry (argmin, argmax): a block each */
+    p->warp = rows && p->op != GA_R_ARGMIN && p->op != GA_R_ARGMAX &&
+              j->nout >= (int64_t)(sm_count > 0 ? sm_count : 1) * 16 && j->m <= (1 << 20);
+    if (rows && j->m >= 64) { /* vector loads when every row starts 16-byte aligned */
+        int aligned = 1;
+        for (int k = 0; k < nargs && aligned; k++) {
+            if (p->g.weak[k])
+                continue;
+            size_t es = ga_dtype_size(p->g.dtypes[k]);
+            aligned = (uintptr_t)j->ptrs[k] % 16 == 0;
+            for (int d = 0; d < j->nd && aligned; d++)
+                aligned = (size_t)j->st[k][d] * es % 16 == 0;
+        }
+        p->vec = aligned ? (int)(16 / widest) : 0;
+    }
     cm_buf_t sig = {0};
     signature(&sig, p);
     void *fn = ga_kernel_get(device, cm_buf_str(&sig), "ga_axis", make_source, p, err);
+    void *finish = fn && !rows ? ga_kernel_get(device, cm_buf_str(&sig), "ga_axis_finish",
+                                               make_source, p, err) : NULL;
     cm_buf_free(&sig);
-    if (!fn)
+    if (!fn || (!rows && !finish))
         return -1;
     int nd = p->nd, nops = nargs + 1;
     int64_t lay[GA_MAX_DIMS * (GA_LAYOUT_MAX_OPS + 1)];
@@ -484,7 +601,36 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
     for (int k = 0; k < nops; k++)
         for (int d = 0; d < nd; d++)
             lay[nd + k * nd + d] = j->nd ? j->st[k][d] : 0;
-    long long m = j->m, nout = j->nout;
+    int sms = gpu_program_sm_count();
+    sms = sms > 0 ? sms : 1;
+    long long m = j->m, nout = j->nout, chunk = m;
+    unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
+    ga_buffer_t *tmp = NULL;
+    if (rows) {
+        int64_t blocks = p->warp ? (nout + 7) / 8 : nout, most = (int64_t)sms * 32;
+        grid[0] = (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+    } else {
+        /* columns: 32 outputs a block; the axis split into chunks over grid.y
+         * until about 8 blocks per multiprocessor are busy */
+        block[0] = 32, block[1] = 8;
+        int64_t bx = (nout + 31) / 32, most = (int64_t)sms * 32;
+        bx = bx > most ? most : bx;
+        int64_t chunks = ((int64_t)sms * 8 + bx - 1) / bx;
+        int64_t by_rows = m / 64;
+        chunks = chunks > by_rows ? by_rows : chunks;
+        chunks = chunks < 1 ? 1 : chunks > 1024 ? 1024 : chunks;
+        chunk = (m + chunks - 1) / chunks;
+        chunks = chunk ? (m + chunk - 1) / chunk : 1;
+        grid[0] = (unsigned)(bx < 1 ? 1 : bx);
+        grid[1] = (unsigned)(chunks < 1 ? 1 : chunks);
+        if (grid[1] > 1) {
+            tmp = ga_buffer_new(device, (size_t)grid[1] * (size_t)nout * ACC_BYTES, err);
+            if (!tmp)
+                return -1;
+            tmp->refs = 1;
+        }
+    }
+    void *part = tmp ? tmp->ptr : NULL;
     argv[a++] = &m;
     argv[a++] = &nout;
     argv[a++] = lay;
@@ -492,20 +638,21 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
     for (int k = 0; k < nargs; k++)
         if (!p->g.weak[k])
             argv[a++] = &j->rst[k];
+    argv[a++] = &chunk;
+    argv[a++] = &part;
     argv[a++] = &j->ptrs[nargs];
-    int sms = gpu_program_sm_count();
-    int64_t most = (int64_t)(sms > 0 ? sms : 1) * 32, blocks;
-    unsigned block[3];
-    if (rows) {
-        blocks = nout;
-        block[0] = 256, block[1] = 1, block[2] = 1;
-    } else {
-        blocks = (nout + 31) / 32;
-        block[0] = 32, block[1] = 8, block[2] = 1;
+    int rc = ga_kernel_launch_grid(fn, grid, block, 0, argv, what, err);
+    if (rc == 0 && tmp) {
+        int chunks = (int)grid[1];
+        void *fargv[6] = {&m, &nout, lay, &chunks, &part, &j->ptrs[nargs]};
+        unsigned fblock[3] = {256, 1, 1};
+        int64_t fb = (nout + 255) / 256, most = (int64_t)sms * 32;
+        unsigned fgrid[3] = {(unsigned)(fb > most ? most : fb < 1 ? 1 : fb), 1, 1};
+        rc = ga_kernel_launch_grid(finish, fgrid, fblock, 0, fargv, what, err);
     }
-    blocks = blocks < 1 ? 1 : blocks > most ? most : blocks;
-    unsigned grid[3] = {(unsigned)blocks, 1, 1};
-    return ga_kernel_launch_grid(fn, grid, block, 0, argv, what, err);
+    if (tmp)
+        ga_buffer_release(tmp);
+    return rc;
 }
 
 /* ---- the entry ------------------------------------------------------------------ */
@@ -605,7 +752,7 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
         local->axis = axis;
         e = local;
     }
-    ga_array_t *result = NULL, *tmp = NULL;
+    ga_array_t *result = NULL, *tmp = NULL, *owned[GA_LAYOUT_MAX_OPS] = {0};
     int64_t count = axis == GA_AXIS_ALL ? 1 : shape[axis];
     if (axis == GA_AXIS_ALL)
         for (int k = 0; k < ndim; k++)
@@ -648,12 +795,28 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
 
     ga_array_t *ops[GA_LAYOUT_MAX_OPS];
     memcpy(ops, arrays, (size_t)nargs * sizeof *ops);
+    memset(owned, 0, sizeof owned);
     if (axis == GA_AXIS_ALL) {
         /* the whole array: one dimension, or the mapped values made contiguous first */
         ga_layout_t l;
         ops[nargs] = NULL;
         ga_layout_make(&l, ops, nargs + 1, ndim, shape);
-        if (l.nd > 1) {
+        if (l.nd > 1 && op == GA_R_USER) {
+            /* the user's map runs in the reduction: each array operand made
+             * contiguous on the broadcast shape first */
+            for (int k = 0; k < nargs; k++) {
+                if (!ops[k])
+                    continue;
+                ga_arg_t one = {.kind = GA_ARG_ARRAY, .a = ops[k]};
+                ga_array_t *c = ga_array_new(device, ops[k]->dtype, ndim, shape, err);
+                if (!c || !ga_map_eval("a", c, 1, &one, err)) {
+                    ga_array_free(c);
+                    goto fail;
+                }
+                ops[k] = owned[k] = c;
+            }
+            ga_layout_make(&l, ops, nargs + 1, ndim, shape);
+        } else if (l.nd > 1) {
             tmp = ga_map_run(e, NULL, nargs, args, arrays, dtypes, weak, device, err);
             if (!tmp)
                 goto fail;
@@ -751,6 +914,8 @@ free_job:
     free(j);
 done:
     ga_array_free(tmp);
+    for (int k = 0; k < GA_LAYOUT_MAX_OPS; k++)
+        ga_array_free(owned[k]);
     free(local);
     return result;
 }
@@ -767,7 +932,8 @@ char *ga_reduce_source(const char *text, int nargs, const ga_dtype_t *dtypes, co
     if (ga_expr_parse(text, e, err) == 0 && nargs == e->nvars && e->reduce &&
         ga_expr_type(e, (ga_dtype_t *)dtypes, (int *)weak, err) == 0) {
         plan_t p = {.g = {.e = e, .nargs = nargs}, .op = e->reduce, .gpu = gpu,
-                    .variant = variant, .nd = nd};
+                    .variant = variant >= 5 ? V_ROWS : variant, .nd = nd,
+                    .warp = variant == 6};
         memcpy(p.g.dtypes, dtypes, (size_t)nargs * sizeof *dtypes);
         memcpy(p.g.weak, weak, (size_t)nargs * sizeof *weak);
         p.mapped = ga_expr_dtype(e);
@@ -776,7 +942,7 @@ char *ga_reduce_source(const char *text, int nargs, const ga_dtype_t *dtypes, co
         for (int k = 0; k < nargs; k++)
             if (!weak[k] && ga_dtype_size(dtypes[k]) > widest)
                 widest = ga_dtype_size(dtypes[k]);
-        p.vec = variant == V_PARTS_VEC ? (int)(16 / widest) : 0;
+        p.vec = variant == V_PARTS_VEC || variant >= 5 ? (int)(16 / widest) : 0;
         cm_buf_t b = {0};
         cm_buf_adds(&b, ga_kernel_prelude);
         char *body = make_source(&p);

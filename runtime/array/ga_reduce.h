@@ -23,8 +23,9 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
 
 /* The whole source (prelude included) of a reduction text ("sum(a * b,
  * 1)") over operands of dtypes: for a GPU (gpu; variant 1 whole array,
- * 2 whole array with vector loads, 3 along a contiguous axis, 4 along
- * another, nd output dimensions) or the CPU. For tests (NVRTC checks the
+ * 2 whole array with vector loads, 3 along a contiguous axis, 5 the same
+ * with vector loads, 6 that a warp a row, 4 along another; nd output
+ * dimensions) or the CPU. For tests (NVRTC checks the
  * GPU text where there is no GPU). Caller frees; NULL with err. */
 char *ga_reduce_source(const char *text, int nargs, const ga_dtype_t *dtypes, const int *weak,
                        int gpu, int variant, int nd, cm_error_t *err);

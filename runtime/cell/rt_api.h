@@ -115,6 +115,8 @@
     X(ga_t, ga_reduce_axis, (const char *fn, const char *op, ga_t a, int axis, int keepdims), \
       ga_api_reduce_axis)                                                                     \
     X(ga_t, ga_astype, (ga_t a, int dtype), ga_api_astype)                                    \
+    X(ga_t, ga_cumsum, (ga_t a, int axis), ga_api_cumsum)                                     \
+    X(ga_t, ga_cumprod, (ga_t a, int axis), ga_api_cumprod)                                   \
     /* random numbers and BLAS (runtime/array/ga_random.h, ga_blas.h) */                     \
     X(ga_t, ga_random_n, (int dtype, int ndim, const long long *dims), ga_api_random)         \
     X(ga_t, ga_normal_n, (int dtype, double mean, double std, int ndim, const long long *dims), \

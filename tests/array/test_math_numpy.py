@@ -377,3 +377,90 @@ def test_errors(kernel):
         assert got == ename, (code, got, evalue)
         assert text in evalue, (code, evalue)
     same(s.value("keep"), np.arange(5, dtype=np.float32))
+
+
+# ---- %%elementwise and %%reduce -------------------------------------------------
+
+def test_elementwise_magic(kernel):
+    s = Session(kernel, "udf")
+    run = s.run("%%elementwise sqdiff(T a, T b) -> T c\nc = (a - b) * (a - b);")
+    assert run.status == "ok", run.describe()
+    assert "sqdiff" in run.stream("stdout")
+    a, b = values("float32", (4, 5)), values("float32", (5,))
+    same(s.value(f"sqdiff({s.put(a)}, {s.put(b)})"), (a - b) * (a - b))
+    i = values("int16", (7,))
+    same(s.value(f"sqdiff({s.put(i)}, 3)"), (i - 3) * (i - 3))      # one instantiation per dtype
+    same(s.value(f'ga_map("sqdiff(a, b) + 1", {s.put(a)}, {s.put(b)})'), (a - b) * (a - b) + 1)
+    assert s.run(f"ga_t o = ga_zeros(F64, 4, 5); sqdiff_out(o, {s.put(a)}, {s.put(b)});").status == "ok"
+    same(s.value("o"), ((a - b) * (a - b)).astype(np.float64))
+    # statements, fixed types
+    run = s.run("%%elementwise clampit(float a, float lo) -> float c\n"
+                "if (a < lo)\n    c = lo;\nelse\n    c = a;")
+    assert run.status == "ok", run.describe()
+    x = values("int32", (9,))
+    same(s.value(f"clampit({s.put(x)}, 2)"), np.maximum(x.astype(np.float32), np.float32(2)))
+
+
+def test_reduce_magic(kernel):
+    s = Session(kernel, "udr")
+    run = s.run("%%reduce sumsq(T x) -> T s\nmap: x * x\nreduce: a + b\nidentity: 0")
+    assert run.status == "ok", run.describe()
+    m = values("float64", (6, 8))
+    src = s.put(m)
+    same(s.value(f"sumsq({src})"), np.asarray((m * m).sum()), ulps=16)
+    same(s.value(f"sumsq_axis({src}, 0, 0)"), (m * m).sum(axis=0), ulps=16)
+    same(s.value(f"sumsq_axis({src}, 1, 1)"), (m * m).sum(axis=1, keepdims=True), ulps=16)
+    same(s.value(f'ga_map("sumsq(a - b)", {src}, 1.5)'), np.asarray(((m - 1.5) ** 2).sum()), ulps=16)
+    run = s.run("%%reduce l1mean(T x) -> T s\nmap: x < 0 ? -x : x\nreduce: a + b\n"
+                "identity: 0\npost: a / n")
+    assert run.status == "ok", run.describe()
+    same(s.value(f"l1mean({src})"), np.asarray(np.abs(m).mean()), ulps=16)
+    same(s.value(f"l1mean(ga_transpose({src}))"), np.asarray(np.abs(m).mean()), ulps=16)
+
+
+def test_udf_errors(kernel):
+    s = Session(kernel, "udferr")
+    # a body that does not compile: a CudaCompileError on the cell's line
+    run = s.run("%%elementwise bad(T a) -> T c\nc = a;\nc = a +* ;")
+    assert run.status == "error" and run.reply["content"]["ename"] == "CudaCompileError"
+    assert "line 3" in run.reply["content"]["evalue"]
+    ename, evalue = s.error("%%elementwise sqrt(T a) -> T c\nc = a;")
+    assert ename == "UsageError" and "built-in" in evalue
+    ename, evalue = s.error("%%elementwise f(T a) -> U c\nc = a;")
+    assert ename == "UsageError" and "type variable" in evalue
+    ename, evalue = s.error("%%reduce r(T x) -> T s\nmap: x\nreduce: a + b")
+    assert ename == "UsageError" and "identity" in evalue
+    assert s.run("%%elementwise twice(T a) -> T c\nc = 2 * a;").status == "ok"
+    ename, evalue = s.error("twice(ga_ones(F32, 3), ga_ones(F32, 3));")
+    assert ename == "ExpressionError" and "given 2" in evalue
+    assert s.run("%%elementwise plus(T a, T b) -> T c\nc = a + b;").status == "ok"
+    ename, evalue = s.error("plus(ga_ones(F32, 3), ga_ones(F32, 4));")
+    assert ename == "ShapeError" and evalue.startswith("plus:")
+
+
+# ---- scans ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool", "int8", "float16"])
+def test_scans(kernel, dtype):
+    s = Session(kernel, "scan")
+    a = values(dtype, (5, 6, 7), -3, 3) if dtype != "uint8" else values(dtype, (5, 6, 7), 0, 3)
+    src = s.put(a)
+    ulps = 64 if dtype == "float16" else 16
+    for fn, ref in (("cumsum", np.cumsum), ("cumprod", np.cumprod)):
+        for axis in (0, 1, 2, -1):
+            with np.errstate(all="ignore"):
+                want = ref(a, axis=axis)
+            same(s.value(f"ga_{fn}({src}, {axis})"), want, ulps)
+        with np.errstate(all="ignore"):
+            same(s.value(f"ga_{fn}({src}, GA_ALL)"), ref(a), ulps)
+            same(s.value(f"ga_{fn}(ga_transpose({src}), 1)"), ref(a.T, axis=1), ulps)
+
+
+def test_scan_edges(kernel):
+    s = Session(kernel, "scanedge")
+    e = np.zeros((0, 3), np.float32)
+    same(s.value(f"ga_cumsum({s.put(e)}, 0)"), np.cumsum(e, axis=0))
+    long = values("float64", (100_000,))
+    same(s.value(f"ga_cumsum({s.put(long)}, GA_ALL)"), np.cumsum(long), ulps=4096)
+    ename, evalue = s.error(f"ga_cumsum({s.put(long)}, 1);")
+    assert ename == "ShapeError" and "axis 1" in evalue

@@ -11,6 +11,7 @@
 #include "ga_expr.h"
 #include "ga_map.h"
 #include "ga_reduce.h"
+#include "ga_scan.h"
 #include "gpu.h"
 
 static ga_expr_t e;
@@ -127,10 +128,26 @@ static int test_gpu_sources(void)
             compiled += prog != NULL;
             free(src);
         }
+        for (int op = 0; op < 2; op++) {
+            char *src = ga_scan_source((ga_scan_op_t)op, all[i], 1);
+            cm_error_clear(&err);
+            gpu_program_t *prog = gpu_program_get(src, NULL, &err);
+            if (!prog)
+                fprintf(stderr, "  %s / scan %d: %s\n", ga_dtype_name(all[i]), op, err.text);
+            CHECK(prog != NULL);
+            compiled += prog != NULL;
+            free(src);
+        }
         static const char *const ops[] = {"sum", "prod", "min", "max", "mean", "argmin",
                                           "argmax", "any", "all", "count_nonzero"};
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
-            for (int variant = 1; variant <= 4; variant++) {
+            for (int variant = 1; variant <= 6; variant++) {
+                if (variant == 6 && (o == 5 || o == 6)) /* argmin, argmax: never a warp a row */
+                    continue;
+                ga_dtype_t t = all[i]; /* the axis variants: a dtype of each size and kind */
+                if (variant >= 3 && !(t == GA_BOOL || t == GA_I8 || t == GA_U64 || t == GA_F16 ||
+                                      t == GA_F32 || t == GA_F64))
+                    continue;
                 char text2[64];
                 snprintf(text2, sizeof text2, "%s(a * c)", ops[o]);
                 if (all[i] == GA_BOOL)
