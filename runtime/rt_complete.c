@@ -678,8 +678,13 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
 json_t *rt_is_complete(rt_session_t *s, const char *code)
 {
     (void)s;
-    const char *status = rt_cell_completeness(code);
-    if (strcmp(status, "incomplete") == 0)
-        return json_pack("{s:s, s:s}", "status", status, "indent", "    ");
-    return json_pack("{s:s}", "status", status);
+    rt_completeness_t c = rt_cell_check_complete(code);
+    if (strcmp(c.status, "incomplete") == 0) {
+        char indent[64];
+        int n = c.indent > 15 ? 15 : c.indent;
+        memset(indent, ' ', (size_t)n * 4);
+        indent[n * 4] = '\0';
+        return json_pack("{s:s, s:s}", "status", c.status, "indent", indent);
+    }
+    return json_pack("{s:s}", "status", c.status);
 }

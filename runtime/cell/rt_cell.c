@@ -192,33 +192,131 @@ void rt_cell_free(rt_cell_t *cell)
     cell->n = 0;
 }
 
-const char *rt_cell_completeness(const char *code)
+/* Keywords after which a name and parentheses are an expression, not a
+ * function's head: `return f(x)`. */
+static int expression_keyword(const char *code, const rt_tok_t *t)
 {
+    static const char *const words[] = {"return", "sizeof", "case", "else", "goto", "do",
+                                        "_Alignof", "alignof", NULL};
+    for (int i = 0; words[i]; i++)
+        if (rt_tok_is(code, t, words[i]))
+            return 1;
+    return 0;
+}
+
+/* A binary operator, assignment or comma that needs a right operand. */
+static int wants_more(const char *code, const rt_tok_t *t)
+{
+    static const char *const ops[] = {
+        "+", "-", "*", "/", "%", "=", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "&", "|",
+        "^", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ",",
+        "?", ":", "!", "~", ".", "->", NULL};
+    if (t->kind != RT_TOK_PUNCT)
+        return 0;
+    for (int i = 0; ops[i]; i++)
+        if (rt_tok_punct(code, t, ops[i]))
+            return 1;
+    return 0;
+}
+
+rt_completeness_t rt_cell_check_complete(const char *code)
+{
+    rt_completeness_t r = {"complete", 0};
     size_t len = strlen(code);
+    /* a cell magic alone waits for its body, as IPython's console does */
+    const char *p = code;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    if (p[0] == '%' && p[1] == '%' && !strchr(p, '\n')) {
+        r.status = "incomplete";
+        return r;
+    }
     rt_lexer_t lx;
     rt_lex_init(&lx, code, 0, len, 1);
-    int depth = 0;
+    rt_tok_t toks[64]; /* the last tokens, as a ring */
+    size_t n = 0;
+    char stack[256];   /* the open brackets */
+    int depth = 0, braces = 0;
     rt_tok_t t;
     while (rt_lex_next(&lx, &t) != RT_TOK_EOF) {
+        if (t.kind == RT_TOK_DIRECTIVE)
+            continue;
+        toks[n % 64] = t;
+        n++;
         if (t.kind != RT_TOK_PUNCT || t.len != 1)
             continue;
         char c = code[t.start];
-        if (c == '(' || c == '[' || c == '{')
+        if (c == '(' || c == '[' || c == '{') {
+            if (depth < 256)
+                stack[depth] = c;
             depth++;
-        else if (c == ')' || c == ']' || c == '}') {
-            if (--depth < 0)
-                return "invalid";
+            braces += c == '{';
+        } else if (c == ')' || c == ']' || c == '}') {
+            char want = c == ')' ? '(' : c == ']' ? '[' : '{';
+            if (depth == 0 || (depth <= 256 && stack[depth - 1] != want)) {
+                r.status = "invalid";
+                return r;
+            }
+            depth--;
+            braces -= c == '}';
         }
     }
-    if (lx.unterminated || depth > 0)
-        return "incomplete";
+    r.indent = braces > 0 ? braces : 1;
+    if (lx.unterminated || depth > 0) {
+        r.status = "incomplete";
+        return r;
+    }
     size_t e = len;
     while (e > 0 && (code[e - 1] == '\n' || code[e - 1] == '\r' || code[e - 1] == ' ' ||
                      code[e - 1] == '\t'))
         e--;
-    if (e > 0 && code[e - 1] == '\\')
-        return "incomplete";
-    return "complete";
+    if ((e > 0 && code[e - 1] == '\\') || n == 0) {
+        r.status = e > 0 && code[e - 1] == '\\' ? "incomplete" : "complete";
+        return r;
+    }
+    const rt_tok_t *last = &toks[(n - 1) % 64];
+    /* else / do, or an operator waiting for its right side */
+    if (rt_tok_is(code, last, "else") || rt_tok_is(code, last, "do") || wants_more(code, last)) {
+        r.status = "incomplete";
+        return r;
+    }
+    if (!rt_tok_punct(code, last, ")"))
+        return r;
+    /* the last token closes a parenthesis: what stands before its opener? */
+    size_t k = n - 1, level = 0, open = (size_t)-1;
+    for (size_t back = 0; back < 64 && back < n; back++, k--) {
+        const rt_tok_t *x = &toks[k % 64];
+        if (rt_tok_punct(code, x, ")"))
+            level++;
+        else if (rt_tok_punct(code, x, "(") && --level == 0) {
+            open = k;
+            break;
+        }
+        if (k == 0)
+            break;
+    }
+    if (open == (size_t)-1 || open == 0 || n - open > 64 || open + 64 < n)
+        return r;
+    const rt_tok_t *before = &toks[(open - 1) % 64];
+    /* a control header: if (...) / for (...) / while (...) / switch (...) */
+    if (rt_tok_is(code, before, "if") || rt_tok_is(code, before, "for") ||
+        rt_tok_is(code, before, "while") || rt_tok_is(code, before, "switch")) {
+        r.status = "incomplete";
+        return r;
+    }
+    /* a function's head: TYPE NAME (...) with no body yet (not a call: f(x)) */
+    if (before->kind == RT_TOK_IDENT && open >= 2 && n - open < 63) {
+        const rt_tok_t *type = &toks[(open - 2) % 64];
+        if ((type->kind == RT_TOK_IDENT && !expression_keyword(code, type)) ||
+            rt_tok_punct(code, type, "*"))
+            r.status = "incomplete";
+    }
+    return r;
+}
+
+const char *rt_cell_completeness(const char *code)
+{
+    return rt_cell_check_complete(code).status;
 }
 
 const char *rt_item_kind_name(rt_item_kind_t kind)

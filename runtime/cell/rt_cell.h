@@ -38,8 +38,21 @@ typedef struct rt_cell {
 int rt_cell_split(const char *code, rt_is_type_fn is_type, void *ctx, rt_cell_t *out);
 void rt_cell_free(rt_cell_t *cell);
 
-/* "complete", "incomplete" (open bracket, comment or literal, trailing
- * backslash) or "invalid" (a closer without an opener). Static string. */
+/* Whether code is a whole cell, for is_complete (jupyter console sends
+ * each line): "incomplete" for an open bracket, comment or literal, a
+ * trailing backslash, a control header or a function's head without its
+ * body (`for (...)`, `double half(double v)`), `else`/`do`, a trailing
+ * operator or comma, a cell magic line alone; "invalid" for a closer
+ * without its opener (or of another kind); "complete" otherwise. indent:
+ * levels of indentation for the next line (open braces, at least 1). */
+typedef struct rt_completeness {
+    const char *status; /* static */
+    int indent;
+} rt_completeness_t;
+
+rt_completeness_t rt_cell_check_complete(const char *code);
+
+/* rt_cell_check_complete's status alone. Static string. */
 const char *rt_cell_completeness(const char *code);
 
 /* Name of an item kind ("directive", "function", ...), for tests and logs. */

@@ -128,12 +128,26 @@ def test_compile_error_is_an_error(kc):
     ("int f() {", "incomplete"),
     ("/* unterminated", "incomplete"),
     ("}", "invalid"),
+    ("for (int i = 0; i < n; i++)", "incomplete"),
+    ("if (x > 0)", "incomplete"),
+    ("while (n--)", "incomplete"),
+    ("while (n--);", "complete"),
+    ("double half(double v)", "incomplete"),
+    ("double half(double v) { return v / 2; }", "complete"),
+    ("y = x +", "incomplete"),
+    ("f(1,", "incomplete"),
+    ("int a[] = {1, 2,", "incomplete"),
+    ("printf(\"%d\\n\", x)", "complete"),
+    ("return f(x)", "complete"),
+    ("(]", "invalid"),
+    ("%%kernel", "incomplete"),
 ])
 def test_is_complete(kc, code, status):
     run = request(kc, "is_complete_request", {"code": code})
     assert run.content["status"] == status
     if status == "incomplete":
-        assert isinstance(run.content.get("indent"), str)
+        assert isinstance(run.content.get("indent"), str) and run.content["indent"].strip() == ""
+        assert len(run.content["indent"]) == (0 if code.startswith("%%") else 4)
 
 
 def test_complete_cursor_positions(kc):

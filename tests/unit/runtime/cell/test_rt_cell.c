@@ -57,5 +57,71 @@ int main(void)
     CHECK_STR(rt_cell_completeness("#define X \\\n"), "incomplete");
     CHECK_STR(rt_cell_completeness("x = 1; }"), "invalid");
     CHECK_STR(rt_cell_completeness("printf(\"}\");"), "complete");
+    /* what jupyter console sends line by line: a table of C fragments */
+    static const struct { const char *code, *status; } table[] = {
+        {"int x = 1;", "complete"},
+        {"x + 1", "complete"},
+        {"printf(\"%d\\n\", x)", "complete"},
+        {"f(x)", "complete"},
+        {"return f(x)", "complete"},
+        {"x++", "complete"},
+        {"(int)f(2)", "complete"},
+        {"for (int i = 0; i < n; i++)", "incomplete"},
+        {"for (int i = 0; i < n; i++) sum += i;", "complete"},
+        {"if (x > 0)", "incomplete"},
+        {"if (x > 0) y = 1;", "complete"},
+        {"if (x > 0) y = 1; else", "incomplete"},
+        {"while (n--)", "incomplete"},
+        {"while (n--);", "complete"},
+        {"switch (k)", "incomplete"},
+        {"do", "incomplete"},
+        {"do { n--; } while (n > 0)", "incomplete"},
+        {"do { n--; } while (n > 0);", "complete"},
+        {"double half(double v)", "incomplete"},
+        {"double half(double v);", "complete"},
+        {"double half(double v) { return v / 2; }", "complete"},
+        {"static int *make(int n)", "incomplete"},
+        {"struct point make_point(int x, int y)", "incomplete"},
+        {"int main(void)\n{", "incomplete"},
+        {"int main(void)\n{\n    return 0;\n}", "complete"},
+        {"int a[] = {1, 2,", "incomplete"},
+        {"int a[] = {1, 2, 3};", "complete"},
+        {"int x =", "incomplete"},
+        {"y = x +", "incomplete"},
+        {"y = x &&", "incomplete"},
+        {"f(1,", "incomplete"},
+        {"z = c ?", "incomplete"},
+        {"p->", "incomplete"},
+        {"/* a comment", "incomplete"},
+        {"/* a comment */", "complete"},
+        {"// a line comment", "complete"},
+        {"char *s = \"open", "incomplete"},
+        {"char c = 'x", "incomplete"},
+        {"#include <stdio.h>", "complete"},
+        {"#define SQ(x) ((x) * (x))", "complete"},
+        {"#define LONG \\", "incomplete"},
+        {"%%kernel", "incomplete"},
+        {"%%kernel\n__global__ void k() {}", "complete"},
+        {"%who", "complete"},
+        {"}", "invalid"},
+        {"(]", "invalid"},
+        {"f(x]", "invalid"},
+        {"int a[3) = 0;", "invalid"},
+        {"", "complete"},
+        {"   \n", "complete"},
+        {"sizeof(int)", "complete"},
+        {"ga_t x = ga_zeros(F32, 3)", "complete"},
+        {"typedef struct { int x; } p_t", "complete"},
+        {"enum color { RED, GREEN,", "incomplete"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        const char *got = rt_cell_completeness(table[i].code);
+        if (strcmp(got, table[i].status))
+            fprintf(stderr, "  is_complete(\"%s\"): %s, expected %s\n", table[i].code, got,
+                    table[i].status);
+        CHECK_STR(got, table[i].status);
+    }
+    CHECK(rt_cell_check_complete("int f() {\n  if (x) {").indent == 2);
+    CHECK(rt_cell_check_complete("for (;;)").indent == 1);
     return check_report("test_rt_cell");
 }
