@@ -43,7 +43,7 @@ def run_gpuc(gpuc, cells, env):
         path = os.path.join(d, "nb.ipynb")
         with open(path, "w") as f:
             json.dump(notebook(cells), f)
-        p = subprocess.run([gpuc, "run", path], env=env, capture_output=True, text=True)
+        p = subprocess.run([gpuc, "run", "--inplace", path], env=env, capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError(f"gpuc run failed:\n{p.stderr}")
         out = json.load(open(path))

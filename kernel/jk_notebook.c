@@ -1,12 +1,16 @@
-/* jk_notebook: `gpuc run NOTEBOOK.ipynb [-o OUT.ipynb] [--allow-errors]
- * [--timeout SECONDS]` — executes a notebook headless, with no Python and
- * no Jupyter, through the same executor the kernel uses.
+/* jk_notebook: `gpuc run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace]
+ * [--allow-errors] [--timeout SECONDS] [-p NAME VALUE]... [--kernel gpuc]`
+ * — executes a notebook headless, with no Python and no Jupyter, through
+ * the same executor the kernel uses.
  *
  * Code cells run in order; each one's outputs are stored as nbclient would
  * store them (jk_nbformat.c). The run stops at the first failing cell
  * unless --allow-errors; a cell over --timeout is interrupted, recorded as
  * a CellTimeoutError, and always stops the run. The notebook is written
- * (to OUT, or in place) in every case once it could be read. */
+ * (to OUT; by default NOTEBOOK.out.ipynb beside it; over itself only with
+ * --inplace) in every case once it could be read. A notebook of another
+ * kernel is refused unless --kernel gpuc; -p injects parameters as
+ * papermill does (jk_params). */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -21,13 +25,18 @@
 #include "jk_commands.h"
 #include "jk_executor.h"
 #include "jk_nbformat.h"
+#include "jk_params.h"
 
 #define INTERRUPT_GRACE_MS 5000 /* after a timeout's SIGINT, before a kill */
 
+#define MAX_PARAMS 64
+
 typedef struct options {
     const char *in, *out;
-    int allow_errors;
+    int allow_errors, inplace, force_kernel;
     double timeout_s; /* per cell; 0 = none */
+    jk_param_t params[MAX_PARAMS];
+    int nparams;
 } options_t;
 
 /* How one cell went. */
@@ -54,10 +63,16 @@ static void on_sigint(int sig)
 
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: gpuc run NOTEBOOK.ipynb [-o OUT.ipynb] [--allow-errors] [--timeout SECONDS]\n"
-                 "  -o, --output OUT   write the executed notebook to OUT (default: in place)\n"
+    fprintf(out, "usage: gpuc run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [--allow-errors]\n"
+                 "                     [--timeout SECONDS] [-p NAME VALUE]... [--kernel gpuc]\n"
+                 "  -o, --output OUT   write the executed notebook to OUT\n"
+                 "                     (default: NOTEBOOK.out.ipynb beside it)\n"
+                 "  --inplace          write it over NOTEBOOK\n"
                  "  --allow-errors     run every cell even after one fails\n"
-                 "  --timeout SECONDS  interrupt a cell that runs longer, and stop\n");
+                 "  --timeout SECONDS  interrupt a cell that runs longer, and stop\n"
+                 "  -p NAME VALUE      a parameter, as papermill's -p: after the cell tagged\n"
+                 "                     \"parameters\", a cell assigns NAME = VALUE in C\n"
+                 "  --kernel gpuc      run a notebook made for another kernel anyway\n");
     return out == stderr ? 2 : 0;
 }
 
@@ -84,6 +99,25 @@ static int parse(int argc, char **argv, options_t *o)
             return -1;
         } else if (strcmp(a, "--allow-errors") == 0) {
             o->allow_errors = 1;
+        } else if (strcmp(a, "--inplace") == 0) {
+            o->inplace = 1;
+        } else if (strcmp(a, "-p") == 0 || strcmp(a, "--parameters") == 0) {
+            if (i + 2 >= argc) {
+                fprintf(stderr, "gpuc run: %s needs a NAME and a VALUE\n", a);
+                return usage(stderr);
+            }
+            if (o->nparams == MAX_PARAMS) {
+                fprintf(stderr, "gpuc run: at most %d parameters\n", MAX_PARAMS);
+                return usage(stderr);
+            }
+            o->params[o->nparams].name = argv[++i];
+            o->params[o->nparams++].value = argv[++i];
+        } else if ((v = option_value(argc, argv, &i, "--kernel"))) {
+            if (strcmp(v, "gpuc") != 0) {
+                fprintf(stderr, "gpuc run: --kernel %s: gpuc runs notebooks as gpuc only\n", v);
+                return usage(stderr);
+            }
+            o->force_kernel = 1;
         } else if ((v = option_value(argc, argv, &i, "-o")) ||
                    (v = option_value(argc, argv, &i, "--output"))) {
             o->out = v;
@@ -109,7 +143,31 @@ static int parse(int argc, char **argv, options_t *o)
         fprintf(stderr, "gpuc run: which notebook?\n");
         return usage(stderr);
     }
+    if (o->inplace && o->out) {
+        fprintf(stderr, "gpuc run: -o and --inplace together: choose one\n");
+        return usage(stderr);
+    }
     return 0;
+}
+
+/* NOTEBOOK.out.ipynb beside NOTEBOOK (its .ipynb replaced). New string. */
+static char *default_output(const char *in)
+{
+    size_t n = strlen(in);
+    const char *ext = ".ipynb";
+    size_t e = strlen(ext);
+    size_t stem = n >= e && !strcmp(in + n - e, ext) ? n - e : n;
+    char *out = malloc(stem + 16);
+    if (out)
+        snprintf(out, stem + 16, "%.*s.out.ipynb", (int)stem, in);
+    return out;
+}
+
+/* The kernel a notebook was made for (metadata.kernelspec.name), or NULL. */
+static const char *notebook_kernel(const json_t *nb)
+{
+    return json_string_value(
+        json_object_get(json_object_get(json_object_get(nb, "metadata"), "kernelspec"), "name"));
 }
 
 static void on_stream(void *ctx, const char *name, const char *text, size_t len)
@@ -271,12 +329,32 @@ int jk_notebook_main(int argc, char **argv)
     int rc = parse(argc, argv, &opt);
     if (rc)
         return rc < 0 ? 0 : rc;
-    const char *out_path = opt.out ? opt.out : opt.in;
+    char *default_out = opt.out || opt.inplace ? NULL : default_output(opt.in);
+    const char *out_path = opt.out ? opt.out : opt.inplace ? opt.in : default_out;
+    if (!out_path) {
+        fprintf(stderr, "gpuc run: out of memory\n");
+        return 1;
+    }
 
     cm_error_t err = {0};
     json_t *nb = jk_nb_load(opt.in, &err);
     if (!nb) {
         fprintf(stderr, "gpuc run: %s\n", err.text);
+        free(default_out);
+        return 1;
+    }
+    const char *kernel = notebook_kernel(nb);
+    if (kernel && strncmp(kernel, "gpuc", 4) != 0 && !opt.force_kernel) {
+        fprintf(stderr, "gpuc run: %s is a notebook for the %s kernel, not gpuc: nothing run, "
+                        "nothing written (--kernel gpuc runs it as gpuc)\n", opt.in, kernel);
+        json_decref(nb);
+        free(default_out);
+        return 1;
+    }
+    if (opt.nparams && jk_params_inject(nb, opt.params, opt.nparams, &err) != 0) {
+        fprintf(stderr, "gpuc run: %s\n", err.text);
+        json_decref(nb);
+        free(default_out);
         return 1;
     }
     runner_t r = {.display_ids = json_object()};
@@ -356,5 +434,6 @@ int jk_notebook_main(int argc, char **argv)
         fprintf(stderr, "; wrote %s\n", out_path);
     else
         fprintf(stderr, "; NOT written: %s\n", err.text);
+    free(default_out);
     return failed || !written ? 1 : 0;
 }

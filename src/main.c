@@ -15,7 +15,7 @@ typedef struct command {
 static const command_t commands[] = {
     {"kernel", jk_kernel_main, "kernel -f CONNECTION_FILE   serve a Jupyter session"},
     {"install", jk_install_main, "install [--user | --sys-prefix | --prefix DIR]   install the kernelspec"},
-    {"run", jk_notebook_main, "run NOTEBOOK.ipynb [-o OUT.ipynb] [--allow-errors]   execute a notebook headless"},
+    {"run", jk_notebook_main, "run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [-p NAME VALUE]...   execute a notebook headless"},
     {"executor", rt_executor_main, NULL}, /* internal: started by the kernel */
 };
 

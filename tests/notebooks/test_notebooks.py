@@ -325,11 +325,72 @@ def test_gpuc_run_faults_and_exit(gpuc_bin, tmp_path):
 
 def test_gpuc_run_in_place(gpuc_bin, tmp_path):
     src = write_nb(tmp_path / "ok.ipynb", ['printf("hi\\n");', "6 * 7"])
-    proc = gpuc_run(gpuc_bin, src)
+    proc = gpuc_run(gpuc_bin, src, "--inplace")
     assert proc.returncode == 0, proc.stderr
     cells = code_cells(nbformat.read(str(src), as_version=4))
     assert stream_text(cells[0]) == "hi\n"
     assert result_text(cells[1]) == "42"
+    assert f"wrote {src}" in proc.stderr
+
+
+def test_gpuc_run_keeps_the_notebook(gpuc_bin, tmp_path):
+    """By default the executed notebook goes beside the input, which stays."""
+    src = write_nb(tmp_path / "keep.ipynb", ["6 * 7"])
+    before = src.read_bytes()
+    proc = gpuc_run(gpuc_bin, src)
+    assert proc.returncode == 0, proc.stderr
+    assert src.read_bytes() == before
+    out = tmp_path / "keep.out.ipynb"
+    assert f"wrote {out}" in proc.stderr
+    assert result_text(code_cells(nbformat.read(str(out), as_version=4))[0]) == "42"
+    proc = gpuc_run(gpuc_bin, src, "-o", tmp_path / "x.ipynb", "--inplace")
+    assert proc.returncode == 2 and "choose one" in proc.stderr
+
+
+def test_gpuc_run_refuses_another_kernel(gpuc_bin, tmp_path):
+    nb = new_notebook(cells=[new_code_cell("print(42)")],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                               "language": "python"}})
+    src = tmp_path / "py.ipynb"
+    nbformat.write(nb, str(src))
+    before = src.read_bytes()
+    proc = gpuc_run(gpuc_bin, src)
+    assert proc.returncode == 1 and "python3" in proc.stderr and "--kernel gpuc" in proc.stderr
+    assert src.read_bytes() == before and not (tmp_path / "py.out.ipynb").exists()
+    src.write_text(src.read_text().replace("print(42)", "6 * 7"))
+    proc = gpuc_run(gpuc_bin, src, "--kernel", "gpuc")
+    assert proc.returncode == 0, proc.stderr
+    assert result_text(code_cells(nbformat.read(str(tmp_path / "py.out.ipynb"), as_version=4))[0]) == "42"
+
+
+def test_gpuc_run_parameters(gpuc_bin, tmp_path):
+    """-p NAME VALUE as papermill: after the cell tagged parameters, a cell
+    tagged injected-parameters assigns the values in C."""
+    nb = new_notebook(cells=[
+        new_markdown_cell("# sizes"),
+        new_code_cell("long n = 10;\ndouble scale = 1.0;\nconst char *label = \"default\";",
+                      metadata={"tags": ["parameters"]}),
+        new_code_cell('printf("%ld %g %s %lld %d\\n", n, n * scale, label, extra, flag);'),
+    ])
+    src = tmp_path / "params.ipynb"
+    nbformat.write(nb, str(src))
+    proc = gpuc_run(gpuc_bin, src, "-p", "n", "1000", "-p", "scale", "2.5", "-p", "label",
+                    'say "hi"', "-p", "extra", "7", "-p", "flag", "true")
+    assert proc.returncode == 0, proc.stderr
+    out = nbformat.read(str(tmp_path / "params.out.ipynb"), as_version=4)
+    cells = code_cells(out)
+    injected = cells[1]
+    assert injected.metadata.tags == ["injected-parameters"]
+    assert "n = 1000;" in injected.source and "long long extra = 7;" in injected.source
+    assert stream_text(cells[2]) == '1000 2500 say "hi" 7 1\n'
+    # run again on the output: the injected cell is replaced, not added
+    proc = gpuc_run(gpuc_bin, tmp_path / "params.out.ipynb", "-o", tmp_path / "again.ipynb",
+                    "-p", "n", "5", "-p", "extra", "1", "-p", "flag", "false")
+    assert proc.returncode == 0, proc.stderr
+    again = code_cells(nbformat.read(str(tmp_path / "again.ipynb"), as_version=4))
+    assert len(again) == 3 and stream_text(again[2]).startswith("5 5 default 1 0")
+    proc = gpuc_run(gpuc_bin, src, "-p", "2bad", "1")
+    assert proc.returncode == 1 and "not a C name" in proc.stderr
 
 
 def test_gpuc_run_rejects_non_notebook(gpuc_bin, tmp_path):

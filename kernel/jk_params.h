@@ -1,0 +1,31 @@
+/* jk_params: notebook parameters as papermill injects them, for gpuc's C.
+ *
+ * The code cell tagged "parameters" keeps its defaults; a new code cell
+ * tagged "injected-parameters" is put right after it (at the top when
+ * there is none; an earlier injected cell is replaced) and assigns the
+ * given values as C: integers as they are, numbers as doubles, true/false
+ * as 1/0, anything else as a string literal. A name the parameters cell
+ * mentions is assigned (`n = 1000;`); another one is declared with the
+ * type of its value (`long long n = 1000;`, `double`, `int`, `const char
+ * *`). */
+#ifndef JK_PARAMS_H
+#define JK_PARAMS_H
+
+#include <jansson.h>
+
+#include "cm_error.h"
+
+typedef struct jk_param {
+    const char *name;   /* a C identifier */
+    const char *value;  /* as given on the command line */
+} jk_param_t;
+
+/* The injected cell's C source for params[0, n) (caller frees).
+ * defaults: the parameters cell's source, or NULL. */
+char *jk_params_source(const jk_param_t *params, int n, const char *defaults);
+
+/* Injects params[0, n) into notebook nb (nbformat 4 JSON). 0, or -1 with
+ * err (a name that is not a C identifier, out of memory). */
+int jk_params_inject(json_t *nb, const jk_param_t *params, int n, cm_error_t *err);
+
+#endif
