@@ -45,6 +45,8 @@ typedef struct sim_kernel {
     const int *cells;          /* cells[k - 1]: the cell of "cell[k]" in the module's
                                   source (for assert messages); may be NULL */
     int ncells;
+    char *shared;              /* the module's __shared__ variables: [shared, */
+    size_t shared_bytes;       /* shared + shared_bytes), filled with 0xff per block */
 } sim_kernel_t;
 
 /* Runs kernel over grid x block threads with shared_bytes of dynamic
@@ -60,6 +62,10 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
 /* The failure of the last launches since the last call, if any: 1 with err
  * set (and forgotten here), 0 when none. */
 int sim_take_error(cm_error_t *err);
+
+/* Keeps err as the pending failure again (after sim_take_error, for a
+ * caller that only looked at it). */
+void sim_keep_error(const cm_error_t *err);
 
 /* The hooks compiled kernels call (threadIdx, barriers, warp intrinsics,
  * printf, assert). Borrowed, static. */
@@ -83,7 +89,8 @@ int sim_cores(void);
 /* Compiles source (CUDA C++ device code, parts marked `#line 1
  * "cell[k]"`) with g++ and the prelude, and finds the entry points of the
  * nkernels kernels names[i] (non-template __global__ functions of the
- * source): entries[i]. options: the kernel cell's magic options (-D, -U, -I
+ * source): entries[i], and the module's static shared memory (*shared,
+ * *shared_bytes; NULL, 0 when none). options: the kernel cell's magic options (-D, -U, -I
  * and --use_fast_math are used, the rest is NVRTC's and ignored); may be
  * NULL. *ms gets the compile's milliseconds (0 on a cache hit), *cache
  * "miss" / "memory hit" / "disk hit". On a compile error: -1 with err
@@ -92,8 +99,8 @@ int sim_cores(void);
  * caret), for the caller's log mapping. Other failures: -1 with err (no g++
  * is CM_E_JIT_COMPILER). */
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, char **log, double *ms, const char **cache,
-                cm_error_t *err);
+                sim_entry_fn *entries, char **shared, size_t *shared_bytes, char **log,
+                double *ms, const char **cache, cm_error_t *err);
 
 /* ---- the runtime API for host cells (sim_runtime.c) -------------------- */
 

@@ -42,7 +42,7 @@ SIM_ABI_DECLS
 enum { SIM_SHFL_IDX = 0, SIM_SHFL_UP = 1, SIM_SHFL_DOWN = 2, SIM_SHFL_XOR = 3 };
 enum { SIM_VOTE_BALLOT = 0, SIM_VOTE_ANY = 1, SIM_VOTE_ALL = 2 };
 
-#define SIM_STR_(x) #x
-#define SIM_STR(x) SIM_STR_(x)
+#define SIM_STR_(...) #__VA_ARGS__
+#define SIM_STR(...) SIM_STR_(__VA_ARGS__)
 
 #endif

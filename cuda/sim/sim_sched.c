@@ -76,6 +76,7 @@ static struct {
     unsigned long long rng;
     double seconds;
     void *dyn_shared;
+    unsigned dyn_bytes;        /* of this launch */
 } S = {.seed = -1};
 
 /* ---- the generator of shuffled orders (splitmix64) -------------------- */
@@ -143,6 +144,14 @@ int sim_take_error(cm_error_t *err)
     cm_error_clear(&S.pending);
     S.have_pending = 0;
     return 1;
+}
+
+void sim_keep_error(const cm_error_t *err)
+{
+    if (S.have_pending)
+        return;
+    CM_ERROR(&S.pending, err->code, "%s", err->text);
+    S.have_pending = 1;
 }
 
 /* ---- the ready queue and barriers -------------------------------------- */
@@ -437,6 +446,10 @@ static void run_block(const unsigned block[3], unsigned long long linear)
         for (int i = 0; i < n; i++)
             S.order[i] = i;
     }
+    if (S.kernel->shared_bytes) /* uninitialised shared memory, the same every run */
+        memset(S.kernel->shared, 0xff, S.kernel->shared_bytes);
+    if (S.dyn_bytes)
+        memset(S.dyn_shared, 0xff, S.dyn_bytes);
     S.head = S.count = 0;
     S.live = n;
     S.arrived = 0;
@@ -552,6 +565,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     S.block.block_dim = (sim_uint3_t){block[0], block[1], block[2]};
     S.block.grid_dim = (sim_uint3_t){grid[0], grid[1], grid[2]};
     S.block.dyn_shared = S.dyn_shared;
+    S.dyn_bytes = shared_bytes;
     unsigned long long nblocks = (unsigned long long)grid[0] * grid[1] * grid[2];
     unsigned long long *order = NULL;
     if (S.seed >= 0 && nblocks > 1 && (order = malloc(nblocks * sizeof *order))) {
