@@ -3,14 +3,14 @@
  *
  * A thread runs until it ends or waits: at __syncthreads() for the rest of
  * its block, at __syncwarp() or a warp intrinsic for the rest of its warp.
- * Stacks are lent, not owned: a thread that ends gives its stack to the
- * next one, so a kernel that never waits runs every thread on the same
- * stack and pays two context switches per thread; only threads waiting at
- * a barrier hold a stack. Threads start in index order (warp by warp; the
+ * Threads start on runners (runner_main): a kernel that never waits runs
+ * a whole block on one stack, a plain call per thread, with no context
+ * switch; only threads waiting at a barrier hold a stack. Threads start in index order (warp by warp; the
  * warps shuffled under a seed) and leave a barrier in the same order, so a
  * missing barrier gives the same wrong answer every run. */
 #include "sim.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +29,7 @@ enum { NEW, READY, RUNNING, WAIT_BLOCK, WAIT_WARP, DONE };
 
 typedef struct thread {
     sim_thread_view_t view;    /* what the kernel reads; hooks.self points here */
-    sim_context_t ctx;
-    int stack;                 /* index into stacks, -1 when none */
+    sim_context_t ctx;         /* where it waits */
     int state;
     unsigned lane, warp;
     unsigned gen;              /* the warp exchange it waits in */
@@ -59,6 +58,9 @@ static struct {
     int ready[MAX_THREADS];    /* ring of thread indices */
     int head, count;
     int nthreads, live, arrived;
+    int next_new;              /* order[next_new] is the next thread to start */
+    int ended_stack;           /* a runner that ended: its stack, else -1 */
+    sim_context_t start;       /* a new runner's first context */
     sim_stack_t stacks[MAX_THREADS];
     int nstacks, free_stacks[MAX_THREADS], nfree;
     sim_context_t sched;
@@ -339,18 +341,33 @@ const struct sim_hooks *sim_hooks(void)
 
 /* ---- running a block ------------------------------------------------------ */
 
-static void thread_main(void *arg)
+/* A runner: a fiber that starts the block's threads not started yet, one
+ * after another on its stack, each run to its end. When a thread waits,
+ * its runner waits inside it (the context is the thread's), and the
+ * scheduler starts another runner on another stack for the rest; a
+ * resumed thread that ends lets its runner go on starting threads. So a
+ * kernel that never waits runs a whole block in one runner, a plain call
+ * per thread. arg: the index of the runner's stack. */
+static void runner_main(void *arg)
 {
-    thread_t *t = arg;
-    S.kernel->entry(S.args);
-    warp_t *wp = &S.warps[t->warp];
-    t->state = DONE;
-    S.live--;
-    wp->live &= ~(1u << t->lane);
-    if (S.arrived && S.arrived == S.live)
-        release_block();
-    check_warp(t->warp);
-    to_scheduler(t);
+    while (S.next_new < S.nthreads && !S.abort) {
+        thread_t *t = &S.threads[S.order[S.next_new++]];
+        t->state = RUNNING;
+        S.cur = t;
+        S.self = &t->view;
+        S.kernel->entry(S.args);
+        t = S.cur; /* the same thread, resumed perhaps after others ran */
+        warp_t *wp = &S.warps[t->warp];
+        t->state = DONE;
+        S.live--;
+        wp->live &= ~(1u << t->lane);
+        if (S.arrived && S.arrived == S.live)
+            release_block();
+        check_warp(t->warp);
+    }
+    S.ended_stack = (int)(intptr_t)arg;
+    sim_context_t gone;
+    sim_fiber_switch(&gone, &S.sched);
     abort(); /* never resumed */
 }
 
@@ -424,7 +441,6 @@ static void run_block(const unsigned block[3], unsigned long long linear)
         t->view.thread_idx.z = (unsigned)i / (block[0] * block[1]);
         t->view.block = &S.block;
         t->state = NEW;
-        t->stack = -1;
         t->lane = (unsigned)i % 32;
         t->warp = (unsigned)i / 32;
     }
@@ -453,29 +469,36 @@ static void run_block(const unsigned block[3], unsigned long long linear)
     S.head = S.count = 0;
     S.live = n;
     S.arrived = 0;
-    for (int k = 0; k < n; k++)
-        push_ready(S.order[k]);
-    while (S.count && !S.abort) {
-        thread_t *t = &S.threads[S.ready[S.head]];
-        S.head = (S.head + 1) % MAX_THREADS;
-        S.count--;
-        if (t->stack < 0) {
-            t->stack = take_stack();
-            if (t->stack < 0) {
+    S.next_new = 0;
+    S.ended_stack = -1;
+    S.nfree = 0; /* nothing outlives a block: every stack is free */
+    for (int i = S.nstacks - 1; i >= 0; i--)
+        S.free_stacks[S.nfree++] = i;
+    while (!S.abort) {
+        if (S.count) { /* threads a barrier released, in order */
+            thread_t *t = &S.threads[S.ready[S.head]];
+            S.head = (S.head + 1) % MAX_THREADS;
+            S.count--;
+            t->state = RUNNING;
+            S.cur = t;
+            S.self = &t->view;
+            sim_fiber_switch(&S.sched, &t->ctx);
+        } else if (S.next_new < n) { /* a runner for the threads not started */
+            int stack = take_stack();
+            if (stack < 0) {
                 fail(2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory: no stack for a simulated "
                         "thread");
                 S.abort = 1;
                 break;
             }
-            sim_fiber_make(&t->ctx, &S.stacks[t->stack], thread_main, t);
+            sim_fiber_make(&S.start, &S.stacks[stack], runner_main, (void *)(intptr_t)stack);
+            sim_fiber_switch(&S.sched, &S.start);
+        } else {
+            break;
         }
-        t->state = RUNNING;
-        S.cur = t;
-        S.self = &t->view;
-        sim_fiber_switch(&S.sched, &t->ctx);
-        if (t->state == DONE) {
-            S.free_stacks[S.nfree++] = t->stack;
-            t->stack = -1;
+        if (S.ended_stack >= 0) {
+            S.free_stacks[S.nfree++] = S.ended_stack;
+            S.ended_stack = -1;
         }
     }
     if (!S.abort && S.live) {
@@ -493,12 +516,8 @@ static void run_block(const unsigned block[3], unsigned long long linear)
              at_block == 1 ? "" : "s", at_warp);
         S.abort = 1;
     }
-    /* threads left waiting (abort, deadlock) are dropped with their stacks */
-    for (int i = 0; i < n; i++)
-        if (S.threads[i].stack >= 0) {
-            S.free_stacks[S.nfree++] = S.threads[i].stack;
-            S.threads[i].stack = -1;
-        }
+    /* threads left waiting (abort, deadlock) are dropped: their stacks are
+     * free again at the next block */
     keep_output(linear);
 }
 
@@ -538,13 +557,8 @@ static void reset_leftovers(void)
     for (size_t i = 0; i < S.nchunks; i++)
         free(S.chunks[i].text);
     S.nchunks = 0;
-    for (int i = 0; i < MAX_THREADS; i++) {
+    for (int i = 0; i < MAX_THREADS; i++)
         S.threads[i].out.len = 0;
-        S.threads[i].stack = -1;
-    }
-    for (int i = 0; i < S.nstacks; i++)
-        S.free_stacks[i] = i;
-    S.nfree = S.nstacks;
 }
 
 int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigned block[3],
