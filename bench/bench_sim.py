@@ -25,11 +25,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-KERNELS = r"""%%kernel
+VADD = r"""
 __global__ void bench_vadd(const float *a, const float *b, float *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
-}
+}"""
+
+# also the tests' tiled matmul (tests/sim/test_sim.py)
+MATMUL = r"""
 #define TILE 16
 __global__ void bench_matmul(const float *A, const float *B, float *C, int n) {
     __shared__ float As[TILE][TILE], Bs[TILE][TILE];
@@ -45,6 +48,8 @@ __global__ void bench_matmul(const float *A, const float *B, float *C, int n) {
     }
     C[row * n + col] = acc;
 }"""
+
+KERNELS = "%%kernel" + VADD + MATMUL
 
 HOST = r"""
 #include <time.h>

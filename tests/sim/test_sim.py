@@ -2,12 +2,16 @@
 a machine with no GPU (or after %device cpu) run on the CPU, with GPU
 results (docs/simulator.md). Each test's kernels have names of their own,
 since the module's tests share one session."""
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
-import pytest
 
 from kernel_util import execute, execute_ok, scaled, value_of
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "bench"))
+from bench_sim import MATMUL  # noqa: E402
 
 
 
@@ -111,22 +115,7 @@ def test_missing_barrier_shows_the_bug_every_time(kc):
 
 
 def test_tiled_matmul_matches_numpy(kc):
-    execute_ok(kc, """%%kernel
-#define TILE 16
-__global__ void matmul_tiled(const float *A, const float *B, float *C, int n) {
-    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
-    int tx = threadIdx.x, ty = threadIdx.y;
-    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
-    float acc = 0.0f;
-    for (int t = 0; t < n / TILE; t++) {
-        As[ty][tx] = A[row * n + t * TILE + tx];
-        Bs[ty][tx] = B[(t * TILE + ty) * n + col];
-        __syncthreads();
-        for (int k = 0; k < TILE; k++) acc += As[ty][k] * Bs[k][tx];
-        __syncthreads();
-    }
-    C[row * n + col] = acc;
-}""")
+    execute_ok(kc, "%%kernel" + MATMUL)  # the benchmark's kernel, bench_matmul
     n = 64
     run = execute_ok(kc, f"""
 {{
@@ -138,7 +127,7 @@ cudaMalloc(&A, n * n * 4); cudaMalloc(&B, n * n * 4); cudaMalloc(&C, n * n * 4);
 cudaMemcpy(A, hA, n * n * 4, cudaMemcpyHostToDevice);
 cudaMemcpy(B, hB, n * n * 4, cudaMemcpyHostToDevice);
 dim3 block(16, 16); dim3 grid(n / 16, n / 16);
-matmul_tiled<<<grid, block>>>(A, B, C, n);
+bench_matmul<<<grid, block>>>(A, B, C, n);
 cudaMemcpy(hC, C, n * n * 4, cudaMemcpyDeviceToHost);
 for (int i = 0; i < n * n; i++) printf("%g ", hC[i]);
 }}""")
