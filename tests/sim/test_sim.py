@@ -325,3 +325,31 @@ __global__ void forever(volatile int *flag) {
     execute_ok(kc, "%%kernel\n__global__ void setone(volatile int *f) { *f = 1; }")
     run = execute_ok(kc, "setone<<<1, 1>>>(flag); forever<<<1, 32>>>(flag); printf(\"done\\n\");")
     assert "done" in run.stream()
+
+
+def test_seed_shuffles_reproducibly(kc):
+    execute_ok(kc, """%%kernel
+__global__ void order_probe(int *counter, int *order) {
+    if (threadIdx.x % 32 == 0)
+        order[blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32] = atomicAdd(counter, 1);
+}""")
+    probe = """{
+int *counter, *order, h[64];
+cudaMalloc(&counter, 4); cudaMalloc(&order, sizeof h); cudaMemset(counter, 0, 4);
+order_probe<<<16, 128>>>(counter, order);
+cudaMemcpy(h, order, sizeof h, cudaMemcpyDeviceToHost);
+for (int i = 0; i < 64; i++) printf("%d ", h[i]);
+}"""
+    identity = " ".join(str(i) for i in range(64)) + " "
+    assert execute_ok(kc, probe).stream() == identity
+    execute_ok(kc, "%sim --seed 3")
+    first = execute_ok(kc, probe).stream()
+    execute_ok(kc, "%sim --seed 3")
+    again = execute_ok(kc, probe).stream()
+    execute_ok(kc, "%sim --seed 4")
+    other = execute_ok(kc, probe).stream()
+    execute_ok(kc, "%sim --seed off")
+    assert first == again != identity
+    assert other != first
+    assert sorted(map(int, first.split())) == list(range(64))
+    assert execute_ok(kc, probe).stream() == identity
