@@ -26,6 +26,7 @@
     typedef struct sim_hooks {                                                              \
         sim_thread_view_t *const *self; /* the running thread: *self */                    \
         void (*syncthreads)(void);                                                          \
+        int (*syncthreads_pred)(int op, int predicate); /* SIM_SYNC_* */                    \
         void (*syncwarp)(unsigned int mask);                                                \
         unsigned long long (*shfl)(int op, unsigned int mask, unsigned long long value,     \
                                    int arg, int width);                                     \
@@ -41,6 +42,7 @@ SIM_ABI_DECLS
 /* sim_hooks_t.shfl's op and .vote's op */
 enum { SIM_SHFL_IDX = 0, SIM_SHFL_UP = 1, SIM_SHFL_DOWN = 2, SIM_SHFL_XOR = 3 };
 enum { SIM_VOTE_BALLOT = 0, SIM_VOTE_ANY = 1, SIM_VOTE_ALL = 2 };
+enum { SIM_SYNC_COUNT = 0, SIM_SYNC_AND = 1, SIM_SYNC_OR = 2 };
 
 #define SIM_STR_(...) #__VA_ARGS__
 #define SIM_STR(...) SIM_STR_(__VA_ARGS__)

@@ -63,6 +63,9 @@ const char sim_prelude[] =
     /* barriers, warps */
     "static inline void __syncthreads(void) { __gpuc_h->syncthreads(); }\n"
     "static inline void __syncwarp(unsigned int mask = 0xffffffffu) { __gpuc_h->syncwarp(mask); }\n"
+    "static inline int __syncthreads_count(int p) { return __gpuc_h->syncthreads_pred(0, p); }\n"
+    "static inline int __syncthreads_and(int p) { return __gpuc_h->syncthreads_pred(1, p); }\n"
+    "static inline int __syncthreads_or(int p) { return __gpuc_h->syncthreads_pred(2, p); }\n"
     "static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
     "static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
     "static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"

@@ -59,6 +59,8 @@ static struct {
     int head, count;
     int nthreads, live, arrived;
     int next_new;              /* order[next_new] is the next thread to start */
+    unsigned block_gen;        /* block barriers completed */
+    int bar_sum[2], bar_n[2];  /* __syncthreads_count's sum and arrivals, by gen & 1 */
     int ended_stack;           /* a runner that ended: its stack, else -1 */
     sim_context_t start;       /* a new runner's first context */
     sim_stack_t stacks[MAX_THREADS];
@@ -170,6 +172,9 @@ static void release_block(void)
     for (int k = 0; k < S.nthreads; k++)
         if (S.threads[S.order[k]].state == WAIT_BLOCK)
             push_ready(S.order[k]);
+    S.bar_n[S.block_gen & 1] = S.arrived;
+    S.block_gen++;
+    S.bar_sum[S.block_gen & 1] = 0; /* the other gen's sum is read until the next barrier */
     S.arrived = 0;
 }
 
@@ -200,6 +205,15 @@ static void sync_block(void)
     if (++S.arrived == S.live)
         release_block();
     to_scheduler(t);
+}
+
+static int sync_block_pred(int op, int predicate)
+{
+    unsigned gen = S.block_gen;
+    S.bar_sum[gen & 1] += predicate != 0;
+    sync_block();
+    int sum = S.bar_sum[gen & 1], n = S.bar_n[gen & 1];
+    return op == SIM_SYNC_COUNT ? sum : op == SIM_SYNC_AND ? sum == n : sum > 0;
 }
 
 /* Waits at the warp barrier with value; returns the exchange's gen. */
@@ -326,6 +340,7 @@ static void trap(void)
 static const sim_hooks_t hooks = {
     .self = &S.self,
     .syncthreads = sync_block,
+    .syncthreads_pred = sync_block_pred,
     .syncwarp = sync_warp,
     .shfl = shfl,
     .vote = vote,
@@ -471,6 +486,8 @@ static void run_block(const unsigned block[3], unsigned long long linear)
     S.arrived = 0;
     S.next_new = 0;
     S.ended_stack = -1;
+    S.block_gen = 0;
+    S.bar_sum[0] = S.bar_sum[1] = 0;
     S.nfree = 0; /* nothing outlives a block: every stack is free */
     for (int i = S.nstacks - 1; i >= 0; i--)
         S.free_stacks[S.nfree++] = i;

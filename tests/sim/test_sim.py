@@ -353,3 +353,27 @@ for (int i = 0; i < 64; i++) printf("%d ", h[i]);
     assert other != first
     assert sorted(map(int, first.split())) == list(range(64))
     assert execute_ok(kc, probe).stream() == identity
+
+
+def test_syncthreads_count(kc):
+    execute_ok(kc, """%%kernel
+__global__ void votes(int *out) {
+    int c = __syncthreads_count(threadIdx.x % 4 == 0);
+    int a = __syncthreads_and(threadIdx.x < 1024);
+    int o = __syncthreads_or(threadIdx.x == 99);
+    if (threadIdx.x == 0) { out[0] = c; out[1] = a; out[2] = o; }
+}""")
+    run = execute_ok(kc, """{
+int *o, h[3]; cudaMalloc(&o, sizeof h);
+votes<<<1, 128>>>(o);
+cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost);
+printf("%d %d %d\\n", h[0], h[1], h[2]);
+}""")
+    assert run.stream() == "32 1 1\n"
+
+
+def test_timeit_shows_simulated_kernel_time(kc):
+    execute_ok(kc, "float *tv; cudaMalloc(&tv, 1024 * sizeof(float));")
+    out = execute_ok(kc, "%timeit -n 3 -r 2 vadd<<<4, 256>>>(tv, tv, tv, 1024);").stream()
+    assert "per loop" in out
+    assert "GPU (simulated on the CPU): " in out

@@ -65,6 +65,19 @@ static void k_warp_sum(void **a)
         out[100] = (int)ballot;
 }
 
+/* __syncthreads_count / _and / _or, twice in a row */
+static void k_sync_count(void **a)
+{
+    int *out = *(int **)a[0];
+    unsigned t = TX;
+    int c = H->syncthreads_pred(SIM_SYNC_COUNT, t % 3 == 0);
+    int all = H->syncthreads_pred(SIM_SYNC_AND, t < 1000);
+    int any = H->syncthreads_pred(SIM_SYNC_OR, t == 77);
+    int none = H->syncthreads_pred(SIM_SYNC_OR, 0);
+    if (t == 5)
+        out[0] = c, out[1] = all, out[2] = any, out[3] = none;
+}
+
 static void k_deadlock(void **a)
 {
     (void)a;
@@ -163,6 +176,9 @@ int main(void)
     CHECK(out[0] == 31 * 32 / 2);
     CHECK(out[1] == (32 + 63) * 32 / 2);
     CHECK((unsigned)out[100] == 0xAAAAAAAAu);
+
+    CHECK(launch(k_sync_count, 2, 100, args3, &err) == 0);
+    CHECK(out[0] == 34 && out[1] == 1 && out[2] == 1 && out[3] == 0);
 
     /* threads at different barriers: an error, not a hang */
     CHECK(launch(k_deadlock, 1, 64, args3, &err) == 0);
