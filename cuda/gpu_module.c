@@ -443,6 +443,20 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
     return 0;
 }
 
+int gpu_stopped_kernel(char *buf, size_t len)
+{
+    char where[256];
+    if (!sim_cut_off(where, sizeof where))
+        return 0;
+    const char *comma = strchr(where, ',');
+    if (last.valid)
+        snprintf(buf, len, "the simulated kernel %s (launched at cell %d, line %d) stopped in%s",
+                 last.name, last.cell, last.line, comma ? comma + 1 : "");
+    else
+        snprintf(buf, len, "the simulated kernel %s stopped", where);
+    return 1;
+}
+
 int gpu_last_launch(const char **name, int *cell, int *line)
 {
     if (!last.valid)

@@ -59,6 +59,11 @@ typedef struct sim_kernel {
 int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void **args, cm_error_t *err);
 
+/* 1 when the last launch was stopped before its end (a fault in the
+ * kernel, or an interrupt, jumped out of it): buf gets where it was
+ * ("oob, block [0,0,0], thread [2,0,0]") and it is forgotten. 0 otherwise. */
+int sim_cut_off(char *buf, size_t len);
+
 /* The failure of the last launches since the last call, if any: 1 with err
  * set (and forgotten here), 0 when none. */
 int sim_take_error(cm_error_t *err);

@@ -52,6 +52,7 @@ typedef struct chunk {
 } chunk_t;
 
 static struct {
+    int running;               /* inside sim_launch: a jump out of it leaves 1 */
     thread_t threads[MAX_THREADS];
     warp_t warps[MAX_THREADS / 32];
     int order[MAX_THREADS];    /* the order threads start and leave barriers in */
@@ -126,6 +127,16 @@ int sim_cores(void)
 
 /* ---- failures ---------------------------------------------------------- */
 
+/* "block [1,0,0], thread [3,0,0]" of the running thread, after "name, "
+ * when a name is given. */
+static void where_in_grid(char *buf, size_t len, const char *name)
+{
+    const sim_uint3_t *b = &S.block.block_idx, *t = &S.cur->view.thread_idx;
+    snprintf(buf, len, "%s%sblock [%u,%u,%u], thread [%u,%u,%u]", name ? name : "",
+             name ? ", " : "", b->x, b->y, b->z, t->x, t->y, t->z);
+}
+
+
 static void fail(int cuda_code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(int cuda_code, const char *fmt, ...)
 {
@@ -137,6 +148,18 @@ static void fail(int cuda_code, const char *fmt, ...)
     if (!S.have_pending)
         CM_ERROR(&S.pending, SIM_E_CUDA + cuda_code, "%s", text);
     S.have_pending = 1;
+}
+
+int sim_cut_off(char *buf, size_t len)
+{
+    if (!S.running)
+        return 0;
+    S.running = 0;
+    if (S.cur)
+        where_in_grid(buf, len, S.kernel->name);
+    else
+        snprintf(buf, len, "%s", S.kernel->name);
+    return 1;
 }
 
 int sim_take_error(cm_error_t *err)
@@ -295,11 +318,6 @@ static int device_vprintf(const char *format, va_list ap)
     return n;
 }
 
-static void where_in_grid(char *buf, size_t len)
-{
-    const sim_uint3_t *b = &S.block.block_idx, *t = &S.cur->view.thread_idx;
-    snprintf(buf, len, "block [%u,%u,%u], thread [%u,%u,%u]", b->x, b->y, b->z, t->x, t->y, t->z);
-}
 
 /* "cell[2]" -> "cell 7" when the kernel knows its cells. */
 static void cell_of(const char *file, char *buf, size_t len)
@@ -320,7 +338,7 @@ static void stop_launch(void)
 static void assert_fail(const char *expr, const char *file, unsigned line, const char *function)
 {
     char at[96], cell[64];
-    where_in_grid(at, sizeof at);
+    where_in_grid(at, sizeof at, NULL);
     cell_of(file, cell, sizeof cell);
     cm_buf_addf(&S.cur->out, "%s, line %u: %s: %s: Assertion `%s` failed.\n", cell, line,
                 function, at, expr);
@@ -332,7 +350,7 @@ static void assert_fail(const char *expr, const char *file, unsigned line, const
 static void trap(void)
 {
     char at[96];
-    where_in_grid(at, sizeof at);
+    where_in_grid(at, sizeof at, NULL);
     fail(719, "CUDA_ERROR_LAUNCH_FAILED (719): unspecified launch failure: __trap() in %s", at);
     stop_launch();
 }
@@ -589,6 +607,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
         return -1;
     }
     reset_leftovers();
+    S.running = 1;
     S.kernel = kernel;
     S.args = args;
     S.abort = 0;
@@ -613,6 +632,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     }
     free(order);
     flush_output();
+    S.running = 0;
     S.cur = NULL;
     S.self = NULL;
     S.seconds += cm_seconds() - t0;

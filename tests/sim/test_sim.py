@@ -321,6 +321,7 @@ __global__ void forever(volatile int *flag) {
                   timeout=scaled(30))
     assert run.status == "error"
     assert time.monotonic() - t0 < scaled(10)
+    assert ("the simulated kernel forever (launched at cell" in "\n".join(run.content["traceback"]))
     # the session is kept: variables and kernels are still there
     execute_ok(kc, "%%kernel\n__global__ void setone(volatile int *f) { *f = 1; }")
     run = execute_ok(kc, "setone<<<1, 1>>>(flag); forever<<<1, 32>>>(flag); printf(\"done\\n\");")
@@ -377,3 +378,16 @@ def test_timeit_shows_simulated_kernel_time(kc):
     out = execute_ok(kc, "%timeit -n 3 -r 2 vadd<<<4, 256>>>(tv, tv, tv, 1024);").stream()
     assert "per loop" in out
     assert "GPU (simulated on the CPU): " in out
+
+
+def test_fault_in_kernel_names_the_thread(kc):
+    execute_ok(kc, """%%kernel
+__global__ void wild(float *v) {
+    if (blockIdx.x == 1 && threadIdx.x == 5) v[(size_t)1 << 40] = 1.0f;
+}""")
+    run = execute(kc, "float *wv; cudaMalloc(&wv, 64);\nwild<<<3, 32>>>(wv);")
+    assert run.ename == "SegmentationFault"
+    trace = "\n".join(run.content["traceback"])
+    assert "the simulated kernel wild (launched at cell" in trace
+    assert "line 2) stopped in block [1,0,0], thread [5,0,0]" in trace
+    assert value_of(kc, "6 * 7") == "42"  # the session is kept
