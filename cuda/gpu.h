@@ -392,10 +392,11 @@ long long gpu_sim_seed(void);
 
 /* 1 when a kernel running on the simulator was stopped before its end by
  * a fault in it or an interrupt (the protected boundary jumped out of
- * it): buf gets which, where it was launched and the thread ("the
- * simulated kernel oob (launched at cell 9, line 1) stopped in block
+ * it): buf gets which, where it was launched, the line of ip (the address
+ * it stopped at; may be NULL) and the thread ("the simulated kernel oob
+ * (launched at cell 9, line 1) stopped at cell 8, line 3, in block
  * [0,0,0], thread [2,0,0]"); forgotten after the call. 0 otherwise. */
-int gpu_stopped_kernel(char *buf, size_t len);
+int gpu_stopped_kernel(const void *ip, char *buf, size_t len);
 
 /* A function host cells link to by name. */
 typedef struct gpu_symbol {

@@ -443,15 +443,17 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
     return 0;
 }
 
-int gpu_stopped_kernel(char *buf, size_t len)
+int gpu_stopped_kernel(const void *ip, char *buf, size_t len)
 {
-    char where[256];
-    if (!sim_cut_off(where, sizeof where))
+    char where[256], line[128], at[160] = "";
+    if (!sim_cut_off(ip, where, sizeof where, line, sizeof line))
         return 0;
     const char *comma = strchr(where, ',');
+    if (line[0])
+        snprintf(at, sizeof at, " at %s,", line);
     if (last.valid)
-        snprintf(buf, len, "the simulated kernel %s (launched at cell %d, line %d) stopped in%s",
-                 last.name, last.cell, last.line, comma ? comma + 1 : "");
+        snprintf(buf, len, "the simulated kernel %s (launched at cell %d, line %d) stopped%s in%s",
+                 last.name, last.cell, last.line, at, comma ? comma + 1 : "");
     else
         snprintf(buf, len, "the simulated kernel %s stopped", where);
     return 1;

@@ -60,9 +60,11 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
                unsigned shared_bytes, void **args, cm_error_t *err);
 
 /* 1 when the last launch was stopped before its end (a fault in the
- * kernel, or an interrupt, jumped out of it): buf gets where it was
- * ("oob, block [0,0,0], thread [2,0,0]") and it is forgotten. 0 otherwise. */
-int sim_cut_off(char *buf, size_t len);
+ * kernel, or an interrupt, jumped out of it): where gets the kernel and
+ * the thread ("oob, block [0,0,0], thread [2,0,0]"), line the place in the
+ * cell of ip, the address it stopped at ("cell 8, line 3"; "" when
+ * unknown), and it is forgotten. 0 otherwise. */
+int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_t line_len);
 
 /* The failure of the last launches since the last call, if any: 1 with err
  * set (and forgotten here), 0 when none. */

@@ -20,7 +20,8 @@
 #include "sim_abi.h"
 #include "sim_prelude.h"
 
-#define FLAGS "-O2 -std=c++17 -w -fno-math-errno -fno-diagnostics-show-caret"
+/* -g1: line tables, so that a fault or an interrupt can name the line */
+#define FLAGS "-O2 -g1 -std=c++17 -w -fno-math-errno -fno-diagnostics-show-caret"
 
 /* Headers whose contents the prelude provides. */
 static int provided_header(const char *line)

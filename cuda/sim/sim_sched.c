@@ -10,6 +10,7 @@
  * missing barrier gives the same wrong answer every run. */
 #include "sim.h"
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,7 @@ static struct {
     sim_thread_view_t *self;
     sim_block_view_t block;
     const sim_kernel_t *kernel;
+    sim_kernel_t kernel_copy;
     void **args;
     int abort;                 /* stop the launch: assert, trap */
     cm_error_t pending;        /* the failure sim_take_error returns */
@@ -150,15 +152,44 @@ static void fail(int cuda_code, const char *fmt, ...)
     S.have_pending = 1;
 }
 
-int sim_cut_off(char *buf, size_t len)
+/* "cell 8, line 3": where ip lies in the cell's source, read from the
+ * module's line table (-g1) by addr2line; "" when it is not known (no
+ * addr2line, ip in the prelude or outside the kernel's module). */
+static void source_line_of(const void *ip, char *buf, size_t len)
 {
+    Dl_info info;
+    buf[0] = '\0';
+
+    if (!ip || !dladdr(ip, &info) || !info.dli_fname || !info.dli_fbase ||
+        strchr(info.dli_fname, '\'') || !S.kernel->cells)
+        return;
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%lx 2>/dev/null", info.dli_fname,
+             (unsigned long)((const char *)ip - (const char *)info.dli_fbase));
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    char out[512] = "";
+    if (!fgets(out, sizeof out, p))
+        out[0] = '\0';
+    pclose(p);
+    int k, line;
+    const char *part = strstr(out, "cell["); /* after the compile's folder */
+    if (part && sscanf(part, "cell[%d]:%d", &k, &line) == 2 && k >= 1 && k <= S.kernel->ncells && line > 0)
+        snprintf(buf, len, "cell %d, line %d", S.kernel->cells[k - 1], line);
+}
+
+int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_t line_len)
+{
+    line[0] = '\0';
     if (!S.running)
         return 0;
     S.running = 0;
     if (S.cur)
-        where_in_grid(buf, len, S.kernel->name);
+        where_in_grid(where, where_len, S.kernel->name);
     else
-        snprintf(buf, len, "%s", S.kernel->name);
+        snprintf(where, where_len, "%s", S.kernel->name);
+    source_line_of(ip, line, line_len);
     return 1;
 }
 
@@ -608,7 +639,8 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     }
     reset_leftovers();
     S.running = 1;
-    S.kernel = kernel;
+    S.kernel_copy = *kernel; /* kept: a jump out of the launch leaves the caller's copy */
+    S.kernel = &S.kernel_copy;
     S.args = args;
     S.abort = 0;
     S.nthreads = (int)(block[0] * block[1] * block[2]);

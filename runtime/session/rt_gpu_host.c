@@ -211,10 +211,10 @@ int rt_gpu_after_cell(int cell, rt_error_t *error)
     return rt_error_set(error, "CudaError", 0, 0, "cell %d: %s", cell, err.text);
 }
 
-void rt_gpu_stopped(rt_error_t *error)
+void rt_gpu_stopped(rt_error_t *error, const void *ip)
 {
     char where[CM_ERROR_TEXT];
-    if (!gpu_stopped_kernel(where, sizeof where))
+    if (!gpu_stopped_kernel(ip, where, sizeof where))
         return;
     launched = 0; /* it ran synchronously: nothing to wait for */
     rt_error_hint(error, "%s", where);
