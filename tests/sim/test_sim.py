@@ -395,3 +395,19 @@ __global__ void wild(float *v) {
     assert re.search(r"line 2\) stopped at cell \d+, line 3, in block \[1,0,0\], thread \[5,0,0\]",
                      trace), trace
     assert value_of(kc, "6 * 7") == "42"  # the session is kept
+
+
+def test_cpu_arrays_as_kernel_arguments(kc):
+    execute_ok(kc, """%%kernel
+__global__ void ga_scale(int n, float a, float *v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] *= a;
+}""")
+    run = execute_ok(kc, """{
+ga_t ax = ga_arange(F32, 0, 100, 1);
+ga_scale<<<4, 32>>>((int)ga_size(ax), 2.0f, ax);
+printf("%d %g %g\\n", ga_device(ax) == GA_CPU, ga_item(ax, 11), ga_item(ax, 99));
+}""")
+    assert run.stream() == "1 22 198\n"
+    run = execute(kc, "{ ga_t ai = ga_arange(I32, 0, 10, 1); ga_scale<<<1, 32>>>(10, 2.0f, ai); }")
+    assert run.status == "error" and "int32" in run.content["evalue"]
