@@ -742,6 +742,8 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         goto out;
     for (int i = 0; simulating && i < c->nkernels; i++)
         gpu_module_set_sim(c->kernels[i].name, entries[i], cells, ncompiled, shared, shared_bytes);
+    if (!simulating && c->nkernels) /* for %device cpu later */
+        gpu_module_keep_source(c->kernels[0].name, src.p, options, cells, ncompiled);
     if (prelude_commit(order, norder, cell, device_source, names, nnames)) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;

@@ -135,6 +135,12 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *kernels,
 /* Forgets every kernel and module (unloading what is loaded). */
 void gpu_module_reset(void);
 
+/* Keeps the put-together source of kernel name's module (copied), compiled
+ * for a GPU only, so that a later launch on the simulator (%device cpu)
+ * can compile it there. */
+void gpu_module_keep_source(const char *name, const char *source, const char *options,
+                            const int *cells, int ncells);
+
 /* Gives kernel name its simulator entry point (after gpu_module_add
  * registered it). cells: the cell numbers of the module's parts (copied);
  * shared: the module's static shared memory (sim_compile). */

@@ -15,6 +15,8 @@ typedef struct module {
     gpu_image_t img;
     gpu_cumodule_t mod;        /* NULL until loaded on the current context */
     int refs;                  /* kernels pointing here */
+    char *source, *options;    /* compiled for the GPU only: what the simulator */
+    int *cells, ncells;        /* compiles when a launch needs it there */
 } module_t;
 
 typedef struct kernel {
@@ -45,6 +47,9 @@ static void module_unref(module_t *m)
     if (m->mod && d)
         d->cuModuleUnload(m->mod);
     gpu_image_clear(&m->img);
+    free(m->source);
+    free(m->options);
+    free(m->cells);
     free(m);
 }
 
@@ -258,6 +263,64 @@ void gpu_module_reset(void)
     last.valid = 0;
 }
 
+void gpu_module_keep_source(const char *name, const char *source, const char *options,
+                            const int *cells, int ncells)
+{
+    kernel_t *k = find(name);
+    if (!k || k->module->source)
+        return;
+    module_t *m = k->module;
+    m->source = strdup(source);
+    m->options = options ? strdup(options) : NULL;
+    m->cells = malloc((size_t)(ncells ? ncells : 1) * sizeof *cells);
+    if (!m->source || !m->cells) {
+        free(m->source), free(m->options), free(m->cells);
+        m->source = m->options = NULL, m->cells = NULL;
+        return;
+    }
+    memcpy(m->cells, cells, (size_t)ncells * sizeof *cells);
+    m->ncells = ncells;
+}
+
+/* Compiles k's module for the simulator now (its cell was compiled while a
+ * GPU was selected) and gives its kernels their entry points. 0 / -1. */
+static int compile_for_sim(kernel_t *k, cm_error_t *err)
+{
+    module_t *m = k->module;
+    if (!m->source)
+        return 0;
+    const char **names = calloc((size_t)nkernels + 1, sizeof *names);
+    sim_entry_fn *entries = calloc((size_t)nkernels + 1, sizeof *entries);
+    int n = 0, rc = -1;
+    if (!names || !entries) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < nkernels; i++)
+        if (kernels[i].module == m)
+            names[n++] = kernels[i].info.name;
+    gpu_sim_note();
+    char *log = NULL, *shared = NULL;
+    size_t shared_bytes = 0;
+    double ms;
+    const char *cache;
+    cm_error_t e = {0};
+    if (sim_compile(m->source, m->options, n, names, entries, &shared, &shared_bytes, &log, &ms,
+                    &cache, &e)) {
+        CM_ERROR(err, GPU_E_INVALID, "kernel %s (cell %d) cannot be compiled for the simulator: %s",
+                 k->info.name, m->cell, e.text);
+        free(log);
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        gpu_module_set_sim(names[i], entries[i], m->cells, m->ncells, shared, shared_bytes);
+    rc = 0;
+out:
+    free(names);
+    free(entries);
+    return rc;
+}
+
 void gpu_module_set_sim(const char *name, void (*entry)(void **), const int *cells, int ncells,
                         char *shared, size_t shared_bytes)
 {
@@ -356,6 +419,8 @@ static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned 
 {
     char at[64];
     where(at, sizeof at, cell, line);
+    if (!k->sim_entry && compile_for_sim((kernel_t *)k, err))
+        return -1;
     if (!k->sim_entry) {
         CM_ERROR(err, GPU_E_NO_KERNEL, "%scannot launch %s on the simulator: its cell was "
                  "compiled for the GPU only; run that cell again now", at, k->info.name);
