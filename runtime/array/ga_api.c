@@ -11,6 +11,8 @@
 
 #include "ga_backend.h"
 #include "ga_copy.h"
+#include "ga_expr.h"
+#include "ga_kernel.h"
 #include "ga_create.h"
 #include "ga_npy.h"
 #include "ga_print.h"
@@ -37,6 +39,8 @@ const char *ga_api_kind(int code)
     case GA_E_DEVICE: return "DeviceError";
     case GA_E_MEMORY: return "OutOfMemoryError";
     case GA_E_FILE: return "FileError";
+    case GA_E_EXPR: return "ExpressionError";
+    case GA_E_KERNEL: return "KernelError";
     default: return "ArrayError";
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ga_backend.h"
+#include "ga_map.h"
 
 #define FILL_CHUNK (1u << 20) /* bytes of host pattern copied per call when filling */
 
@@ -81,12 +82,33 @@ static int move_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     return copy_elements(a, first, len, stride, h, es, m->to_host, err);
 }
 
+/* A strided view on a GPU copied into a new contiguous array there by a
+ * kernel (ga_map's "a"), or NULL when array math cannot (complex dtypes,
+ * no NVRTC): the caller then copies run by run through the host. */
+static ga_array_t *gather_on_device(const ga_array_t *a)
+{
+    char k = ga_dtype_kind(a->dtype);
+    if (a->device == GA_CPU || ga_array_is_contiguous(a) || k == GA_KIND_COMPLEX)
+        return NULL;
+    cm_error_t e = {0};
+    ga_array_t *c = ga_array_new(a->device, a->dtype, a->ndim, a->shape, &e);
+    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
+    if (c && !ga_map_eval("a", c, 1, &arg, &e)) {
+        ga_array_free(c);
+        c = NULL;
+    }
+    return c;
+}
+
 int ga_copy_to_host(const ga_array_t *a, void *dst, cm_error_t *err)
 {
     if (ga_array_check(a, err) != 0)
         return -1;
+    ga_array_t *c = gather_on_device(a);
     move_t m = {dst, 1};
-    return each_run(a, move_run, &m, err);
+    int rc = each_run(c ? c : a, move_run, &m, err);
+    ga_array_free(c);
+    return rc;
 }
 
 int ga_copy_from_host(ga_array_t *a, const void *src, cm_error_t *err)
@@ -106,13 +128,16 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
     if (!c)
         return NULL;
     int rc;
+    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
     if (device == a->device && a->device != GA_CPU && ga_array_is_contiguous(a)) {
         rc = ga_mem_copy(device, ga_array_data(c), ga_array_data(a), bytes, err);
+    } else if (device == a->device && a->device != GA_CPU &&
+               ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX) {
+        rc = ga_map_eval("a", c, 1, &arg, err) ? 0 : -1; /* a strided view: a copy kernel */
     } else if (device == GA_CPU) {
         rc = ga_copy_to_host(a, ga_array_data(c), err);
     } else {
-        /* through the host: strided GPU views and copies across devices
-         * (a strided copy kernel comes with the array math) */
+        /* through the host: copies across devices, complex views */
         void *tmp = malloc(bytes ? bytes : 1);
         if (!tmp)
             abort();

@@ -1,7 +1,9 @@
 /* ga_copy: moving an array's elements — to and from dense host buffers,
  * into a new contiguous array, a few chosen elements (for printing), and
  * filling. Strided views are walked in runs along their last axis: a run
- * with stride 1 is one copy. */
+ * with stride 1 is one copy; a strided view on a GPU is first gathered
+ * into a contiguous array on the device by a copy kernel (ga_map), so it
+ * crosses the bus in one transfer. */
 #ifndef GA_COPY_H
 #define GA_COPY_H
 

@@ -107,7 +107,16 @@
     X(void, ga_free, (ga_t a), ga_api_free)                                                   \
     X(ga_t, ga_keep, (ga_t a), ga_api_keep)                                                   \
     X(void, ga_use_device, (int device), ga_api_use_device)                                   \
-    X(int, ga_default_device, (void), ga_api_default_device)
+    X(int, ga_default_device, (void), ga_api_default_device)                                  \
+    /* array math (runtime/array/ga_api_math.h; the named operations are macros: ga_ops.h) */  \
+    X(ga_t, ga_eval_n, (const char *fn, const char *expr, ga_t out, int nargs,                \
+                        const ga_arg_t *args), ga_api_eval)                                   \
+    X(double, ga_reduce_all, (const char *fn, const char *op, ga_t a), ga_api_reduce_all)     \
+    X(ga_t, ga_reduce_axis, (const char *fn, const char *op, ga_t a, int axis, int keepdims), \
+      ga_api_reduce_axis)                                                                     \
+    X(ga_t, ga_astype, (ga_t a, int dtype), ga_api_astype)                                    \
+    X(ga_t, ga_cumsum, (ga_t a, int axis), ga_api_cumsum)                                     \
+    X(ga_t, ga_cumprod, (ga_t a, int axis), ga_api_cumprod)
 
 /* A name cells link against and its address. */
 typedef struct rt_symbol {

@@ -68,12 +68,22 @@
     X("cuda", 1, rt_magic_kernel, \
       "%%cuda [NVRTC OPTIONS]", \
       "Another name for %%kernel.") \
-    P("elementwise", 1, \
-      "%%elementwise NAME(PARAMS)", \
-      "Makes an elementwise GPU kernel from one expression per element.") \
-    P("reduce", 1, \
-      "%%reduce NAME(PARAMS)", \
-      "Makes a GPU reduction kernel from a map expression and a reduce operator.") \
+    X("elementwise", 1, rt_magic_elementwise, \
+      "%%elementwise NAME(T a, T b, ...) -> T c", \
+      "Defines an elementwise function of arrays from C statements that set the result " \
+      "(`c = (a - b) * (a - b);`), like CuPy's ElementwiseKernel. Types are dtype names " \
+      "(float32, int64...) or a type variable (T): arguments of one variable are promoted " \
+      "together. Host cells then call NAME(x, y) and NAME_out(out, x, y) on arrays and " \
+      "numbers (broadcasting, any strides, one kernel per dtype combination, compiled on " \
+      "first use and cached), and expressions may call it: ga_map(\"NAME(a, b) + 1\", x, y).") \
+    X("reduce", 1, rt_magic_reduce, \
+      "%%reduce NAME(T x, ...) -> T s", \
+      "Defines a reduction of arrays, like CuPy's ReductionKernel, from lines `map: EXPR` " \
+      "(of the parameters), `reduce: EXPR` (combines a and b; must be associative), " \
+      "`identity: EXPR` and optionally `post: EXPR` (of the total a and the count n). " \
+      "NAME(x, ...) reduces every element to a 0-d array; with one parameter " \
+      "NAME_axis(x, axis, keepdims) reduces along an axis; ga_map(\"NAME(a * b)\", x, y) " \
+      "maps an expression first, in the same pass.") \
     X("cc", 1, rt_magic_cc, \
       "%%cc [CFLAGS]", \
       "Compiles the cell (definitions only) with the system C compiler ($CC, else cc; " \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ga_array.h"
+#include "ga_udf.h"
 #include "rt_lex.h"
 #include "rt_protect.h"
 #include "rt_result.h"
@@ -342,6 +343,7 @@ int rt_magic_reset(rt_session_t *s, const char *code, const rt_magic_line_t *m, 
         }
     cm_names_free(&args);
     size_t dropped = rt_session_reset(s);
+    ga_udf_reset(); /* %%elementwise / %%reduce functions go with their macros */
     printf("Session reset: %zu name%s dropped.\n", dropped, dropped == 1 ? "" : "s");
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "ga_api.h"
+#include "ga_api_math.h"
 #include "gpu.h"
 #include "rt_array_pictures.h"
 #include "rt_arrays.h"

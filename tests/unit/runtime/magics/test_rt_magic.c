@@ -181,14 +181,16 @@ static void test_unknown_and_help(void)
     EXPECT_ERROR("%%nosuch\nint q;", "UnknownMagic", "%%nosuch");
     EXPECT_ERROR("%%who", "UnknownMagic", "%who is");
     EXPECT_ERROR("%ptx k", "NotImplemented", "%ptx is not available yet in gpuc 0.1; it is planned");
-    EXPECT_ERROR("%%elementwise f(float x)\nx", "NotImplemented", "%%elementwise");
+    EXPECT_ERROR("%%writefile f.txt\nx", "NotImplemented", "%%writefile");
+    EXPECT_ERROR("%%elementwise f(float x)\nx", "UsageError", "-> T c");
     EXPECT_ERROR("int q1;\n%%time", "UsageError", "first line");
     json_t *r = run("%who?");
     CHECK_STR(field(r, "status"), "ok");
     CHECK(strncmp(out, "Usage: %who [TYPE ...]\n\n", 24) == 0);
     json_decref(r);
     r = run("%%elementwise?");
-    CHECK(strncmp(out, "Usage: %%elementwise", 20) == 0 && strstr(out, "planned"));
+    CHECK(strncmp(out, "Usage: %%elementwise NAME(T a, T b, ...) -> T c", 47) == 0 &&
+          !strstr(out, "planned"));
     json_decref(r);
     r = run("%lsmagic");
     CHECK(strstr(out, "Available line magics:\n%lsmagic  %who  %whos  %reset  %lib  %cflags  "

@@ -1,0 +1,138 @@
+"""Array math on the GPU machine: each case of tests/array/test_math_numpy.py's
+kinds on GPU 0 and on the CPU backend, both checked against NumPy (and so
+against each other).
+
+    python3 tests/gpu/math_gpu.py BIN_DIR OUT_DIR
+
+Runs one notebook with `gpuc run` (no Jupyter needed); prints PASS/FAIL per
+case and exits non-zero on a failure."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+OUT.mkdir(parents=True, exist_ok=True)
+rng = np.random.default_rng(7)
+
+
+def arr(dtype, shape, lo=-50, hi=50):
+    dt = np.dtype(dtype)
+    if dt == bool:
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        return rng.integers(max(lo, 0) if dt.kind == "u" else lo, hi, size=shape).astype(dt)
+    return (rng.random(shape) * (hi - lo) + lo).astype(dt)
+
+
+big = arr("float32", (3_000_001,))
+mat = arr("float32", (301, 517))
+INPUTS = {
+    "f": arr("float32", (1000,)), "g": arr("float32", (1000,)), "d": arr("float64", (64, 33)),
+    "i": arr("int32", (64, 33)), "h": arr("float16", (500,), -4, 4), "u": arr("uint8", (257,), 0, 200),
+    "b": arr("bool", (64, 33)), "big": big, "mat": mat, "col": arr("float64", (64, 1)),
+    "pos": arr("float32", (1000,), 0.5, 9),
+}
+CASES = [  # name, gpuc expression over the inputs, NumPy
+    ("add f32", "ga_add(f, g)", lambda v: v["f"] + v["g"]),
+    ("fused", 'ga_map("(a - b) * (a - b) + s * a", f, g, 0.5)',
+     lambda v: (v["f"] - v["g"]) ** 2 + np.float32(0.5) * v["f"]),
+    ("promote i32+f64", "ga_add(i, d)", lambda v: v["i"] + v["d"]),
+    ("broadcast col", "ga_mul(d, col)", lambda v: v["d"] * v["col"]),
+    ("transpose view", "ga_sub(ga_transpose(d), 1)", lambda v: v["d"].T - 1),
+    ("step view", "ga_sqrt(ga_abs(ga_slice(f, 0, GA_END, GA_END, -3)))",
+     lambda v: np.sqrt(np.abs(v["f"][::-3]))),
+    ("f16 exp", "ga_exp(h)", lambda v: np.exp(v["h"])),
+    ("int mod", "ga_mod(i, 7)", lambda v: v["i"] % 7),
+    ("uint8 wrap", "ga_add(u, 100)", lambda v: v["u"] + np.uint8(100)),
+    ("where", "ga_where(b, i, d)", lambda v: np.where(v["b"], v["i"], v["d"])),
+    ("log", "ga_log(pos)", lambda v: np.log(v["pos"])),
+    ("sum big", "ga_sum_axis(big, GA_ALL, 0)", lambda v: np.asarray(v["big"].sum())),
+    ("mean big", "ga_mean_axis(big, GA_ALL, 0)", lambda v: np.asarray(v["big"].mean())),
+    ("max big", "ga_max_axis(big, GA_ALL, 0)", lambda v: np.asarray(v["big"].max())),
+    ("argmax big", "ga_argmax_axis(big, GA_ALL, 0)", lambda v: np.asarray(v["big"].argmax())),
+    ("argmin strided", "ga_argmin_axis(ga_slice(big, 0, 1, GA_END, 2), GA_ALL, 0)",
+     lambda v: np.asarray(v["big"][1::2].argmin())),
+    ("sum axis 0", "ga_sum_axis(mat, 0, 0)", lambda v: v["mat"].sum(axis=0)),
+    ("sum axis 1", "ga_sum_axis(mat, 1, 1)", lambda v: v["mat"].sum(axis=1, keepdims=True)),
+    ("max axis 0 of a transpose", "ga_max_axis(ga_transpose(mat), 0, 0)",
+     lambda v: v["mat"].T.max(axis=0)),
+    ("var axis 1", "ga_var_axis(d, 1, 0)", lambda v: v["d"].var(axis=1)),
+    ("std all", "ga_std_axis(i, GA_ALL, 0)", lambda v: np.asarray(v["i"].std())),
+    ("count_nonzero", "ga_count_nonzero_axis(b, 0, 0)",
+     lambda v: np.count_nonzero(v["b"], axis=0).astype(np.int64)),
+    ("any/all", "ga_all_axis(b, 1, 0)", lambda v: v["b"].all(axis=1)),
+    ("sum of i32", "ga_sum_axis(i, GA_ALL, 0)", lambda v: np.asarray(v["i"].sum())),
+    ("fused map-reduce", 'ga_map("sum((a - b) * (a - b))", f, g)',
+     lambda v: np.asarray(((v["f"] - v["g"]) ** 2).sum())),
+    ("sum of a transpose (materialised)", "ga_sum_axis(ga_transpose(d), GA_ALL, 0)",
+     lambda v: np.asarray(v["d"].T.sum())),
+    ("copy of a transpose (a copy kernel)", "ga_copy(ga_transpose(d))", lambda v: v["d"].T.copy()),
+    ("strided view to the host", "ga_slice(ga_transpose(mat), 0, 1, GA_END, 3)",
+     lambda v: v["mat"].T[1::3]),
+    # float32 running sums drift (sequential on the CPU, tiled on a GPU): against float64
+    ("cumsum flat", "ga_cumsum(big, GA_ALL)",
+     lambda v: np.cumsum(v["big"].astype(np.float64)).astype(np.float32)),
+    ("cumsum axis 0", "ga_cumsum(mat, 0)", lambda v: np.cumsum(v["mat"], axis=0)),
+    ("cumsum axis 1", "ga_cumsum(mat, 1)", lambda v: np.cumsum(v["mat"], axis=1)),
+    ("cumprod int", "ga_cumprod(ga_mod(i, 3), 1)", lambda v: np.cumprod(v["i"] % 3, axis=1)),
+    ("cumsum of a transpose", "ga_cumsum(ga_transpose(d), 0)", lambda v: np.cumsum(v["d"].T, axis=0)),
+    ("%%elementwise", "sqdiff(f, g)", lambda v: (v["f"] - v["g"]) ** 2),
+    ("%%reduce", 'ga_map("sumsq(a - b)", f, g)', lambda v: np.asarray(((v["f"] - v["g"]) ** 2).sum())),
+    ("prod axis", "ga_prod_axis(ga_astype(ga_mod(i, 3), I64), 0, 0)",
+     lambda v: np.prod((v["i"] % 3).astype(np.int64), axis=0)),
+]
+
+
+LOOSE = {"cumsum flat": 1e-3}  # relative to the largest value: 3e6 float32 additions
+
+
+def main():
+    for k, a in INPUTS.items():
+        np.save(OUT / f"in_{k}.npy", a)
+    cells = ["%%elementwise sqdiff(T a, T b) -> T c\nc = (a - b) * (a - b);",
+             "%%reduce sumsq(T x) -> T s\nmap: x * x\nreduce: a + b\nidentity: 0"]
+    for dev in ("0", "GA_CPU"):
+        tag = "gpu" if dev == "0" else "cpu"
+        cells.append(f"ga_use_device({dev});\n" + "\n".join(
+            f'ga_t {k} = ga_load("{OUT}/in_{k}.npy");' for k in INPUTS))
+        for n, (_, expr, _) in enumerate(CASES):
+            cells.append(f'ga_save({expr}, "{OUT}/{tag}_{n}.npy");')
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (OUT / "math.ipynb").write_text(json.dumps(nb))
+    subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(OUT / "math.ipynb"), "-o",
+                    str(OUT / "math.out.ipynb")], cwd=OUT)
+    out = json.loads((OUT / "math.out.ipynb").read_text())["cells"]
+    failed = 0
+    for c in out:
+        for o in c["outputs"]:
+            if o["output_type"] == "error":
+                print("ERROR in cell:", "".join(c["source"])[:200], "->", o["ename"], o["evalue"])
+    for n, (name, _, ref) in enumerate(CASES):
+        want = ref(INPUTS)
+        for tag in ("gpu", "cpu"):
+            path = OUT / f"{tag}_{n}.npy"
+            ok, detail = path.exists(), "no result"
+            if ok:
+                got = np.load(path)
+                ok = got.dtype == want.dtype and got.shape == want.shape
+                detail = f"{got.dtype}{got.shape} vs NumPy {want.dtype}{want.shape}"
+                if ok and want.dtype.kind in "biu":
+                    ok = np.array_equal(got, want)
+                elif ok:
+                    tol = 2e-3 if want.dtype == np.float16 else 1e-5 if want.dtype == np.float32 else 1e-12
+                    tol = LOOSE.get(name, tol)
+                    ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
+                                     atol=tol * max(1.0, float(np.abs(want).max(initial=0))))
+                    detail += f", max diff {np.abs(got.astype(np.float64) - want).max(initial=0):.3g}"
+            print(("PASS " if ok else "FAIL ") + f"{tag} {name}" + ("" if ok else f": {detail}"))
+            failed |= not ok
+    sys.exit(1 if failed else 0)
+
+
+main()
