@@ -411,3 +411,18 @@ printf("%d %g %g\\n", ga_device(ax) == GA_CPU, ga_item(ax, 11), ga_item(ax, 99))
     assert run.stream() == "1 22 198\n"
     run = execute(kc, "{ ga_t ai = ga_arange(I32, 0, 10, 1); ga_scale<<<1, 32>>>(10, 2.0f, ai); }")
     assert run.status == "error" and "int32" in run.content["evalue"]
+
+
+def test_threads_at_different_barriers_end_the_kernel(kc):
+    execute_ok(kc, """%%kernel
+__global__ void split_barriers(int *x) {
+    if (threadIdx.x < 16) __syncwarp();
+    else __syncthreads();
+    x[threadIdx.x] = 1;
+}""")
+    run = execute(kc, "{ int *sx; cudaMalloc(&sx, 64 * sizeof(int)); split_barriers<<<1, 64>>>(sx); }")
+    assert run.status == "error"
+    text = run.content["evalue"]
+    assert "CUDA_ERROR_LAUNCH_FAILED (719)" in text
+    assert "wait at __syncthreads()" in text and "split_barriers" in text
+    assert value_of(kc, "6 * 7") == "42"
