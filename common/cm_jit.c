@@ -19,6 +19,10 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The compiler's environment: messages in English, and a PATH where the
+ * process has none (gcc finds its own programs, cc1 and as, through it). */
+#define SHELL_ENV "LC_ALL=C PATH=\"${PATH:-/usr/local/bin:/usr/bin:/bin}\" "
+
 /* ---- the compiler --------------------------------------------------- */
 
 typedef struct compiler {
@@ -60,7 +64,7 @@ static compiler_t *find_compiler(cm_jit_lang_t lang, cm_error_t *err)
         memcpy(c->command, name, n);
         c->command[n] = '\0';
         char cmd[PATH_MAX + 64], *out;
-        snprintf(cmd, sizeof cmd, "LC_ALL=C %s --version 2>/dev/null", c->command);
+        snprintf(cmd, sizeof cmd, SHELL_ENV "%s --version 2>/dev/null", c->command);
         int rc = run_command(cmd, &out);
         c->state = rc == 0 && *out ? 1 : -1;
         char id[sizeof c->identity];
@@ -184,7 +188,7 @@ static int compile(cm_jit_lang_t lang, const compiler_t *c, const char *source, 
         return -1;
     }
     cm_buf_t cmd = {0};
-    cm_buf_addf(&cmd, "LC_ALL=C %s -fno-diagnostics-color -shared -fPIC %s -o '%s' '%s' -lm 2>&1",
+    cm_buf_addf(&cmd, SHELL_ENV "%s -fno-diagnostics-color -shared -fPIC %s -o '%s' '%s' -lm 2>&1",
                 c->command, flags ? flags : "", tmp_so, src_path);
     double t0 = cm_seconds();
     char *log;

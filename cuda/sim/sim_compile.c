@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cm_buf.h"
 #include "cm_jit.h"
@@ -219,27 +218,11 @@ static void translate_options(const char *options, cm_buf_t *flags)
     free(copy);
 }
 
-/* cm_jit runs $CXX, else `c++`, through the shell, and g++ finds its own
- * parts (cc1plus, ld) through PATH. Where there is no PATH at all (`gpuc
- * run` from an empty environment) it is set once to the system's default,
- * confstr(_CS_PATH), the one the shell itself falls back to. */
-static void ensure_path(void)
-{
-    static int done;
-    if (done || getenv("PATH"))
-        return;
-    done = 1;
-    char path[1024];
-    size_t n = confstr(_CS_PATH, path, sizeof path);
-    setenv("PATH", n > 0 && n <= sizeof path ? path : "/usr/bin:/bin", 0);
-}
-
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
                 sim_entry_fn *entries, char **shared, size_t *shared_bytes, char **log,
                 double *ms, const char **cache, cm_error_t *err)
 {
     cm_buf_t src = {0}, flags = {0};
-    ensure_path();
     *log = NULL;
     *ms = 0;
     *cache = "miss";

@@ -54,13 +54,15 @@
       "Runs the cell once and shows its wall time, CPU time and GPU time; compile time " \
       "is shown apart.") \
     X("speedup", 1, rt_magic_speedup, \
-      "%%speedup [--check CPU,GPU[:COUNT]]... [--rtol R] [--atol A] [--sizes S,...] " \
-      "[--var NAME] [-n N] [-r R]", \
+      "%%speedup [--devices] [--check CPU,GPU[:COUNT] | --check ARRAY]... [--rtol R] " \
+      "[--atol A] [--sizes S,...] [--var NAME] [-n N] [-r R]", \
       "Times the cell's //%% cpu section against its //%% gpu section by %timeit's rules " \
       "(after an optional //%% setup section), checks that the outputs named by --check agree, " \
       "and shows CPU time, GPU kernel time, GPU time with transfers and both speedups; " \
       "--sizes repeats it for each value of N (--var) and draws the times and the speedup " \
-      "against size, marking where the GPU starts to win.") \
+      "against size, marking where the GPU starts to win. With --devices the cell has a " \
+      "//%% run section of array code, run on the CPU backend and then on the GPU (after " \
+      "//%% setup on each), --check ARRAY comparing the array it leaves on both.") \
     X("kernel", 1, rt_magic_kernel, \
       "%%kernel [NVRTC OPTIONS]", \
       "Compiles the cell as CUDA C++ device code with NVRTC; its __global__ kernels " \

@@ -13,6 +13,9 @@
 
 #include "cm_buf.h"
 #include "cm_time.h"
+#include "ga_backend.h"
+#include "ga_copy.h"
+#include "ga_map.h"
 #include "gpu.h"
 #include "rt_chart.h"
 #include "rt_protect.h"
@@ -39,10 +42,12 @@ typedef struct opts {
     char var[NAME_MAX_LEN]; /* the sweep variable */
     long loops;             /* -n; 0 = autorange */
     int runs;               /* -r */
+    int devices;            /* --devices: the //%% run section on the CPU backend, then a GPU */
+    int gpu;                /* --devices: the GPU; GA_CPU when there is none */
 } opts_t;
 
-enum { SETUP, CPU, GPU, NSECTIONS };
-static const char *const section_names[NSECTIONS] = {"setup", "cpu", "gpu"};
+enum { SETUP, CPU, GPU, RUN, NSECTIONS };
+static const char *const section_names[NSECTIONS] = {"setup", "cpu", "gpu", "run"};
 
 typedef struct section {
     int present;
@@ -73,8 +78,8 @@ static int is_identifier(const char *p, size_t n)
 
 /* ---- options -------------------------------------------------------- */
 
-#define USAGE "%%%%speedup [--check CPU,GPU[:COUNT]]... [--rtol R] [--atol A] " \
-              "[--sizes S,S,...] [--var NAME] [-n N] [-r R]"
+#define USAGE "%%%%speedup [--devices] [--check CPU,GPU[:COUNT] | --check ARRAY]... [--rtol R] " \
+              "[--atol A] [--sizes S,S,...] [--var NAME] [-n N] [-r R]"
 
 static int parse_check(const char *v, opts_t *o, rt_error_t *err)
 {
@@ -82,6 +87,10 @@ static int parse_check(const char *v, opts_t *o, rt_error_t *err)
         return rt_error_set(err, "UsageError", 0, 0, "%%%%speedup: at most %d --check", MAX_CHECKS);
     check_t *c = &o->checks[o->nchecks++];
     const char *comma = strchr(v, ','), *colon = strchr(v, ':');
+    if (!comma && !colon && is_identifier(v, strlen(v))) { /* --devices: one array variable */
+        snprintf(c->cpu, sizeof c->cpu, "%s", v);
+        return 0;
+    }
     const char *gpu_end = colon ? colon : v + strlen(v);
     if (!comma || comma > gpu_end || !is_identifier(v, (size_t)(comma - v)) ||
         !is_identifier(comma + 1, (size_t)(gpu_end - comma - 1)) ||
@@ -144,11 +153,15 @@ static int parse_opts(const char *code, const rt_magic_line_t *m, opts_t *o, rt_
         else
             v = NULL;
         static const char *const known[] = {"--check", "--rtol", "--atol", "--sizes",
-                                            "--var", "-n", "-r"};
+                                            "--var", "-n", "-r", "--devices"};
         int k = -1;
-        for (int j = 0; j < 7; j++)
+        for (int j = 0; j < 8; j++)
             if (strcmp(flag, known[j]) == 0)
                 k = j;
+        if (k == 7) { /* a switch: no value */
+            o->devices = 1;
+            continue;
+        }
         if (k < 0) {
             rc = rt_error_set(err, "UsageError", 0, 0, "%%%%speedup: option %s not recognized (usage: "
                               USAGE ")", flag);
@@ -182,13 +195,20 @@ static int parse_opts(const char *code, const rt_magic_line_t *m, opts_t *o, rt_
         }
     }
     free(args);
+    for (int i = 0; i < o->nchecks && rc == 0; i++)
+        if (!o->checks[i].gpu[0] != !!o->devices)
+            rc = rt_error_set(err, "UsageError", 0, 0, o->devices
+                              ? "%%%%speedup --devices: --check %s: name one array variable the "
+                                "//%%%% run section writes"
+                              : "%%%%speedup: --check %s: expected CPU_NAME,GPU_NAME (one name "
+                                "is for --devices)", o->checks[i].cpu);
     return rc;
 }
 
 /* ---- sections ------------------------------------------------------- */
 
 /* Splits the cell below the magic line at its `//%% NAME` lines. */
-static int find_sections(const char *code, const rt_magic_line_t *m, section_t *sec,
+static int find_sections(const char *code, const rt_magic_line_t *m, int devices, section_t *sec,
                          rt_error_t *err)
 {
     memset(sec, 0, NSECTIONS * sizeof *sec);
@@ -213,7 +233,7 @@ static int find_sections(const char *code, const rt_magic_line_t *m, section_t *
                     k = i;
             if (k < 0)
                 return rt_error_set(err, "UsageError", 0, 0, "cell line %d: %%%%speedup: unknown section "
-                                   "'%.*s' (sections: //%%%% setup, //%%%% cpu, //%%%% gpu)",
+                                   "'%.*s' (sections: //%%%% setup, //%%%% cpu, //%%%% gpu, //%%%% run)",
                                    line, (int)(w - q), code + q);
             if (sec[k].present)
                 return rt_error_set(err, "UsageError", 0, 0, "cell line %d: %%%%speedup: a second //%%%% %s "
@@ -234,9 +254,13 @@ static int find_sections(const char *code, const rt_magic_line_t *m, section_t *
     }
     if (current >= 0)
         sec[current].to = p;
-    if (!sec[CPU].present || !sec[GPU].present)
+    if (devices && (sec[CPU].present || sec[GPU].present || !sec[RUN].present))
+        return rt_error_set(err, "UsageError", 0, 0, "%%%%speedup --devices: the cell has an optional "
+                           "//%%%% setup section and a //%%%% run section, which runs on the CPU "
+                           "backend and then on the GPU (no //%%%% cpu or //%%%% gpu)");
+    if (!devices && (!sec[CPU].present || !sec[GPU].present || sec[RUN].present))
         return rt_error_set(err, "UsageError", 0, 0, "%%%%speedup: the cell needs a //%%%% cpu section and a "
-                           "//%%%% gpu section (usage: " USAGE ")");
+                           "//%%%% gpu section (//%%%% run is for --devices) (usage: " USAGE ")");
     return 0;
 }
 
@@ -399,6 +423,143 @@ static int run_size(rt_session_t *s, const char *code, const opts_t *o, const se
     return rc;
 }
 
+/* ---- --devices: one section on the CPU backend, then on a GPU ---------- */
+
+/* The CPU backend's results of the --check arrays, kept (on the CPU) to
+ * compare the GPU's with. */
+static ga_array_t *references[MAX_CHECKS];
+
+static void drop_references(void)
+{
+    for (int i = 0; i < MAX_CHECKS; i++) {
+        if (references[i])
+            ga_array_keep(references[i], 0), ga_array_free(references[i]);
+        references[i] = NULL;
+    }
+}
+
+/* The array session variable name holds (NULL with err when it is none). */
+static ga_array_t *array_variable(rt_session_t *s, const char *name, rt_error_t *err)
+{
+    void **slot = rt_session_symbol(s, name);
+    ga_array_t *a = slot ? *slot : NULL;
+    if (!slot || !ga_array_is_live(a)) {
+        rt_error_set(err, "UsageError", 0, 0, "%%%%speedup --devices: --check %s: %s", name,
+                     slot ? "it does not hold a live array (ga_t) after the //%% run section"
+                          : "no session variable of that name (declare it in //%% setup)");
+        return NULL;
+    }
+    return a;
+}
+
+/* Keeps (cpu) or compares (gpu) check i's array: element by element, by
+ * the dtype's tolerance, through array math itself. */
+static int check_devices(rt_session_t *s, const opts_t *o, int i, int on_gpu, long size, row_t *row,
+                         rt_error_t *err)
+{
+    const char *name = o->checks[i].cpu;
+    ga_array_t *a = array_variable(s, name, err);
+    if (!a)
+        return -1;
+    cm_error_t e = {0};
+    ga_array_t *host = ga_copy_array(a, GA_CPU, &e);
+    if (!host)
+        return rt_error_set(err, "SpeedupMismatch", 0, 0, "%s: %s", name, e.text);
+    if (!on_gpu) {
+        if (references[i])
+            ga_array_keep(references[i], 0), ga_array_free(references[i]);
+        ga_array_keep(host, 1);
+        references[i] = host;
+        return 0;
+    }
+    ga_array_t *ref = references[i];
+    char where[96] = "";
+    if (o->nsizes)
+        snprintf(where, sizeof where, " at %s = %ld", o->var, size);
+    int same = ref && ref->ndim == host->ndim && ref->dtype == host->dtype;
+    for (int k = 0; same && k < ref->ndim; k++)
+        same = ref->shape[k] == host->shape[k];
+    if (!same) {
+        char d1[160], d2[160];
+        ga_array_describe(ref, d1, sizeof d1);
+        ga_array_describe(host, d2, sizeof d2);
+        ga_array_free(host);
+        return rt_error_set(err, "SpeedupMismatch", 0, 0, "%s differs%s: the CPU backend made %s, "
+                            "the GPU %s", name, where, d1, d2);
+    }
+    char k = ga_dtype_kind(ref->dtype);
+    double rtol = o->rtol >= 0 ? o->rtol : ref->dtype == GA_F16 ? 1e-3 : ref->dtype == GA_F32 ? 1e-5
+                  : k == GA_KIND_FLOAT ? 1e-12 : 0;
+    ga_arg_t args[4] = {{.kind = GA_ARG_ARRAY, .a = ref}, {.kind = GA_ARG_ARRAY, .a = host},
+                        {.kind = GA_ARG_FLOAT, .f = rtol}, {.kind = GA_ARG_FLOAT, .f = o->atol}};
+    static const char *const exprs[3] = {
+        "a, b: max((a != a && b != b) ? 0.0 : abs(float64(a) - float64(b)))",
+        "a, b: max((a != a && b != b) || a == b ? 0.0 : abs(float64(a) - float64(b)) / abs(float64(a)))",
+        "a, b, rtol, atol: count_nonzero(!((a != a && b != b) || "
+        "abs(float64(a) - float64(b)) <= atol + rtol * abs(float64(a))))"};
+    double r[3] = {0, 0, 0};
+    for (int q = 0; q < 3 && host->size; q++) {
+        ga_array_t *v = ga_map_eval(exprs[q], NULL, q == 2 ? 4 : 2, args, &e);
+        unsigned char bytes[16];
+        if (!v || ga_copy_to_host(v, bytes, &e)) {
+            ga_array_free(v), ga_array_free(host);
+            return rt_error_set(err, "SpeedupMismatch", 0, 0, "%s: cannot compare: %s", name, e.text);
+        }
+        r[q] = ga_dtype_get_f64(v->dtype, bytes, 0);
+        ga_array_free(v);
+    }
+    int64_t n = host->size;
+    ga_array_free(host);
+    row->max_abs = fmax(row->max_abs, r[0]);
+    row->max_rel = fmax(row->max_rel, r[1]);
+    if (r[2] == 0)
+        return 0;
+    return rt_error_set(err, "SpeedupMismatch", 0, 0,
+                        "%s differs between the CPU backend and the GPU%s: %.0f of %lld %s values "
+                        "beyond rtol %g, atol %g: max abs diff %.6g, max rel diff %.6g", name, where,
+                        r[2], (long long)n, ga_dtype_name(ref->dtype), rtol, o->atol, r[0], r[1]);
+}
+
+static int run_size_devices(rt_session_t *s, const char *code, const opts_t *o,
+                            const section_t *sec, long size, int cell_no, row_t *row,
+                            rt_error_t *err)
+{
+    int rc = 0;
+    row->size = size;
+    for (int side = 0; side < 2 && rc == 0; side++) {
+        int dev = side ? o->gpu : GA_CPU;
+        if (side && dev == GA_CPU)
+            break; /* no GPU here: the CPU column only */
+        ga_backend_set_device(dev);
+        if (sec[SETUP].present && (rc = run_section(s, code, &sec[SETUP], cell_no, err)) != 0)
+            break;
+        double tc;
+        rt_tcc_t *t = rt_timeit_compile(s, code, sec[RUN].from, sec[RUN].to, sec[RUN].line, cell_no,
+                                        &tc, err);
+        if (!t)
+            return -1;
+        rt_timeit_run_t run;
+        if (o->nchecks) { /* one run, then keep or compare */
+            rc = time_section(s, t, 1, 1, cell_no, &run, err);
+            for (int i = 0; i < o->nchecks && rc == 0; i++)
+                rc = check_devices(s, o, i, side, size, row, err);
+        }
+        if (rc == 0 && (rc = time_section(s, t, o->loops, o->runs, cell_no, &run, err)) == 0) {
+            if (!side) {
+                row->cpu = time_of(run.all, run.runs, run.loops);
+                row->cpu_loops = run.loops;
+            } else {
+                row->wall = time_of(run.all, run.runs, run.loops);
+                row->gpu_loops = run.loops;
+                if ((row->gpu_work = run.gpu_work))
+                    row->kernel = time_of(run.kernel, run.runs, run.loops);
+            }
+        }
+        rt_tcc_free(t);
+    }
+    return rc;
+}
+
 /* ---- the CPU side's compiler ------------------------------------------ */
 
 /* Non-zero when the CPU section calls a function that %%cc compiled: its
@@ -522,7 +683,13 @@ static void add_section_notes(rt_table_t *t, const opts_t *o, const row_t *r, in
     char floor[160];
     snprintf(floor, sizeof floor, "does nothing measurable (under %.0f ns per loop: empty, or "
              "compiled away): no speedup", RT_SPEEDUP_FLOOR * 1e9);
+    if (o->devices && o->gpu == GA_CPU) {
+        rt_table_note(t, "No GPU here: the //%%%% run section ran on the CPU backend only; run the "
+                      "cell on a GPU machine for the GPU column");
+    }
     for (int k = 0; k < 3; k++) {
+        if (o->devices && o->gpu == GA_CPU && k != 1)
+            continue;
         cm_buf_t at = {0};
         int count = 0;
         for (int i = 0; i < n; i++) {
@@ -557,9 +724,14 @@ static void add_check_note(rt_table_t *t, const opts_t *o, const row_t *rows, in
         ma = fmax(ma, rows[i].max_abs);
         mr = fmax(mr, rows[i].max_rel);
     }
+    if (o->devices && o->gpu == GA_CPU)
+        return; /* nothing to compare with */
     cm_buf_t b = {0};
     for (int i = 0; i < o->nchecks; i++)
-        cm_buf_addf(&b, "%s%s = %s", i ? ", " : "", o->checks[i].cpu, o->checks[i].gpu);
+        if (o->devices)
+            cm_buf_addf(&b, "%s%s on the CPU backend = on the GPU", i ? ", " : "", o->checks[i].cpu);
+        else
+            cm_buf_addf(&b, "%s%s = %s", i ? ", " : "", o->checks[i].cpu, o->checks[i].gpu);
     rt_table_note(t, "Results agree: %s (max abs diff %.3g, max rel diff %.3g)", cm_buf_str(&b),
                   ma, mr);
     cm_buf_free(&b);
@@ -585,12 +757,17 @@ static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
     fmt_speedup(r->cpu, r->kernel, r->gpu_work, sk, sizeof sk);
     fmt_speedup(r->cpu, r->wall, 1, sw, sizeof sw);
     char kcell[160], ccell[160], wcell[160];
-    if (r->gpu_work)
+    int no_gpu = o->devices && o->gpu == GA_CPU;
+    if (no_gpu)
+        snprintf(sw, sizeof sw, "-");
+    if (no_gpu)
+        snprintf(kcell, sizeof kcell, "not run (no GPU)");
+    else if (r->gpu_work)
         snprintf(kcell, sizeof kcell, "%s \xc2\xb1 %s", kern, kern_sd);
     else
         snprintf(kcell, sizeof kcell, "no GPU work");
     snprintf(ccell, sizeof ccell, "%s \xc2\xb1 %s", cpu, cpu_sd);
-    snprintf(wcell, sizeof wcell, "%s \xc2\xb1 %s", wall, wall_sd);
+    snprintf(wcell, sizeof wcell, no_gpu ? "not run (no GPU)" : "%s \xc2\xb1 %s", wall, wall_sd);
     static const int widths[] = {28, 26, 0};
     const char *rows[4][3] = {{"", "time per run", "speedup"}, {"CPU", ccell, ""},
                               {gpu_simulating() ? "GPU kernels (simulated)"
@@ -668,7 +845,10 @@ static void show_sweep(rt_session_t *s, const opts_t *o, const row_t *r, int n, 
         wall[i] = r[i].wall;
     }
     char where[200];
+    int no_gpu = o->devices && o->gpu == GA_CPU;
     double cross = rt_speedup_sweep_verdict(size, cpu, wall, n, o->var, where, sizeof where);
+    if (no_gpu)
+        snprintf(where, sizeof where, "CPU backend times only: no GPU here");
     char *svg = chart(o, r, n, cross, any_gpu);
     char alt[400];
     snprintf(alt, sizeof alt, "<SVG chart: CPU and GPU time and speedup against %s; %s>", o->var,
@@ -694,7 +874,9 @@ static void show_sweep(rt_session_t *s, const opts_t *o, const row_t *r, int n, 
             snprintf(k, sizeof k, "no GPU work");
         rt_timeit_format(r[i].wall.mean, w, sizeof w);
         fmt_speedup(r[i].cpu, r[i].kernel, r[i].gpu_work, sk, sizeof sk);
-        fmt_speedup(r[i].cpu, r[i].wall, 1, sw, sizeof sw);
+        fmt_speedup(r[i].cpu, r[i].wall, !no_gpu, sw, sizeof sw);
+        if (no_gpu)
+            snprintf(k, sizeof k, "not run"), snprintf(w, sizeof w, "not run");
         const char *cells[] = {z, c, k, w, sk, sw};
         rt_table_row(&t, cells, NULL, 6, 0);
     }
@@ -727,8 +909,10 @@ int rt_magic_speedup(rt_session_t *s, const char *code, const rt_magic_line_t *m
 {
     opts_t o;
     section_t sec[NSECTIONS];
-    if (parse_opts(code, m, &o, err) != 0 || find_sections(code, m, sec, err) != 0)
+    if (parse_opts(code, m, &o, err) != 0 || find_sections(code, m, o.devices, sec, err) != 0)
         return -1;
+    int home = ga_backend_device(); /* --devices: where new arrays go, restored at the end */
+    o.gpu = home;
     int n = o.nsizes ? o.nsizes : 1;
     row_t rows[MAX_SIZES];
     memset(rows, 0, sizeof rows);
@@ -746,13 +930,20 @@ int rt_magic_speedup(rt_session_t *s, const char *code, const rt_magic_line_t *m
             rc = set_size(s, o.var, o.sizes[i], cell_no, err);
         }
         if (rc == 0)
-            rc = run_size(s, code, &o, sec, o.nsizes ? o.sizes[i] : 0, cell_no, &rows[i], err);
+            rc = o.devices ? run_size_devices(s, code, &o, sec, o.nsizes ? o.sizes[i] : 0, cell_no,
+                                              &rows[i], err)
+                           : run_size(s, code, &o, sec, o.nsizes ? o.sizes[i] : 0, cell_no, &rows[i],
+                                      err);
         if (rc != 0 && o.nsizes)
             progress(s, id, 1, "%%%%speedup: stopped at size %d/%d", i + 1, n);
     }
+    if (o.devices) {
+        ga_backend_set_device(home);
+        drop_references();
+    }
     if (rc != 0)
         return rc;
-    int tcc = !cpu_calls_cc(s, code, &sec[CPU]);
+    int tcc = !o.devices && !cpu_calls_cc(s, code, &sec[CPU]);
     if (o.nsizes) {
         progress(s, id, 1, "%%%%speedup: done: %d sizes in %.1f s", n, cm_seconds() - t0);
         show_sweep(s, &o, rows, n, tcc);

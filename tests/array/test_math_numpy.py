@@ -9,6 +9,7 @@ NumPy's dtype and shape; integers and comparisons must be equal, floats
 within a few ulps (transcendental functions come from different libraries).
 """
 import math
+import re
 import os
 import sys
 from pathlib import Path
@@ -464,3 +465,35 @@ def test_scan_edges(kernel):
     same(s.value(f"ga_cumsum({s.put(long)}, GA_ALL)"), np.cumsum(long), ulps=4096)
     ename, evalue = s.error(f"ga_cumsum({s.put(long)}, 1);")
     assert ename == "ShapeError" and "axis 1" in evalue
+
+
+# ---- %%speedup --devices ------------------------------------------------------
+
+def displays(run):
+    return [m["content"]["data"].get("text/plain", "") for m in run.iopub
+            if m["msg_type"] in ("display_data", "update_display_data")]
+
+
+def test_speedup_devices(kernel):
+    """The same array cell on the CPU backend and the GPU over sizes: here
+    (no GPU) the CPU column is filled and says why the other is not."""
+    s = Session(kernel, "speedup")
+    run = s.run('%%speedup --devices --check r --sizes 1e3,1e4 -r 2\n//%% setup\n'
+                'ga_t x = ga_linspace(F32, 0, 1, N), r = ga_empty_like(x);\n//%% run\n'
+                'ga_map_out(r, "x * x + 1", x);')
+    assert run.status == "ok", run.describe()
+    shown = displays(run)
+    assert any("size 1/2: N = 1000" in d for d in shown)          # progress while it runs
+    table = shown[-1]
+    assert re.search(r"^1000 +[\d.]+ [nμm]?s ", table, re.M) and re.search(r"^1e4 +[\d.]+ ", table, re.M)
+    if DEVICE == "GA_CPU":
+        assert "No GPU here" in table
+    else:
+        assert "r on the CPU backend = on the GPU" in table
+    assert s.run("ga_default_device()").status == "ok"
+    ename, evalue = s.error("%%speedup --devices --check nothing\n//%% run\nint z = 1;")
+    assert ename == "UsageError" and "nothing" in evalue
+    ename, evalue = s.error("%%speedup --devices\n//%% cpu\nint a;\n//%% gpu\nint b;")
+    assert ename == "UsageError" and "//%% run" in evalue
+    ename, evalue = s.error("%%speedup --check r\n//%% cpu\nint a;\n//%% gpu\nint b;")
+    assert ename == "UsageError" and "--devices" in evalue

@@ -132,6 +132,41 @@ def main():
                     detail += f", max diff {np.abs(got.astype(np.float64) - want).max(initial=0):.3g}"
             print(("PASS " if ok else "FAIL ") + f"{tag} {name}" + ("" if ok else f": {detail}"))
             failed |= not ok
+    # %%speedup --devices on the GPU: both columns, the check agreeing
+    cell = ('%%speedup --devices --check r --sizes 1e3,1e6,1e7 -r 3\n//%% setup\n'
+            'ga_t x = ga_linspace(F32, 0, 1, N), y = ga_ones_like(x), r = ga_empty_like(x);\n'
+            '//%% run\nga_map_out(r, "(a - b) * (a - b)", x, y);')
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": cell, "id": "s0"}],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (OUT / "speedup.ipynb").write_text(json.dumps(nb))
+    p = subprocess.run([str(BIN / "gpuc"), "run", str(OUT / "speedup.ipynb"), "-o",
+                        str(OUT / "speedup.out.ipynb")], capture_output=True, text=True, cwd=OUT)
+    text = ""
+    if p.returncode == 0:
+        outs = json.loads((OUT / "speedup.out.ipynb").read_text())["cells"][0]["outputs"]
+        text = "\n".join(o.get("data", {}).get("text/plain", "") for o in outs)
+        print(text)
+    ok = p.returncode == 0 and "r on the CPU backend = on the GPU" in text and "not run" not in text
+    print(("PASS " if ok else "FAIL ") + "%%speedup --devices on the GPU" +
+          ("" if ok else f": {p.stderr[-400:]}"))
+    failed |= not ok
+    # the teaching notebook, on the GPU: both columns, and the GPU wins at 1e7
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([str(BIN / "gpuc"), "run", str(root / "notebooks/array-math.ipynb"), "-o",
+                        str(OUT / "array-math.out.ipynb")], capture_output=True, text=True, cwd=OUT)
+    ok = p.returncode == 0
+    text = ""
+    if ok:
+        nb = json.loads((OUT / "array-math.out.ipynb").read_text())
+        text = "".join(o.get("text", "") for c in nb["cells"] for o in c.get("outputs", [])
+                       if o.get("output_type") == "stream")
+        print(text)
+        ok = "GPU starts to win" in text and "no GPU" not in text
+    print(("PASS " if ok else "FAIL ") + "notebooks/array-math.ipynb on the GPU" +
+          ("" if ok else f": {p.stderr[-400:]}"))
+    failed |= not ok
     sys.exit(1 if failed else 0)
 
 

@@ -403,3 +403,25 @@ def test_arrays_notebook(arrays_by_gpuc_run):
     memory = stream_text(cell_with(nb, "%memory", exact=True))
     assert re.search(r"^  m +float32 \(3, 4\), 48 bytes, cpu \(cell \d+\)$", memory, re.M)
     assert re.search(r"^  big +float32 \(1000, 1000\), 3\.81 MiB, cpu", memory, re.M)
+
+
+# --- the array math notebook --------------------------------------------------
+
+ARRAY_MATH = ROOT / "notebooks" / "array-math.ipynb"
+
+
+def test_array_math_notebook(gpuc_bin, tmp_path_factory):
+    """The teaching notebook runs end to end on the CPU backend: its
+    results are NumPy's and its size sweep fills the CPU column."""
+    np = pytest.importorskip("numpy")
+    nb = execute_by_gpuc_run(gpuc_bin, ARRAY_MATH, tmp_path_factory)
+    assert errors(nb) == []
+    x = np.linspace(0, 1, 5, dtype=np.float32)
+    fused = (x - 1) * (x - 1) + np.float32(0.5) * x
+    assert result_text(cell_with(nb, "ga_map(\"(a - b)")) == numpy_repr(fused.astype(np.float32))
+    assert result_text(cell_with(nb, "sqdiff(x, y)", exact=True)) == numpy_repr((x - 1) ** 2)
+    assert stream_text(cell_with(nb, "ga_sum(m)")).startswith("sum 66, mean 5.5, argmax 11")
+    sweep = stream_text(cell_with(nb, "table(0,"))
+    for size in ("1000", "10000", "100000", "1000000", "10000000"):
+        assert re.search(rf"^ +{size} +[\d.]+ us", sweep, re.M), sweep
+    assert "no GPU" in sweep or "GPU starts to win" in sweep or "CPU won" in sweep
