@@ -5,9 +5,10 @@
  * its block, at __syncwarp() or a warp intrinsic for the rest of its warp.
  * Threads start on runners (runner_main): a kernel that never waits runs
  * a whole block on one stack, a plain call per thread, with no context
- * switch; only threads waiting at a barrier hold a stack. Threads start in index order (warp by warp; the
- * warps shuffled under a seed) and leave a barrier in the same order, so a
- * missing barrier gives the same wrong answer every run. */
+ * switch; only threads waiting at a barrier hold a stack. Threads start in
+ * index order (warp by warp; the warps shuffled under a seed) and leave a
+ * barrier in the same order, so a missing barrier gives the same wrong
+ * answer every run. */
 #include "sim.h"
 
 #include <dlfcn.h>
@@ -33,7 +34,6 @@ typedef struct thread {
     sim_context_t ctx;         /* where it waits */
     int state;
     unsigned lane, warp;
-    unsigned gen;              /* the warp exchange it waits in */
     cm_buf_t out;              /* device printf */
 } thread_t;
 
