@@ -426,3 +426,17 @@ __global__ void split_barriers(int *x) {
     assert "CUDA_ERROR_LAUNCH_FAILED (719)" in text
     assert "wait at __syncthreads()" in text and "split_barriers" in text
     assert value_of(kc, "6 * 7") == "42"
+
+
+def test_gxx_error_for_what_the_simulator_lacks(kc):
+    # NVRTC accepts the cell; the simulator's g++ does not know the intrinsic,
+    # and says so on the cell's own line
+    run = execute(kc, """%%kernel
+__global__ void funnel(unsigned *x) {
+    x[0] = __funnelshift_l(x[0], x[1], 3);
+}""")
+    assert run.status == "error" and run.ename == "CudaCompileError"
+    assert re.match(r"cell \d+, line 3: error: '__funnelshift_l' was not declared in this scope",
+                    run.content["evalue"]), run.content["evalue"]
+    trace = run.content["traceback"]
+    assert any("x[0] = __funnelshift_l(x[0], x[1], 3);" in t for t in trace)
