@@ -84,6 +84,7 @@ static struct {
     double seconds;
     void *dyn_shared;
     unsigned dyn_bytes;        /* of this launch */
+    int printed;               /* a thread of the block wrote output */
 } S = {.seed = -1};
 
 /* ---- the generator of shuffled orders (splitmix64) -------------------- */
@@ -336,6 +337,7 @@ static int device_vprintf(const char *format, va_list ap)
     va_end(copy);
     if (n < 0)
         return n;
+    S.printed = 1;
     if ((size_t)n < sizeof small) {
         cm_buf_add(&S.cur->out, small, (size_t)n);
         return n;
@@ -373,6 +375,7 @@ static void assert_fail(const char *expr, const char *file, unsigned line, const
     cell_of(file, cell, sizeof cell);
     cm_buf_addf(&S.cur->out, "%s, line %u: %s: %s: Assertion `%s` failed.\n", cell, line,
                 function, at, expr);
+    S.printed = 1;
     fail(710, "CUDA_ERROR_ASSERT (710): device-side assert triggered: %s, line %u: %s: "
               "Assertion `%s` failed (%s)", cell, line, function, expr, at);
     stop_launch();
@@ -447,6 +450,9 @@ static int take_stack(void)
 /* Appends the block's printf output, thread by thread in index order. */
 static void keep_output(unsigned long long block)
 {
+    if (!S.printed)
+        return;
+    S.printed = 0;
     cm_buf_t all = {0};
     for (int i = 0; i < S.nthreads; i++) {
         cm_buf_t *o = &S.threads[i].out;
@@ -494,11 +500,12 @@ static void flush_output(void)
     S.nchunks = 0;
 }
 
-static void run_block(const unsigned block[3], unsigned long long linear)
+/* What every block of a launch shares: the threads' indices, lanes and
+ * warps, and the index order. A block leaves its threads DONE (or the
+ * launch stops), so the next block starts them again as they are. */
+static void prepare_threads(const unsigned block[3])
 {
-    int n = S.nthreads;
-    int nwarps = (n + 31) / 32;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < S.nthreads; i++) {
         thread_t *t = &S.threads[i];
         t->view.thread_idx.x = (unsigned)i % block[0];
         t->view.thread_idx.y = (unsigned)i / block[0] % block[1];
@@ -507,7 +514,14 @@ static void run_block(const unsigned block[3], unsigned long long linear)
         t->state = NEW;
         t->lane = (unsigned)i % 32;
         t->warp = (unsigned)i / 32;
+        S.order[i] = i;
     }
+}
+
+static void run_block(unsigned long long linear)
+{
+    int n = S.nthreads;
+    int nwarps = (n + 31) / 32;
     for (int w = 0; w < nwarps; w++) {
         int lanes = n - w * 32 < 32 ? n - w * 32 : 32;
         memset(&S.warps[w], 0, sizeof S.warps[w]);
@@ -522,9 +536,6 @@ static void run_block(const unsigned block[3], unsigned long long linear)
         for (int w = 0; w < nwarps; w++)
             for (int i = (int)wo[w] * 32; i < n && i < (int)wo[w] * 32 + 32; i++)
                 S.order[k++] = i;
-    } else {
-        for (int i = 0; i < n; i++)
-            S.order[i] = i;
     }
     if (S.kernel->shared_bytes) /* uninitialised shared memory, the same every run */
         memset(S.kernel->shared, 0xff, S.kernel->shared_bytes);
@@ -537,9 +548,11 @@ static void run_block(const unsigned block[3], unsigned long long linear)
     S.ended_stack = -1;
     S.block_gen = 0;
     S.bar_sum[0] = S.bar_sum[1] = 0;
-    S.nfree = 0; /* nothing outlives a block: every stack is free */
-    for (int i = S.nstacks - 1; i >= 0; i--)
-        S.free_stacks[S.nfree++] = i;
+    if (S.nfree != S.nstacks) { /* nothing outlives a block: every stack is free */
+        S.nfree = 0;
+        for (int i = S.nstacks - 1; i >= 0; i--)
+            S.free_stacks[S.nfree++] = i;
+    }
     while (!S.abort) {
         if (S.count) { /* threads a barrier released, in order */
             thread_t *t = &S.threads[S.ready[S.head]];
@@ -625,6 +638,7 @@ static void reset_leftovers(void)
     S.nchunks = 0;
     for (int i = 0; i < MAX_THREADS; i++)
         S.threads[i].out.len = 0;
+    S.printed = 0;
 }
 
 int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigned block[3],
@@ -648,6 +662,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     S.block.grid_dim = (sim_uint3_t){grid[0], grid[1], grid[2]};
     S.block.dyn_shared = S.dyn_shared;
     S.dyn_bytes = shared_bytes;
+    prepare_threads(block);
     unsigned long long nblocks = (unsigned long long)grid[0] * grid[1] * grid[2];
     unsigned long long *order = NULL;
     if (S.seed >= 0 && nblocks > 1 && (order = malloc(nblocks * sizeof *order))) {
@@ -660,7 +675,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
         S.block.block_idx.x = (unsigned)(b % grid[0]);
         S.block.block_idx.y = (unsigned)(b / grid[0] % grid[1]);
         S.block.block_idx.z = (unsigned)(b / ((unsigned long long)grid[0] * grid[1]));
-        run_block(block, b);
+        run_block(b);
     }
     free(order);
     flush_output();
