@@ -42,9 +42,12 @@ int sim_fiber_native(void)
 
 #if NATIVE
 
-/* sim_switch(from_sp, to_sp): pushes the callee-saved registers, the SSE
- * control word and the x87 control word, stores the stack pointer in
- * *from_sp, loads to_sp and pops the same from there. */
+/* sim_switch(from_sp, to_sp): pushes the callee-saved registers, stores
+ * the stack pointer in *from_sp, loads to_sp and pops the same from there.
+ * The SSE and x87 control words are not switched (ldmxcsr and fldcw cost
+ * more than the rest together): every fiber of the simulator shares the
+ * executor's rounding mode, as kernels cannot change it on a GPU either.
+ * The 8-byte slot keeps the layout sim_fiber_make writes. */
 void sim_switch(void **from_sp, void *to_sp);
 __asm__(".text\n"
         ".globl sim_switch\n"
@@ -58,12 +61,8 @@ __asm__(".text\n"
         "    pushq %r14\n"
         "    pushq %r15\n"
         "    subq $8, %rsp\n"
-        "    stmxcsr (%rsp)\n"
-        "    fnstcw 4(%rsp)\n"
         "    movq %rsp, (%rdi)\n"
         "    movq %rsi, %rsp\n"
-        "    ldmxcsr (%rsp)\n"
-        "    fldcw 4(%rsp)\n"
         "    addq $8, %rsp\n"
         "    popq %r15\n"
         "    popq %r14\n"
@@ -91,9 +90,6 @@ void sim_fiber_make(sim_context_t *ctx, sim_stack_t *stack, void (*fn)(void *), 
     uint64_t *ret = (uint64_t *)(top - 24); /* after `ret`, rsp = top - 16: aligned */
     uint64_t *sp = ret - 7;
     memset(sp, 0, 7 * sizeof *sp);
-    uint32_t mx = 0x1F80, cw = 0x037F;      /* the defaults: round to nearest, no traps */
-    memcpy(&sp[0], &mx, 4);
-    memcpy((char *)&sp[0] + 4, &cw, 2);
     sp[4] = (uint64_t)(uintptr_t)fn;        /* r12 */
     sp[3] = (uint64_t)(uintptr_t)arg;       /* r13 */
     *ret = (uint64_t)(uintptr_t)sim_fiber_entry;
