@@ -42,19 +42,24 @@ CASES = [  # name, setup cell, %timeit statement
 ]
 
 
-def gpuc_times():
-    cells = ["%device gpu\n#include <string.h>"]
-    for _, setup, stmt in CASES:
-        cells += [setup, stmt]
+def run_notebook(cells, stem):
+    """Runs cells with `gpuc run` as OUT/stem.ipynb; returns the output notebook's cells."""
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                      "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
           "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
           "nbformat": 4, "nbformat_minor": 5}
-    src = OUT / "bench_arrays.ipynb"
+    src = OUT / f"{stem}.ipynb"
     src.write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", str(src), "-o", str(OUT / "bench_arrays.out.ipynb"),
+    subprocess.run([str(BIN / "gpuc"), "run", str(src), "-o", str(OUT / f"{stem}.out.ipynb"),
                     "--timeout", "500"], check=True, cwd=OUT)
-    out = json.loads((OUT / "bench_arrays.out.ipynb").read_text())["cells"]
+    return json.loads((OUT / f"{stem}.out.ipynb").read_text())["cells"]
+
+
+def gpuc_times():
+    cells = ["%device gpu\n#include <string.h>"]
+    for _, setup, stmt in CASES:
+        cells += [setup, stmt]
+    out = run_notebook(cells, "bench_arrays")
     times = []
     for k in range(len(CASES)):
         text = "".join(o.get("text", "") for o in out[2 + 2 * k]["outputs"])
@@ -107,3 +112,83 @@ for k, name in ((5, "host->device"), (6, "device->host")):
     got = (1 << 30) / g[k] / 1e9
     print(f"{name} from malloc memory: {got:.1f} GB/s = {100 * got / pinned:.0f}% of pinned "
           f"({pinned:.1f} GB/s, CuPy from pinned memory, same run; goal >= 70%)")
+
+
+# ---- random numbers and matrix products (runtime/array/ga_random, ga_blas) ----
+# GPU time by CUDA events on the default stream, the same way on both sides:
+# gpuc in a notebook cell (the runtime API's events), CuPy in this process.
+# Each statement makes a new array (allocation from the pools included on
+# both sides). Ratio = CuPy time / gpuc time: above 1 gpuc is faster.
+MATH_SIZES = (4096, 10000)
+MATH_KINDS = (("f32", "F32", 0), ("tf32", "F32", 1), ("f64", "F64", 0), ("f16", "F16", 0))
+MATH_CASES = [  # name, gpuc setup, gpuc statement, repetitions, goal (CuPy / gpuc)
+    ("uniform 1e8 float32", "", "ga_free(ga_random(F32, 100000000));", 50, 1.1),
+    ("normal 1e8 float32", "", "ga_free(ga_normal(F32, 0.0, 1.0, 100000000));", 50, 1.0),
+] + [
+    (f"matmul {k} {n}x{n}",
+     f"ga_set_tf32({tf});\nga_t ma = ga_full({dt}, 0.5, {n}, {n}), mb = ga_full({dt}, 0.25, {n}, {n});",
+     "ga_free(ga_matmul(ma, mb));", 20 if n < 5000 else 5, 0.98)
+    for n in MATH_SIZES for k, dt, tf in MATH_KINDS
+]
+
+
+def gpuc_math_times():
+    cells = ["%device gpu\ncudaEvent_t bench_e0, bench_e1;\n"
+             "cudaEventCreate(&bench_e0); cudaEventCreate(&bench_e1);"]
+    for _, setup, stmt, reps, _ in MATH_CASES:
+        cells.append(f"{{\n{setup}\n{stmt} /* warm-up */\ncudaEventRecord(bench_e0, 0);\n"
+                     f"for (int r = 0; r < {reps}; r++) {{ {stmt} }}\n"
+                     "cudaEventRecord(bench_e1, 0);\ncudaEventSynchronize(bench_e1);\n"
+                     "float ms = 0;\ncudaEventElapsedTime(&ms, bench_e0, bench_e1);\n"
+                     f'printf("%.6f\\n", ms / {reps} / 1000.0);\n}}\nga_set_tf32(0);')
+    out = run_notebook(cells, "bench_randblas")
+    times = []
+    for k in range(len(MATH_CASES)):
+        text = "".join(o.get("text", "") for o in out[1 + k]["outputs"])
+        m = re.findall(r"^([\d.]+)$", text, re.M)
+        times.append(float(m[-1]) if m else float("nan"))
+    return times
+
+
+def cupy_math_times():
+    import cupy as cp
+    from cupy._core import _routines_linalg as linalg
+
+    def gpu_time(f, reps):
+        f()
+        cp.cuda.Device().synchronize()
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        e0.record()
+        for _ in range(reps):
+            f()
+        e1.record()
+        e1.synchronize()
+        return cp.cuda.get_elapsed_time(e0, e1) / reps / 1000.0
+
+    rng = cp.random.default_rng(1)
+    t = [gpu_time(lambda: rng.random(10 ** 8, dtype=cp.float32), 50),
+         gpu_time(lambda: rng.standard_normal(10 ** 8, dtype=cp.float32), 50)]
+    dtypes = {"F32": cp.float32, "F64": cp.float64, "F16": cp.float16}
+    for n in MATH_SIZES:
+        for k, dt, tf in MATH_KINDS:
+            a = cp.full((n, n), 0.5, dtypes[dt])
+            b = cp.full((n, n), 0.25, dtypes[dt])
+            linalg.set_compute_type(dtypes[dt], linalg.COMPUTE_TYPE_TF32 if tf
+                                    else linalg.COMPUTE_TYPE_DEFAULT)
+            t.append(gpu_time(lambda: a @ b, 20 if n < 5000 else 5))
+            linalg.set_compute_type(dtypes[dt], linalg.COMPUTE_TYPE_DEFAULT)
+            del a, b
+    return t
+
+
+gm, cm = gpuc_math_times(), cupy_math_times()
+print()
+print(f"{'case':26} {'gpuc':>11} {'CuPy':>11} {'CuPy/gpuc':>10} {'goal':>6}")
+for (name, _, _, _, goal), a, b in zip(MATH_CASES, gm, cm):
+    extra = ""
+    if name.startswith("matmul"):
+        n = int(name.split()[-1].split("x")[0])
+        extra = f"   ({2 * n ** 3 / a / 1e12:.1f} vs {2 * n ** 3 / b / 1e12:.1f} TFLOP/s)"
+    else:
+        extra = f"   ({4e8 / a / 1e9:.0f} vs {4e8 / b / 1e9:.0f} GB/s written)"
+    print(f"{name:26} {a * 1e3:9.3f}ms {b * 1e3:9.3f}ms {b / a:10.2f} {goal:>6}{extra}")

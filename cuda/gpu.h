@@ -40,7 +40,8 @@
  *   bindings  gpu_dl       dlopen and dlsym, where NVIDIA's libraries are
  *             gpu_driver   libcuda.so.1, GPU_CU_CHECK
  *             gpu_nvrtc    libnvrtc, GPU_NVRTC_CHECK
- *             gpu_cudart   libcudart and libcublas, GPU_CUDART_CHECK
+ *             gpu_cudart   libcudart, GPU_CUDART_CHECK
+ *             gpu_cublas   libcublas, GPU_CUBLAS_CHECK
  *   policy    gpu_device   devices, selection, the primary context; tells
  *                          context changes to listeners
  *                          (gpu_device_on_context)
@@ -48,6 +49,8 @@
  *             gpu_cache    the compile cache, in memory and on disk
  *             gpu_module   the kernel registry, module loads, launches
  *             gpu_program  kernels gpuc writes itself (array math), by handle
+ *             gpu_blas     matrix multiply and dot through cuBLAS, a handle
+ *                          per device
  *             gpu_timing   the clock, CUDA events, the kernel clock
  *             gpu_mem      device memory for arrays: allocate, copy, zero
  *             gpu_staging  large host copies through pinned double buffers
@@ -412,6 +415,39 @@ const gpu_symbol_t *gpu_runtime_symbols(void);
 /* The function that serves runtime API function name for host cells now:
  * the simulator's while simulating, else libcudart's; NULL when neither. */
 void *gpu_runtime_function(const char *name);
+/* ---- matrix multiply (gpu_blas.c, cuBLAS) ------------------------------ */
+
+/* Element types of gpu_gemm_t and gpu_blas_dot (cudaDataType's values). */
+enum { GPU_BLAS_F32 = 0, GPU_BLAS_F64 = 1, GPU_BLAS_F16 = 2 };
+
+/* C = op(A) op(B) in cuBLAS's column-major terms, batch times: matrix i
+ * of X at x + i * stride_x elements. Compute types as CuPy's defaults:
+ * float32 in 32F (32F_FAST_TF32 when tf32 is set), float64 in 64F,
+ * float16 in 32F (float alpha and beta). Dimensions and leading
+ * dimensions must fit an int (the caller checks). */
+typedef struct gpu_gemm {
+    int type;                  /* GPU_BLAS_*: A, B and C */
+    int tf32;                  /* float32 on TF32 tensor cores */
+    int trans_a, trans_b;      /* 1: op(X) = X^T */
+    int m, n, k;               /* C is m x n, op(A) m x k, op(B) k x n */
+    const void *a, *b;         /* device addresses */
+    void *c;
+    int lda, ldb, ldc;
+    long long stride_a, stride_b, stride_c; /* elements between matrices */
+    int batch;                 /* >= 1 */
+} gpu_gemm_t;
+
+/* Queues g on the default stream with the selected device's cuBLAS
+ * handle (made at first use, on the primary context). 0 / -1 with err:
+ * GPU_E_NO_LIBRARY (no cuBLAS), GPU_E_NO_GPU, or cuBLAS's status. */
+int gpu_blas_gemm(const gpu_gemm_t *g, cm_error_t *err);
+
+/* The dot product of n elements of type (GPU_BLAS_*) at x and y with
+ * increments incx, incy (> 0), accumulated in float (float16, float32) or
+ * double, into host memory result, one element of type (as cuBLAS gives
+ * it: a float16 dot is a float16). Waits for it. 0 / -1 with err. */
+int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int incy,
+                 void *result, cm_error_t *err);
 
 /* ---- the runtime API for host cells ---------------------------------- */
 

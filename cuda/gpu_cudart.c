@@ -10,10 +10,6 @@ static gpu_cudart_t rt;
 static int rt_tried;
 static char rt_missing[CM_ERROR_TEXT];
 
-static void *cublas;
-static int cublas_tried;
-static char cublas_missing[CM_ERROR_TEXT];
-
 static int resolve(void *h, void **slot, const char *name)
 {
     *slot = dlsym(h, name);
@@ -60,20 +56,4 @@ int gpu_cudart_check(int rc, const char *call, const char *file, int line, cm_er
                   rt.handle ? rt.cudaGetErrorName(rc) : "cudaError", rc,
                   rt.handle ? rt.cudaGetErrorString(rc) : "CUDA runtime error");
     return -1;
-}
-
-void *gpu_cublas_handle(cm_error_t *err)
-{
-    if (!cublas_tried) {
-        cublas_tried = 1;
-        static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", NULL};
-        char where[600];
-        cublas = gpu_dl_open(names, RTLD_NOW | RTLD_LOCAL, NULL, 0, where, sizeof where);
-        if (!cublas)
-            snprintf(cublas_missing, sizeof cublas_missing,
-                     "cuBLAS not found (looked for %s)", where);
-    }
-    if (!cublas)
-        CM_ERROR(err, GPU_E_NO_LIBRARY, "%s", cublas_missing);
-    return cublas;
 }

@@ -1,5 +1,5 @@
-/* gpu_cudart: a thin binding of the CUDA runtime (libcudart.so.13, else .12)
- * and cuBLAS (libcublas.so.13, else .12), loaded with dlopen at first use.
+/* gpu_cudart: a thin binding of the CUDA runtime (libcudart.so.13, else .12),
+ * loaded with dlopen at first use (cuBLAS: gpu_cublas).
  * libcudart is opened RTLD_GLOBAL so that host cells compiled later by TCC
  * resolve cudaMalloc and friends through dlsym. Only the functions gpuc
  * itself calls are bound here; host cells call the library directly.
@@ -35,9 +35,5 @@ const gpu_cudart_t *gpu_cudart_get(cm_error_t *err);
  * "cudaErrorX (n): text" with err->code = the cudaError_t. */
 int gpu_cudart_check(int rc, const char *call, const char *file, int line, cm_error_t *err);
 #define GPU_CUDART_CHECK(call, err) gpu_cudart_check((call), #call, __FILE__, __LINE__, (err))
-
-/* libcublas resolved (dlopen only; BLAS bindings come later). Returns the
- * handle, or NULL with err set (GPU_E_NO_LIBRARY). Borrowed. */
-void *gpu_cublas_handle(cm_error_t *err);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu_cublas.h"
 #include "gpu_cudart.h"
 #include "gpu_internal.h"
 #include "gpu_nvrtc.h"
@@ -134,7 +135,7 @@ int gpu_probe(gpu_info_t *info)
         info->cudart_version = rt->version;
         snprintf(info->cudart_path, sizeof info->cudart_path, "%s", rt->path);
     }
-    info->cublas_present = gpu_cublas_handle(NULL) != NULL;
+    info->cublas_present = gpu_cublas_get(NULL) != NULL;
     return info->device_count;
 }
 

@@ -9,6 +9,7 @@ packages=(
     cmake pkg-config gcc g++ make
     libzmq3-dev libjansson-dev libsodium-dev libpng-dev
     libtcc-dev tcc
+    libopenblas0   # the CPU backend's BLAS (ga_matmul), loaded with dlopen at first use
 )
 
 # clang and its libFuzzer runtime build the fuzz targets (tests/fuzz/):

@@ -41,6 +41,7 @@ const char *ga_api_kind(int code)
     case GA_E_FILE: return "FileError";
     case GA_E_EXPR: return "ExpressionError";
     case GA_E_KERNEL: return "KernelError";
+    case GA_E_VALUE: return "ValueError";
     default: return "ArrayError";
     }
 }

@@ -3,7 +3,7 @@
  *
  * A failure ends the cell: the function reports through the raise hook
  * (the session's protected boundary) with a kind — ShapeError,
- * DTypeError, FreedArrayError, DeviceError, OutOfMemoryError, FileError —
+ * DTypeError, FreedArrayError, DeviceError, OutOfMemoryError, FileError, ValueError —
  * and a message naming the function; it does not return. Without a hook
  * (unit tests) it returns NULL / NaN / -1 and ga_api_last_error says why.
  *

@@ -35,6 +35,8 @@ enum {
     GA_E_DEVICE = 20004,  /* no such device, or arrays on different devices */
     GA_E_MEMORY = 20005,  /* out of memory (host or device) */
     GA_E_FILE = 20006,    /* a file could not be read or written, or is not .npy */
+    GA_E_VALUE = 20009,   /* an argument out of its range (std < 0, low >= high);
+                             20007 is ga_expr's, 20008 ga_kernel's */
 };
 
 typedef struct ga_buffer {

@@ -414,8 +414,8 @@ static int parse_expr(parser_t *p)
 /* "x, y: ..." — the operands listed first. Returns 1 when there was a list. */
 static int parse_declared(parser_t *p)
 {
-    const char *colon = strchr(p->s, ':');
-    if (!colon || strchr(p->s, '?'))
+    const char *colon = strchr(p->s, ':'); /* a ?: before it has a '?' there: not a list */
+    if (!colon)
         return 0;
     for (const char *c = p->s; c < colon; c++)
         if (!(isalnum((unsigned char)*c) || *c == '_' || *c == ',' || isspace((unsigned char)*c)))

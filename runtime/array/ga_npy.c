@@ -528,7 +528,7 @@ int ga_npy_save(const char *path, ga_dtype_t dtype, int ndim, const int64_t *sha
     cm_error_t werr = {0};
     int rc = 0;
     if (cm_file_writev(path, parts, lens, 2, 0666, &werr) != 0)
-        rc = FAIL("cannot save '%s': %s", path, werr.text);
+        rc = FAIL("cannot write '%s': %s", path, strerror(werr.code));
     free(head);
     return rc;
 }

@@ -116,7 +116,18 @@
       ga_api_reduce_axis)                                                                     \
     X(ga_t, ga_astype, (ga_t a, int dtype), ga_api_astype)                                    \
     X(ga_t, ga_cumsum, (ga_t a, int axis), ga_api_cumsum)                                     \
-    X(ga_t, ga_cumprod, (ga_t a, int axis), ga_api_cumprod)
+    X(ga_t, ga_cumprod, (ga_t a, int axis), ga_api_cumprod)                                   \
+    /* random numbers and BLAS (runtime/array/ga_random.h, ga_blas.h) */                     \
+    X(ga_t, ga_random_n, (int dtype, int ndim, const long long *dims), ga_api_random)         \
+    X(ga_t, ga_normal_n, (int dtype, double mean, double std, int ndim, const long long *dims), \
+      ga_api_normal)                                                                          \
+    X(ga_t, ga_integers_n,                                                                    \
+      (int dtype, long long low, long long high, int ndim, const long long *dims),            \
+      ga_api_integers)                                                                        \
+    X(void, ga_seed, (unsigned long long seed), ga_api_seed)                                  \
+    X(ga_t, ga_matmul, (ga_t a, ga_t b), ga_api_matmul)                                       \
+    X(double, ga_dot, (ga_t a, ga_t b), ga_api_dot)                                           \
+    X(int, ga_set_tf32, (int on), ga_api_set_tf32)
 
 /* A name cells link against and its address. */
 typedef struct rt_symbol {

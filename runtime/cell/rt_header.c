@@ -102,7 +102,13 @@ const char rt_header_text[] =
     "#define ga_map_out(out, expr, ...) \\\n"
     "    ga_eval_n(\"ga_map_out\", (expr), (out), __GA_NARGS(__VA_ARGS__), __GA_ARGS(__VA_ARGS__))\n"
     GA_UNARY_OPS(RT_UNARY_MACRO) GA_BINARY_OPS(RT_BINARY_MACRO) GA_TERNARY_OPS(RT_TERNARY_MACRO)
-    GA_REDUCTIONS(RT_REDUCTION_MACRO);
+    GA_REDUCTIONS(RT_REDUCTION_MACRO)
+    /* random numbers and BLAS */
+    "#define ga_random(dt, ...) ga_random_n((dt), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    "#define ga_normal(dt, mean, std, ...) \\\n"
+    "    ga_normal_n((dt), (mean), (std), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    "#define ga_integers(dt, low, high, ...) \\\n"
+    "    ga_integers_n((dt), (low), (high), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n";
 
 /* The declarations of rt_api.h's list, one per line. */
 #define RT_API_DECLARATION(ret, name, params, impl) #ret " " #name #params ";\n"

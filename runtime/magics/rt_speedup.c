@@ -495,8 +495,8 @@ static int check_devices(rt_session_t *s, const opts_t *o, int i, int on_gpu, lo
     static const char *const exprs[3] = {
         "a, b: max((a != a && b != b) ? 0.0 : abs(float64(a) - float64(b)))",
         "a, b: max((a != a && b != b) || a == b ? 0.0 : abs(float64(a) - float64(b)) / abs(float64(a)))",
-        "a, b, rtol, atol: count_nonzero(!((a != a && b != b) || "
-        "abs(float64(a) - float64(b)) <= atol + rtol * abs(float64(a))))"};
+        ("a, b, rtol, atol: count_nonzero(!((a != a && b != b) || "
+         "abs(float64(a) - float64(b)) <= atol + rtol * abs(float64(a))))")};
     double r[3] = {0, 0, 0};
     for (int q = 0; q < 3 && host->size; q++) {
         ga_array_t *v = ga_map_eval(exprs[q], NULL, q == 2 ? 4 : 2, args, &e);

@@ -136,4 +136,63 @@ pic = r[215][1]
 check(not r[215][2] and pic.count("<image/png>") == 1 and pic.count("<image/svg+xml>") == 2,
       "heatmap (PNG), plot and histogram (SVG) of a GPU array", r[215])
 print("pictures of a 4096x4096 GPU array:", re.findall(r"Wall time: .*", pic))
+# 3. random numbers and matmul (runtime/array/ga_random, ga_blas): the same
+# seed gives the same numbers on the GPU and the CPU backend; GPU matmul
+# (cuBLAS) against NumPy for each dtype, TF32, transposed views, batches
+rng = np.random.default_rng(16)
+mm_in = {"a32": rng.standard_normal((300, 200)).astype(np.float32),
+         "b32": rng.standard_normal((200, 100)).astype(np.float32),
+         "a64": rng.standard_normal((300, 200)), "b64": rng.standard_normal((200, 100)),
+         "a16": rng.standard_normal((64, 48)).astype(np.float16),
+         "b16": rng.standard_normal((48, 32)).astype(np.float16),
+         "p64": rng.standard_normal((3, 1, 40, 50)), "q64": rng.standard_normal((2, 50, 60)),
+         "v32": rng.standard_normal(200).astype(np.float32)}
+for name, value in mm_in.items():
+    np.save(OUT / f"mm_{name}.npy", value)
+draw = ("ga_seed(7);\nga_save(ga_random(F32, 1000003), \"{d}_u32.npy\");\n"
+        "ga_save(ga_random(F64, 100001), \"{d}_u64.npy\");\n"
+        "ga_save(ga_normal(F32, 1.0, 2.0, 1000003), \"{d}_n32.npy\");\n"
+        "ga_save(ga_normal(F16, 0.0, 1.0, 100001), \"{d}_n16.npy\");\n"
+        "ga_save(ga_normal(F64, 0.0, 1.0, 100001), \"{d}_n64.npy\");\n"
+        "ga_save(ga_integers(I64, -5, 1000000007, 100001), \"{d}_i64.npy\");\n"
+        "ga_save(ga_integers(U8, 0, 256, 100001), \"{d}_u8.npy\");")
+mm_cases = {"mm32": ("ga_matmul(a32, b32)", lambda i: i["a32"] @ i["b32"], 1e-5),
+            "mm64": ("ga_matmul(a64, b64)", lambda i: i["a64"] @ i["b64"], 1e-12),
+            "mm16": ("ga_matmul(a16, b16)", lambda i: i["a16"] @ i["b16"], 3e-3),
+            "tt32": ("ga_matmul(ga_transpose(b32), ga_transpose(a32))",
+                     lambda i: i["b32"].T @ i["a32"].T, 1e-5),
+            "batch": ("ga_matmul(p64, ga_permute(q64, 0, 2, 1))",
+                      lambda i: i["p64"] @ i["q64"].transpose(0, 2, 1), 1e-12),
+            "mv": ("ga_matmul(a32, v32)", lambda i: i["a32"] @ i["v32"], 1e-5),
+            "tf32": ("ga_matmul(a32, b32)", lambda i: i["a32"] @ i["b32"], 5e-3)}
+mm_in["q64"] = mm_in["q64"].transpose(0, 2, 1).copy()  # saved as (2, 50, 60): the cell permutes it
+np.save(OUT / "mm_q64.npy", mm_in["q64"])
+mm_cell = "".join(f'ga_t {n} = ga_load("mm_{n}.npy");\n' for n in mm_in)
+mm_cell += "".join(("ga_set_tf32(1);\n" if k == "tf32" else "") +
+                   f'ga_save({expr}, "mm_out_{k}.npy");\n' for k, (expr, _, _) in mm_cases.items())
+mm_cell += "ga_set_tf32(0);\nga_device(a32) * 10 + (int)ga_dot(ga_ones(F64, 3), ga_ones(F64, 3))"
+r = run("randblas", ["%device gpu\n" + draw.format(d="gpu"), "%device cpu\n" + draw.format(d="cpu"),
+                     "%device gpu\n" + mm_cell,
+                     "%device gpu\nga_matmul(ga_zeros(F32, 3, 4), ga_zeros(F32, 5, 2))"])
+check(all(x[2] is None for x in r[:3]), "random and matmul cells run on the GPU", r[:3])
+for name in ("u32", "u64", "n32", "n16", "i64", "u8"):
+    g, c = np.load(OUT / f"gpu_{name}.npy"), np.load(OUT / f"cpu_{name}.npy")
+    check(g.dtype == c.dtype and g.tobytes() == c.tobytes(),
+          f"random {name}: the GPU's numbers are the CPU backend's, bit for bit",
+          f"{np.count_nonzero(g != c)} differ")
+g, c = np.load(OUT / "gpu_n64.npy"), np.load(OUT / "cpu_n64.npy")
+check(np.abs(g - c).max() < 1e-13, "random normal float64: GPU and CPU within 1e-13 std",
+      np.abs(g - c).max())
+u = np.load(OUT / "gpu_u32.npy")
+check(abs(u.mean() - 0.5) < 0.002 and u.min() >= 0 and u.max() < 1, "GPU uniform statistics")
+for k, (_, ref, tol) in mm_cases.items():
+    got = np.load(OUT / f"mm_out_{k}.npy")
+    want = ref(mm_in)
+    err = np.abs(got.astype(np.float64) - want.astype(np.float64)).max() / np.abs(want).max()
+    check(got.dtype == want.dtype and got.shape == want.shape and err < tol,
+          f"GPU matmul {k} matches NumPy", f"{got.dtype} {got.shape} vs {want.dtype} "
+          f"{want.shape}, relative error {err:.3g}")
+check(r[2][0] == "3", "GPU arrays (device 0) and ga_dot", r[2])
+check(r[3][2] and r[3][2][0] == "ShapeError" and "4 != 5" in r[3][2][1],
+      "a GPU shape mismatch is a ShapeError", r[3])
 sys.exit(1 if failed else 0)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The GPU suite, on the GPU machine: bash tests/gpu/run.sh BIN_DIR [OUT_DIR]
-# BIN_DIR holds gpuc and gpu_smoke (built on the development machine);
+# BIN_DIR holds gpuc, gpu_smoke and gpu_randblas (built on the development machine);
 # LD_LIBRARY_PATH / GPUC_TCC_LIBDIR must point at the carried libraries.
 set -u
 bin=$1
@@ -10,6 +10,12 @@ fail=0
 check() { if [ "$1" -eq 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
 
 "$bin/gpu_smoke" > "$out/smoke.txt" 2>&1; check $? "gpu_smoke"; cat "$out/smoke.txt"
+
+# random numbers against the CPU backend bit for bit, matmul against OpenBLAS
+# (gpu_randblas, built beside gpu_smoke; --bench adds the timings)
+if [ -x "$bin/gpu_randblas" ]; then
+    "$bin/gpu_randblas" > "$out/randblas.txt" 2>&1; check $? "gpu_randblas"; cat "$out/randblas.txt"
+fi
 
 "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial.ipynb" 2> "$out/tutorial.log"
 rc=$?; cat "$out/tutorial.log"; check $rc "tutorial notebook"

@@ -425,3 +425,6 @@ def test_array_math_notebook(gpuc_bin, tmp_path_factory):
     for size in ("1000", "10000", "100000", "1000000", "10000000"):
         assert re.search(rf"^ +{size} +[\d.]+ us", sweep, re.M), sweep
     assert "no GPU" in sweep or "GPU starts to win" in sweep or "CPU won" in sweep
+    flops = stream_text(cell_with(nb, "matmul_seconds"))
+    rates = [float(m) for m in re.findall(r"^ +\d+ +([\d.]+)", flops, re.M)]
+    assert len(rates) == 4 and min(rates) > 5, flops   # OpenBLAS, not a naive loop (~1 GFLOP/s)

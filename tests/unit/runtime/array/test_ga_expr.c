@@ -39,6 +39,9 @@ static void test_parse(void)
     CHECK(ga_expr_parse("sum((a - b) * (a - b), -1)", &e, &err) == 0);
     CHECK(e.reduce == GA_R_SUM && e.axis == -1 && e.nvars == 2);
     CHECK(ga_expr_parse("c ? a : -b ** 2", &e, &err) == 0);
+    CHECK(e.nvars == 3 && !strcmp(e.names[0], "c"));
+    CHECK(ga_expr_parse("y, x: max(x != x ? 0.0 : y)", &e, &err) == 0); /* a list, then ?: */
+    CHECK(e.nvars == 2 && !strcmp(e.names[0], "y") && e.reduce == GA_R_MAX);
     CHECK(ga_expr_parse("where(a > 0, sqrt(a), 0.5f) + 1e-3", &e, &err) == 0);
     CHECK(ga_expr_operand(&e) == -1);
     CHECK(ga_expr_parse("max(a)", &e, &err) == 0 && ga_expr_operand(&e) == 0);
