@@ -193,6 +193,7 @@ typedef struct gpu_cell {
     double load_ms;            /* cuModuleLoadData + cuModuleGetFunction; 0 if not loaded */
     const char *cache;         /* "miss", "memory hit", "disk hit" (static) */
     int loaded;                /* 1 when the module is loaded on a GPU */
+    int simulated;             /* 1 when also compiled for the simulator (gpu_simulating) */
     char *log;                 /* the whole NVRTC log with "cell N, line L: " locations;
                                   NULL when NVRTC said nothing */
     int ndiags;
@@ -370,6 +371,50 @@ int gpu_timer_stop(gpu_timer_t *t, double *seconds, cm_error_t *err);
 
 void gpu_timer_free(gpu_timer_t *t);
 
+/* ---- the simulator (cuda/sim, docs/simulator.md) --------------------- */
+
+/* Where no GPU is found, or after gpu_select(GPU_DEVICE_CPU) (%device
+ * cpu), kernel cells are compiled by g++ for the CUDA simulator as well
+ * (NVRTC still checks them where it exists), launches run there,
+ * synchronously, and host cells get the runtime API (cudaMalloc ...) from
+ * the simulator instead of libcudart. The first kernel cell compiled for
+ * the simulator prints a one-time note on stderr. */
+#define GPU_DEVICE_CPU (-1)   /* gpu_select's number for the CPU (the simulator) */
+
+/* 1 when kernels run on the simulator, 0 when on a GPU. */
+int gpu_simulating(void);
+
+/* The simulated device as gpu_probe describes a GPU ("gpuc simulator
+ * (CPU, 2 cores)", compute capability 8.0, cores as SMs, host memory). */
+void gpu_sim_device(gpu_device_info_t *info);
+
+/* The order simulated warps and blocks run in: seed < 0 the index order
+ * (the default), else shuffled reproducibly by seed (%sim --seed N). */
+void gpu_sim_set_seed(long long seed);
+long long gpu_sim_seed(void);
+
+/* 1 when a kernel running on the simulator was stopped before its end by
+ * a fault in it or an interrupt (the protected boundary jumped out of
+ * it): buf gets which, where it was launched, the line of ip (the address
+ * it stopped at; may be NULL) and the thread ("the simulated kernel oob
+ * (launched at cell 9, line 1) stopped at cell 8, line 3, in block
+ * [0,0,0], thread [2,0,0]"); forgotten after the call. 0 otherwise. */
+int gpu_stopped_kernel(const void *ip, char *buf, size_t len);
+
+/* A function host cells link to by name. */
+typedef struct gpu_symbol {
+    const char *name;
+    const void *addr;
+} gpu_symbol_t;
+
+/* The runtime API functions that gpuc serves itself while simulating (a
+ * table ending with {NULL, NULL}, static), or NULL when libcudart serves
+ * them. Give them to each host cell's TCC state. */
+const gpu_symbol_t *gpu_runtime_symbols(void);
+
+/* The function that serves runtime API function name for host cells now:
+ * the simulator's while simulating, else libcudart's; NULL when neither. */
+void *gpu_runtime_function(const char *name);
 /* ---- matrix multiply (gpu_blas.c, cuBLAS) ------------------------------ */
 
 /* Element types of gpu_gemm_t and gpu_blas_dot (cudaDataType's values). */

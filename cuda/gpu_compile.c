@@ -18,6 +18,7 @@
 #include "gpu_internal.h"
 #include "gpu_nvrtc.h"
 #include "gpuc_config.h"
+#include "sim.h"
 
 #define MAX_OPTS 64
 #define PROGRAM_NAME "gpuc"
@@ -557,6 +558,49 @@ static int lowered_from_image(const gpu_image_t *img, gpu_kernel_info_t *kernels
     return 0;
 }
 
+/* Compiles the put-together source for the simulator too, finding the
+ * kernels' entry points; g++'s messages are mapped like NVRTC's (they come
+ * in NVRTC's form). only: there is no NVRTC, so this compile is the cell's
+ * (its time and cache are reported). 0 / -1 with err (GPU_E_COMPILE with
+ * c's log and diags). */
+static int compile_sim(const char *source, const char *options, gpu_cell_t *c, const int *cells,
+                       int ncells, int only, sim_entry_fn *entries, char **shared,
+                       size_t *shared_bytes, cm_error_t *err)
+{
+    gpu_sim_note();
+    const char **names = calloc((size_t)c->nkernels + 1, sizeof *names);
+    if (!names) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < c->nkernels; i++)
+        names[i] = c->kernels[i].name;
+    char *log = NULL;
+    double ms;
+    const char *cache;
+    cm_error_t e = {0};
+    int rc = sim_compile(source, options, c->nkernels, names, entries, shared, shared_bytes, &log,
+                         &ms, &cache, &e);
+    free(names);
+    if (rc == 0) {
+        c->simulated = 1;
+        if (only)
+            c->cache = cache;
+        return 0;
+    }
+    if (e.code == SIM_E_COMPILE && log) {
+        char first[CM_ERROR_TEXT];
+        free(c->log);
+        c->log = NULL;
+        map_log(log, cells, ncells, c, first, sizeof first);
+        CM_ERROR(err, GPU_E_COMPILE, "%s", first[0] ? first : e.text);
+    } else {
+        CM_ERROR(err, GPU_E_INVALID, "the CUDA simulator cannot compile kernels: %s", e.text);
+    }
+    free(log);
+    return -1;
+}
+
 int gpu_compile_cell(const char *device_source, const char *options, int cell, gpu_cell_t **out,
                      cm_error_t *err)
 {
@@ -566,6 +610,9 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     strbuf_t src = {0};
     char **names = NULL;
     int nnames = 0, *order = NULL, *cells = NULL, rc = -1;
+    sim_entry_fn *entries = NULL;
+    char *shared = NULL;       /* the simulator module's static shared memory */
+    size_t shared_bytes = 0;
     gpu_cell_t *c = NULL;
     *out = NULL;
     memset(&o, 0, sizeof o);
@@ -573,8 +620,10 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         CM_ERROR(err, GPU_E_INVALID, "no device source");
         return -1;
     }
-    const gpu_nvrtc_t *nv = gpu_nvrtc_get(err); /* loads NVRTC the first time */
-    if (!nv || options_split(&o, options, err))
+    /* on the simulator NVRTC is optional: it checks the cell where it exists */
+    int simulating = gpu_simulating();
+    const gpu_nvrtc_t *nv = gpu_nvrtc_get(simulating ? NULL : err); /* loads NVRTC the first time */
+    if ((!nv && !simulating) || options_split(&o, options, err))
         goto out;
     c = calloc(1, sizeof *c);
     if (!c) {
@@ -583,7 +632,9 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     }
     c->cell = cell;
     c->cache = "miss";
-    if (o.user_arch) {
+    if (!nv) {
+        snprintf(c->arch, sizeof c->arch, "the simulator");
+    } else if (o.user_arch) {
         for (int i = 0; i < o.argc; i++) {
             const char *a = o.argv[i];
             const char *eq = strchr(a, '=');
@@ -592,7 +643,7 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
                          eq ? eq + 1 : (i + 1 < o.argc ? o.argv[i + 1] : ""));
         }
         c->cubin = starts(c->arch, "sm_");
-    } else {
+    } else if (nv) {
         if (gpu_compile_arch(nv, c->arch, sizeof c->arch, &c->cubin, err))
             goto out;
         snprintf(o.extra[0], sizeof o.extra[0], "--gpu-architecture=%s", c->arch);
@@ -605,7 +656,7 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     c->setup_ms = setup_ms;
     if (!has_option(&o, "--std") && !has_option(&o, "-std"))
         o.argv[o.argc++] = "--std=c++17";
-    const char *inc = gpu_compile_include_dir(nv);
+    const char *inc = nv ? gpu_compile_include_dir(nv) : NULL;
     if (inc) {
         snprintf(o.extra[1], sizeof o.extra[1], "-I%s", inc);
         o.argv[o.argc++] = o.extra[1];
@@ -649,8 +700,12 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
 
     unsigned char key[32];
     const char *where = NULL;
-    make_key(nv, &o, c->arch, src.p, src.len, key);
-    if (gpu_cache_lookup(key, &img, &where) && lowered_from_image(&img, c->kernels, c->nkernels) == 0) {
+    if (nv)
+        make_key(nv, &o, c->arch, src.p, src.len, key);
+    if (!nv) {
+        /* no NVRTC: the simulator's compile below is the only one */
+    } else if (gpu_cache_lookup(key, &img, &where) &&
+               lowered_from_image(&img, c->kernels, c->nkernels) == 0) {
         c->cache = where;
     } else {
         gpu_image_clear(&img);
@@ -665,10 +720,30 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         }
         gpu_cache_store(key, &img);
     }
+    if (simulating) {
+        entries = calloc((size_t)c->nkernels + 1, sizeof *entries);
+        if (!entries) {
+            CM_ERROR(err, GPU_E_INVALID, "out of memory");
+            goto out;
+        }
+        if (compile_sim(src.p, options, c, cells, ncompiled, !nv, entries, &shared, &shared_bytes,
+                        err)) {
+            if (err && err->code == GPU_E_COMPILE) {
+                c->compile_ms = (cm_seconds() * 1e3) - t0;
+                *out = c;
+                c = NULL;
+            }
+            goto out;
+        }
+    }
     c->compile_ms = (cm_seconds() * 1e3) - t0;
     c->image_size = img.size;
     if (gpu_module_add(cell, &img, c->kernels, c->nkernels, &c->loaded, &c->load_ms, err))
         goto out;
+    for (int i = 0; simulating && i < c->nkernels; i++)
+        gpu_module_set_sim(c->kernels[i].name, entries[i], cells, ncompiled, shared, shared_bytes);
+    if (!simulating && c->nkernels) /* for %device cpu later */
+        gpu_module_keep_source(c->kernels[0].name, src.p, options, cells, ncompiled);
     if (prelude_commit(order, norder, cell, device_source, names, nnames)) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
@@ -683,6 +758,7 @@ out:
     gpu_names_free(names, nnames);
     free(order);
     free(cells);
+    free(entries);
     free(src.p);
     free(o.store);
     gpu_cell_free(c);

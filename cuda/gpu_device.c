@@ -187,6 +187,10 @@ int gpu_context_ensure(cm_error_t *err)
 
 int gpu_select(int device, cm_error_t *err)
 {
+    if (device == GPU_DEVICE_CPU) {
+        gpu_sim_select_cpu(1);
+        return 0;
+    }
     probe_driver();
     if (!dev.ok) {
         gpu_error_no_gpu(err, "cannot select a device: ");
@@ -207,11 +211,16 @@ int gpu_select(int device, cm_error_t *err)
         return -1;
     if (gpu_context_ensure(err))
         return -1;
+    gpu_sim_select_cpu(0);
     return notify(GPU_CONTEXT_READY, err);
 }
 
 int gpu_device_properties(gpu_device_props_t *props, int device)
 {
+    if (gpu_simulating()) {
+        gpu_sim_properties(props);
+        return device == 0 ? 0 : 101;
+    }
     probe_driver();
     memset(props, 0, sizeof *props);
     if (!dev.ok)
@@ -254,6 +263,8 @@ int gpu_device_properties(gpu_device_props_t *props, int device)
 
 int gpu_runtime_load(cm_error_t *err)
 {
+    if (gpu_simulating())
+        return 0; /* the simulator serves the runtime API (gpu_runtime_symbols) */
     return gpu_cudart_get(err) ? 0 : -1;
 }
 

@@ -135,6 +135,30 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *kernels,
 /* Forgets every kernel and module (unloading what is loaded). */
 void gpu_module_reset(void);
 
+/* Keeps the put-together source of kernel name's module (copied), compiled
+ * for a GPU only, so that a later launch on the simulator (%device cpu)
+ * can compile it there. */
+void gpu_module_keep_source(const char *name, const char *source, const char *options,
+                            const int *cells, int ncells);
+
+/* Gives kernel name its simulator entry point (after gpu_module_add
+ * registered it). cells: the cell numbers of the module's parts (copied);
+ * shared: the module's static shared memory (sim_compile). */
+void gpu_module_set_sim(const char *name, void (*entry)(void **), const int *cells, int ncells,
+                        char *shared, size_t shared_bytes);
+
+/* ---- gpu_sim.c: the simulator as a backend ------------------------------ */
+
+/* Fills props with what the simulated device reports. */
+void gpu_sim_properties(gpu_device_props_t *props);
+
+/* 1 when a CPU device is chosen by gpu_select(GPU_DEVICE_CPU). */
+int gpu_sim_cpu_selected(void);
+void gpu_sim_select_cpu(int on);
+
+/* Prints the one-time note that kernels run on the simulator. */
+void gpu_sim_note(void);
+
 /* ---- gpu_timing.c ------------------------------------------------------ */
 
 /* The kernel clock's hooks around a launch (gpu_timing.c); no-ops while

@@ -8,18 +8,26 @@
 
 #include "cm_time.h"
 #include "gpu_internal.h"
+#include "sim.h"
 
 typedef struct module {
     int cell;
     gpu_image_t img;
     gpu_cumodule_t mod;        /* NULL until loaded on the current context */
     int refs;                  /* kernels pointing here */
+    char *source, *options;    /* compiled for the GPU only: what the simulator */
+    int *cells, ncells;        /* compiles when a launch needs it there */
 } module_t;
 
 typedef struct kernel {
     gpu_kernel_info_t info;    /* params owned */
     module_t *module;
     gpu_cufunction_t fn;       /* NULL until the module is loaded */
+    sim_entry_fn sim_entry;    /* on the simulator; NULL when not compiled for it */
+    int *sim_cells;            /* the cells of the simulator module's parts */
+    int nsim_cells;
+    char *sim_shared;          /* the module's static shared memory */
+    size_t sim_shared_bytes;
 } kernel_t;
 
 static kernel_t *kernels;
@@ -39,6 +47,9 @@ static void module_unref(module_t *m)
     if (m->mod && d)
         d->cuModuleUnload(m->mod);
     gpu_image_clear(&m->img);
+    free(m->source);
+    free(m->options);
+    free(m->cells);
     free(m);
 }
 
@@ -213,6 +224,7 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
         kernel_t *old = find(fresh[i].info.name);
         if (old) {
             free(old->info.params);
+            free(old->sim_cells);
             module_unref(old->module);
             *old = fresh[i];
         } else {
@@ -242,12 +254,87 @@ void gpu_module_reset(void)
 {
     for (int i = 0; i < nkernels; i++) {
         free(kernels[i].info.params);
+        free(kernels[i].sim_cells);
         module_unref(kernels[i].module);
     }
     free(kernels);
     kernels = NULL;
     nkernels = cap_kernels = 0;
     last.valid = 0;
+}
+
+void gpu_module_keep_source(const char *name, const char *source, const char *options,
+                            const int *cells, int ncells)
+{
+    kernel_t *k = find(name);
+    if (!k || k->module->source)
+        return;
+    module_t *m = k->module;
+    m->source = strdup(source);
+    m->options = options ? strdup(options) : NULL;
+    m->cells = malloc((size_t)(ncells ? ncells : 1) * sizeof *cells);
+    if (!m->source || !m->cells) {
+        free(m->source), free(m->options), free(m->cells);
+        m->source = m->options = NULL, m->cells = NULL;
+        return;
+    }
+    memcpy(m->cells, cells, (size_t)ncells * sizeof *cells);
+    m->ncells = ncells;
+}
+
+/* Compiles k's module for the simulator now (its cell was compiled while a
+ * GPU was selected) and gives its kernels their entry points. 0 / -1. */
+static int compile_for_sim(kernel_t *k, cm_error_t *err)
+{
+    module_t *m = k->module;
+    if (!m->source)
+        return 0;
+    const char **names = calloc((size_t)nkernels + 1, sizeof *names);
+    sim_entry_fn *entries = calloc((size_t)nkernels + 1, sizeof *entries);
+    int n = 0, rc = -1;
+    if (!names || !entries) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < nkernels; i++)
+        if (kernels[i].module == m)
+            names[n++] = kernels[i].info.name;
+    gpu_sim_note();
+    char *log = NULL, *shared = NULL;
+    size_t shared_bytes = 0;
+    double ms;
+    const char *cache;
+    cm_error_t e = {0};
+    if (sim_compile(m->source, m->options, n, names, entries, &shared, &shared_bytes, &log, &ms,
+                    &cache, &e)) {
+        CM_ERROR(err, GPU_E_INVALID, "kernel %s (cell %d) cannot be compiled for the simulator: %s",
+                 k->info.name, m->cell, e.text);
+        free(log);
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        gpu_module_set_sim(names[i], entries[i], m->cells, m->ncells, shared, shared_bytes);
+    rc = 0;
+out:
+    free(names);
+    free(entries);
+    return rc;
+}
+
+void gpu_module_set_sim(const char *name, void (*entry)(void **), const int *cells, int ncells,
+                        char *shared, size_t shared_bytes)
+{
+    kernel_t *k = find(name);
+    if (!k)
+        return;
+    k->sim_entry = entry;
+    k->sim_shared = shared;
+    k->sim_shared_bytes = shared_bytes;
+    free(k->sim_cells);
+    k->sim_cells = ncells ? malloc((size_t)ncells * sizeof *cells) : NULL;
+    k->nsim_cells = k->sim_cells ? ncells : 0;
+    if (k->sim_cells)
+        memcpy(k->sim_cells, cells, (size_t)ncells * sizeof *cells);
 }
 
 int gpu_kernel_params(const char *name, const gpu_param_t **params)
@@ -325,6 +412,39 @@ void gpu_module_note_launch(const char *name, int cell, int line)
     last.valid = 1;
 }
 
+/* A launch on the simulator: it runs now; the kernel clock counts it. */
+static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned block[3],
+                      unsigned shared_bytes, void *const *arg_ptrs, int cell, int line,
+                      cm_error_t *err)
+{
+    char at[64];
+    where(at, sizeof at, cell, line);
+    if (!k->sim_entry && compile_for_sim((kernel_t *)k, err))
+        return -1;
+    if (!k->sim_entry) {
+        CM_ERROR(err, GPU_E_NO_KERNEL, "%scannot launch %s on the simulator: its cell was "
+                 "compiled for the GPU only; run that cell again now", at, k->info.name);
+        return -1;
+    }
+    snprintf(last.name, sizeof last.name, "%s", k->info.name);
+    last.cell = cell;
+    last.line = line;
+    last.valid = 1;
+    sim_kernel_t sk = {k->info.name, k->sim_entry,     k->sim_cells,
+                       k->nsim_cells, k->sim_shared, k->sim_shared_bytes};
+    cm_error_t e = {0};
+    gpu_kernel_clock_before(NULL);
+    int rc = sim_launch(&sk, grid, block, shared_bytes, (void **)arg_ptrs, &e);
+    gpu_kernel_clock_after(NULL);
+    if (rc) {
+        CM_ERROR(err, e.code, "%slaunching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>> failed: %s", at,
+                 k->info.name, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                 shared_bytes, e.text);
+        return -1;
+    }
+    return 0;
+}
+
 int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
                const size_t *arg_sizes, const char *arg_kinds, int cell, int line,
@@ -354,6 +474,8 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
         check_args(k, nargs, arg_sizes, arg_kinds, at, err);
         return -1;
     }
+    if (gpu_simulating())
+        return launch_sim(k, grid, block, shared_bytes, arg_ptrs, cell, line, err);
     if (!k->fn) {
         int major, minor;
         if (!gpu_device_target(&major, &minor)) {
@@ -384,6 +506,22 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
         return -1;
     }
     return 0;
+}
+
+int gpu_stopped_kernel(const void *ip, char *buf, size_t len)
+{
+    char where[256], line[128], at[160] = "";
+    if (!sim_cut_off(ip, where, sizeof where, line, sizeof line))
+        return 0;
+    const char *comma = strchr(where, ',');
+    if (line[0])
+        snprintf(at, sizeof at, " at %s,", line);
+    if (last.valid)
+        snprintf(buf, len, "the simulated kernel %s (launched at cell %d, line %d) stopped%s in%s",
+                 last.name, last.cell, last.line, at, comma ? comma + 1 : "");
+    else
+        snprintf(buf, len, "the simulated kernel %s stopped", where);
+    return 1;
 }
 
 int gpu_last_launch(const char **name, int *cell, int *line)
@@ -418,6 +556,15 @@ int gpu_busy(const char **name, int *cell, int *line)
 
 int gpu_synchronize(cm_error_t *err)
 {
+    cm_error_t e = {0};
+    if (sim_take_error(&e)) { /* a simulated kernel's failure */
+        char launched[200] = "";
+        if (last.valid)
+            snprintf(launched, sizeof launched, " (in %s, launched at cell %d, line %d)",
+                     last.name, last.cell, last.line);
+        CM_ERROR(err, e.code, "%s%s", e.text, launched);
+        return -1;
+    }
     const gpu_driver_t *d = gpu_driver_get(NULL);
     gpu_cucontext_t ctx = NULL;
     if (!d || d->cuCtxGetCurrent(&ctx) != GPU_CU_SUCCESS || !ctx)

@@ -7,14 +7,21 @@
 #include "gpu.h"
 #include "gpu_driver.h"
 #include "gpu_internal.h"
+#include "sim.h"
 
+/* On the simulator (d NULL) a timer reads the seconds simulated kernels
+ * ran (sim_kernel_seconds): kernels run as they are launched, so the
+ * difference is the kernel time between start and stop. */
 struct gpu_timer {
     const gpu_driver_t *d;
     gpu_cuevent_t start, stop;
+    double sim_start;
 };
 
 gpu_timer_t *gpu_timer_new(void)
 {
+    if (gpu_simulating())
+        return calloc(1, sizeof(gpu_timer_t));
     const gpu_driver_t *d = gpu_driver_loaded();
     gpu_cucontext_t ctx = NULL;
     if (!d || !d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize ||
@@ -35,12 +42,20 @@ gpu_timer_t *gpu_timer_new(void)
 
 int gpu_timer_start(gpu_timer_t *t, cm_error_t *err)
 {
+    if (!t->d) {
+        t->sim_start = sim_kernel_seconds();
+        return 0;
+    }
     return GPU_CU_CHECK(t->d->cuEventRecord(t->start, NULL), err);
 }
 
 int gpu_timer_stop(gpu_timer_t *t, double *seconds, cm_error_t *err)
 {
     float ms = 0;
+    if (!t->d) {
+        *seconds = sim_kernel_seconds() - t->sim_start;
+        return 0;
+    }
     if (GPU_CU_CHECK(t->d->cuEventRecord(t->stop, NULL), err) ||
         GPU_CU_CHECK(t->d->cuEventSynchronize(t->stop), err) ||
         GPU_CU_CHECK(t->d->cuEventElapsedTime(&ms, t->start, t->stop), err))
@@ -53,9 +68,9 @@ void gpu_timer_free(gpu_timer_t *t)
 {
     if (!t)
         return;
-    if (t->start)
+    if (t->d && t->start)
         t->d->cuEventDestroy(t->start);
-    if (t->stop)
+    if (t->d && t->stop)
         t->d->cuEventDestroy(t->stop);
     free(t);
 }
@@ -69,6 +84,8 @@ static struct {
     int on, ready, used;
     gpu_cuevent_t start[PAIRS], stop[PAIRS];
     double total_ms;
+    int sim;                   /* on for the simulator: sim_start is the reading */
+    double sim_start;
 } kc;
 
 /* Sums the pairs recorded so far (waiting for the last one) and frees them. */
@@ -87,6 +104,11 @@ static void drain(void)
 
 int gpu_kernel_clock_start(void)
 {
+    if (gpu_simulating()) {
+        kc.sim = 1;
+        kc.sim_start = sim_kernel_seconds();
+        return 0;
+    }
     const gpu_driver_t *d = gpu_driver_loaded();
     gpu_cucontext_t ctx = NULL;
     if (!d || !d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize ||
@@ -109,6 +131,11 @@ int gpu_kernel_clock_start(void)
 int gpu_kernel_clock_stop(double *seconds)
 {
     *seconds = 0;
+    if (kc.sim) {
+        kc.sim = 0;
+        *seconds = sim_kernel_seconds() - kc.sim_start;
+        return 0;
+    }
     if (!kc.on)
         return -1;
     drain();

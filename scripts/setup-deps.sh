@@ -4,8 +4,9 @@
 # apt-get line is printed and the script exits 1.
 set -euo pipefail
 
+# g++: the CUDA simulator compiles kernel cells with it (docs/simulator.md)
 packages=(
-    cmake pkg-config gcc make
+    cmake pkg-config gcc g++ make
     libzmq3-dev libjansson-dev libsodium-dev libpng-dev
     libtcc-dev tcc
     libopenblas0   # the CPU backend's BLAS (ga_matmul), loaded with dlopen at first use

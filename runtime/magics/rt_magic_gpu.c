@@ -34,11 +34,17 @@ int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
     for (int i = 0; i < info.device_count && i < GPU_MAX_DEVICES; i++) {
         const gpu_device_info_t *d = &info.devices[i];
         printf("%s %d: %s, compute capability %d.%d (sm_%d%d), %d SMs, %.1f GiB\n",
-               i == info.selected ? "*" : " ", i, d->name, d->major, d->minor, d->major, d->minor,
+               i == info.selected && !gpu_simulating() ? "*" : " ", i, d->name, d->major, d->minor, d->major, d->minor,
                d->sm_count, (double)d->total_mem / (1 << 30));
     }
     if (!usable)
         printf("no GPU: %s\n", info.reason);
+    gpu_device_info_t sim;
+    gpu_sim_device(&sim);
+    printf("%s cpu: %s, compute capability %d.%d as simulated, %.1f GiB%s\n",
+           gpu_simulating() ? "*" : " ", sim.name, sim.major, sim.minor,
+           (double)sim.total_mem / (1 << 30),
+           gpu_simulating() ? ": kernels run here, on the CUDA simulator (%sim)" : "");
     return 0;
 }
 
@@ -66,12 +72,10 @@ int rt_magic_device(rt_session_t *s, const char *code, const rt_magic_line_t *m,
                 return rt_error_set(err, "UsageError", cell_no, m->line,
                                     "%%device: '%s' is not a device: cpu, gpu, gpuN or N", arg);
         }
-        if (device != GA_CPU) {
-            cm_error_t e = {0};
-            if (gpu_select(device, &e) != 0)
-                return rt_error_set(err, "DeviceError", cell_no, m->line, "%%device %s: %s",
-                                    arg, e.text);
-        }
+        cm_error_t e = {0}; /* GA_CPU is GPU_DEVICE_CPU: kernels go to the simulator */
+        if (gpu_select(device == GA_CPU ? GPU_DEVICE_CPU : device, &e) != 0)
+            return rt_error_set(err, "DeviceError", cell_no, m->line, "%%device %s: %s", arg,
+                                e.text);
         ga_backend_set_device(device);
     }
     ga_device_text(ga_backend_device(), dev, sizeof dev);

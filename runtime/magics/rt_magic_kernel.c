@@ -58,6 +58,8 @@ static int compile_device(const char *src, const char *options, int cell, rt_err
             printf(" (GPU set-up on first use: %.0f ms)", gc->setup_ms);
         if (gc->loaded)
             printf(", loaded in %.2f ms\n", gc->load_ms);
+        else if (gc->simulated)
+            printf("; runs on the CUDA simulator (CPU)\n");
         else
             printf("; no GPU here: launches will fail until one is available\n");
         cm_buf_free(&names);

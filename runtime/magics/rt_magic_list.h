@@ -105,6 +105,12 @@
       "%device [cpu | gpu | gpuN | N]", \
       "Shows or switches where new arrays go and kernels run: the CPU backend, or a GPU by " \
       "number (gpu is gpu0). Arrays already made stay where they are; ga_to_device copies.") \
+    X("sim", 0, rt_magic_sim, \
+      "%sim [--seed N | --seed off]", \
+      "Shows the CUDA simulator's settings (docs/simulator.md); --seed N runs the warps and " \
+      "blocks of later launches in an order shuffled by N, the same for the same N, so that " \
+      "order-dependent bugs show reproducibly; --seed off goes back to index order (the " \
+      "default). --racecheck and --memcheck are not built yet.") \
     X("recover", 0, rt_magic_recover, \
       "%recover", \
       "After the executor had to be replaced (exit(), a fault that could not be caught, a " \

@@ -16,6 +16,7 @@
 #include "ga_backend.h"
 #include "ga_copy.h"
 #include "ga_map.h"
+#include "gpu.h"
 #include "rt_chart.h"
 #include "rt_protect.h"
 #include "rt_session_internal.h"
@@ -769,7 +770,9 @@ static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
     snprintf(wcell, sizeof wcell, no_gpu ? "not run (no GPU)" : "%s \xc2\xb1 %s", wall, wall_sd);
     static const int widths[] = {28, 26, 0};
     const char *rows[4][3] = {{"", "time per run", "speedup"}, {"CPU", ccell, ""},
-                              {"GPU kernels (CUDA events)", kcell, sk},
+                              {gpu_simulating() ? "GPU kernels (simulated)"
+                                                : "GPU kernels (CUDA events)",
+                               kcell, sk},
                               {"GPU with transfers (wall)", wcell, sw}};
     rt_table_t t;
     rt_table_begin(&t, "gpuc-speedup", widths);

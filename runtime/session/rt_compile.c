@@ -9,6 +9,7 @@
 
 #include "cm_log.h"
 #include "cm_vec.h"
+#include "gpu.h"
 #include "rt_api_table.h"
 #include "rt_expand.h"
 #include "rt_gpu_host.h"
@@ -157,6 +158,10 @@ rt_tcc_t *rt_session_new_state(rt_session_t *s, const rt_plan_t *plan, const cha
     }
     for (const rt_symbol_t *r = rt_api_symbols; r->name; r++)
         rt_tcc_add_symbol(t, r->name, r->addr);
+    /* the CUDA runtime API, where gpuc serves it (the simulator) */
+    const gpu_symbol_t *cuda = gpu_runtime_symbols();
+    for (; cuda && cuda->name; cuda++)
+        rt_tcc_add_symbol(t, cuda->name, cuda->addr);
     if (!emit) {
         for (size_t i = 0; i < s->nsyms; i++)
             if (cm_names_find(&plan->keys, s->syms[i].name, (size_t)-1) < 0)

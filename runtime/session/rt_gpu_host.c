@@ -1,7 +1,6 @@
 /* rt_gpu_host: launches and CUDA calls from host cells (see rt_gpu_host.h). */
 #include "rt_gpu_host.h"
 
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +52,14 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
                  kernel, err.text);
         rt_protect_raise("FreedArrayError", msg);
     }
-    if (a->device == GA_CPU && ga_backend_device() != GA_CPU) {
+    if (a->device != GA_CPU && gpu_simulating()) {
+        snprintf(msg, sizeof msg,
+                 "cell %d, line %d: argument %d of %s is an array on gpu%d; kernels run on the "
+                 "CUDA simulator (CPU) now: copy it with ga_to_device(x, -1), or %%device gpu%d",
+                 cell, line, i + 1, kernel, a->device, a->device);
+        rt_protect_raise("DeviceError", msg);
+    }
+    if (a->device == GA_CPU && !gpu_simulating()) {
         snprintf(msg, sizeof msg,
                  "cell %d, line %d: argument %d of %s is an array on the CPU; kernels run on the "
                  "GPU: copy it there with ga_to_device(x, 0) or make it there",
@@ -61,7 +67,7 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
         rt_protect_raise("DeviceError", msg);
     }
     int here = ga_backend_device();
-    if (a->device != GA_CPU && here != GA_CPU && a->device != here) {
+    if (a->device != GA_CPU && here != GA_CPU && a->device != here && !gpu_simulating()) {
         snprintf(msg, sizeof msg,
                  "cell %d, line %d: argument %d of %s is an array on gpu%d; kernels run on gpu%d "
                  "now: copy it with ga_to_device(x, %d), or %%device gpu%d",
@@ -137,10 +143,10 @@ typedef int (*cuda_free_fn)(void *ptr);
  * failure says how much was asked and what is free. */
 int rt_gpu_cuda_malloc(void *ptr, size_t size, const char *what, int line)
 {
-    static cuda_malloc_fn real;
     cm_error_t err = {0};
-    if (!real && gpu_runtime_load(&err) == 0)
-        real = (cuda_malloc_fn)dlsym(gpu_runtime_handle(), "cudaMalloc");
+    cuda_malloc_fn real = NULL; /* libcudart's or the simulator's, as the device is now */
+    if (gpu_runtime_load(&err) == 0)
+        real = (cuda_malloc_fn)gpu_runtime_function("cudaMalloc");
     if (!real) {
         fprintf(stderr, "cudaMalloc: %s\n", err.text[0] ? err.text : "no CUDA runtime");
         return 35; /* cudaErrorInsufficientDriver */
@@ -161,10 +167,10 @@ int rt_gpu_cuda_malloc(void *ptr, size_t size, const char *what, int line)
 
 int rt_gpu_cuda_free(void *ptr)
 {
-    static cuda_free_fn real;
     cm_error_t err = {0};
-    if (!real && gpu_runtime_load(&err) == 0)
-        real = (cuda_free_fn)dlsym(gpu_runtime_handle(), "cudaFree");
+    cuda_free_fn real = NULL;
+    if (gpu_runtime_load(&err) == 0)
+        real = (cuda_free_fn)gpu_runtime_function("cudaFree");
     if (!real)
         return 35;
     gpu_track_free(ptr);
@@ -203,6 +209,15 @@ int rt_gpu_after_cell(int cell, rt_error_t *error)
     if (err.code > 0 && err.code < 10000 && gpu_error_is_sticky(err.code))
         context_lost = 1;
     return rt_error_set(error, "CudaError", 0, 0, "cell %d: %s", cell, err.text);
+}
+
+void rt_gpu_stopped(rt_error_t *error, const void *ip)
+{
+    char where[CM_ERROR_TEXT];
+    if (!gpu_stopped_kernel(ip, where, sizeof where))
+        return;
+    launched = 0; /* it ran synchronously: nothing to wait for */
+    rt_error_hint(error, "%s", where);
 }
 
 void rt_gpu_interrupted(rt_error_t *error, int cell)

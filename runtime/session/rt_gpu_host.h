@@ -38,6 +38,11 @@ int rt_gpu_after_cell(int cell, rt_error_t *err);
  * reworded to say so and to offer a restart. */
 void rt_gpu_interrupted(rt_error_t *err, int cell);
 
+/* A cell stopped by a fault or an interrupt at ip: when that stopped a
+ * kernel running on the simulator, err's hint says which kernel, line and
+ * thread. */
+void rt_gpu_stopped(rt_error_t *err, const void *ip);
+
 /* How many kernels host code has launched so far in this process (the
  * timing magics compare counts to tell whether code ran GPU work). */
 unsigned long rt_gpu_launch_count(void);

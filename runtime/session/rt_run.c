@@ -90,6 +90,7 @@ int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int
         return -1;
     }
     rt_session_fault_error(s, cell, fault, err);
+    rt_gpu_stopped(err, fault ? fault->ip : NULL);
     if (sig == SIGINT)
         rt_gpu_interrupted(err, cell);
     return -1;

@@ -199,6 +199,27 @@ SPEEDUP = [
     "%%speedup --check cpu_out,gpu_out:N --sizes 1e3,1e4,1e5,1e6,1e7 -r 3\n" + SQDIFF_SECTIONS,
 ]
 
+# %device cpu and back on a GPU machine: a kernel compiled for the GPU runs
+# on the CUDA simulator (compiled there at its first launch), one compiled
+# while simulating runs on both; memory stays on its side
+SWITCH = [
+    "%gpu",
+    "%%kernel\n__global__ void twice(int n, float *v) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) v[i] *= 2.0f;\n}",
+    "float h[256];\nfor (int i = 0; i < 256; i++) h[i] = i;\nfloat *d;\ncudaMalloc(&d, sizeof h);\n"
+    "cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);\ntwice<<<1, 256>>>(256, d);\n"
+    "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nprintf(\"gpu %g\\n\", h[10]);",
+    "%device cpu",
+    "float *c;\ncudaMalloc(&c, 256 * sizeof(float));\nfor (int i = 0; i < 256; i++) c[i] = i;\n"
+    "twice<<<1, 256>>>(256, c);\nprintf(\"simulated %g\\n\", c[10]);",
+    "%%kernel\n__global__ void thrice(int n, float *v) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) v[i] *= 3.0f;\n}",
+    "thrice<<<1, 256>>>(256, c);\nprintf(\"simulated %g\\n\", c[10]);",
+    "%device gpu",
+    "twice<<<1, 256>>>(256, d);\nthrice<<<1, 256>>>(256, d);\n"
+    "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nprintf(\"gpu %g\\n\", h[10]);",
+]
+
 
 def notebook(cells):
     return {
@@ -211,5 +232,5 @@ def notebook(cells):
 
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
-                    ("timing", TIMING), ("speedup", SPEEDUP)):
+                    ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

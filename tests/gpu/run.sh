@@ -97,6 +97,21 @@ for i, c in enumerate(nb["cells"][2:], 2):
 PY
 check $rc "%%speedup notebook"
 
+# %device cpu and back: kernels compiled for the GPU run on the simulator
+# (compiled there at their first launch) and new ones on both
+"$bin/gpuc" run tests/gpu/switch.ipynb -o "$out/switch.ipynb" 2> "$out/switch.log"
+rc=$?; cat "$out/switch.log"
+python3 - "$out/switch.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
+               if o["output_type"] == "stream" and o["name"] == "stdout")
+print(text)
+want = ["gpu 20", "simulated 20", "simulated 60", "gpu 120"]
+sys.exit(0 if [l for l in text.splitlines() if l.split()[0] in ("gpu", "simulated")] == want else 1)
+PY
+check $? "%device cpu and back (gpuc run rc $rc)"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \

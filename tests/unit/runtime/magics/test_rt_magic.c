@@ -194,7 +194,7 @@ static void test_unknown_and_help(void)
     json_decref(r);
     r = run("%lsmagic");
     CHECK(strstr(out, "Available line magics:\n%lsmagic  %who  %whos  %reset  %lib  %cflags  "
-                      "%timeit  %gpu  %memory  %device  %recover\n"));
+                      "%timeit  %gpu  %memory  %device  %sim  %recover\n"));
     CHECK(strstr(out, "Available cell magics:\n%%timeit  %%time  %%speedup  %%kernel  %%cuda"));
     CHECK(strstr(out, "\nplanned: %ptx"));
     CHECK(strstr(out, "%%speedup"));

@@ -1,0 +1,199 @@
+"""The CUDA simulator against Numba's (NUMBA_ENABLE_CUDASIM=1), on this
+machine, in one run: a 1e6-element vector add with 256-thread blocks and a
+shared-memory tiled 512x512 float matmul (16x16 tiles, two __syncthreads()
+per tile).
+
+    python3 bench/bench_sim.py [--gpuc build/gpuc] [--json OUT.json]
+
+gpuc's times come from a notebook run by `gpuc run` after `%device cpu`:
+each kernel is compiled and run once (warm-up), then the launch is timed
+with the wall clock around launch + cudaDeviceSynchronize (best of 3; the
+matmul once more). Numba's simulator runs each thread as a Python thread,
+so it is measured at small sizes (vector add: 2^14 elements; matmul:
+32x32) and scaled by the work (elements; n^3). numba is installed into
+this Python's environment with pip when it is missing. Prints one line per
+case with both times and the ratio (goal: gpuc >= 100x faster)."""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+VADD = r"""
+__global__ void bench_vadd(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}"""
+
+# also the tests' tiled matmul (tests/sim/test_sim.py)
+MATMUL = r"""
+#define TILE 16
+__global__ void bench_matmul(const float *A, const float *B, float *C, int n) {
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < n / TILE; t++) {
+        As[ty][tx] = A[row * n + t * TILE + tx];
+        Bs[ty][tx] = B[(t * TILE + ty) * n + col];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    C[row * n + col] = acc;
+}"""
+
+KERNELS = "%%kernel" + VADD + MATMUL
+
+HOST = r"""
+#include <time.h>
+static double bench_now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+int n = 1000000, m = 512;
+float *a, *b, *c, *A, *B, *C;
+cudaMalloc(&a, n * 4); cudaMalloc(&b, n * 4); cudaMalloc(&c, n * 4);
+cudaMalloc(&A, m * m * 4); cudaMalloc(&B, m * m * 4); cudaMalloc(&C, m * m * 4);
+for (int i = 0; i < n; i++) { a[i] = i; b[i] = 1; }       /* device memory is host memory here */
+for (int i = 0; i < m * m; i++) { A[i] = (i % 13) * 0.25f; B[i] = (i % 7) - 3; }
+double best = 1e9, t0;
+for (int r = 0; r < 4; r++) {
+    t0 = bench_now();
+    bench_vadd<<<(n + 255) / 256, 256>>>(a, b, c, n);
+    cudaDeviceSynchronize();
+    if (r > 0 && bench_now() - t0 < best) best = bench_now() - t0;
+}
+printf("vadd %.6f check %.1f\n", best, c[n - 1]);
+best = 1e9;
+dim3 grid(m / 16, m / 16);
+dim3 block(16, 16);
+for (int r = 0; r < 3; r++) {
+    t0 = bench_now();
+    bench_matmul<<<grid, block>>>(A, B, C, m);
+    cudaDeviceSynchronize();
+    if (r > 0 && bench_now() - t0 < best) best = bench_now() - t0;
+}
+double want = 0;
+for (int k = 0; k < m; k++) want += A[k] * B[k * m];
+printf("matmul %.6f check %.3f %.3f\n", best, C[0], want);
+"""
+
+
+def gpuc_times(gpuc: Path) -> dict:
+    cells = ["%device cpu", KERNELS, HOST]
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "bench_sim.ipynb", Path(tmp) / "out.ipynb"
+        src.write_text(json.dumps(nb))
+        subprocess.run([str(gpuc), "run", str(src), "-o", str(out), "--timeout", "500"],
+                       check=True, cwd=tmp)
+        text = "".join(o.get("text", "") for o in json.loads(out.read_text())["cells"][2]["outputs"])
+    got = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] in ("vadd", "matmul"):
+            got[parts[0]] = float(parts[1])
+            if parts[0] == "matmul":
+                assert abs(float(parts[3]) - float(parts[4])) < 1e-3 * max(1, abs(float(parts[4]))), line
+            else:
+                assert float(parts[3]) == 1000000.0, line
+    return got
+
+
+NUMBA = r"""
+import os, sys, time, json
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+import numpy as np
+from numba import cuda, float32
+
+@cuda.jit
+def vadd(a, b, c, n):
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    if i < n:
+        c[i] = a[i] + b[i]
+
+TILE = 16
+@cuda.jit
+def matmul(A, B, C, n):
+    As = cuda.shared.array((TILE, TILE), float32)
+    Bs = cuda.shared.array((TILE, TILE), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    row, col = cuda.blockIdx.y * TILE + ty, cuda.blockIdx.x * TILE + tx
+    acc = float32(0)
+    for t in range(n // TILE):
+        As[ty, tx] = A[row, t * TILE + tx]
+        Bs[ty, tx] = B[t * TILE + ty, col]
+        cuda.syncthreads()
+        for k in range(TILE):
+            acc += As[ty, k] * Bs[k, tx]
+        cuda.syncthreads()
+    C[row, col] = acc
+
+# warm-up: the first launch of each kernel sets the simulator up
+_w = np.ones(256, np.float32); vadd[1, 256](_w, _w, np.zeros_like(_w), 256)
+_W = np.ones((16, 16), np.float32); matmul[(1, 1), (16, 16)](_W, _W, np.zeros_like(_W), 16)
+n = int(sys.argv[1]); m = int(sys.argv[2])
+a = np.arange(n, dtype=np.float32); b = np.ones(n, dtype=np.float32); c = np.zeros_like(a)
+t0 = time.perf_counter(); vadd[(n + 255) // 256, 256](a, b, c, n); tv = time.perf_counter() - t0
+assert c[-1] == n
+A = (np.arange(m * m) % 13 * 0.25).astype(np.float32).reshape(m, m)
+B = (np.arange(m * m) % 7 - 3).astype(np.float32).reshape(m, m)
+C = np.zeros((m, m), np.float32)
+t0 = time.perf_counter(); matmul[(m // TILE, m // TILE), (TILE, TILE)](A, B, C, m); tm = time.perf_counter() - t0
+assert np.allclose(C, A @ B, rtol=1e-4)
+print(json.dumps({"vadd": tv, "matmul": tm}))
+"""
+
+
+def numba_times(n_small: int, m_small: int) -> dict:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "numba"], check=True)
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    out = subprocess.run([sys.executable, "-c", NUMBA, str(n_small), str(m_small)], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    small = json.loads(out.strip().splitlines()[-1])
+    return {"vadd": small["vadd"] * (1000000 / n_small),
+            "matmul": small["matmul"] * (512 / m_small) ** 3,
+            "vadd_measured": small["vadd"], "matmul_measured": small["matmul"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpuc", default=str(ROOT / "build" / "gpuc"))
+    ap.add_argument("--json")
+    ap.add_argument("--numba-n", type=int, default=16384)
+    ap.add_argument("--numba-m", type=int, default=32)
+    args = ap.parse_args()
+    g = gpuc_times(Path(args.gpuc))
+    nb = numba_times(args.numba_n, args.numba_m)
+    import numba
+    machine = f"{platform.node()}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}"
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {machine}, numba {numba.__version__}")
+    rows = [("vector add 1e6 float32, 256-thread blocks", "vadd", 0.5,
+             f"{args.numba_n} elements"),
+            ("tiled matmul 512x512 float32, 16x16 tiles", "matmul", 5.0,
+             f"{args.numba_m}x{args.numba_m}")]
+    result = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "machine": machine, "cases": []}
+    for title, key, goal, small in rows:
+        ratio = nb[key] / g[key]
+        print(f"{title}: gpuc {g[key]:.4f} s (goal <= {goal} s), Numba's simulator "
+              f"{nb[key]:.1f} s (measured {nb[key + '_measured']:.2f} s at {small}, scaled): "
+              f"{ratio:.0f}x faster")
+        result["cases"].append({"case": title, "gpuc_s": g[key], "numba_s": nb[key],
+                                "numba_measured_s": nb[key + "_measured"], "ratio": ratio})
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+/* gpu_sim: the CUDA simulator (cuda/sim) as the backend gpu.h serves when
+ * there is no GPU or the CPU is selected. The simulator knows nothing of
+ * cuda/; this file says when it is used and what it reports. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+#include "sim.h"
+
+static int cpu_selected; /* %device cpu */
+
+int gpu_sim_cpu_selected(void)
+{
+    return cpu_selected;
+}
+
+void gpu_sim_select_cpu(int on)
+{
+    cpu_selected = on;
+}
+
+int gpu_simulating(void)
+{
+    int major, minor;
+    return cpu_selected || !gpu_device_target(&major, &minor);
+}
+
+void gpu_sim_note(void)
+{
+    static int noted;
+    if (noted)
+        return;
+    noted = 1;
+    if (cpu_selected)
+        fprintf(stderr, "note: the CPU is selected: kernels run on the CUDA simulator "
+                        "(docs/simulator.md)\n");
+    else
+        fprintf(stderr, "note: no GPU found: kernels run on the CUDA simulator "
+                        "(docs/simulator.md)\n");
+    fflush(stderr);
+}
+
+void gpu_sim_device(gpu_device_info_t *info)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "%s", sim_device_name());
+    info->major = 8;
+    info->minor = 0;
+    info->sm_count = sim_cores();
+    info->total_mem = sim_total_memory();
+}
+
+void gpu_sim_properties(gpu_device_props_t *props)
+{
+    memset(props, 0, sizeof *props);
+    snprintf(props->name, sizeof props->name, "%s", sim_device_name());
+    props->totalGlobalMem = sim_total_memory();
+    props->sharedMemPerBlock = 48 * 1024;
+    props->regsPerBlock = 65536;
+    props->warpSize = 32;
+    props->memPitch = (size_t)1 << 31;
+    props->maxThreadsPerBlock = 1024;
+    props->maxThreadsDim[0] = props->maxThreadsDim[1] = 1024;
+    props->maxThreadsDim[2] = 64;
+    props->maxGridSize[0] = 2147483647;
+    props->maxGridSize[1] = props->maxGridSize[2] = 65535;
+    props->totalConstMem = 65536;
+    props->major = 8; /* the prelude's __CUDA_ARCH__ 800 */
+    props->minor = 0;
+    props->multiProcessorCount = sim_cores();
+    props->unifiedAddressing = 1;
+    props->maxThreadsPerMultiProcessor = 1024;
+    props->sharedMemPerMultiprocessor = 48 * 1024;
+    props->managedMemory = 1;
+}
+
+void gpu_sim_set_seed(long long seed)
+{
+    sim_set_seed(seed);
+}
+
+long long gpu_sim_seed(void)
+{
+    return sim_seed();
+}
+
+const gpu_symbol_t *gpu_runtime_symbols(void)
+{
+    static gpu_symbol_t table[64];
+    if (!gpu_simulating())
+        return NULL;
+    if (!table[0].name) {
+        const sim_symbol_t *s = sim_runtime_symbols();
+        for (int i = 0; s[i].name && i < 63; i++)
+            table[i] = (gpu_symbol_t){s[i].name, s[i].addr};
+    }
+    return table;
+}
+
+void *gpu_runtime_function(const char *name)
+{
+    if (gpu_simulating())
+        return (void *)sim_runtime_function(name);
+    void *h = gpu_runtime_handle();
+    return h ? dlsym(h, name) : NULL;
+}

@@ -1,0 +1,134 @@
+/* sim: the CUDA simulator - kernel cells run on the CPU (docs/simulator.md).
+ *
+ * cuda/ uses it where there is no GPU or the user chose the CPU (%device
+ * cpu): gpu_compile_cell compiles the cell's device code here too, with
+ * g++ and the prelude (sim_prelude.c), into a cached shared object
+ * (common/cm_jit); gpu_launch runs the kernel here; host cells get the
+ * runtime API (cudaMalloc ...) from sim_runtime.c. cuda/sim includes only
+ * common/ and knows nothing of cuda/.
+ *
+ * Threads: call everything from one OS thread (the executor's main
+ * thread). Launches are synchronous: a kernel has run when sim_launch
+ * returns; what failed while it ran (a device assert, a trap, threads that
+ * can never leave a barrier) is kept and returned by sim_take_error, as a
+ * GPU reports it at the next synchronisation.
+ *
+ * Errors: cm_error_t. err->code is SIM_E_CUDA + the number of the CUDA
+ * error a GPU gives for the same mistake (SIM_E_CUDA + 710 for a device
+ * assert), and err->text starts with its name and number as the driver
+ * writes them ("CUDA_ERROR_ASSERT (710): device-side assert triggered"),
+ * so users read what a GPU would say; the code stays out of the range of
+ * real CUresults so that nothing takes a simulated failure for a lost
+ * context. Compile errors are SIM_E_COMPILE. */
+#ifndef SIM_H
+#define SIM_H
+
+#include <stddef.h>
+
+#include "cm_error.h"
+
+enum {
+    SIM_E_CUDA = 20000,        /* + the CUDA error number */
+    SIM_E_COMPILE = 20999,     /* g++ rejected the cell (log in NVRTC's format) */
+};
+
+/* What a kernel's entry point in a compiled module looks like: one call
+ * runs the kernel for the running simulated thread. args as cuLaunchKernel's
+ * kernelParams: args[i] points at argument i. */
+typedef void (*sim_entry_fn)(void **args);
+
+/* ---- launches (sim_sched.c) ------------------------------------------- */
+
+typedef struct sim_kernel {
+    const char *name;          /* for messages */
+    sim_entry_fn entry;
+    const int *cells;          /* cells[k - 1]: the cell of "cell[k]" in the module's
+                                  source (for assert messages); may be NULL */
+    int ncells;
+    char *shared;              /* the module's __shared__ variables: [shared, */
+    size_t shared_bytes;       /* shared + shared_bytes), filled with 0xff per block */
+} sim_kernel_t;
+
+/* Runs kernel over grid x block threads with shared_bytes of dynamic
+ * shared memory. A bad configuration is refused as a GPU refuses it: -1
+ * with err (SIM_E_CUDA + 1, "CUDA_ERROR_INVALID_VALUE (1): invalid
+ * argument: 2048 threads per block, at most 1024"); nothing runs. Otherwise
+ * 0 once the kernel has run; device printf output has been written to
+ * stdout (ordered by block, then thread); a failure while running is
+ * pending for sim_take_error. */
+int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigned block[3],
+               unsigned shared_bytes, void **args, cm_error_t *err);
+
+/* 1 when the last launch was stopped before its end (a fault in the
+ * kernel, or an interrupt, jumped out of it): where gets the kernel and
+ * the thread ("oob, block [0,0,0], thread [2,0,0]"), line the place in the
+ * cell of ip, the address it stopped at ("cell 8, line 3"; "" when
+ * unknown), and it is forgotten. 0 otherwise. */
+int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_t line_len);
+
+/* The failure of the last launches since the last call, if any: 1 with err
+ * set (and forgotten here), 0 when none. */
+int sim_take_error(cm_error_t *err);
+
+/* Keeps err as the pending failure again (after sim_take_error, for a
+ * caller that only looked at it). */
+void sim_keep_error(const cm_error_t *err);
+
+/* The hooks compiled kernels call (threadIdx, barriers, warp intrinsics,
+ * printf, assert). Borrowed, static. */
+const struct sim_hooks *sim_hooks(void);
+
+/* Order of execution: seed < 0 runs warps and blocks in index order (the
+ * default); otherwise their order is shuffled by a generator seeded with
+ * seed, the same for the same seed and launch sequence. */
+void sim_set_seed(long long seed);
+long long sim_seed(void);
+
+/* Wall seconds the simulator spent running kernels since the process
+ * started (for the timers: simulated kernels take CPU time, not GPU time). */
+double sim_kernel_seconds(void);
+
+/* The number of CPU cores the simulator says it has (multiProcessorCount). */
+int sim_cores(void);
+
+/* ---- compiling (sim_compile.c) ---------------------------------------- */
+
+/* Compiles source (CUDA C++ device code, parts marked `#line 1
+ * "cell[k]"`) with g++ and the prelude, and finds the entry points of the
+ * nkernels kernels names[i] (non-template __global__ functions of the
+ * source): entries[i], and the module's static shared memory (*shared,
+ * *shared_bytes; NULL, 0 when none). options: the kernel cell's magic options (-D, -U, -I
+ * and --use_fast_math are used, the rest is NVRTC's and ignored); may be
+ * NULL. *ms gets the compile's milliseconds (0 on a cache hit), *cache
+ * "miss" / "memory hit" / "disk hit". On a compile error: -1 with err
+ * (SIM_E_COMPILE, the first error line) and *log (caller frees): g++'s
+ * messages in NVRTC's form ("cell[2](3): error: ...", the source line, a
+ * caret), for the caller's log mapping. Other failures: -1 with err (no g++
+ * is CM_E_JIT_COMPILER). */
+int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
+                sim_entry_fn *entries, char **shared, size_t *shared_bytes, char **log,
+                double *ms, const char **cache, cm_error_t *err);
+
+/* ---- the runtime API for host cells (sim_runtime.c) -------------------- */
+
+typedef struct sim_symbol {
+    const char *name;          /* "cudaMalloc" */
+    const void *addr;
+} sim_symbol_t;
+
+/* cudaMalloc, cudaMemcpy, cudaEventRecord ... as the simulator serves them
+ * (device memory is host memory), for host cells to link against; ends
+ * with {NULL, NULL}. Static. */
+const sim_symbol_t *sim_runtime_symbols(void);
+
+/* The address of the simulator's implementation of name, or NULL. */
+const void *sim_runtime_function(const char *name);
+
+/* The device's name as %gpu and cudaGetDeviceProperties show it:
+ * "gpuc simulator (CPU, 2 cores)". Static buffer. */
+const char *sim_device_name(void);
+
+/* Host memory the simulated device reports (bytes): physical memory. */
+size_t sim_total_memory(void);
+
+#endif

@@ -1,0 +1,275 @@
+/* sim_compile: kernel cells compiled by g++ for the simulator (see sim.h).
+ *
+ * The source is the prelude, then the cell's device code as cuda/ put it
+ * together (parts marked `#line 1 "cell[k]"`) with two rewrites that keep
+ * every line where it was - #include lines of CUDA's headers (and of
+ * assert.h, which would undo the device assert) become empty lines, and an
+ * `extern __shared__ T name[];` becomes a macro for the launch's dynamic
+ * shared memory - then one C entry point per kernel. common/cm_jit compiles
+ * and caches it. */
+#include "sim.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_buf.h"
+#include "cm_jit.h"
+#include "sim_abi.h"
+#include "sim_prelude.h"
+
+/* -g1: line tables, so that a fault or an interrupt can name the line */
+#define FLAGS "-O2 -g1 -std=c++17 -w -fno-math-errno -fno-diagnostics-show-caret"
+
+/* Headers whose contents the prelude provides. */
+static int provided_header(const char *line)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p++ != '#')
+        return 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (strncmp(p, "include", 7) != 0)
+        return 0;
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    static const char *const names[] = {"cuda.h", "cuda_runtime", "cuda_fp16", "device_launch_parameters",
+                                        "device_functions", "assert.h", "cassert", "math_constants"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *hit = strstr(p, names[i]);
+        if (hit && (size_t)(hit - p) < len)
+            return 1;
+    }
+    return 0;
+}
+
+/* `extern __shared__ TYPE NAME[];` at line[from, to): a macro for NAME,
+ * then #line so the rest of the line keeps its number. 0 when the text
+ * is not that shape. */
+static int rewrite_extern_shared(const char *decl, size_t len, const char *file, int line,
+                                 cm_buf_t *out)
+{
+    const char *br = memchr(decl, '[', len);
+    if (!br)
+        return 0;
+    const char *end = br;
+    while (end > decl && isspace((unsigned char)end[-1]))
+        end--;
+    const char *name = end;
+    while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+        name--;
+    if (name == end)
+        return 0;
+    cm_buf_t type = {0};
+    for (const char *p = decl; p < name;) { /* the type, without __align__(n) */
+        if (strncmp(p, "__align__", 9) == 0) {
+            const char *close = memchr(p, ')', (size_t)(name - p));
+            p = close ? close + 1 : name;
+            continue;
+        }
+        cm_buf_addc(&type, *p++);
+    }
+    cm_buf_addf(out, "\n#undef %.*s\n#define %.*s ((%s *)(*__gpuc_h->self)->block->dyn_shared)\n",
+                (int)(end - name), name, (int)(end - name), name, cm_buf_str(&type));
+    cm_buf_addf(out, "#line %d \"%s\"\n", line, file);
+    cm_buf_free(&type);
+    return 1;
+}
+
+/* The rewrites described at the top, line by line. */
+static void rewrite_source(const char *src, cm_buf_t *out)
+{
+    char file[64] = "gpuc";
+    int line = 1;
+    for (const char *p = src; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        int n;
+        char name[64];
+        if (sscanf(p, "#line %d \"%63[^\"]\"", &n, name) == 2) {
+            cm_buf_add(out, p, len);
+            snprintf(file, sizeof file, "%s", name);
+            line = n;
+        } else if (provided_header(p)) {
+            /* an empty line */
+            line++;
+        } else {
+            const char *ext = NULL;
+            for (const char *q = p; q + 6 < p + len && !ext; q++) {
+                if (strncmp(q, "extern", 6) == 0 && (q == p || !isalnum((unsigned char)q[-1]))) {
+                    const char *r = q + 6;
+                    while (r < p + len && isspace((unsigned char)*r))
+                        r++;
+                    if (strncmp(r, "__shared__", 10) == 0)
+                        ext = q;
+                }
+            }
+            const char *semi = ext ? memchr(ext, ';', (size_t)(p + len - ext)) : NULL;
+            const char *decl = ext ? strstr(ext, "__shared__") + 10 : NULL;
+            if (semi && rewrite_extern_shared(decl, (size_t)(semi - decl), file, line, out)) {
+                cm_buf_add(out, p, (size_t)(ext - p));
+                cm_buf_add(out, semi + 1, (size_t)(p + len - semi - 1));
+            } else {
+                cm_buf_add(out, p, len);
+            }
+            line++;
+        }
+        cm_buf_addc(out, '\n');
+        p = nl ? nl + 1 : p + len;
+    }
+}
+
+/* Line number of part k of src ("cell[k]"), or NULL. Sets *len. */
+static const char *source_line(const char *src, const char *part, int want, size_t *len)
+{
+    char mark[80];
+    snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", part);
+    const char *p = strstr(src, mark);
+    if (!p)
+        return NULL;
+    p += strlen(mark);
+    for (int line = 1; *p; line++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (line == want) {
+            *len = n;
+            return p;
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return NULL;
+}
+
+/* g++'s "cell[2]:3:5: error: msg" lines as NVRTC writes them: "cell[2](3):
+ * error: msg", the source line and a caret under the column. */
+static char *nvrtc_style(const char *log, const char *src, char *first, size_t first_len)
+{
+    cm_buf_t out = {0};
+    first[0] = '\0';
+    for (const char *p = log; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char part[64], sev[32];
+        int line, col, used = 0;
+        if (sscanf(p, "%63[^:]:%d:%d: %31[a-z ]:%n", part, &line, &col, sev, &used) == 4 && used &&
+            (size_t)used <= len && strncmp(part, "cell[", 5) == 0 &&
+            (strstr(sev, "error") || strstr(sev, "warning"))) {
+            const char *msg = p + used;
+            while (*msg == ' ')
+                msg++;
+            size_t mlen = (size_t)(p + len - msg);
+            cm_buf_addf(&out, "%s(%d): %s: %.*s\n", part, line, sev, (int)mlen, msg);
+            if (!first[0] && strstr(sev, "error"))
+                snprintf(first, first_len, "%s(%d): %s: %.*s", part, line, sev, (int)mlen, msg);
+            size_t slen = 0;
+            const char *s = source_line(src, part, line, &slen);
+            if (s) {
+                cm_buf_addf(&out, "  %.*s\n  ", (int)slen, s);
+                for (int i = 1; i < col; i++)
+                    cm_buf_addc(&out, i - 1 < (int)slen && s[i - 1] == '\t' ? '\t' : ' ');
+                cm_buf_adds(&out, "^\n");
+            }
+            cm_buf_addc(&out, '\n');
+        } else if (len && strstr(p, "error") && (size_t)(strstr(p, "error") - p) < len &&
+                   !strstr(p, "compilation terminated")) {
+            cm_buf_add(&out, p, len);
+            cm_buf_addc(&out, '\n');
+            if (!first[0])
+                snprintf(first, first_len, "%.*s", (int)len, p);
+        }
+        p = nl ? nl + 1 : p + len;
+    }
+    return cm_buf_steal(&out);
+}
+
+/* g++ flags from the kernel cell's options (NVRTC's): -D, -U, -I, --std,
+ * --use_fast_math; the rest means nothing on the CPU. */
+static void translate_options(const char *options, cm_buf_t *flags)
+{
+    cm_buf_adds(flags, FLAGS);
+    if (!options)
+        return;
+    char *copy = strdup(options);
+    if (!copy)
+        return;
+    char *save = NULL, *prev = NULL;
+    for (char *t = strtok_r(copy, " \t", &save); t; prev = t, t = strtok_r(NULL, " \t", &save)) {
+        int takes = prev && (!strcmp(prev, "-D") || !strcmp(prev, "-U") || !strcmp(prev, "-I"));
+        if (takes || !strncmp(t, "-D", 2) || !strncmp(t, "-U", 2) || !strncmp(t, "-I", 2) ||
+            !strcmp(t, "-D") || !strcmp(t, "-U") || !strcmp(t, "-I")) {
+            cm_buf_adds(flags, " '");
+            for (const char *c = t; *c; c++)
+                if (*c == '\'')
+                    cm_buf_adds(flags, "'\\''");
+                else
+                    cm_buf_addc(flags, *c);
+            cm_buf_addc(flags, '\'');
+        } else if (!strcmp(t, "--use_fast_math") || !strcmp(t, "-use_fast_math")) {
+            cm_buf_adds(flags, " -ffast-math");
+        } else if (!strncmp(t, "--std=", 6) || !strncmp(t, "-std=", 5)) {
+            cm_buf_addf(flags, " -std=%s", strchr(t, '=') + 1);
+        }
+    }
+    free(copy);
+}
+
+int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
+                sim_entry_fn *entries, char **shared, size_t *shared_bytes, char **log,
+                double *ms, const char **cache, cm_error_t *err)
+{
+    cm_buf_t src = {0}, flags = {0};
+    *log = NULL;
+    *ms = 0;
+    *cache = "miss";
+    cm_buf_adds(&src, sim_prelude);
+    rewrite_source(source, &src);
+    cm_buf_adds(&src, "#line 1 \"gpuc-entries\"\n");
+    for (int i = 0; i < nkernels; i++)
+        cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void "
+                          "__gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n",
+                    names[i], names[i]);
+    translate_options(options, &flags);
+    cm_jit_result_t r;
+    cm_error_t e = {0};
+    int rc = cm_jit_load(CM_JIT_CXX, cm_buf_str(&src), cm_buf_str(&flags), &r, &e);
+    cm_buf_free(&src);
+    cm_buf_free(&flags);
+    *ms = r.compile_ms;
+    *cache = r.cache;
+    if (rc != 0) {
+        if (e.code == CM_E_JIT_COMPILE && r.log) {
+            char first[CM_ERROR_TEXT];
+            *log = nvrtc_style(r.log, source, first, sizeof first);
+            CM_ERROR(err, SIM_E_COMPILE, "%s", first[0] ? first : e.text);
+        } else {
+            CM_ERROR(err, e.code, "%s", e.text);
+        }
+        free(r.log);
+        return -1;
+    }
+    free(r.log);
+    void (*bind)(const sim_hooks_t *) = (void (*)(const sim_hooks_t *))cm_jit_symbol(r.handle, "__gpuc_bind", err);
+    if (!bind)
+        return -1;
+    bind(sim_hooks());
+    void (*range)(char **, char **) = (void (*)(char **, char **))cm_jit_symbol(r.handle, "__gpuc_shared", err);
+    if (!range)
+        return -1;
+    char *lo = NULL, *hi = NULL;
+    range(&lo, &hi);
+    *shared = lo && hi > lo ? lo : NULL;
+    *shared_bytes = lo && hi > lo ? (size_t)(hi - lo) : 0;
+    for (int i = 0; i < nkernels; i++) {
+        char sym[200];
+        snprintf(sym, sizeof sym, "__gpuc_entry_%s", names[i]);
+        entries[i] = (sim_entry_fn)cm_jit_symbol(r.handle, sym, err);
+        if (!entries[i])
+            return -1;
+    }
+    return 0;
+}

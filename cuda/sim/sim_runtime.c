@@ -1,0 +1,319 @@
+/* sim_runtime: the CUDA runtime API on the simulator (see sim.h).
+ *
+ * Host cells call these by the names of libcudart's functions, with
+ * gpu_host_header's declarations (cudaError_t is an int here, the enums
+ * ints). Device memory is host memory, aligned as cudaMalloc aligns (256
+ * bytes); copies of every kind are memmove; the default stream and every
+ * stream are synchronous, since launches are; events read the wall clock,
+ * so cudaEventElapsedTime gives the simulator's own time, not a GPU's. */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+
+#include "cm_time.h"
+
+enum {
+    SUCCESS = 0, INVALID_VALUE = 1, MEMORY_ALLOCATION = 2, INVALID_MEMCPY_DIRECTION = 21,
+    INVALID_DEVICE = 101, INVALID_RESOURCE_HANDLE = 400,
+};
+
+static int last_error; /* cudaGetLastError's */
+
+static int failed(int code)
+{
+    last_error = code;
+    return code;
+}
+
+/* The failure a simulated kernel left, as a CUDA error number, without
+ * taking it: gpuc reports it at the end of the cell. */
+static int kernel_error(void)
+{
+    cm_error_t e = {0};
+    if (!sim_take_error(&e))
+        return 0;
+    int code = e.code - SIM_E_CUDA;
+    /* put it back: sim_take_error forgot it */
+    sim_keep_error(&e);
+    return code;
+}
+
+static int sim_malloc(void **ptr, size_t size)
+{
+    if (!ptr)
+        return failed(INVALID_VALUE);
+    size_t rounded = (size + 255) / 256 * 256;
+    *ptr = rounded ? aligned_alloc(256, rounded) : NULL;
+    return rounded && !*ptr ? failed(MEMORY_ALLOCATION) : SUCCESS;
+}
+
+static int sim_malloc_managed(void **ptr, size_t size, unsigned flags)
+{
+    (void)flags;
+    return sim_malloc(ptr, size);
+}
+
+static int sim_free(void *ptr)
+{
+    free(ptr);
+    return SUCCESS;
+}
+
+static int sim_memcpy(void *dst, const void *src, size_t count, int kind)
+{
+    if (kind < 0 || kind > 4)
+        return failed(INVALID_MEMCPY_DIRECTION);
+    if (count && (!dst || !src))
+        return failed(INVALID_VALUE);
+    memmove(dst, src, count);
+    return SUCCESS;
+}
+
+static int sim_memcpy_async(void *dst, const void *src, size_t count, int kind, void *stream)
+{
+    (void)stream;
+    return sim_memcpy(dst, src, count, kind);
+}
+
+static int sim_memset(void *ptr, int value, size_t count)
+{
+    if (count && !ptr)
+        return failed(INVALID_VALUE);
+    memset(ptr, value, count);
+    return SUCCESS;
+}
+
+static int sim_synchronize(void)
+{
+    return kernel_error();
+}
+
+static int sim_get_last_error(void)
+{
+    int k = kernel_error();
+    int e = last_error;
+    last_error = SUCCESS;
+    return e ? e : k;
+}
+
+static int sim_peek_at_last_error(void)
+{
+    return last_error ? last_error : kernel_error();
+}
+
+static const struct {
+    int code;
+    const char *name, *text;
+} errors[] = {
+    {0, "cudaSuccess", "no error"},
+    {1, "cudaErrorInvalidValue", "invalid argument"},
+    {2, "cudaErrorMemoryAllocation", "out of memory"},
+    {3, "cudaErrorInitializationError", "initialization error"},
+    {9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {17, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {35, "cudaErrorInsufficientDriver", "CUDA driver version is insufficient for CUDA runtime version"},
+    {98, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {100, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {101, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {600, "cudaErrorNotReady", "device not ready"},
+    {700, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {701, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {710, "cudaErrorAssert", "device-side assert triggered"},
+    {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {999, "cudaErrorUnknown", "unknown error"},
+};
+
+static const char *error_string(int code)
+{
+    for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
+        if (errors[i].code == code)
+            return errors[i].text;
+    return "unrecognized error code";
+}
+
+static const char *error_name(int code)
+{
+    for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
+        if (errors[i].code == code)
+            return errors[i].name;
+    return "cudaErrorUnknown";
+}
+
+static int get_device_count(int *count)
+{
+    *count = 1;
+    return SUCCESS;
+}
+
+static int set_device(int device)
+{
+    return device == 0 ? SUCCESS : failed(INVALID_DEVICE);
+}
+
+static int get_device(int *device)
+{
+    *device = 0;
+    return SUCCESS;
+}
+
+size_t sim_total_memory(void)
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+        return 0;
+    return (size_t)si.totalram * si.mem_unit;
+}
+
+static int mem_get_info(size_t *free_bytes, size_t *total)
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+        return failed(INVALID_VALUE);
+    *free_bytes = (size_t)si.freeram * si.mem_unit;
+    *total = (size_t)si.totalram * si.mem_unit;
+    return SUCCESS;
+}
+
+const char *sim_device_name(void)
+{
+    static char name[64];
+    snprintf(name, sizeof name, "gpuc simulator (CPU, %d core%s)", sim_cores(),
+             sim_cores() == 1 ? "" : "s");
+    return name;
+}
+
+/* ---- events and streams ---------------------------------------------- */
+
+typedef struct event {
+    double seconds;            /* cm_seconds() at the last record; < 0 never recorded */
+} event_t;
+
+static int event_create(void **event)
+{
+    event_t *e = malloc(sizeof *e);
+    if (!e)
+        return failed(MEMORY_ALLOCATION);
+    e->seconds = -1;
+    *event = e;
+    return SUCCESS;
+}
+
+static int event_create_with_flags(void **event, unsigned flags)
+{
+    (void)flags;
+    return event_create(event);
+}
+
+static int event_record(void *event, void *stream)
+{
+    (void)stream;
+    if (!event)
+        return failed(INVALID_RESOURCE_HANDLE);
+    ((event_t *)event)->seconds = cm_seconds();
+    return SUCCESS;
+}
+
+static int event_synchronize(void *event)
+{
+    return event ? SUCCESS : failed(INVALID_RESOURCE_HANDLE);
+}
+
+static int event_elapsed_time(float *ms, void *start, void *end)
+{
+    const event_t *a = start, *b = end;
+    if (!ms || !a || !b)
+        return failed(INVALID_RESOURCE_HANDLE);
+    if (a->seconds < 0 || b->seconds < 0)
+        return failed(INVALID_RESOURCE_HANDLE);
+    *ms = (float)((b->seconds - a->seconds) * 1e3);
+    return SUCCESS;
+}
+
+static int event_destroy(void *event)
+{
+    free(event);
+    return SUCCESS;
+}
+
+static int stream_create(void **stream)
+{
+    static char the_stream; /* every stream is the one synchronous queue */
+    *stream = &the_stream;
+    return SUCCESS;
+}
+
+static int stream_create_with_flags(void **stream, unsigned flags)
+{
+    (void)flags;
+    return stream_create(stream);
+}
+
+static int stream_nothing(void *stream)
+{
+    (void)stream;
+    return kernel_error();
+}
+
+static int runtime_version(int *version)
+{
+    *version = 13000;
+    return SUCCESS;
+}
+
+static int device_reset(void)
+{
+    return SUCCESS;
+}
+
+#define SYMBOL(name, fn) {#name, (const void *)fn},
+static const sim_symbol_t symbols[] = {
+    SYMBOL(cudaMalloc, sim_malloc)
+    SYMBOL(cudaMallocManaged, sim_malloc_managed)
+    SYMBOL(cudaMallocHost, sim_malloc)
+    SYMBOL(cudaFree, sim_free)
+    SYMBOL(cudaFreeHost, sim_free)
+    SYMBOL(cudaMemcpy, sim_memcpy)
+    SYMBOL(cudaMemcpyAsync, sim_memcpy_async)
+    SYMBOL(cudaMemset, sim_memset)
+    SYMBOL(cudaDeviceSynchronize, sim_synchronize)
+    SYMBOL(cudaDeviceReset, device_reset)
+    SYMBOL(cudaGetLastError, sim_get_last_error)
+    SYMBOL(cudaPeekAtLastError, sim_peek_at_last_error)
+    SYMBOL(cudaGetErrorString, error_string)
+    SYMBOL(cudaGetErrorName, error_name)
+    SYMBOL(cudaGetDeviceCount, get_device_count)
+    SYMBOL(cudaSetDevice, set_device)
+    SYMBOL(cudaGetDevice, get_device)
+    SYMBOL(cudaMemGetInfo, mem_get_info)
+    SYMBOL(cudaEventCreate, event_create)
+    SYMBOL(cudaEventCreateWithFlags, event_create_with_flags)
+    SYMBOL(cudaEventRecord, event_record)
+    SYMBOL(cudaEventSynchronize, event_synchronize)
+    SYMBOL(cudaEventElapsedTime, event_elapsed_time)
+    SYMBOL(cudaEventDestroy, event_destroy)
+    SYMBOL(cudaStreamCreate, stream_create)
+    SYMBOL(cudaStreamCreateWithFlags, stream_create_with_flags)
+    SYMBOL(cudaStreamDestroy, stream_nothing)
+    SYMBOL(cudaStreamSynchronize, stream_nothing)
+    SYMBOL(cudaRuntimeGetVersion, runtime_version)
+    SYMBOL(cudaDriverGetVersion, runtime_version)
+    {NULL, NULL},
+};
+
+const sim_symbol_t *sim_runtime_symbols(void)
+{
+    return symbols;
+}
+
+const void *sim_runtime_function(const char *name)
+{
+    for (const sim_symbol_t *s = symbols; s->name; s++)
+        if (strcmp(s->name, name) == 0)
+            return s->addr;
+    return NULL;
+}

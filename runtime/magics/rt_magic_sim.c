@@ -1,0 +1,58 @@
+/* %sim: the CUDA simulator's settings (docs/simulator.md). */
+#include "rt_magic.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_buf.h"
+#include "gpu.h"
+
+static void show(void)
+{
+    gpu_device_info_t d;
+    gpu_sim_device(&d);
+    long long seed = gpu_sim_seed();
+    printf("%s: %s\n", d.name,
+           gpu_simulating() ? "kernels run here" : "not in use (kernels run on the GPU; "
+                                                   "%device cpu to use it)");
+    if (seed < 0)
+        printf("order: warps and blocks in index order (fixed)\n");
+    else
+        printf("order: warps and blocks shuffled with seed %lld\n", seed);
+    printf("racecheck: not built yet\nmemcheck: not built yet\n");
+}
+
+int rt_magic_sim(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
+                 rt_error_t *err)
+{
+    (void)s;
+    cm_names_t a = {0};
+    rt_magic_args(code, m, &a);
+    int rc = 0;
+    for (size_t i = 0; i < a.n && rc == 0; i++) {
+        const char *arg = a.v[i];
+        if (strcmp(arg, "--seed") == 0) {
+            const char *v = i + 1 < a.n ? a.v[++i] : NULL;
+            char *end = NULL;
+            long long seed = v && strcmp(v, "off") != 0 ? strtoll(v, &end, 10) : -1;
+            if (!v || (end && (*end || end == v || seed < 0)))
+                rc = rt_error_set(err, "UsageError", cell_no, m->line,
+                                  "%%sim --seed: give a number >= 0, or off");
+            else
+                gpu_sim_set_seed(seed);
+        } else if (strcmp(arg, "--racecheck") == 0 || strcmp(arg, "--no-racecheck") == 0 ||
+                   strcmp(arg, "--memcheck") == 0 || strcmp(arg, "--no-memcheck") == 0) {
+            rc = rt_error_set(err, "NotImplemented", cell_no, m->line,
+                              "%%sim %s: race and memory checking are not built yet "
+                              "(docs/simulator.md)", arg);
+        } else {
+            rc = rt_error_set(err, "UsageError", cell_no, m->line,
+                              "%%sim: unknown option '%s': %%sim [--seed N | --seed off]", arg);
+        }
+    }
+    cm_names_free(&a);
+    if (rc == 0)
+        show();
+    return rc;
+}
