@@ -170,6 +170,21 @@ const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv)
     return NULL;
 }
 
+int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640])
+{
+    const char *inc = gpu_compile_include_dir(nv);
+    if (!inc)
+        return 0;
+    snprintf(opts[0], sizeof opts[0], "-I%.600s", inc);
+    char cccl[700];
+    struct stat st;
+    snprintf(cccl, sizeof cccl, "%.600s/cccl", inc);
+    if (stat(cccl, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 1;
+    snprintf(opts[1], sizeof opts[1], "-I%.600s/cccl", inc);
+    return 2;
+}
+
 /* Picks the target: sm_XY cubin for the selected GPU when NVRTC knows it;
  * compute_XY PTX otherwise (the newest NVRTC knows when there is no GPU). */
 int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err)
@@ -656,10 +671,11 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     c->setup_ms = setup_ms;
     if (!has_option(&o, "--std") && !has_option(&o, "-std"))
         o.argv[o.argc++] = "--std=c++17";
-    const char *inc = nv ? gpu_compile_include_dir(nv) : NULL;
-    if (inc) {
-        snprintf(o.extra[1], sizeof o.extra[1], "-I%s", inc);
-        o.argv[o.argc++] = o.extra[1];
+    char inc[2][640];
+    int ninc = nv ? gpu_compile_include_options(nv, inc) : 0;
+    for (int k = 0; k < ninc; k++) {
+        memcpy(o.extra[1 + k], inc[k], sizeof inc[k]);
+        o.argv[o.argc++] = o.extra[1 + k];
     }
 
     c->nkernels = gpu_scan_kernels(device_source, &c->kernels);

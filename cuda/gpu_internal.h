@@ -84,6 +84,11 @@ int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, 
  * $CUDA_HOME/include, else /usr/local/cuda/include; NULL when none. */
 const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv);
 
+/* NVRTC's -I options for the toolkit's headers into opts (at most 2): the
+ * include folder and, where it is, its CCCL folder (include/cccl: libcu++
+ * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
+int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
+
 /* ---- gpu_module.c: what launches share -------------------------------- */
 
 /* Records the launch that reaches the driver now, for messages of errors

@@ -136,22 +136,20 @@ static int build(gpu_program_t *p, const char *source, const char *options, cm_e
     const gpu_nvrtc_t *nv = gpu_nvrtc_get(err);
     if (!nv)
         return -1;
-    char arch[32], arch_opt[64], inc_opt[700] = "", version[32];
+    char arch[32], arch_opt[64], inc_opts[2][640], version[32];
     int cubin = 0;
     if (gpu_compile_arch(nv, arch, sizeof arch, &cubin, err))
         return -1;
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", arch);
-    const char *inc = gpu_compile_include_dir(nv);
-    if (inc)
-        snprintf(inc_opt, sizeof inc_opt, "-I%s", inc);
+    int ninc = gpu_compile_include_options(nv, inc_opts);
     /* the options: ours, then the caller's split at spaces */
     char *opts = strdup(options ? options : "");
     const char *argv[40];
     int argc = 0;
     argv[argc++] = arch_opt;
     argv[argc++] = "--std=c++17";
-    if (inc_opt[0])
-        argv[argc++] = inc_opt;
+    for (int k = 0; k < ninc; k++)
+        argv[argc++] = inc_opts[k];
     for (char *save, *t = strtok_r(opts, " ", &save); t && argc < 40; t = strtok_r(NULL, " ", &save))
         argv[argc++] = t;
     snprintf(version, sizeof version, "%d", nv->version);

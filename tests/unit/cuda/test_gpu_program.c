@@ -36,6 +36,18 @@ int main(void)
     gpu_program_t *q = gpu_program_get(square, "-DSCALE=3.0f", &err);
     CHECK(q && q != p);
 
+    /* the toolkit's CCCL folder is on NVRTC's path: <curand_kernel.h> needs
+     * <cuda/std/type_traits> from it */
+    cm_error_clear(&err);
+    CHECK(gpu_program_get("#include <curand_kernel.h>\n"
+                          "extern \"C\" __global__ void rng(float *out, unsigned long long seed)\n"
+                          "{\n    curandStatePhilox4_32_10_t s;\n"
+                          "    curand_init(seed, threadIdx.x, 0, &s);\n"
+                          "    out[threadIdx.x] = curand_uniform(&s);\n}\n",
+                          NULL, &err) != NULL);
+    if (err.code)
+        fprintf(stderr, "  curand_kernel.h: %s\n", err.text);
+
     /* a compile error: the line in the generated source */
     cm_error_clear(&err);
     CHECK(gpu_program_get("extern \"C\" __global__ void k(float *x)\n{\n  x[0] = y;\n}\n", NULL,
