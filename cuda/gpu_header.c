@@ -13,6 +13,9 @@
  *   GPU_DEVICE_PROPS_FIELDS in gpu.h, stringified below so the two cannot
  *   drift) and cudaGetDeviceProperties is gpu_device_properties, because
  *   NVIDIA's struct changes between CUDA 12 and 13.
+ * - NVIDIA's default arguments are macros that fill the last argument in
+ *   (cudaEventRecord(e), cudaMallocManaged(&p, n), cudaMemcpyAsync(d, s, n,
+ *   kind)), as C has no default arguments.
  * The error and enum values were checked against CUDA 13.0's
  * driver_types.h. */
 #include "gpu.h"
@@ -93,4 +96,18 @@ const char gpu_host_header[] =
     " * can say what was lost, and says why an allocation failed */\n"
     "#define cudaMalloc(ptr, size) __gpuc_cuda_malloc((ptr), (size), #ptr, __LINE__)\n"
     "#define cudaFree(ptr) __gpuc_cuda_free(ptr)\n"
+    "/* the default arguments of NVIDIA's C++ header, for C: a call may leave\n"
+    " * the last argument out (cudaEventRecord(start)) */\n"
+    "#define __gpuc_pick3(a, b, c, name, ...) name\n"
+    "#define __gpuc_pick4(a, b, c, d, name, ...) name\n"
+    "#define __gpuc_pick5(a, b, c, d, e, name, ...) name\n"
+    "#define cudaEventRecord(...) \\\n"
+    "    __gpuc_pick3(__VA_ARGS__, , (cudaEventRecord), __gpuc_event_record1, )(__VA_ARGS__)\n"
+    "#define __gpuc_event_record1(e) (cudaEventRecord)((e), (cudaStream_t)0)\n"
+    "#define cudaMallocManaged(...) \\\n"
+    "    __gpuc_pick4(__VA_ARGS__, , (cudaMallocManaged), __gpuc_managed2, , )(__VA_ARGS__)\n"
+    "#define __gpuc_managed2(p, n) (cudaMallocManaged)((p), (n), cudaMemAttachGlobal)\n"
+    "#define cudaMemcpyAsync(...) \\\n"
+    "    __gpuc_pick5(__VA_ARGS__, (cudaMemcpyAsync), __gpuc_memcpy_async4, , , )(__VA_ARGS__)\n"
+    "#define __gpuc_memcpy_async4(d, s, n, k) (cudaMemcpyAsync)((d), (s), (n), (k), (cudaStream_t)0)\n"
     "#endif\n";

@@ -440,3 +440,24 @@ __global__ void funnel(unsigned *x) {
                     run.content["evalue"]), run.content["evalue"]
     trace = run.content["traceback"]
     assert any("x[0] = __funnelshift_l(x[0], x[1], 3);" in t for t in trace)
+
+
+def test_runtime_api_default_arguments(kc):
+    """NVIDIA's default arguments work in C: the last argument may be left
+    out, as tutorials write it (issue "CUDA as courses write it")."""
+    execute_ok(kc, "%%kernel\n__global__ void fill_index(float *x, int n)\n"
+                   "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = i; }")
+    run = execute_ok(kc, """
+{
+cudaGetLastError(); /* an earlier test's error, cleared */
+cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+cudaEventRecord(a);
+float *m; cudaMallocManaged(&m, 64 * sizeof(float));
+fill_index<<<1, 64>>>(m, 64);
+cudaEventRecord(b); cudaEventSynchronize(b);
+float h[64]; cudaMemcpyAsync(h, m, sizeof h, cudaMemcpyDeviceToHost);
+cudaDeviceSynchronize();
+printf("%g %g %s\\n", h[1], h[63], cudaGetErrorString(cudaGetLastError()));
+cudaFree(m);
+}""")
+    assert run.stream().strip() == "1 63 no error"
