@@ -10,10 +10,12 @@
 
 const char rt_launch_header[] =
     "#define __gpuc_is_dim3(v) _Generic((v), dim3: 1, default: 0)\n"
-    "#define __gpuc_kind(v) _Generic((v), _Bool: 's', char: 's', signed char: 's', "
-    "unsigned char: 's', short: 's', unsigned short: 's', int: 's', unsigned int: 's', "
-    "long: 's', unsigned long: 's', long long: 's', unsigned long long: 's', float: 's', "
-    "double: 's', struct ga_array *: 'a', default: 'p')\n";
+    /* what an argument is: i / u a signed / unsigned integer, f float,
+     * d double, l long double, a a device array, p anything else */
+    "#define __gpuc_kind(v) _Generic((v), _Bool: 'u', char: 'i', signed char: 'i', "
+    "unsigned char: 'u', short: 'i', unsigned short: 'u', int: 'i', unsigned int: 'u', "
+    "long: 'i', unsigned long: 'u', long long: 'i', unsigned long long: 'u', float: 'f', "
+    "double: 'd', long double: 'l', struct ga_array *: 'a', default: 'p')\n";
 
 typedef struct span {
     size_t from, to; /* byte range of the source */

@@ -1,6 +1,7 @@
 /* rt_gpu_host: launches and CUDA calls from host cells (see rt_gpu_host.h). */
 #include "rt_gpu_host.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,76 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
     return ga_array_data(a);
 }
 
+/* Non-zero when decl names a CUDA vector type (float4, uint2, longlong3...). */
+static int is_vector_type(const char *decl)
+{
+    static const char *const bases[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
+                                        "ulong", "longlong", "ulonglong", "float", "double", NULL};
+    for (const char *p = decl; *p;) {
+        if (!(isalpha((unsigned char)*p) || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *w = p;
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        size_t n = (size_t)(p - w);
+        if (n < 2 || w[n - 1] < '1' || w[n - 1] > '4')
+            continue;
+        for (int b = 0; bases[b]; b++)
+            if (strlen(bases[b]) == n - 1 && !strncmp(w, bases[b], n - 1))
+                return 1;
+    }
+    return 0;
+}
+
+/* A number argument converted to the type of the kernel's scalar parameter
+ * p, as C++ converts it at a call (an int literal to a size_t or float
+ * parameter); *out holds the new value. 0 when it was converted, -1 when p
+ * is no arithmetic type gpuc knows (then it goes as it is). */
+static int convert_scalar(const gpu_param_t *p, char kind, size_t size, const void *arg,
+                          unsigned char out[16])
+{
+    long double v;
+    if (kind == 'f')
+        v = *(const float *)arg;
+    else if (kind == 'd')
+        v = *(const double *)arg;
+    else if (kind == 'l')
+        v = *(const long double *)arg;
+    else if (kind == 'i')
+        v = size == 1 ? *(const signed char *)arg : size == 2 ? *(const short *)arg
+            : size == 4 ? *(const int *)arg : *(const long long *)arg;
+    else
+        v = size == 1 ? *(const unsigned char *)arg : size == 2 ? *(const unsigned short *)arg
+            : size == 4 ? *(const unsigned *)arg : *(const unsigned long long *)arg;
+    const char *d = p->decl;
+    if (strstr(d, "*") || strstr(d, "half") || strstr(d, "[") || is_vector_type(d))
+        return -1; /* pointers, __half, vector types: not converted */
+    int fl = strstr(d, "float") != NULL, dbl = strstr(d, "double") != NULL;
+    int uns = strstr(d, "unsigned") || strstr(d, "size_t") || strstr(d, "uint") ||
+              strstr(d, "bool");
+    int is_int = !fl && !dbl && (strstr(d, "int") || strstr(d, "long") || strstr(d, "short") ||
+                                 strstr(d, "char") || strstr(d, "size_t") || strstr(d, "bool") ||
+                                 strstr(d, "unsigned"));
+    if (fl && p->size == 4) {
+        float f = (float)v;
+        memcpy(out, &f, 4);
+    } else if (dbl && p->size == 8) {
+        double x = (double)v;
+        memcpy(out, &x, 8);
+    } else if (is_int && (p->size == 1 || p->size == 2 || p->size == 4 || p->size == 8)) {
+        unsigned long long bits = uns ? (unsigned long long)v
+                                      : (unsigned long long)(long long)v;
+        if (strstr(d, "bool"))
+            bits = v != 0;
+        memcpy(out, &bits, p->size); /* little-endian: the low bytes */
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
 /* What `name<<<grid, block, shared, stream>>>(args)` becomes (rt_launch.c).
  * An error ends the cell at once, naming the kernel and the line. */
 int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,
@@ -101,11 +172,19 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
     read_dim(block, block_is_dim3, block_size, b);
     size_t sz[64];
     void *ptrs[64], *argv[64];
+    unsigned char converted[64][16];
     char kind[65];
+    const gpu_param_t *params = NULL;
+    int nparams = gpu_kernel_params(kernel, &params);
     for (int i = 0; i < nargs && i < 64; i++) {
         sz[i] = (size_t)sizes[i];
         argv[i] = args[i];
-        kind[i] = kinds[i];
+        kind[i] = strchr("iufdl", kinds[i]) ? 's' : kinds[i];
+        if (kind[i] == 's' && i < nparams && params[i].kind == GPU_PARAM_SCALAR &&
+            convert_scalar(&params[i], kinds[i], sz[i], args[i], converted[i]) == 0) {
+            argv[i] = converted[i]; /* the parameter's type, as C++ would convert */
+            sz[i] = params[i].size;
+        }
         if (kinds[i] == 'a') { /* a device array: its data pointer, its dtype checked */
             ptrs[i] = array_argument(kernel, i, *(ga_array_t **)args[i], cell, line);
             argv[i] = &ptrs[i];

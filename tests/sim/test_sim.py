@@ -461,3 +461,25 @@ printf("%g %g %s\\n", h[1], h[63], cudaGetErrorString(cudaGetLastError()));
 cudaFree(m);
 }""")
     assert run.stream().strip() == "1 63 no error"
+
+
+def test_scalar_arguments_convert_to_the_parameters_type(kc):
+    """A number passes to a scalar parameter of another arithmetic type as
+    C++ converts it: an int literal to size_t / unsigned long long / float,
+    a float to double."""
+    execute_ok(kc, "%%kernel\n__global__ void conv(float *out, size_t n, unsigned long long seed,\n"
+                   "                     float scale, double offset, bool flag, short s)\n"
+                   "{ if (threadIdx.x == 0) out[0] = n + seed + scale + (float)offset + flag + s; }")
+    run = execute_ok(kc, """
+{
+float *d; cudaMalloc(&d, sizeof(float));
+int n = 10; float off = 0.5f;
+conv<<<1, 1>>>(d, n, 42, 2, off, 1, 7);
+float h = 0; cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+printf("%g\\n", h);
+cudaFree(d);
+}""")
+    assert run.stream().strip() == "62.5"
+    # a pointer where a number is expected is still an error
+    run = execute(kc, "{ float *d = 0; conv<<<1, 1>>>(d, d, 1, 1, 1, 1, 1); }")
+    assert run.status == "error" and run.reply["content"]["ename"] == "LaunchError"
