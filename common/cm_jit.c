@@ -33,9 +33,7 @@ typedef struct compiler {
 
 static compiler_t compilers[2];
 
-/* Runs cmd with sh, its stdout and stderr into *out (caller frees). The
- * exit status, or -1 when it could not run. */
-static int run_command(const char *cmd, char **out)
+int cm_jit_run(const char *cmd, char **out)
 {
     cm_buf_t b = {0};
     fflush(stdout);
@@ -65,7 +63,7 @@ static compiler_t *find_compiler(cm_jit_lang_t lang, cm_error_t *err)
         c->command[n] = '\0';
         char cmd[PATH_MAX + 64], *out;
         snprintf(cmd, sizeof cmd, SHELL_ENV "%s --version 2>/dev/null", c->command);
-        int rc = run_command(cmd, &out);
+        int rc = cm_jit_run(cmd, &out);
         c->state = rc == 0 && *out ? 1 : -1;
         char id[sizeof c->identity];
         snprintf(id, sizeof id, "%s|%.*s", name, (int)strcspn(out, "\n"), out);
@@ -192,7 +190,7 @@ static int compile(cm_jit_lang_t lang, const compiler_t *c, const char *source, 
                 c->command, flags ? flags : "", tmp_so, src_path);
     double t0 = cm_seconds();
     char *log;
-    int rc = run_command(cm_buf_str(&cmd), &log);
+    int rc = cm_jit_run(cm_buf_str(&cmd), &log);
     out->compile_ms = (cm_seconds() - t0) * 1e3;
     cm_buf_free(&cmd);
     unlink(src_path);

@@ -52,6 +52,12 @@ void *cm_jit_symbol(void *handle, const char *symbol, cm_error_t *err);
  * are not kept). Borrowed. */
 const char *cm_jit_cache_dir(void);
 
+/* Runs the shell command cmd (sh -c), its stdout and stderr into *out
+ * (caller frees; never NULL). Flushes stdout and stderr first. The exit
+ * status, 128 when a signal ended it, or -1 when it could not run. For
+ * the compiler here and for %%cc's. */
+int cm_jit_run(const char *cmd, char **out);
+
 /* Forgets the in-memory index (the disk cache stays), as a new process
  * would see it; loaded handles stay loaded. For tests. */
 void cm_jit_reset_memory(void);

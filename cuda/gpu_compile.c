@@ -170,6 +170,26 @@ const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv)
     return NULL;
 }
 
+int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin,
+                      gpu_image_t *img, cm_error_t *err)
+{
+    size_t size = 0;
+    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBINSize(prog, &size), err)
+              : GPU_NVRTC_CHECK(nv->nvrtcGetPTXSize(prog, &size), err))
+        return -1;
+    img->kind = cubin ? GPU_IMAGE_CUBIN : GPU_IMAGE_PTX;
+    img->size = size;
+    img->data = malloc(size ? size : 1);
+    if (!img->data) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
+        return -1;
+    }
+    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBIN(prog, (char *)img->data), err)
+              : GPU_NVRTC_CHECK(nv->nvrtcGetPTX(prog, (char *)img->data), err))
+        return -1;
+    return 0;
+}
+
 int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640])
 {
     const char *inc = gpu_compile_include_dir(nv);
@@ -512,19 +532,7 @@ static int run_nvrtc(const gpu_nvrtc_t *nv, const char *source, const options_t 
     }
     if (GPU_NVRTC_CHECK(crc, err))
         goto out;
-    size_t size = 0;
-    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBINSize(prog, &size), err)
-              : GPU_NVRTC_CHECK(nv->nvrtcGetPTXSize(prog, &size), err))
-        goto out;
-    img->kind = cubin ? GPU_IMAGE_CUBIN : GPU_IMAGE_PTX;
-    img->size = size;
-    img->data = malloc(size ? size : 1);
-    if (!img->data) {
-        CM_ERROR(err, GPU_E_INVALID, "out of memory");
-        goto out;
-    }
-    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBIN(prog, (char *)img->data), err)
-              : GPU_NVRTC_CHECK(nv->nvrtcGetPTX(prog, (char *)img->data), err))
+    if (gpu_compile_image(nv, prog, cubin, img, err))
         goto out;
     for (int i = 0; i < nkernels; i++) {
         const char *lowered = NULL;

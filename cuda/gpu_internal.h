@@ -126,6 +126,11 @@ int gpu_cache_path(const unsigned char key[32], char *buf, size_t len);
 
 void gpu_image_clear(gpu_image_t *img);
 
+/* The compiled image of NVRTC program prog (cubin or PTX) into img
+ * (caller clears it; gpu_compile.c). 0 / -1 with err. */
+int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin,
+                      gpu_image_t *img, cm_error_t *err);
+
 /* ---- gpu_module.c: the kernel registry -------------------------------- */
 
 /* Registers the kernels of a compiled cell, replacing earlier kernels of the

@@ -45,14 +45,13 @@ static int on_context(gpu_context_event_t event, void *user, cm_error_t *err)
     return 0;
 }
 
+/* Registering again is a no-op (gpu_device_on_context). */
 static int subscribe(cm_error_t *err)
 {
-    static int listening;
-    if (!listening && gpu_device_on_context(on_context, NULL)) {
+    if (gpu_device_on_context(on_context, NULL)) {
         CM_ERROR(err, GPU_E_INVALID, "too many listeners of GPU context changes");
         return -1;
     }
-    listening = 1;
     return 0;
 }
 
@@ -108,21 +107,7 @@ static int run_nvrtc(const gpu_nvrtc_t *nv, const char *source, int argc, const 
         CM_ERROR(err, crc == 6 ? GPU_E_COMPILE : GPU_E_NVRTC, "%s", first);
         goto out;
     }
-    size_t size = 0;
-    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBINSize(prog, &size), err)
-              : GPU_NVRTC_CHECK(nv->nvrtcGetPTXSize(prog, &size), err))
-        goto out;
-    img->kind = cubin ? GPU_IMAGE_CUBIN : GPU_IMAGE_PTX;
-    img->size = size;
-    img->data = malloc(size ? size : 1);
-    if (!img->data) {
-        CM_ERROR(err, GPU_E_INVALID, "out of memory");
-        goto out;
-    }
-    if (cubin ? GPU_NVRTC_CHECK(nv->nvrtcGetCUBIN(prog, (char *)img->data), err)
-              : GPU_NVRTC_CHECK(nv->nvrtcGetPTX(prog, (char *)img->data), err))
-        goto out;
-    rc = 0;
+    rc = gpu_compile_image(nv, prog, cubin, img, err);
 out:
     nv->nvrtcDestroyProgram(&prog);
     if (rc)

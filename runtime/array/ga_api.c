@@ -385,10 +385,9 @@ double ga_api_item(ga_array_t *a, int nidx, const long long *idx)
     ga_array_t *v = element_view("ga_item", a, nidx, idx);
     if (!v)
         return NAN;
-    unsigned char bytes[16];
     cm_error_t err = {0};
-    int rc = ga_copy_to_host(v, bytes, &err);
-    double x = ga_dtype_get_f64(v->dtype, bytes, 0);
+    double x = NAN;
+    int rc = ga_copy_scalar(v, &x, &err);
     ga_array_free(v);
     if (rc != 0) {
         ga_api_fail("ga_item", &err);

@@ -67,10 +67,9 @@ double ga_api_reduce_all(const char *fn, const char *op, ga_array_t *a)
     ga_array_t *r = ga_api_reduce_axis(fn, op, a, GA_AXIS_ALL, 0);
     if (!r)
         return NAN;
-    unsigned char bytes[16];
     cm_error_t err = {0};
-    int rc = ga_copy_to_host(r, bytes, &err);
-    double x = ga_dtype_get_f64(r->dtype, bytes, 0);
+    double x = NAN;
+    int rc = ga_copy_scalar(r, &x, &err);
     ga_array_free(r);
     if (rc) {
         ga_api_fail(fn, &err);

@@ -243,3 +243,18 @@ int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err)
     free(pattern);
     return rc;
 }
+
+int ga_copy_scalar(const ga_array_t *a, double *out, cm_error_t *err)
+{
+    unsigned char bytes[16];
+    if (ga_array_check(a, err) != 0)
+        return -1;
+    if (a->size != 1) {
+        CM_ERROR(err, GA_E_SHAPE, "%lld elements, not one", (long long)a->size);
+        return -1;
+    }
+    if (ga_copy_to_host(a, bytes, err) != 0)
+        return -1;
+    *out = ga_dtype_get_f64(a->dtype, bytes, 0);
+    return 0;
+}

@@ -25,6 +25,10 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err);
 int ga_copy_gather(void *ctx, const ga_array_t *a, const int64_t *const *idx,
                    const int64_t *count, void *dst, cm_error_t *err);
 
+/* The one element of a (size 1: a 0-d result, an element view) as a
+ * double, read back from its device. 0 / -1 with err. */
+int ga_copy_scalar(const ga_array_t *a, double *out, cm_error_t *err);
+
 /* Sets every element of a to value (converted to a's dtype; imag = 0). */
 int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err);
 

@@ -232,6 +232,15 @@ static int expect(parser_t *p, int tok, const char *what)
     return 0;
 }
 
+/* "NAME takes N arguments, got M". */
+static int wrong_count(parser_t *p, size_t at, const char *name, int want, int got)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", name, want, want == 1 ? "" : "s",
+             got);
+    return fail(p, at, msg, NULL);
+}
+
 /* name(args...) of the user's function u, the '(' next. */
 static int parse_udf_call(parser_t *p, int u, size_t at)
 {
@@ -250,12 +259,8 @@ static int parse_udf_call(parser_t *p, int u, size_t at)
     }
     if (expect(p, ')', "')'"))
         return -1;
-    if (n != f->nparams) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", f->name, f->nparams,
-                 f->nparams == 1 ? "" : "s", n);
-        return fail(p, at, msg, NULL);
-    }
+    if (n != f->nparams)
+        return wrong_count(p, at, f->name, f->nparams, n);
     int id = node(p, N_UDF, u, -1, -1, -1, at);
     if (id < 0)
         return -1;
@@ -325,12 +330,8 @@ static int parse_primary(parser_t *p)
         }
         if (expect(p, ')', "')'"))
             return -1;
-        if (n != want) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", f->name, want,
-                     want == 1 ? "" : "s", n);
-            return fail(p, at, msg, NULL);
-        }
+        if (n != want)
+            return wrong_count(p, at, f->name, want, n);
         return node(p, N_CALL, (int)(f - funcs), kids[0], kids[1], kids[2], at);
     }
     if (p->tok == 0)
@@ -411,6 +412,28 @@ static int parse_expr(parser_t *p)
     return b < 0 ? -1 : node(p, N_TERNARY, '?', c, a, b, at);
 }
 
+/* The end of a reduction around the whole expression: its axis when one
+ * follows (an integer, maybe negative), the ')', then nothing. */
+static int reduction_close(parser_t *p, ga_expr_t *e, int axis_follows)
+{
+    if (axis_follows) {
+        int neg = 0;
+        if (p->tok == '-') {
+            neg = 1;
+            next(p);
+        }
+        if (p->tok != 'n' || !p->num_is_int)
+            return fail(p, p->tok_start, "the axis of a reduction must be an integer", NULL);
+        e->axis = (int)(neg ? -p->num : p->num);
+        next(p);
+    }
+    if (expect(p, ')', "')'"))
+        return -1;
+    if (p->tok != 0)
+        return fail(p, p->tok_start, "unexpected text after the reduction", NULL);
+    return 0;
+}
+
 /* "x, y: ..." — the operands listed first. Returns 1 when there was a list. */
 static int parse_declared(parser_t *p)
 {
@@ -465,23 +488,10 @@ int ga_expr_parse(const char *text, ga_expr_t *e, cm_error_t *err)
             e->root = parse_expr(&p);
             if (e->root < 0)
                 return -1;
-            if (p.tok == ',') {
+            int axis_follows = p.tok == ',';
+            if (axis_follows)
                 next(&p);
-                int neg = 0;
-                if (p.tok == '-') {
-                    neg = 1;
-                    next(&p);
-                }
-                if (p.tok != 'n' || !p.num_is_int)
-                    return fail(&p, p.tok_start, "the axis of a reduction must be an integer", NULL);
-                e->axis = (int)(neg ? -p.num : p.num);
-                next(&p);
-            }
-            if (expect(&p, ')', "')'"))
-                return -1;
-            if (p.tok != 0)
-                return fail(&p, p.tok_start, "unexpected text after the reduction", NULL);
-            return 0;
+            return reduction_close(&p, e, axis_follows);
         }
         int u = ga_udf_index(p.name, strlen(p.name));
         const ga_udf_t *uf = ga_udf_at(u);
@@ -502,27 +512,10 @@ int ga_expr_parse(const char *text, ga_expr_t *e, cm_error_t *err)
                     break;
                 next(&p);
             }
-            if (n != uf->nparams) {
-                char msg[128];
-                snprintf(msg, sizeof msg, "%s takes %d argument%s, got %d", uf->name, uf->nparams,
-                         uf->nparams == 1 ? "" : "s", n);
-                return fail(&p, save_start, msg, NULL);
-            }
-            if (p.tok != ')') {
-                int neg = 0;
-                if (p.tok == '-') {
-                    neg = 1;
-                    next(&p);
-                }
-                if (p.tok != 'n' || !p.num_is_int)
-                    return fail(&p, p.tok_start, "the axis of a reduction must be an integer", NULL);
-                e->axis = (int)(neg ? -p.num : p.num);
-                next(&p);
-            }
-            if (expect(&p, ')', "')'"))
+            if (n != uf->nparams)
+                return wrong_count(&p, save_start, uf->name, uf->nparams, n);
+            if (reduction_close(&p, e, p.tok != ')'))
                 return -1;
-            if (p.tok != 0)
-                return fail(&p, p.tok_start, "unexpected text after the reduction", NULL);
             e->root = node(&p, N_UDF, u, -1, -1, -1, save_start);
             if (e->root < 0)
                 return -1;

@@ -74,6 +74,19 @@ void ga_gen_cpu_operands(cm_buf_t *b, const ga_gen_t *g)
     cm_buf_adds(b, "    (void)fs; (void)is;\n");
 }
 
+void ga_gen_cpu_next(cm_buf_t *b, const ga_gen_t *g, const char *last, const char *indent)
+{
+    cm_buf_addf(b, "%sfor (int d = %s; d >= 0; d--) {\n", indent, last);
+    for (int k = 0; k <= g->nargs; k++)
+        if (k == g->nargs || !g->weak[k])
+            cm_buf_addf(b, "%s    o%d += st[%d * nd + d];\n", indent, k, k);
+    cm_buf_addf(b, "%s    if (++idx[d] < shape[d])\n%s        break;\n", indent, indent);
+    for (int k = 0; k <= g->nargs; k++)
+        if (k == g->nargs || !g->weak[k])
+            cm_buf_addf(b, "%s    o%d -= st[%d * nd + d] * shape[d];\n", indent, k, k);
+    cm_buf_addf(b, "%s    idx[d] = 0;\n%s}\n", indent, indent);
+}
+
 void ga_gen_gpu_params(cm_buf_t *b, const ga_gen_t *g, int restrict_)
 {
     for (int k = 0; k < g->nargs; k++) {

@@ -31,6 +31,12 @@ void ga_gen_store_close(cm_buf_t *b, ga_dtype_t to);
  * fs / is) at the top of a function. */
 void ga_gen_cpu_operands(cm_buf_t *b, const ga_gen_t *g);
 
+/* CPU: the step to the next position of an odometer over dimensions
+ * [0, last] of (nd, shape) (last: a C expression, "nd - 2"), moving the
+ * offsets o<k> of the array operands and of the output o<nargs> by their
+ * strides st[k * nd + d]; idx[] counts. A loop statement. */
+void ga_gen_cpu_next(cm_buf_t *b, const ga_gen_t *g, const char *last, const char *indent);
+
 /* GPU: ", const T *p0, double v1, ..." for a kernel's parameter list. */
 void ga_gen_gpu_params(cm_buf_t *b, const ga_gen_t *g, int restrict_);
 

@@ -72,15 +72,8 @@ static void cpu_source(cm_buf_t *b, const plan_t *p)
         char target[64];
         snprintf(target, sizeof target, "out[o%d + j * s%d]", nargs, nargs);
         assign(b, p, target, "p%1$d[o%1$d + j * s%1$d]", "");
-        cm_buf_adds(b, "        for (int d = nd - 2; d >= 0; d--) {\n");
-        for (int k = 0; k <= nargs; k++)
-            if (k == nargs || !p->g.weak[k])
-                cm_buf_addf(b, "            o%d += st[%d * nd + d];\n", k, k);
-        cm_buf_adds(b, "            if (++idx[d] < shape[d])\n                break;\n");
-        for (int k = 0; k <= nargs; k++)
-            if (k == nargs || !p->g.weak[k])
-                cm_buf_addf(b, "            o%d -= st[%d * nd + d] * shape[d];\n", k, k);
-        cm_buf_adds(b, "            idx[d] = 0;\n        }\n    }\n}\n");
+        ga_gen_cpu_next(b, &p->g, "nd - 2", "        ");
+        cm_buf_adds(b, "    }\n}\n");
     }
 }
 

@@ -201,15 +201,9 @@ static void cpu_source(cm_buf_t *b, const plan_t *p)
     ga_gen_store_open(b, p->out);
     cm_buf_adds(b, "ga_final(tot, m)");
     ga_gen_store_close(b, p->out);
-    cm_buf_adds(b, ";\n        for (int d = nd - 1; d >= 0; d--) {\n");
-    for (int k = 0; k <= nargs; k++)
-        if (k == nargs || !p->g.weak[k])
-            cm_buf_addf(b, "            o%d += st[%d * nd + d];\n", k, k);
-    cm_buf_adds(b, "            if (++idx[d] < shape[d])\n                break;\n");
-    for (int k = 0; k <= nargs; k++)
-        if (k == nargs || !p->g.weak[k])
-            cm_buf_addf(b, "            o%d -= st[%d * nd + d] * shape[d];\n", k, k);
-    cm_buf_adds(b, "            idx[d] = 0;\n        }\n    }\n}\n");
+    cm_buf_adds(b, ";\n");
+    ga_gen_cpu_next(b, &p->g, "nd - 1", "        ");
+    cm_buf_adds(b, "    }\n}\n");
 }
 
 /* ---- a GPU ------------------------------------------------------------------ */

@@ -18,11 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cm_buf.h"
+#include "cm_jit.h"
 #include "cm_time.h"
 #include "rt_cell.h"
 #include "rt_display.h"
@@ -89,27 +89,6 @@ static int find_compiler(char *cc, size_t size)
     }
     free(copy);
     return found;
-}
-
-/* Runs cmd with sh, its stdout and stderr into *out (caller frees).
- * Returns the exit status (-1 when it could not run). */
-static int run_command(const char *cmd, char **out)
-{
-    cm_buf_t b = {0};
-    fflush(stdout);
-    fflush(stderr);
-    FILE *p = popen(cmd, "r");
-    if (!p) {
-        *out = cm_buf_steal(&b);
-        return -1;
-    }
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-        cm_buf_add(&b, chunk, n);
-    int st = pclose(p);
-    *out = cm_buf_steal(&b);
-    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
 /* ---- the sources ---------------------------------------------------- */
@@ -322,7 +301,7 @@ static void *build(rt_session_t *s, const char *cc, const char *flags, const cha
     cm_buf_addf(&cmd, " %s -fno-diagnostics-color -shared -fPIC -Wl,-Bsymbolic -o '%s' '%s' '%s' "
                       "-lm 2>&1", flags, so_path, c_path, stub_path);
     char *out;
-    int rc = run_command(cm_buf_str(&cmd), &out);
+    int rc = cm_jit_run(cm_buf_str(&cmd), &out);
     int failed = report(body, cell, out, rc != 0, err);
     free(out);
     if (failed)

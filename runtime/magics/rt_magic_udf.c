@@ -28,10 +28,18 @@
 #include "ga_reduce.h"
 #include "ga_udf.h"
 
-/* The magic's arguments (the signature) as a string. */
-static char *signature_text(const char *code, const rt_magic_line_t *m)
+/* The magic line's signature ("sqdiff(T a, T b) -> T c") into f; a
+ * UsageError of %%magic on its line when it does not parse. */
+static int signature(const char *code, const rt_magic_line_t *m, const char *magic, int cell,
+                     ga_udf_t *f, rt_error_t *err)
 {
-    return cm_strndup(code + m->args, m->args_len);
+    cm_error_t e = {0};
+    char *sig = cm_strndup(code + m->args, m->args_len);
+    int rc = ga_udf_signature(sig, f, &e);
+    free(sig);
+    if (rc != 0)
+        return rt_error_set(err, "UsageError", cell, m->line, "%%%%%s: %s", magic, e.text);
+    return 0;
 }
 
 /* "name(a0, a1, ...)": the expression that calls f on operands a0... */
@@ -115,12 +123,8 @@ int rt_magic_elementwise(rt_session_t *s, const char *code, const rt_magic_line_
                          rt_error_t *err)
 {
     ga_udf_t f;
-    cm_error_t e = {0};
-    char *sig = signature_text(code, m);
-    int rc = ga_udf_signature(sig, &f, &e);
-    free(sig);
-    if (rc != 0)
-        return rt_error_set(err, "UsageError", cell_no, m->line, "%%%%elementwise: %s", e.text);
+    if (signature(code, m, "elementwise", cell_no, &f, err))
+        return -1;
     const char *body = code + m->next;
     const char *p = body;
     while (isspace((unsigned char)*p))
@@ -175,12 +179,8 @@ int rt_magic_reduce(rt_session_t *s, const char *code, const rt_magic_line_t *m,
                     rt_error_t *err)
 {
     ga_udf_t f;
-    cm_error_t e = {0};
-    char *sig = signature_text(code, m);
-    int rc = ga_udf_signature(sig, &f, &e);
-    free(sig);
-    if (rc != 0)
-        return rt_error_set(err, "UsageError", cell_no, m->line, "%%%%reduce: %s", e.text);
+    if (signature(code, m, "reduce", cell_no, &f, err))
+        return -1;
     const char *p = code + m->next;
     int lineno = m->line + 1;
     while (*p) {

@@ -500,13 +500,12 @@ static int check_devices(rt_session_t *s, const opts_t *o, int i, int on_gpu, lo
     double r[3] = {0, 0, 0};
     for (int q = 0; q < 3 && host->size; q++) {
         ga_array_t *v = ga_map_eval(exprs[q], NULL, q == 2 ? 4 : 2, args, &e);
-        unsigned char bytes[16];
-        if (!v || ga_copy_to_host(v, bytes, &e)) {
-            ga_array_free(v), ga_array_free(host);
+        int rc = v ? ga_copy_scalar(v, &r[q], &e) : -1;
+        ga_array_free(v);
+        if (rc != 0) {
+            ga_array_free(host);
             return rt_error_set(err, "SpeedupMismatch", 0, 0, "%s: cannot compare: %s", name, e.text);
         }
-        r[q] = ga_dtype_get_f64(v->dtype, bytes, 0);
-        ga_array_free(v);
     }
     int64_t n = host->size;
     ga_array_free(host);
