@@ -1061,18 +1061,7 @@ static void emit_call(const ga_expr_t *e, const ga_node_t *n, cm_buf_t *b)
         emit_as(e, n->kids[0], c, b);
         cm_buf_adds(b, ")");
         return;
-    case R_PRED:
-        if (!fl) {
-            cm_buf_addf(b, "%s", !strcmp(f->c, "isfinite") ? "1" : "0");
-            if (!strcmp(f->c, "signbit")) {
-                b->len--; /* an integer's sign bit: x < 0 */
-                b->s[b->len] = '\0';
-                cm_buf_adds(b, "(");
-                emit_as(e, n->kids[0], c, b);
-                cm_buf_adds(b, " < 0)");
-            }
-            return;
-        }
+    case R_PRED: /* computed in a float dtype, integers too (typing: float_of) */
         cm_buf_addf(b, "(%s(", f->c);
         emit_as(e, n->kids[0], c, b);
         cm_buf_adds(b, ") != 0)");
