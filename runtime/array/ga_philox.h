@@ -47,11 +47,20 @@ typedef uint64_t ga_rng_u64;
 #define GA_RNG_CLZ(x) __builtin_clz(x)       /* leading zeros of a nonzero word, as __clz */
 #define GA_RNG_MULWIDE(a, b) ((ga_rng_u64)(a) * (b)) /* 32 x 32 -> 64 bits, as mul.wide.u32 */
 #define GA_RNG_U2F(u) ga_rng_u2f(u)                 /* the float of these bits, as __uint_as_float */
+#define GA_RNG_U2F_RZ_BITS(x) ga_rng_u2f_rz_bits(x) /* bits of x's float rounded to zero, as cvt.rz */
+#define GA_RNG_SQRT(x) sqrtf(x)                     /* correctly rounded, as sqrt.rn */
+#define GA_RNG_TABLE static const
 static inline float ga_rng_u2f(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
+}
+/* The bits of x (nonzero) as a float truncated to its first 24 bits. */
+static inline uint32_t ga_rng_u2f_rz_bits(uint32_t x)
+{
+    int e = 31 - __builtin_clz(x);
+    return ((uint32_t)(e + 127) << 23) | (((x << (31 - e)) >> 8) & 0x7FFFFFu);
 }
 #define GA_RNG_CODE(...) __VA_ARGS__
 #endif
@@ -115,37 +124,69 @@ GA_RNG_FN double ga_rng_uniform_f64(ga_rng_u32 a, ga_rng_u32 b)
     return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
 }
 
+/* The table of ga_rng_log_u32: for each of 32 slices of [0.699, 1.398)
+ * (z's bits from 0x3f330000 in steps of 2^18), a float invc near 1 / (the
+ * slice's centre) chosen so that logc = -log(invc) rounds to a float with
+ * an error under 0.001 ulp, and 1, 0 for the slice holding 1, so that
+ * values near 1 keep their relative accuracy. Made by a search over the
+ * floats within 3000 ulp of each 1 / centre. */
+GA_RNG_TABLE float ga_rng_logtab[32][2] = {
+    {1.414174199e+00f, -3.465457559e-01f}, /* z in [0.699219, 0.714844): log error 0.0002 ulp */
+    {1.383918524e+00f, -3.249189854e-01f}, /* z in [0.714844, 0.730469): log error 0.0000 ulp */
+    {1.354714155e+00f, -3.035904765e-01f}, /* z in [0.730469, 0.746094): log error 0.0003 ulp */
+    {1.326195478e+00f, -2.823143005e-01f}, /* z in [0.746094, 0.761719): log error 0.0000 ulp */
+    {1.299163580e+00f, -2.617206573e-01f}, /* z in [0.761719, 0.777344): log error 0.0001 ulp */
+    {1.273405671e+00f, -2.416949421e-01f}, /* z in [0.777344, 0.792969): log error 0.0000 ulp */
+    {1.248833537e+00f, -2.222099453e-01f}, /* z in [0.792969, 0.808594): log error 0.0000 ulp */
+    {1.225136757e+00f, -2.030524760e-01f}, /* z in [0.808594, 0.824219): log error 0.0000 ulp */
+    {1.202153087e+00f, -1.841141880e-01f}, /* z in [0.824219, 0.839844): log error 0.0000 ulp */
+    {1.180056691e+00f, -1.655624807e-01f}, /* z in [0.839844, 0.855469): log error 0.0000 ulp */
+    {1.158082724e+00f, -1.467658132e-01f}, /* z in [0.855469, 0.871094): log error 0.0001 ulp */
+    {1.137538195e+00f, -1.288664490e-01f}, /* z in [0.871094, 0.886719): log error 0.0000 ulp */
+    {1.117836833e+00f, -1.113954186e-01f}, /* z in [0.886719, 0.902344): log error 0.0000 ulp */
+    {1.098891854e+00f, -9.430226684e-02f}, /* z in [0.902344, 0.917969): log error 0.0000 ulp */
+    {1.080421805e+00f, -7.735152543e-02f}, /* z in [0.917969, 0.933594): log error 0.0000 ulp */
+    {1.062013745e+00f, -6.016686559e-02f}, /* z in [0.933594, 0.949219): log error 0.0000 ulp */
+    {1.045127273e+00f, -4.413866997e-02f}, /* z in [0.949219, 0.964844): log error 0.0001 ulp */
+    {1.028324127e+00f, -2.793041617e-02f}, /* z in [0.964844, 0.980469): log error 0.0000 ulp */
+    {1.011843204e+00f, -1.177362259e-02f}, /* z in [0.980469, 0.996094): log error 0.0001 ulp */
+    {1.000000000e+00f, 0.000000000e+00f}, /* z in [0.996094, 1.023438): log error 0.0000 ulp */
+    {9.622548223e-01f, 3.847597539e-02f}, /* z in [1.023438, 1.054688): log error 0.0002 ulp */
+    {9.342448711e-01f, 6.801670045e-02f}, /* z in [1.054688, 1.085938): log error 0.0001 ulp */
+    {9.077099562e-01f, 9.683038294e-02f}, /* z in [1.085938, 1.117188): log error 0.0002 ulp */
+    {8.826612234e-01f, 1.248138174e-01f}, /* z in [1.117188, 1.148438): log error 0.0001 ulp */
+    {8.590158820e-01f, 1.519678682e-01f}, /* z in [1.148438, 1.179688): log error 0.0001 ulp */
+    {8.364321589e-01f, 1.786098629e-01f}, /* z in [1.179688, 1.210938): log error 0.0000 ulp */
+    {8.152427077e-01f, 2.042694092e-01f}, /* z in [1.210938, 1.242188): log error 0.0000 ulp */
+    {7.949555516e-01f, 2.294690758e-01f}, /* z in [1.242188, 1.273438): log error 0.0001 ulp */
+    {7.756067514e-01f, 2.541096509e-01f}, /* z in [1.273438, 1.304688): log error 0.0001 ulp */
+    {7.573006153e-01f, 2.779949903e-01f}, /* z in [1.304688, 1.335938): log error 0.0003 ulp */
+    {7.397172451e-01f, 3.014872670e-01f}, /* z in [1.335938, 1.367188): log error 0.0000 ulp */
+    {7.233168483e-01f, 3.239079118e-01f}, /* z in [1.367188, 1.398438): log error 0.0001 ulp */
+};
+
 /* log((a + 1) / 2^32) in float, from correctly rounded operations alone
- * (+ - * and fused multiply-add), so that both sides round alike: a + 1 =
- * m 2^e with m (its first 24 bits) in [sqrt(1/2), sqrt(2)), log m by
- * Cephes' logf polynomial in m - 1, e ln 2 in two parts. Within 2 float
- * ulp of the log of the first 24 bits of a + 1. */
-GA_RNG_FN float ga_rng_log_u32(ga_rng_u32 a)
+ * (+ - * and fused multiply-add), so that both sides round alike. x = a + 1
+ * truncated to 24 bits is 2^k z with z in [0.699, 1.398); log z = logc +
+ * log1p(r) with r = z invc - 1 (|r| < 0.024) and log1p by its series to
+ * r^5; k ln 2 in two parts. Within 1.9 float ulp of the log of x's first 24
+ * bits (every one of the 2^32 inputs checked on a GPU). tab is
+ * ga_rng_logtab (a GPU kernel's copy of it in shared memory). */
+GA_RNG_FN float ga_rng_log_u32(ga_rng_u32 a, const float (*tab)[2])
 {
-    if (a == 0xFFFFFFFFu)
-        return 0.0f; /* a + 1 = 2^32 */
-    ga_rng_u32 x = a + 1;
-    int e = 31 - GA_RNG_CLZ(x); /* floor(log2(x)) */
-    /* m in [1, 2): the first 24 bits of x, put in a float's bits (no conversion) */
-    float m = GA_RNG_U2F(0x3F800000u | (((x << (31 - e)) >> 8) & 0x7FFFFFu));
-    if (m > 1.41421356f) {
-        m *= 0.5f;
-        e += 1;
-    }
-    float t = m - 1.0f, z = t * t, y = 7.0376836292e-2f;
-    y = GA_RNG_FMA(y, t, -1.1514610310e-1f);
-    y = GA_RNG_FMA(y, t, 1.1676998740e-1f);
-    y = GA_RNG_FMA(y, t, -1.2420140846e-1f);
-    y = GA_RNG_FMA(y, t, 1.4249322787e-1f);
-    y = GA_RNG_FMA(y, t, -1.6668057665e-1f);
-    y = GA_RNG_FMA(y, t, 2.0000714765e-1f);
-    y = GA_RNG_FMA(y, t, -2.4999993993e-1f);
-    y = GA_RNG_FMA(y, t, 3.3333331174e-1f);
-    y = y * t * z;
-    float k = GA_RNG_U2F(0x4B000000u | (ga_rng_u32)(e + 64)) - 8388704.0f; /* e - 32, exact */
-    y = GA_RNG_FMA(k, -2.12194440e-4f, y);
-    y = GA_RNG_FMA(-0.5f, z, y);
-    return GA_RNG_FMA(k, 0.693359375f, t + y);
+    ga_rng_u32 x = a + 1; /* 0 for a + 1 = 2^32, whose log is 0 */
+    ga_rng_u32 xb = GA_RNG_U2F_RZ_BITS(x ? x : 1u);
+    ga_rng_u32 ix = xb - 0x3f330000u;
+    int i = (int)((ix >> 18) & 31u), k = (int)(ix >> 23); /* k in [0, 32] */
+    float z = GA_RNG_U2F(xb - (ix & 0xff800000u));
+    float invc = tab[i][0], logc = tab[i][1];
+    float r = GA_RNG_FMA(z, invc, -1.0f);
+    float kk = GA_RNG_U2F(0x4B000000u | (ga_rng_u32)(k + 32)) - 8388672.0f; /* k - 32, exact */
+    float p = GA_RNG_FMA(GA_RNG_FMA(GA_RNG_FMA(0.2f, r, -0.25f), r, 0.333333343f), r, -0.5f);
+    float hi = GA_RNG_FMA(kk, 0.693145751953125f, logc);
+    float lo = GA_RNG_FMA(kk, 1.42860677e-06f, (r * r) * p);
+    float l = hi + (r + lo);
+    return x ? l : 0.0f;
 }
 
 /* sin and cos of 2 pi b / 2^32 in float (b's low 7 bits dropped),
@@ -176,10 +217,11 @@ GA_RNG_FN void ga_rng_sincos_u32(ga_rng_u32 b, float *sn, float *cs)
 
 /* A pair of normals from two words (float32 and float16), all in float
  * with the functions above (mean and std rounded to float). */
-GA_RNG_FN void ga_rng_normal_pair32(ga_rng_u32 a, ga_rng_u32 b, float mean, float std, float *z0,
-                                    float *z1)
+GA_RNG_FN void ga_rng_normal_pair32(ga_rng_u32 a, ga_rng_u32 b, float mean, float std,
+                                    const float (*tab)[2], float *z0, float *z1)
 {
-    float r = sqrtf(-2.0f * ga_rng_log_u32(a));
+    float v = -2.0f * ga_rng_log_u32(a, tab); /* 0, or in [2^-23, 45) */
+    float r = v > 0.0f ? GA_RNG_SQRT(v) : 0.0f;
     float s, c;
     ga_rng_sincos_u32(b, &s, &c);
     *z0 = GA_RNG_FMA(std, r * c, mean);
@@ -187,10 +229,11 @@ GA_RNG_FN void ga_rng_normal_pair32(ga_rng_u32 a, ga_rng_u32 b, float mean, floa
 }
 
 /* Four normals (two pairs) from one block (float32 and float16). */
-GA_RNG_FN void ga_rng_normal4(ga_rng_block_t w, float mean, float std, float *z)
+GA_RNG_FN void ga_rng_normal4(ga_rng_block_t w, float mean, float std, const float (*tab)[2],
+                              float *z)
 {
-    ga_rng_normal_pair32(w.v[0], w.v[1], mean, std, &z[0], &z[1]);
-    ga_rng_normal_pair32(w.v[2], w.v[3], mean, std, &z[2], &z[3]);
+    ga_rng_normal_pair32(w.v[0], w.v[1], mean, std, tab, &z[0], &z[1]);
+    ga_rng_normal_pair32(w.v[2], w.v[3], mean, std, tab, &z[2], &z[3]);
 }
 
 /* A pair of float64 normals from one block (53 bits for each uniform):

@@ -137,7 +137,7 @@ static void cpu_block(const ga_rng_params_t *p, ga_dtype_t dtype, ga_rng_block_t
         if (dtype == GA_F64) {
             ga_rng_normal_pair64(w, p->mean, p->std, &v[0], &v[1]);
         } else {
-            ga_rng_normal4(w, (float)p->mean, (float)p->std, z);
+            ga_rng_normal4(w, (float)p->mean, (float)p->std, ga_rng_logtab, z);
             for (int k = 0; k < 4; k++)
                 v[k] = z[k];
         }
@@ -180,91 +180,109 @@ static void cpu_fill(void *out, ga_dtype_t dtype, int64_t n, const ga_rng_params
 
 /* The kernels: one per (distribution, element type), all with the
  * parameters (out, n, seed, start, mean, std, low, range). Each thread
- * takes Philox blocks in a grid-stride loop and stores a block's elements
- * with one vector store (a partial block at the end element by element). */
+ * takes whole Philox blocks in a grid-stride loop and stores a block's elements with one vector store; the
+ * last, partial block is stored element by element by the thread whose
+ * turn it would be. Leaving the bounds check out of the loop matters: the
+ * normals are bound by instructions, not memory. */
 static const char kernels_code[] =
-    "#define GA_RNG_LOOP(PER) \\\n"
-    "    unsigned long long nb = (n + (PER) - 1) / (PER); \\\n"
-    "    for (unsigned long long c = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; \\\n"
-    "         c < nb; c += (unsigned long long)gridDim.x * blockDim.x)\n"
     "#define GA_RNG_PARAMS void *outp, unsigned long long n, unsigned long long seed, \\\n"
     "    unsigned long long start, double mean, double std, unsigned long long low, \\\n"
     "    unsigned long long range\n"
-    "template <typename T, typename V4> __device__ __forceinline__ void\n"
-    "store4(T *out, unsigned long long n, unsigned long long i, T a, T b, T c, T d)\n"
+    "/* body(c, full) for every block c < ceil(n / per), full when all its elements\n"
+    " * are below n (the host launches at most 2^30 blocks at a time: 32-bit counters) */\n"
+    "template <typename F> __device__ __forceinline__ void\n"
+    "each_block(unsigned long long n, unsigned per, F body)\n"
     "{\n"
-    "    if (i + 4 <= n) {\n"
-    "        V4 v; v.x = a; v.y = b; v.z = c; v.w = d; *(V4 *)(out + i) = v;\n"
+    "    unsigned full = (unsigned)(n / per), step = gridDim.x * blockDim.x;\n"
+    "    unsigned c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    for (; c < full; c += step)\n"
+    "        body((unsigned long long)c, true);\n"
+    "    if (c == full && n % per)\n"
+    "        body((unsigned long long)c, false);\n"
+    "}\n"
+    "template <typename T, typename V4> __device__ __forceinline__ void\n"
+    "store4(T *out, unsigned long long n, unsigned long long c, bool full, T a, T b, T d, T e)\n"
+    "{\n"
+    "    if (full) {\n"
+    "        V4 v; v.x = a; v.y = b; v.z = d; v.w = e; *(V4 *)(out + c * 4) = v;\n"
     "    } else {\n"
-    "        T t[4] = {a, b, c, d};\n"
-    "        for (int k = 0; i + k < n; k++) out[i + k] = t[k];\n"
+    "        T t[4] = {a, b, d, e};\n"
+    "        for (unsigned long long k = 0; c * 4 + k < n; k++) out[c * 4 + k] = t[k];\n"
     "    }\n"
     "}\n"
     "template <typename T, typename V2> __device__ __forceinline__ void\n"
-    "store2(T *out, unsigned long long n, unsigned long long i, T a, T b)\n"
+    "store2(T *out, unsigned long long c, bool full, T a, T b)\n"
     "{\n"
-    "    if (i + 2 <= n) { V2 v; v.x = a; v.y = b; *(V2 *)(out + i) = v; }\n"
-    "    else out[i] = a;\n"
+    "    if (full) { V2 v; v.x = a; v.y = b; *(V2 *)(out + c * 2) = v; }\n"
+    "    else out[c * 2] = a;\n"
     "}\n"
+    "/* the log table, copied to shared memory (indexed by each thread's own value) */\n"
+    "#define GA_RNG_SHARED_TABLE \\\n"
+    "    __shared__ float tab[32][2]; \\\n"
+    "    if (threadIdx.x < 64) tab[threadIdx.x >> 1][threadIdx.x & 1] = \\\n"
+    "        ga_rng_logtab[threadIdx.x >> 1][threadIdx.x & 1]; \\\n"
+    "    __syncthreads()\n"
     "extern \"C\" __global__ void ga_uniform_f32(GA_RNG_PARAMS)\n"
     "{\n"
-    "    GA_RNG_LOOP(4) {\n"
+    "    each_block(n, 4, [&](unsigned long long c, bool full) {\n"
     "        ga_rng_block_t w = ga_rng_words(seed, start + c);\n"
-    "        store4<float, float4>((float *)outp, n, c * 4, ga_rng_uniform_f32(w.v[0]),\n"
+    "        store4<float, float4>((float *)outp, n, c, full, ga_rng_uniform_f32(w.v[0]),\n"
     "            ga_rng_uniform_f32(w.v[1]), ga_rng_uniform_f32(w.v[2]), ga_rng_uniform_f32(w.v[3]));\n"
-    "    }\n"
+    "    });\n"
     "}\n"
     "extern \"C\" __global__ void ga_uniform_f16(GA_RNG_PARAMS)\n"
     "{\n"
-    "    GA_RNG_LOOP(4) {\n"
+    "    each_block(n, 4, [&](unsigned long long c, bool full) {\n"
     "        ga_rng_block_t w = ga_rng_words(seed, start + c);\n"
-    "        store4<unsigned short, ushort4>((unsigned short *)outp, n, c * 4,\n"
+    "        store4<unsigned short, ushort4>((unsigned short *)outp, n, c, full,\n"
     "            ga_rng_uniform_f16(w.v[0]), ga_rng_uniform_f16(w.v[1]), ga_rng_uniform_f16(w.v[2]),\n"
     "            ga_rng_uniform_f16(w.v[3]));\n"
-    "    }\n"
+    "    });\n"
     "}\n"
     "extern \"C\" __global__ void ga_uniform_f64(GA_RNG_PARAMS)\n"
     "{\n"
-    "    GA_RNG_LOOP(2) {\n"
+    "    each_block(n, 2, [&](unsigned long long c, bool full) {\n"
     "        ga_rng_block_t w = ga_rng_words(seed, start + c);\n"
-    "        store2<double, double2>((double *)outp, n, c * 2, ga_rng_uniform_f64(w.v[0], w.v[1]),\n"
+    "        store2<double, double2>((double *)outp, c, full, ga_rng_uniform_f64(w.v[0], w.v[1]),\n"
     "            ga_rng_uniform_f64(w.v[2], w.v[3]));\n"
-    "    }\n"
+    "    });\n"
     "}\n"
     "extern \"C\" __global__ void ga_normal_f32(GA_RNG_PARAMS)\n"
     "{\n"
-    "    GA_RNG_LOOP(4) {\n"
+    "    GA_RNG_SHARED_TABLE;\n"
+    "    each_block(n, 4, [&](unsigned long long c, bool full) {\n"
     "        float z[4];\n"
-    "        ga_rng_normal4(ga_rng_words(seed, start + c), (float)mean, (float)std, z);\n"
-    "        store4<float, float4>((float *)outp, n, c * 4, z[0], z[1], z[2], z[3]);\n"
-    "    }\n"
+    "        ga_rng_normal4(ga_rng_words(seed, start + c), (float)mean, (float)std, tab, z);\n"
+    "        store4<float, float4>((float *)outp, n, c, full, z[0], z[1], z[2], z[3]);\n"
+    "    });\n"
     "}\n"
     "extern \"C\" __global__ void ga_normal_f16(GA_RNG_PARAMS)\n"
     "{\n"
-    "    GA_RNG_LOOP(4) {\n"
+    "    GA_RNG_SHARED_TABLE;\n"
+    "    each_block(n, 4, [&](unsigned long long c, bool full) {\n"
     "        float z[4];\n"
-    "        ga_rng_normal4(ga_rng_words(seed, start + c), (float)mean, (float)std, z);\n"
-    "        store4<unsigned short, ushort4>((unsigned short *)outp, n, c * 4,\n"
+    "        ga_rng_normal4(ga_rng_words(seed, start + c), (float)mean, (float)std, tab, z);\n"
+    "        store4<unsigned short, ushort4>((unsigned short *)outp, n, c, full,\n"
     "            GA_RNG_F2H(z[0]), GA_RNG_F2H(z[1]), GA_RNG_F2H(z[2]), GA_RNG_F2H(z[3]));\n"
-    "    }\n"
+    "    });\n"
     "}\n"
     "extern \"C\" __global__ void ga_normal_f64(GA_RNG_PARAMS)\n"
     "{\n"
-    "    GA_RNG_LOOP(2) {\n"
+    "    each_block(n, 2, [&](unsigned long long c, bool full) {\n"
     "        double z0, z1;\n"
     "        ga_rng_normal_pair64(ga_rng_words(seed, start + c), mean, std, &z0, &z1);\n"
-    "        store2<double, double2>((double *)outp, n, c * 2, z0, z1);\n"
-    "    }\n"
+    "        store2<double, double2>((double *)outp, c, full, z0, z1);\n"
+    "    });\n"
     "}\n"
     "template <typename T> __device__ __forceinline__ void\n"
     "integers(T *out, unsigned long long n, unsigned long long seed, unsigned long long start,\n"
     "         unsigned long long low, unsigned long long range)\n"
     "{\n"
-    "    GA_RNG_LOOP(2) {\n"
+    "    each_block(n, 2, [&](unsigned long long c, bool full) {\n"
     "        ga_rng_block_t w = ga_rng_words(seed, start + c);\n"
     "        out[c * 2] = (T)ga_rng_integer(w.v[0], w.v[1], low, range);\n"
-    "        if (c * 2 + 1 < n) out[c * 2 + 1] = (T)ga_rng_integer(w.v[2], w.v[3], low, range);\n"
-    "    }\n"
+    "        if (full) out[c * 2 + 1] = (T)ga_rng_integer(w.v[2], w.v[3], low, range);\n"
+    "    });\n"
     "}\n"
     "extern \"C\" __global__ void ga_integers_1(GA_RNG_PARAMS)\n"
     "{ integers((unsigned char *)outp, n, seed, start, low, range); }\n"
@@ -286,6 +304,14 @@ static const char cuda_prelude[] =
     "#define GA_RNG_FMA(a, b, c) __fmaf_rn(a, b, c)\n"
     "#define GA_RNG_CLZ(x) __clz((int)(x))\n"
     "#define GA_RNG_U2F(u) __uint_as_float(u)\n"
+    "#define GA_RNG_U2F_RZ_BITS(x) __float_as_uint(__uint2float_rz(x))\n"
+    "#define GA_RNG_TABLE static __constant__ const\n"
+    "/* sqrt.rn's fast path: exact for every input in [2^-24, 64), checked on an H100 */\n"
+    "static __device__ __forceinline__ float ga_rng_sqrt(float x)\n"
+    "{ float y; asm(\"rsqrt.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x));\n"
+    "  float s = __fmul_rn(x, y), h = __fmul_rn(y, 0.5f);\n"
+    "  return __fmaf_rn(__fmaf_rn(-s, s, x), h, s); }\n"
+    "#define GA_RNG_SQRT(x) ga_rng_sqrt(x)\n"
     "static __device__ __forceinline__ unsigned long long ga_rng_mulwide(unsigned a, unsigned b)\n"
     "{ unsigned long long p; asm(\"mul.wide.u32 %0, %1, %2;\" : \"=l\"(p) : \"r\"(a), \"r\"(b));\n"
     "  return p; }\n"
@@ -323,19 +349,27 @@ static int gpu_fill(void *out, ga_dtype_t dtype, int64_t n, const ga_rng_params_
     void *kernel = gpu_program_kernel(prog, name, err);
     if (!kernel)
         return -1;
-    uint64_t blocks = ga_random_blocks(p->dist, dtype, n);
-    uint64_t want = (blocks + THREADS - 1) / THREADS;
+    /* at most 2^30 blocks a launch, so that the kernels count in 32 bits */
+    const int64_t per = per_block(p->dist, dtype), most = ((int64_t)1 << 30) * per;
     int sms = gpu_program_sm_count();
     uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * 32; /* enough warps to hide latency */
-    unsigned grid[3] = {(unsigned)(want < cap ? want : cap), 1, 1};
-    unsigned block[3] = {THREADS, 1, 1};
-    unsigned long long nn = (unsigned long long)n, sd = seed, st = start;
     unsigned long long low = (uint64_t)p->low, range = (uint64_t)p->high - (uint64_t)p->low;
     double mean = p->mean, std = p->std;
-    void *args[] = {&out, &nn, &sd, &st, &mean, &std, &low, &range};
     char what[64];
     snprintf(what, sizeof what, "ga_random (%s)", name);
-    return gpu_program_launch(kernel, grid, block, 0, args, what, err);
+    for (int64_t done = 0; done < n; done += most) {
+        int64_t part = n - done < most ? n - done : most;
+        uint64_t want = (ga_random_blocks(p->dist, dtype, part) + THREADS - 1) / THREADS;
+        unsigned grid[3] = {(unsigned)(want < cap ? want : cap), 1, 1};
+        unsigned block[3] = {THREADS, 1, 1};
+        void *dst = (char *)out + (size_t)done * ga_dtype_size(dtype);
+        unsigned long long nn = (unsigned long long)part, sd = seed;
+        unsigned long long st = start + (uint64_t)(done / per);
+        void *args[] = {&dst, &nn, &sd, &st, &mean, &std, &low, &range};
+        if (gpu_program_launch(kernel, grid, block, 0, args, what, err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 int ga_random_fill(ga_array_t *a, const ga_rng_params_t *p, uint64_t seed, uint64_t start,
