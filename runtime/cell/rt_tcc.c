@@ -101,7 +101,8 @@ rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err)
     tcc_set_error_func(t->s, t, on_message);
     if (libdir && *libdir)
         tcc_set_lib_path(t->s, libdir);
-    tcc_set_options(t->s, "-Wall -Wno-unused-function");
+    /* -g: the line tables of rt_tcc_lines (fault reports name the line) */
+    tcc_set_options(t->s, "-g -Wall -Wno-unused-function");
     tcc_set_output_type(t->s, TCC_OUTPUT_MEMORY);
     /* libm by its file: "-lm" finds the libm.so linker script, which this
      * libtcc reads one byte per read() call, ~150 system calls a cell */
@@ -220,6 +221,62 @@ int rt_tcc_preprocess(const char *libdir, const char *src, cm_buf_t *out, cm_err
 void *rt_tcc_symbol(rt_tcc_t *t, const char *name)
 {
     return tcc_get_symbol(t->s, name);
+}
+
+/* The line tables of a -g compilation are libtcc's stabs, in the sections
+ * ".stab" (12-byte entries) and ".stabstr" (their strings). Sections are
+ * not part of libtcc's API: find_section is an exported function of the
+ * libtcc.a gpuc links (0.9.27), and a section begins with its used size
+ * and its data, as in every libtcc since 0.9.25. */
+typedef struct tcc_section_head {
+    unsigned long data_offset;
+    unsigned char *data;
+} tcc_section_head_t;
+extern tcc_section_head_t *find_section(TCCState *s1, const char *name);
+
+typedef struct stab_entry {
+    uint32_t strx;
+    uint8_t type, other;
+    uint16_t desc;
+    uint32_t value;
+} stab_entry_t;
+
+enum { N_FUN = 0x24, N_SLINE = 0x44, N_SO = 0x64, N_SOL = 0x84 };
+
+/* The arena address whose low 32 bits are low (stabs keep only those). */
+static const void *arena_address(uint32_t low)
+{
+    uintptr_t base = (uintptr_t)arena, end = base + arena_used;
+    for (uintptr_t hi = base & ~(uintptr_t)0xFFFFFFFFu; hi <= end; hi += (uintptr_t)1 << 32) {
+        uintptr_t a = hi | low;
+        if (a >= base && a < end)
+            return (const void *)a;
+    }
+    return NULL;
+}
+
+void rt_tcc_lines(rt_tcc_t *t, void *ctx,
+                  void (*fn)(void *ctx, const void *addr, const char *file, int line))
+{
+    if (!t->s || !arena)
+        return;
+    tcc_section_head_t *st = find_section(t->s, ".stab");
+    tcc_section_head_t *str = find_section(t->s, ".stabstr");
+    if (!st || !str || !st->data || !str->data || st->data_offset % sizeof(stab_entry_t))
+        return;
+    const stab_entry_t *e = (const stab_entry_t *)st->data;
+    size_t n = st->data_offset / sizeof *e;
+    const char *file = "";
+    const unsigned char *func = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = e[i].strx < str->data_offset ? (const char *)str->data + e[i].strx : "";
+        if (e[i].type == N_SO || e[i].type == N_SOL)
+            file = name;
+        else if (e[i].type == N_FUN && name[0])
+            func = arena_address(e[i].value);
+        else if (e[i].type == N_SLINE && func)
+            fn(ctx, func + e[i].value, file, e[i].desc);
+    }
 }
 
 const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n)

@@ -68,6 +68,13 @@ void rt_tcc_keep(rt_tcc_t *t);
 void rt_tcc_list_symbols(rt_tcc_t *t, void *ctx,
                          void (*fn)(void *ctx, const char *name, const void *addr));
 
+/* Calls fn, in address order, for the first instruction of every source
+ * line of a relocated compilation's functions: its address, the file its
+ * #line directives name ("cell[3]", "session") and the line. Before
+ * rt_tcc_drop_compiler. */
+void rt_tcc_lines(rt_tcc_t *t, void *ctx,
+                  void (*fn)(void *ctx, const void *addr, const char *file, int line));
+
 /* Frees libtcc's compiler state (symbol tables, section buffers) of a
  * relocated compilation once its symbols have been looked up: its code and
  * data live on in the arena. Only rt_tcc_free may follow. */

@@ -57,14 +57,62 @@ static const char *called_library(const rt_session_t *s, const void *ret)
 
 /* A cell's top-level code runs only as part of that cell, or as the same
  * code run again by a later cell (a re-run reuses it): either way it is
- * the running cell's. */
-static void describe_code(char *out, size_t size, const rt_sym_t *f, int running_cell)
+ * the running cell's. ip is where in f: the line is said when known (a
+ * return address is looked up one byte back, in its call). */
+static void describe_code(const rt_session_t *s, char *out, size_t size, const rt_sym_t *f,
+                          const void *ip, int running_cell)
 {
-    int cell, part;
-    if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2)
-        snprintf(out, size, "in the top-level code of cell %d", running_cell);
-    else
+    int cell, part, line = 0;
+    int line_cell = rt_session_line_of(s, ip, &line);
+    if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2) {
+        if (line_cell)
+            snprintf(out, size, "in the top-level code of cell %d, line %d", running_cell, line);
+        else
+            snprintf(out, size, "in the top-level code of cell %d", running_cell);
+    } else if (line_cell) {
+        snprintf(out, size, "in function %s() (cell %d, line %d)", f->name, line_cell, line);
+    } else {
         snprintf(out, size, "in function %s() (cell %d)", f->name, f->cell);
+    }
+}
+
+#define MAX_TRACE 8
+
+/* The traceback: each frame in cell code from the innermost out, up to the
+ * cell's top-level code (a run of the same call, as in a recursion, once
+ * with its count); only when there is more than the one frame that the
+ * message names. */
+static void add_trace(const rt_session_t *s, int cell, const rt_fault_t *f, rt_error_t *err)
+{
+    char where[MAX_TRACE][300];
+    int repeats[MAX_TRACE], n = 0, frames = 0;
+    for (int i = -1; i < f->nframes; i++) {
+        const void *ip = i < 0 ? f->ip : (const char *)f->frames[i] - 1;
+        const rt_sym_t *code = find_code(s, (void *)ip);
+        if (!code)
+            continue;
+        char w[300];
+        describe_code(s, w, sizeof w, code, ip, cell);
+        frames++;
+        if (n && strcmp(w, where[n - 1]) == 0) {
+            repeats[n - 1]++;
+        } else if (n < MAX_TRACE) {
+            snprintf(where[n], sizeof where[n], "%s", w);
+            repeats[n++] = 0;
+        }
+        if (strncmp(code->name, "__gpuc_cell", 11) == 0)
+            break; /* the cell's own code called everything above */
+    }
+    if (frames < 2)
+        return;
+    rt_error_add_line(err, "Traceback (innermost call first):");
+    for (int i = 0; i < n; i++) {
+        rt_error_add_line(err, "  %s%s", i ? "called from " : "", i ? where[i] + 3 : where[i]);
+        if (repeats[i])
+            rt_error_add_line(err, "  (the same call %d more time%s%s)", repeats[i],
+                              repeats[i] == 1 ? "" : "s",
+                              f->nframes >= RT_PROTECT_FRAMES ? " at least" : "");
+    }
 }
 
 static const char *ename_of(int sig)
@@ -109,20 +157,22 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
     char where[300] = "";
     const rt_sym_t *code = find_code(s, f->ip);
     if (code) {
-        describe_code(where, sizeof where, code, cell);
+        describe_code(s, where, sizeof where, code, f->ip, cell);
     } else {
         Dl_info info;
         const char *lib = NULL;
         if (f->ip && dladdr(f->ip, &info) && info.dli_sname)
             lib = info.dli_sname;
+        const void *at = NULL;
         for (int i = 0; i < f->nframes && !code; i++) {
             code = find_code(s, f->frames[i]);
+            at = (const char *)f->frames[i] - 1;
             if (code && !lib)
                 lib = called_library(s, f->frames[i]);
         }
         char caller[200] = "";
         if (code)
-            describe_code(caller, sizeof caller, code, cell);
+            describe_code(s, caller, sizeof caller, code, at, cell);
         if (lib && code)
             snprintf(where, sizeof where, "in %s(), called %s", lib, caller);
         else if (lib)
@@ -143,4 +193,5 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
                  rt_protect_signal_name(f->signo), w, where[0] ? " " : "", where);
     rt_error_set(err, ename_of(f->signo), 0, 0, "%s", evalue);
     rt_error_add_line(err, "%s: %s", ename_of(f->signo), evalue);
+    add_trace(s, cell, f, err);
 }

@@ -117,6 +117,7 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
         if (plan.has_main)
             r.main = (int (*)(int, char **))rt_tcc_symbol(t, "main");
         rt_tcc_list_symbols(t, s, rt_session_add_library_symbol);
+        rt_tcc_lines(t, s, rt_session_add_line);
         rt_tcc_drop_compiler(t); /* every symbol the session needs is recorded */
         if (r.cell && rerunnable(code, &plan))
             keep_rerun(s, code, r.cell);

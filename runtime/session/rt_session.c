@@ -98,6 +98,7 @@ void rt_session_free(rt_session_t *s)
     free(s->code);
     for (size_t i = 0; i < s->nlibs; i++)
         free(s->libs[i].name);
+    free(s->lines);
     free(s->libs);
     for (size_t i = 0; i < sizeof s->reruns / sizeof s->reruns[0]; i++)
         free(s->reruns[i].code);

@@ -34,6 +34,12 @@ struct rt_session {
     size_t ncode, capcode;
     rt_sym_t *libs;           /* library functions cells call, for fault reports */
     size_t nlibs, caplibs;
+    struct rt_line {          /* where each source line's code begins, by address */
+        const void *addr;
+        int cell;             /* 0: code that is not a cell's (gpuc.h, generated) */
+        int line;
+    } *lines;
+    size_t nlines, caplines;
     rt_tcc_t **states;        /* kept: their code and data are in use */
     size_t nstates, capstates;
     cm_names_t types;         /* typedef names declared by cells */
@@ -97,6 +103,14 @@ void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell
  * arena), so that a crash inside one can name it (an rt_tcc symbol
  * callback; ctx is the session). */
 void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr);
+
+/* Records where a source line's code begins (an rt_tcc_lines callback; ctx
+ * is the session): lines of "cell[N]" files by cell, the rest as code of
+ * no cell. */
+void rt_session_add_line(void *ctx, const void *addr, const char *file, int line);
+
+/* The cell and line of the code at ip, or 0 (not a cell's line). */
+int rt_session_line_of(const rt_session_t *s, const void *ip, int *line);
 
 /* ---- compiling (rt_compile.c, rt_headers.c) ---- */
 

@@ -1,6 +1,8 @@
 /* rt_symbols: the session's symbol table — the latest definition of each
  * name cells define, every function ever compiled and the library
  * functions cells call (for fault reports). See rt_session_internal.h. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,40 @@ void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr
             return;
     CM_VEC_GROW(s->libs, s->nlibs, s->caplibs);
     s->libs[s->nlibs++] = (rt_sym_t){cm_strndup(name, strlen(name)), (void *)addr, 0, 1};
+}
+
+void rt_session_add_line(void *ctx, const void *addr, const char *file, int line)
+{
+    rt_session_t *s = ctx;
+    int cell = 0;
+    if (sscanf(file, "cell[%d]", &cell) != 1 || cell < 1)
+        cell = 0;
+    if (s->nlines && !cell && !s->lines[s->nlines - 1].cell)
+        return; /* one entry marks where a stretch of code of no cell begins */
+    CM_VEC_GROW(s->lines, s->nlines, s->caplines);
+    /* compilations fill the code arena upwards, so this is nearly always the end */
+    size_t at = s->nlines;
+    while (at > 0 && (uintptr_t)s->lines[at - 1].addr > (uintptr_t)addr)
+        at--;
+    memmove(&s->lines[at + 1], &s->lines[at], (s->nlines - at) * sizeof *s->lines);
+    s->lines[at] = (struct rt_line){addr, cell, line};
+    s->nlines++;
+}
+
+int rt_session_line_of(const rt_session_t *s, const void *ip, int *line)
+{
+    size_t lo = 0, hi = s->nlines; /* the last entry at or below ip */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)s->lines[mid].addr <= (uintptr_t)ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || !s->lines[lo - 1].cell)
+        return 0;
+    *line = s->lines[lo - 1].line;
+    return s->lines[lo - 1].cell;
 }
 
 void rt_session_define(rt_session_t *s, const char *name, void *addr, int cell, int is_func)
