@@ -171,6 +171,16 @@ typedef struct gpu_kernel_info {
     gpu_param_t *params;       /* nparams entries, owned by the gpu_cell_t */
 } gpu_kernel_info_t;
 
+/* A top-level __device__ / __constant__ / __managed__ variable of a cell. */
+typedef struct gpu_var_info {
+    char name[128];
+    char decl[256];            /* its declaration without storage words or
+                                  initializer: "float coef[4]" */
+    int constant;              /* 1 for __constant__ */
+    int line;
+    size_t init_from, init_to; /* byte range of "= ..." in the source; 0, 0 when none */
+} gpu_var_info_t;
+
 typedef struct gpu_diag {
     int cell;                  /* execution count the message refers to */
     int line;                  /* line in that cell, 1-based; 0 = none */
@@ -185,6 +195,8 @@ typedef struct gpu_cell {
     int ok;                    /* 1 compiled; 0 NVRTC rejected it (see diags/log) */
     int nkernels;
     gpu_kernel_info_t *kernels;
+    int nvars;
+    gpu_var_info_t *vars;      /* its device variables (one storage each for the session) */
     char arch[32];             /* "sm_90" (cubin) or "compute_121" (PTX) */
     int cubin;                 /* 1 cubin, 0 PTX */
     size_t image_size;         /* bytes of cubin / PTX */
@@ -230,6 +242,12 @@ const char *gpu_cache_dir(void);
 
 /* Forgets every kernel, module and prelude cell (%reset). */
 void gpu_reset_kernels(void);
+
+/* The device variable name of the kernel cells (the latest definition):
+ * 0 with its address (a device address; host memory on the simulator) and
+ * size in bytes; -1 when no kernel cell defines it. The address stays the
+ * same until a cell defines name again. */
+int gpu_symbol_lookup(const char *name, void **addr, size_t *size);
 
 /* ---- launches -------------------------------------------------------- */
 
