@@ -22,8 +22,9 @@
  * variable, type, macro) that an earlier prelude cell defines replaces that
  * WHOLE earlier cell: the new cell takes the earlier cell's place in the
  * prelude and any other earlier cell it overlaps is dropped. Each cell's
- * module holds its own copy of the prelude, so __device__ and __constant__
- * VARIABLES ARE NOT SHARED between cells' modules (each module has its own).
+ * module holds its own copy of the prelude's functions; __device__ /
+ * __constant__ VARIABLES have ONE storage, in the defining cell's module,
+ * which later modules reach through a pointer (gpu_symbol.c).
  * Overloads count as one name.
  *
  * Launches. The latest definition of each kernel name wins. Arguments are
@@ -55,7 +56,8 @@
  *             gpu_mem      device memory for arrays: allocate, copy, zero
  *             gpu_staging  large host copies through pinned double buffers
  *             gpu_error    what a failure costs, in words
- *             gpu_scan     kernels, parameters and names in device source
+ *             gpu_scan     kernels, parameters, variables and names in device source
+ *             gpu_symbol   the session's device variables: one storage each
  *             gpu_header   the runtime API declarations host cells see
  * gpu_internal.h is what the policy files share; cuda/sim/ will hold the
  * simulator (cuda/sim/README.md). */
