@@ -22,8 +22,9 @@
  * variable, type, macro) that an earlier prelude cell defines replaces that
  * WHOLE earlier cell: the new cell takes the earlier cell's place in the
  * prelude and any other earlier cell it overlaps is dropped. Each cell's
- * module holds its own copy of the prelude, so __device__ and __constant__
- * VARIABLES ARE NOT SHARED between cells' modules (each module has its own).
+ * module holds its own copy of the prelude's functions; __device__ /
+ * __constant__ VARIABLES have ONE storage, in the defining cell's module,
+ * which later modules reach through a pointer (gpu_symbol.c).
  * Overloads count as one name.
  *
  * Launches. The latest definition of each kernel name wins. Arguments are
@@ -55,7 +56,8 @@
  *             gpu_mem      device memory for arrays: allocate, copy, zero
  *             gpu_staging  large host copies through pinned double buffers
  *             gpu_error    what a failure costs, in words
- *             gpu_scan     kernels, parameters and names in device source
+ *             gpu_scan     kernels, parameters, variables and names in device source
+ *             gpu_symbol   the session's device variables: one storage each
  *             gpu_header   the runtime API declarations host cells see
  * gpu_internal.h is what the policy files share; cuda/sim/ will hold the
  * simulator (cuda/sim/README.md). */
@@ -171,6 +173,16 @@ typedef struct gpu_kernel_info {
     gpu_param_t *params;       /* nparams entries, owned by the gpu_cell_t */
 } gpu_kernel_info_t;
 
+/* A top-level __device__ / __constant__ / __managed__ variable of a cell. */
+typedef struct gpu_var_info {
+    char name[128];
+    char decl[256];            /* its declaration without storage words or
+                                  initializer: "float coef[4]" */
+    int constant;              /* 1 for __constant__ */
+    int line;
+    size_t init_from, init_to; /* byte range of "= ..." in the source; 0, 0 when none */
+} gpu_var_info_t;
+
 typedef struct gpu_diag {
     int cell;                  /* execution count the message refers to */
     int line;                  /* line in that cell, 1-based; 0 = none */
@@ -185,6 +197,8 @@ typedef struct gpu_cell {
     int ok;                    /* 1 compiled; 0 NVRTC rejected it (see diags/log) */
     int nkernels;
     gpu_kernel_info_t *kernels;
+    int nvars;
+    gpu_var_info_t *vars;      /* its device variables (one storage each for the session) */
     char arch[32];             /* "sm_90" (cubin) or "compute_121" (PTX) */
     int cubin;                 /* 1 cubin, 0 PTX */
     size_t image_size;         /* bytes of cubin / PTX */
@@ -230,6 +244,12 @@ const char *gpu_cache_dir(void);
 
 /* Forgets every kernel, module and prelude cell (%reset). */
 void gpu_reset_kernels(void);
+
+/* The device variable name of the kernel cells (the latest definition):
+ * 0 with its address (a device address; host memory on the simulator) and
+ * size in bytes; -1 when no kernel cell defines it. The address stays the
+ * same until a cell defines name again. */
+int gpu_symbol_lookup(const char *name, void **addr, size_t *size);
 
 /* ---- launches -------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -462,6 +463,74 @@ void gpu_reset_kernels(void)
     prelude = NULL;
     nprelude = 0;
     gpu_module_reset();
+    gpu_symbol_reset();
+}
+
+/* ---- device variables across cells ----------------------------------- */
+
+/* The global names a compile's module must give addresses of: the cell's
+ * own variables, then the references to earlier cells' variables. */
+typedef struct globals {
+    char **names;
+    int n, nown;
+} globals_t;
+
+static void globals_free(globals_t *g)
+{
+    gpu_names_free(g->names, g->n);
+    memset(g, 0, sizeof *g);
+}
+
+static int globals_add(globals_t *g, const char *prefix, const char *name)
+{
+    char **grown = realloc(g->names, (size_t)(g->n + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    g->names = grown;
+    size_t len = strlen(prefix) + strlen(name) + 1;
+    if (!(grown[g->n] = malloc(len)))
+        return -1;
+    snprintf(grown[g->n++], len, "%s%s", prefix, name);
+    return 0;
+}
+
+/* Adds an earlier cell's text as a part of a later cell's compile, with its
+ * variables made references to the one storage of the session: each NAME
+ * becomes `(*__gpuc_ref_NAME)` (a macro, so its declaration declares that
+ * pointer, of the right type, and every use goes through it) and loses its
+ * initializer (blanked, so lines stay). The pointers are set after the
+ * module is loaded (gpu_symbol_ref). */
+static void add_earlier_part(strbuf_t *src, const char *text, globals_t *g)
+{
+    gpu_var_info_t *vars = NULL;
+    int nvars = gpu_scan_vars(text, &vars);
+    for (int i = 0; i < nvars; i++) {
+        sb_puts(src, "#define ");
+        sb_puts(src, vars[i].name);
+        sb_puts(src, " (*__gpuc_ref_");
+        sb_puts(src, vars[i].name);
+        sb_puts(src, ")\n");
+        if (globals_add(g, "__gpuc_ref_", vars[i].name))
+            src->failed = 1;
+    }
+    size_t start = src->len;
+    sb_puts(src, text);
+    for (int i = 0; i < nvars && !src->failed; i++)
+        for (size_t k = vars[i].init_from; k < vars[i].init_to; k++)
+            if (src->p[start + k] != '\n')
+                src->p[start + k] = ' ';
+    free(vars);
+}
+
+/* Gives the session the addresses of a compiled cell's variables and
+ * points its references at the earlier cells' ones. */
+static void globals_publish(const globals_t *g, const gpu_cell_t *c,
+                            const unsigned long long *addrs, const size_t *sizes, int sim)
+{
+    for (int i = g->nown; i < g->n; i++)
+        gpu_symbol_ref(g->names[i] + strlen("__gpuc_ref_"), addrs[i], sim);
+    for (int i = 0; i < g->nown; i++)
+        gpu_symbol_define(g->names[i], c->vars[i].decl, c->cell, addrs[i], sizes[i], sim);
 }
 
 /* ---- compiling -------------------------------------------------------- */
@@ -471,6 +540,7 @@ void gpu_cell_free(gpu_cell_t *c)
     if (!c)
         return;
     gpu_kernels_free(c->kernels, c->nkernels);
+    free(c->vars);
     for (int i = 0; i < c->ndiags; i++) {
         free(c->diags[i].message);
         free(c->diags[i].source_line);
@@ -587,8 +657,8 @@ static int lowered_from_image(const gpu_image_t *img, gpu_kernel_info_t *kernels
  * (its time and cache are reported). 0 / -1 with err (GPU_E_COMPILE with
  * c's log and diags). */
 static int compile_sim(const char *source, const char *options, gpu_cell_t *c, const int *cells,
-                       int ncells, int only, sim_entry_fn *entries, char **shared,
-                       size_t *shared_bytes, cm_error_t *err)
+                       int ncells, int only, const globals_t *g, sim_entry_fn *entries,
+                       char **shared, size_t *shared_bytes, cm_error_t *err)
 {
     gpu_sim_note();
     const char **names = calloc((size_t)c->nkernels + 1, sizeof *names);
@@ -602,9 +672,19 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
     double ms;
     const char *cache;
     cm_error_t e = {0};
-    int rc = sim_compile(source, options, c->nkernels, names, entries, shared, shared_bytes, &log,
-                         &ms, &cache, &e);
+    void **addrs = calloc((size_t)g->n + 1, sizeof *addrs);
+    size_t *sizes = calloc((size_t)g->n + 1, sizeof *sizes);
+    int rc = !addrs || !sizes ? -1
+             : sim_compile(source, options, c->nkernels, names, entries, g->n,
+                           (const char *const *)g->names, addrs, sizes, shared, shared_bytes, &log,
+                           &ms, &cache, &e);
     free(names);
+    for (int i = 0; rc == 0 && i < g->n; i++) /* host addresses, kept as device ones are */
+        ((unsigned long long *)addrs)[i] = (unsigned long long)(uintptr_t)addrs[i];
+    if (rc == 0)
+        globals_publish(g, c, (const unsigned long long *)addrs, sizes, 1);
+    free(addrs);
+    free(sizes);
     if (rc == 0) {
         c->simulated = 1;
         if (only)
@@ -634,6 +714,9 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     char **names = NULL;
     int nnames = 0, *order = NULL, *cells = NULL, rc = -1;
     sim_entry_fn *entries = NULL;
+    globals_t g = {0};         /* the cell's variables, then its references */
+    unsigned long long *addrs = NULL;
+    size_t *sizes = NULL;
     char *shared = NULL;       /* the simulator module's static shared memory */
     size_t shared_bytes = 0;
     gpu_cell_t *c = NULL;
@@ -687,9 +770,15 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     }
 
     c->nkernels = gpu_scan_kernels(device_source, &c->kernels);
+    c->nvars = gpu_scan_vars(device_source, &c->vars);
     nnames = gpu_scan_names(device_source, &names);
     order = malloc((size_t)(nprelude + 1) * sizeof *order);
-    if (c->nkernels < 0 || nnames < 0 || !order) {
+    for (int i = 0; i < c->nvars; i++)
+        if (globals_add(&g, "", c->vars[i].name))
+            c->nvars = -1;
+    g.nown = g.n;
+    if (c->nkernels < 0 || c->nvars < 0 || nnames < 0 || !order) {
+        c->nvars = c->nvars < 0 ? 0 : c->nvars;
         c->nkernels = c->nkernels < 0 ? 0 : c->nkernels;
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
@@ -712,8 +801,13 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
             continue;
         const char *text = order[i] < 0 ? device_source : prelude[order[i]].source;
         cells[ncompiled] = order[i] < 0 ? cell : prelude[order[i]].cell;
-        sb_printf(&src, "#line 1 \"cell[%d]\"\n", ++ncompiled);
-        sb_puts(&src, text);
+        if (order[i] >= 0) { /* an earlier cell: its variables are the session's */
+            sb_printf(&src, "#line 1 \"cell[%d]\"\n", ++ncompiled);
+            add_earlier_part(&src, text, &g);
+        } else {
+            sb_printf(&src, "#line 1 \"cell[%d]\"\n", ++ncompiled);
+            sb_puts(&src, text);
+        }
         sb_puts(&src, "\n");
     }
     free(need);
@@ -750,8 +844,8 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
             CM_ERROR(err, GPU_E_INVALID, "out of memory");
             goto out;
         }
-        if (compile_sim(src.p, options, c, cells, ncompiled, !nv, entries, &shared, &shared_bytes,
-                        err)) {
+        if (compile_sim(src.p, options, c, cells, ncompiled, !nv, &g, entries, &shared,
+                        &shared_bytes, err)) {
             if (err && err->code == GPU_E_COMPILE) {
                 c->compile_ms = (cm_seconds() * 1e3) - t0;
                 *out = c;
@@ -762,8 +856,17 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     }
     c->compile_ms = (cm_seconds() * 1e3) - t0;
     c->image_size = img.size;
-    if (gpu_module_add(cell, &img, c->kernels, c->nkernels, &c->loaded, &c->load_ms, err))
+    addrs = calloc((size_t)g.n + 1, sizeof *addrs);
+    sizes = calloc((size_t)g.n + 1, sizeof *sizes);
+    if (!addrs || !sizes) {
+        CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
+    }
+    if (gpu_module_add(cell, &img, c->kernels, c->nkernels, simulating ? 0 : g.n,
+                       (const char *const *)g.names, addrs, sizes, &c->loaded, &c->load_ms, err))
+        goto out;
+    if (c->loaded && !simulating)
+        globals_publish(&g, c, addrs, sizes, 0);
     for (int i = 0; simulating && i < c->nkernels; i++)
         gpu_module_set_sim(c->kernels[i].name, entries[i], cells, ncompiled, shared, shared_bytes);
     if (!simulating && c->nkernels) /* for %device cpu later */
@@ -779,6 +882,9 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     rc = 0;
 out:
     gpu_image_clear(&img);
+    globals_free(&g);
+    free(addrs);
+    free(sizes);
     gpu_names_free(names, nnames);
     free(order);
     free(cells);

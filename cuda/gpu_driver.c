@@ -74,6 +74,7 @@ const gpu_driver_t *gpu_driver_get(cm_error_t *err)
                    SYM(cuModuleLoadData, "cuModuleLoadData") ||
                    SYM(cuModuleUnload, "cuModuleUnload") ||
                    SYM(cuModuleGetFunction, "cuModuleGetFunction") ||
+                   SYM(cuModuleGetGlobal, "cuModuleGetGlobal_v2") ||
                    SYM(cuLaunchKernel, "cuLaunchKernel")) {
             /* missing says which symbol */
         } else {

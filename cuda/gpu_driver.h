@@ -105,6 +105,8 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuModuleUnload)(gpu_cumodule_t mod);
     gpu_curesult_t (*cuModuleGetFunction)(gpu_cufunction_t *fn, gpu_cumodule_t mod,
                                           const char *name);
+    gpu_curesult_t (*cuModuleGetGlobal)(gpu_cudeviceptr_t *dptr, size_t *bytes,
+                                        gpu_cumodule_t mod, const char *name);
     gpu_curesult_t (*cuLaunchKernel)(gpu_cufunction_t fn, unsigned gx, unsigned gy, unsigned gz,
                                      unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                      gpu_custream_t stream, void **params, void **extra);

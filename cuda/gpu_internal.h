@@ -23,6 +23,10 @@ void gpu_kernels_free(gpu_kernel_info_t *kernels, int n);
 int gpu_scan_names(const char *src, char ***out);
 void gpu_names_free(char **names, int n);
 
+/* The variables src defines. Returns the count and *out (caller frees),
+ * -1 on OOM. */
+int gpu_scan_vars(const char *src, gpu_var_info_t **out);
+
 /* Parses one parameter declaration ("const float *__restrict__ x") into p.
  * Exposed for the tests. */
 void gpu_scan_param(const char *text, size_t len, gpu_param_t *p);
@@ -135,12 +139,16 @@ int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin
 
 /* Registers the kernels of a compiled cell, replacing earlier kernels of the
  * same names; takes over img->data (img is cleared). Loads the module when a
- * GPU is present (*loaded = 1, *load_ms). -1 with err when loading fails;
+ * GPU is present (*loaded = 1, *load_ms) and finds the device addresses and
+ * sizes of its nglobals global variables globals[i] (addrs[i], sizes[i];
+ * left alone without a GPU); a module with globals stays loaded for the
+ * session. -1 with err when loading fails;
  * the kernels are then not registered. The first call subscribes the
  * registry to context events (gpu_device_on_context): after gpu_select the
  * modules are loaded on the new context. */
 int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *kernels, int nkernels,
-                   int *loaded, double *load_ms, cm_error_t *err);
+                   int nglobals, const char *const *globals, unsigned long long *addrs,
+                   size_t *sizes, int *loaded, double *load_ms, cm_error_t *err);
 
 /* Forgets every kernel and module (unloading what is loaded). */
 void gpu_module_reset(void);
@@ -156,6 +164,22 @@ void gpu_module_keep_source(const char *name, const char *source, const char *op
  * shared: the module's static shared memory (sim_compile). */
 void gpu_module_set_sim(const char *name, void (*entry)(void **), const int *cells, int ncells,
                         char *shared, size_t shared_bytes);
+
+/* ---- gpu_symbol.c: the session's device variables -------------------- */
+
+/* name (a variable of cell, declared decl) now lives at addr (a device
+ * address; a host address when sim), size bytes. Every reference that
+ * later modules hold to name (gpu_symbol_ref) is pointed at it. */
+void gpu_symbol_define(const char *name, const char *decl, int cell, unsigned long long addr,
+                       size_t size, int sim);
+
+/* A module's pointer to variable name (`__gpuc_ref_NAME`, at where: a device
+ * address, or a host address when sim): set to the variable's address now
+ * and whenever it is defined again. */
+void gpu_symbol_ref(const char *name, unsigned long long where, int sim);
+
+/* Forgets every variable and reference. */
+void gpu_symbol_reset(void);
 
 /* ---- gpu_sim.c: the simulator as a backend ------------------------------ */
 

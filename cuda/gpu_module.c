@@ -143,7 +143,8 @@ static int subscribe(cm_error_t *err)
 }
 
 int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, int ninfos,
-                   int *loaded, double *load_ms, cm_error_t *err)
+                   int nglobals, const char *const *globals, unsigned long long *addrs,
+                   size_t *sizes, int *loaded, double *load_ms, cm_error_t *err)
 {
     *loaded = 0;
     *load_ms = 0;
@@ -151,7 +152,8 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
         gpu_image_clear(img);
         return -1;
     }
-    if (ninfos == 0) {
+    int major, minor;
+    if (ninfos == 0 && (nglobals == 0 || !gpu_device_target(&major, &minor))) {
         gpu_image_clear(img);
         return 0;
     }
@@ -166,7 +168,7 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
     memset(img, 0, sizeof *img);
 
     /* the new kernels, resolved before the old ones are replaced */
-    kernel_t *fresh = calloc((size_t)ninfos, sizeof *fresh);
+    kernel_t *fresh = calloc((size_t)ninfos + 1, sizeof *fresh);
     if (!fresh) {
         gpu_image_clear(&m->img);
         free(m);
@@ -189,7 +191,6 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
         }
         fresh[i].module = m;
     }
-    int major, minor;
     if (gpu_device_target(&major, &minor)) {
         double t0 = (cm_seconds() * 1e3);
         const gpu_driver_t *d = gpu_driver_get(err);
@@ -206,6 +207,15 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
                          fresh[i].info.name, cell, e.text);
                 rc = -1;
             }
+        }
+        for (int i = 0; rc == 0 && i < nglobals; i++) {
+            gpu_cudeviceptr_t at = 0;
+            if (GPU_CU_CHECK(d->cuModuleGetGlobal(&at, &sizes[i], m->mod, globals[i]), &e)) {
+                CM_ERROR(err, e.code, "device variable %s not found in the module of cell %d: %s",
+                         globals[i], cell, e.text);
+                rc = -1;
+            }
+            addrs[i] = at;
         }
         if (rc) {
             if (m->mod)
@@ -243,6 +253,8 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
         m->refs++;
     }
     free(fresh);
+    if (nglobals)
+        m->refs++; /* its variables live for the session (gpu_symbol.c) */
     if (m->refs == 0) {
         m->refs = 1;
         module_unref(m);
@@ -305,7 +317,8 @@ static int compile_for_sim(kernel_t *k, cm_error_t *err)
     double ms;
     const char *cache;
     cm_error_t e = {0};
-    if (sim_compile(m->source, m->options, n, names, entries, &shared, &shared_bytes, &log, &ms,
+    if (sim_compile(m->source, m->options, n, names, entries, 0, NULL, NULL, NULL, &shared,
+                    &shared_bytes, &log, &ms,
                     &cache, &e)) {
         CM_ERROR(err, GPU_E_INVALID, "kernel %s (cell %d) cannot be compiled for the simulator: %s",
                  k->info.name, m->cell, e.text);

@@ -536,3 +536,125 @@ void gpu_names_free(char **names, int n)
         free(names[i]);
     free(names);
 }
+
+/* ---- device variables -------------------------------------------------- */
+
+typedef struct vars_ctx {
+    gpu_var_info_t *list;
+    int n;
+} vars_ctx_t;
+
+/* [a, b) is `... __device__ TYPE NAME[...] ... (= INIT)?`: a variable at the
+ * top level when it names __device__/__constant__/__managed__, has no
+ * parameter list and is not extern, static, a template or __shared__. The
+ * initializer runs from '=' to end (the ';' offset). */
+static int visit_var(scan_t *s, int a, int b, size_t end, vars_ctx_t *vc)
+{
+    int storage = 0, eq = -1;
+    for (int i = a; i < b; i++) {
+        const token_t *t = &s->toks[i];
+        if (tok_is(t, "=") && eq < 0)
+            eq = i;
+        if (eq >= 0)
+            continue;
+        if (tok_is(t, "(") || tok_is(t, "extern") || tok_is(t, "static") ||
+            tok_is(t, "template") || tok_is(t, "__shared__") || tok_is(t, "typedef") ||
+            tok_is(t, "using") || tok_is(t, ","))
+            return 0;
+        if (tok_is(t, "__device__") || tok_is(t, "__managed__"))
+            storage = storage ? storage : 'd';
+        if (tok_is(t, "__constant__"))
+            storage = 'c';
+    }
+    if (!storage)
+        return 0;
+    int last = eq >= 0 ? eq : b, name = -1;
+    for (int i = a; i < last; i++) { /* the name: the identifier before the first '[' */
+        if (tok_is(&s->toks[i], "["))
+            break;
+        if (tok_ident(&s->toks[i]))
+            name = i;
+    }
+    if (name < 0)
+        return 0;
+    gpu_var_info_t *grown = realloc(vc->list, (size_t)(vc->n + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    vc->list = grown;
+    gpu_var_info_t *v = &grown[vc->n++];
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "%.*s", s->toks[name].len, s->toks[name].p);
+    v->constant = storage == 'c';
+    v->line = s->toks[name].line;
+    v->init_from = eq >= 0 ? s->toks[eq].off : 0;
+    v->init_to = eq >= 0 ? end : 0;
+    /* the C declaration: every token but the storage words, up to the initializer */
+    size_t n = 0;
+    for (int i = a; i < last && n + 2 < sizeof v->decl; i++) {
+        const token_t *t = &s->toks[i];
+        if (tok_is(t, "__device__") || tok_is(t, "__constant__") || tok_is(t, "__managed__") ||
+            tok_is(t, "volatile") || tok_is(t, "__restrict__"))
+            continue;
+        int glue = n && (is_ident(v->decl[n - 1]) && is_ident((unsigned char)t->p[0]));
+        n += (size_t)snprintf(v->decl + n, sizeof v->decl - n, "%s%.*s", glue ? " " : "", t->len,
+                              t->p);
+    }
+    return 0;
+}
+
+int gpu_scan_vars(const char *src, gpu_var_info_t **out)
+{
+    scan_t s;
+    vars_ctx_t vc = {NULL, 0};
+    *out = NULL;
+    if (scan_open(&s, src))
+        return -1;
+    int a = 0, depth = 0, rc = 0;
+    /* top-level declarations, ';' ending each; a '{' after '=' is an
+     * initializer; other braces (bodies, extern "C" blocks) are skipped
+     * except that extern "C" { is transparent */
+    for (int i = 0; i < s.ntoks && rc == 0; i++) {
+        const token_t *t = &s.toks[i];
+        if (tok_is(t, "{")) {
+            int init = 0;
+            for (int j = a; j < i; j++)
+                init |= tok_is(&s.toks[j], "=");
+            if (!init && depth == 0 && i - a == 1 && tok_is(&s.toks[a], "extern")) {
+                a = i + 1;
+                continue;
+            }
+            if (init) {
+                for (int d = 0; i < s.ntoks; i++)
+                    if (tok_is(&s.toks[i], "{"))
+                        d++;
+                    else if (tok_is(&s.toks[i], "}") && --d == 0)
+                        break;
+                continue;
+            }
+            for (depth = 0; i < s.ntoks; i++)
+                if (tok_is(&s.toks[i], "{"))
+                    depth++;
+                else if (tok_is(&s.toks[i], "}") && --depth == 0)
+                    break;
+            depth = 0;
+            int is_type = 0;
+            for (int j = a; j < i && j < s.ntoks; j++)
+                is_type |= tok_is(&s.toks[j], "struct") || tok_is(&s.toks[j], "class") ||
+                           tok_is(&s.toks[j], "union") || tok_is(&s.toks[j], "enum");
+            if (!is_type)
+                a = i + 1;
+        } else if (tok_is(t, "}")) {
+            a = i + 1;
+        } else if (tok_is(t, ";")) {
+            rc = visit_var(&s, a, i, t->off, &vc);
+            a = i + 1;
+        }
+    }
+    scan_free(&s);
+    if (rc) {
+        free(vc.list);
+        return -1;
+    }
+    *out = vc.list;
+    return vc.n;
+}

@@ -62,7 +62,7 @@ static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
     char *device, *host;
     if (!starts_with_cell_magic(code) && rt_device_split(code, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */
-        int rc = rt_magic_device_part(device, cell_no, err);
+        int rc = rt_magic_device_part(s, device, cell_no, err);
         if (rc == 0)
             rc = run_host(s, host, cell_no, result, err);
         free(device);

@@ -96,7 +96,9 @@ int sim_cores(void);
 /* Compiles source (CUDA C++ device code, parts marked `#line 1
  * "cell[k]"`) with g++ and the prelude, and finds the entry points of the
  * nkernels kernels names[i] (non-template __global__ functions of the
- * source): entries[i], and the module's static shared memory (*shared,
+ * source): entries[i], the address and size of the nvars global variables
+ * vars[i] (var_addrs[i], var_sizes[i]; their names as written at the top
+ * level), and the module's static shared memory (*shared,
  * *shared_bytes; NULL, 0 when none). options: the kernel cell's magic options (-D, -U, -I
  * and --use_fast_math are used, the rest is NVRTC's and ignored); may be
  * NULL. *ms gets the compile's milliseconds (0 on a cache hit), *cache
@@ -106,7 +108,8 @@ int sim_cores(void);
  * caret), for the caller's log mapping. Other failures: -1 with err (no g++
  * is CM_E_JIT_COMPILER). */
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, char **shared, size_t *shared_bytes, char **log,
+                sim_entry_fn *entries, int nvars, const char *const *vars, void **var_addrs,
+                size_t *var_sizes, char **shared, size_t *shared_bytes, char **log,
                 double *ms, const char **cache, cm_error_t *err);
 
 /* ---- the runtime API for host cells (sim_runtime.c) -------------------- */

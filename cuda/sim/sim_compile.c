@@ -219,7 +219,8 @@ static void translate_options(const char *options, cm_buf_t *flags)
 }
 
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, char **shared, size_t *shared_bytes, char **log,
+                sim_entry_fn *entries, int nvars, const char *const *vars, void **var_addrs,
+                size_t *var_sizes, char **shared, size_t *shared_bytes, char **log,
                 double *ms, const char **cache, cm_error_t *err)
 {
     cm_buf_t src = {0}, flags = {0};
@@ -233,6 +234,10 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
         cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void "
                           "__gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n",
                     names[i], names[i]);
+    for (int i = 0; i < nvars; i++) /* where each variable is, and its size */
+        cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void *"
+                          "__gpuc_var_%s(unsigned long *n) { *n = sizeof %s; return (void *)&%s; }\n",
+                    vars[i], vars[i], vars[i]);
     translate_options(options, &flags);
     cm_jit_result_t r;
     cm_error_t e = {0};
@@ -270,6 +275,16 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
         entries[i] = (sim_entry_fn)cm_jit_symbol(r.handle, sym, err);
         if (!entries[i])
             return -1;
+    }
+    for (int i = 0; i < nvars; i++) {
+        char sym[200];
+        snprintf(sym, sizeof sym, "__gpuc_var_%s", vars[i]);
+        void *(*where)(unsigned long *) = (void *(*)(unsigned long *))cm_jit_symbol(r.handle, sym, err);
+        if (!where)
+            return -1;
+        unsigned long n = 0;
+        var_addrs[i] = where(&n);
+        var_sizes[i] = n;
     }
     return 0;
 }

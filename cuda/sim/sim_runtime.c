@@ -113,6 +113,7 @@ static const struct {
     {2, "cudaErrorMemoryAllocation", "out of memory"},
     {3, "cudaErrorInitializationError", "initialization error"},
     {9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {13, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {17, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
     {21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
     {35, "cudaErrorInsufficientDriver", "CUDA driver version is insufficient for CUDA runtime version"},

@@ -53,6 +53,12 @@
     X(int, __gpuc_cuda_malloc, (void *ptr, size_t size, const char *what, int line),          \
       rt_gpu_cuda_malloc)                                                                     \
     X(int, __gpuc_cuda_free, (void *ptr), rt_gpu_cuda_free)                                   \
+    X(int, __gpuc_memcpy_symbol,                                                              \
+      (const char *name, void *buf, size_t count, size_t offset, int kind, int to_device,     \
+       void *stream, int async),                                                              \
+      rt_gpu_memcpy_symbol)                                                                   \
+    X(int, __gpuc_symbol_address, (void **dev, const char *name), rt_gpu_symbol_address)      \
+    X(int, __gpuc_symbol_size, (size_t *size, const char *name), rt_gpu_symbol_size)          \
     /* what kernel<<<grid, block>>>(args) becomes (rt_launch.c) */                            \
     X(int, __gpuc_launch,                                                                     \
       (const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,            \

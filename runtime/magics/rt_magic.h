@@ -59,7 +59,7 @@ void rt_magic_args(const char *code, const rt_magic_line_t *m, cm_names_t *out);
 
 /* Compiles the device part of a .cu-style cell (rt_device_split) with
  * NVRTC, as %%kernel compiles its body. Returns 0, or -1 with err set. */
-int rt_magic_device_part(const char *device, int cell_no, rt_error_t *err);
+int rt_magic_device_part(rt_session_t *s, const char *device, int cell_no, rt_error_t *err);
 
 /* The handlers of rt_magic_list.h. */
 #include "rt_magic_list.h"

@@ -10,6 +10,7 @@
 #include "cm_buf.h"
 #include "gpu.h"
 #include "rt_segment.h"
+#include "rt_session_internal.h"
 
 /* The CudaCompileError: every NVRTC message on the cell's lines, with the
  * source line and a caret where NVRTC gave a column. */
@@ -32,8 +33,38 @@ static int compile_error(const gpu_cell_t *gc, const cm_error_t *e, rt_error_t *
     return -1;
 }
 
+/* Makes the device variables of a compiled cell known to host cells by
+ * name, with the type they were declared with (else as bytes of their
+ * size, for a type C does not know), as nvcc's host-side shadows are: a
+ * host variable the cuda*Symbol macros take by name. */
+static void declare_variables(rt_session_t *s, const gpu_cell_t *gc)
+{
+    for (int i = 0; i < gc->nvars; i++) {
+        const gpu_var_info_t *v = &gc->vars[i];
+        void *addr;
+        size_t size;
+        if (gpu_symbol_lookup(v->name, &addr, &size) != 0)
+            continue;
+        void *shadow = calloc(1, size ? size : 1); /* lives as long as the session's code */
+        if (!shadow)
+            continue;
+        rt_session_define(s, v->name, shadow, gc->cell, 0);
+        char decl[400];
+        rt_error_t e = {0};
+        snprintf(decl, sizeof decl, "extern %s;", v->decl);
+        if (rt_session_run_text(s, decl, gc->cell, &e) == 0)
+            continue;
+        rt_error_t e2 = {0};
+        snprintf(decl, sizeof decl, "extern unsigned char %s[%zu];", v->name, size);
+        if (rt_session_run_text(s, decl, gc->cell, &e2) != 0)
+            fprintf(stderr, "note: %s cannot be declared in host cells (%s)\n", v->name,
+                    e.message);
+    }
+}
+
 /* Compiles device source (the cell's own lines) and says how it went. */
-static int compile_device(const char *src, const char *options, int cell, rt_error_t *err)
+static int compile_device(rt_session_t *s, const char *src, const char *options, int cell,
+                          rt_error_t *err)
 {
     gpu_cell_t *gc = NULL;
     cm_error_t e = {0};
@@ -60,9 +91,12 @@ static int compile_device(const char *src, const char *options, int cell, rt_err
             printf(", loaded in %.2f ms\n", gc->load_ms);
         else if (gc->simulated)
             printf("; runs on the CUDA simulator (CPU)\n");
-        else
+        else if (gc->nkernels) /* a cell of only __device__ code needs no launch */
             printf("; no GPU here: launches will fail until one is available\n");
+        else
+            printf("\n");
         cm_buf_free(&names);
+        declare_variables(s, gc);
     }
     gpu_cell_free(gc);
     return rc == 0 ? 0 : -1;
@@ -77,12 +111,12 @@ int rt_magic_kernel(rt_session_t *s, const char *code, const rt_magic_line_t *m,
         options[m->args_len] = '\0';
     }
     char *src = rt_segment_blank_outside(code, m->next, strlen(code));
-    int rc = compile_device(src, options, cell_no, err);
+    int rc = compile_device(s, src, options, cell_no, err);
     free(src);
     return rc;
 }
 
-int rt_magic_device_part(const char *device, int cell_no, rt_error_t *err)
+int rt_magic_device_part(rt_session_t *s, const char *device, int cell_no, rt_error_t *err)
 {
-    return compile_device(device, "", cell_no, err);
+    return compile_device(s, device, "", cell_no, err);
 }

@@ -256,6 +256,62 @@ int rt_gpu_cuda_free(void *ptr)
     return real(ptr);
 }
 
+/* The device variable name, or 13 (cudaErrorInvalidSymbol) said on stderr. */
+static int find_symbol(const char *call, const char *name, void **addr, size_t *size)
+{
+    if (gpu_symbol_lookup(name, addr, size) == 0)
+        return 0;
+    fprintf(stderr, "cell %d: %s(%s): %s is not a __device__ or __constant__ variable of a kernel "
+                    "cell (cudaErrorInvalidSymbol)\n", current_cell, call, name, name);
+    return 13;
+}
+
+typedef int (*cuda_memcpy_fn)(void *dst, const void *src, size_t count, int kind);
+typedef int (*cuda_memcpy_async_fn)(void *dst, const void *src, size_t count, int kind,
+                                    void *stream);
+
+int rt_gpu_memcpy_symbol(const char *name, void *buf, size_t count, size_t offset, int kind,
+                         int to_device, void *stream, int async)
+{
+    const char *call = to_device ? (async ? "cudaMemcpyToSymbolAsync" : "cudaMemcpyToSymbol")
+                                 : (async ? "cudaMemcpyFromSymbolAsync" : "cudaMemcpyFromSymbol");
+    void *addr;
+    size_t size;
+    int rc = find_symbol(call, name, &addr, &size);
+    if (rc)
+        return rc;
+    if (offset > size || count > size - offset) {
+        fprintf(stderr, "cell %d: %s(%s): %zu bytes at offset %zu do not fit in %s (%zu bytes) "
+                        "(cudaErrorInvalidValue)\n", current_cell, call, name, count, offset, name,
+                size);
+        return 1;
+    }
+    cm_error_t err = {0};
+    if (gpu_runtime_load(&err) != 0)
+        return 35; /* cudaErrorInsufficientDriver */
+    char *dev = (char *)addr + offset;
+    void *dst = to_device ? (void *)dev : buf;
+    const void *src = to_device ? (const void *)buf : (const void *)dev;
+    if (async) {
+        cuda_memcpy_async_fn f = (cuda_memcpy_async_fn)gpu_runtime_function("cudaMemcpyAsync");
+        return f ? f(dst, src, count, kind, stream) : 35;
+    }
+    cuda_memcpy_fn f = (cuda_memcpy_fn)gpu_runtime_function("cudaMemcpy");
+    return f ? f(dst, src, count, kind) : 35;
+}
+
+int rt_gpu_symbol_address(void **dev, const char *name)
+{
+    size_t size;
+    return find_symbol("cudaGetSymbolAddress", name, dev, &size);
+}
+
+int rt_gpu_symbol_size(size_t *size, const char *name)
+{
+    void *addr;
+    return find_symbol("cudaGetSymbolSize", name, &addr, size);
+}
+
 void rt_gpu_prepare_host(const char *code, int cell)
 {
     current_cell = cell;

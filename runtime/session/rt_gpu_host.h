@@ -24,6 +24,19 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
 int rt_gpu_cuda_malloc(void *ptr, size_t size, const char *what, int line);
 int rt_gpu_cuda_free(void *ptr);
 
+/* cudaMemcpyToSymbol / cudaMemcpyFromSymbol (and their Async forms) in
+ * host cells: count bytes between buf and the device variable name at
+ * offset, through the runtime's cudaMemcpy(Async) with kind. A name that
+ * is no device variable of a kernel cell returns cudaErrorInvalidSymbol
+ * (13), a range past its end cudaErrorInvalidValue (1), each with a line
+ * on stderr saying why. */
+int rt_gpu_memcpy_symbol(const char *name, void *buf, size_t count, size_t offset, int kind,
+                         int to_device, void *stream, int async);
+
+/* cudaGetSymbolAddress and cudaGetSymbolSize: 0, or 13 as above. */
+int rt_gpu_symbol_address(void **dev, const char *name);
+int rt_gpu_symbol_size(size_t *size, const char *name);
+
 /* Loads the CUDA runtime when a host cell is about to use it (it mentions
  * cuda... or launches). Quiet when it cannot: the link error says why. */
 void rt_gpu_prepare_host(const char *code, int cell);

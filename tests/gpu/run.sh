@@ -112,6 +112,18 @@ sys.exit(0 if [l for l in text.splitlines() if l.split()[0] in ("gpu", "simulate
 PY
 check $? "%device cpu and back (gpuc run rc $rc)"
 
+# device variables: __constant__/__device__ from host cells, one storage
+# across kernel cells, cudaMemcpyToSymbol and friends (issue 12)
+"$bin/gpuc" run tests/gpu/symbols.ipynb -o "$out/symbols.ipynb" 2> "$out/symbols.log"
+rc=$?; cat "$out/symbols.log"
+python3 - "$out/symbols.ipynb" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[1]))["cells"]:
+    for o in c.get("outputs", []):
+        print("".join(o.get("text", "")) or o.get("evalue", ""), end="")
+PY
+check $rc "device symbols notebook"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
