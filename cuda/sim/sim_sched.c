@@ -90,6 +90,7 @@ static struct {
     const unsigned long long *block_order; /* the launch's blocks in the order run; NULL: index order */
     unsigned grid[3];
     uint32_t stamps;           /* blocks run since the process started */
+    size_t page;               /* the size of a stack's guard page */
 } S = {.seed = -1};
 
 sim_now_t sim_now;
@@ -266,7 +267,7 @@ static void enter(thread_t *t)
     sim_now.thread = (uint32_t)(t - S.threads);
     sim_now.wgen = &S.warps[t->warp].gen;
     sim_now.stack_lo = (uintptr_t)S.stacks[t->stack].base;
-    sim_now.stack_hi = sim_now.stack_lo + S.stacks[t->stack].size + 65536;
+    sim_now.stack_hi = sim_now.stack_lo + S.stacks[t->stack].size + S.page; /* guard page below */
 }
 
 static void to_scheduler(thread_t *t)
@@ -708,6 +709,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     if (checking && sim_module_checked(kernel, &checked, &base, err))
         return -1; /* before the clock starts: g++'s time is no kernel time */
     double t0 = cm_seconds();
+    S.page = (size_t)sysconf(_SC_PAGESIZE);
     if (!S.dyn_shared && !(S.dyn_shared = calloc(1, MAX_SHARED))) {
         CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
         return -1;
