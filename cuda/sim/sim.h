@@ -29,6 +29,7 @@
 
 enum {
     SIM_E_CUDA = 20000,        /* + the CUDA error number */
+    SIM_E_RACE = 20998,        /* racecheck saw a data race (no CUDA error: the kernel ran) */
     SIM_E_COMPILE = 20999,     /* g++ rejected the cell (log in NVRTC's format) */
 };
 
@@ -83,6 +84,20 @@ const struct sim_hooks *sim_hooks(void);
  * seed, the same for the same seed and launch sequence. */
 void sim_set_seed(long long seed);
 long long sim_seed(void);
+
+/* Checking for later launches (docs/simulator.md): memcheck stops a kernel
+ * at its first access outside the memory it may touch, with a report
+ * (SIM_E_CUDA + 700, or + 716 misaligned); racecheck lets the kernel run
+ * to its end and leaves the races it saw as the pending failure
+ * (SIM_E_RACE). A launch with either on runs the kernel's checked variant,
+ * compiled at its first such launch. */
+void sim_set_checks(int memcheck, int racecheck);
+void sim_checks(int *memcheck, int *racecheck);
+
+/* Memory a kernel may touch that the simulator did not allocate (a device
+ * array on the CPU): [ptr, ptr + bytes) until sim_untrack(ptr). */
+void sim_track(void *ptr, size_t bytes);
+void sim_untrack(void *ptr);
 
 /* Wall seconds the simulator spent running kernels since the process
  * started (for the timers: simulated kernels take CPU time, not GPU time). */
