@@ -108,7 +108,11 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
 {
     char where[300] = "";
     const rt_sym_t *code = find_code(s, f->ip);
-    if (code) {
+    if (code && f->call) { /* an interrupted wait: ip is where it returns to */
+        char caller[200];
+        describe_code(caller, sizeof caller, code, cell);
+        snprintf(where, sizeof where, "in %s(), called %s", f->call, caller);
+    } else if (code) {
         describe_code(where, sizeof where, code, cell);
     } else {
         Dl_info info;
