@@ -39,6 +39,7 @@ static struct timespec int_since;          /* when it was asked for */
 static timer_t retry_timer;                /* re-sends retry_signal to the cell thread */
 static int retry_signal;
 static int have_timer;
+static pthread_t cell_thread;              /* the thread that runs cells */
 static volatile sig_atomic_t waiting;      /* depth of rt_protect_wait_begin */
 static volatile sig_atomic_t holding;      /* depth of rt_protect_hold */
 
@@ -189,6 +190,7 @@ int rt_protect_init(cm_error_t *err)
         have_timer = timer_create(CLOCK_MONOTONIC, &ev, &retry_timer) == 0;
     }
     stack_bounds();
+    cell_thread = pthread_self();
     initialized = 1;
     return 0;
 }
@@ -276,13 +278,24 @@ static _Noreturn void stop_cell(const char *call, void *ret)
     siglongjmp(jump_env, 1);
 }
 
+/* Waits and holds count on the cell thread only: a thread a cell started
+ * runs the same code (its sleep is rt_libc's too) but is never jumped out
+ * of, and must not defer or take the cell's interrupt. */
+static int on_cell_thread(void)
+{
+    return initialized && pthread_equal(pthread_self(), cell_thread);
+}
+
 void rt_protect_wait_begin(void)
 {
-    waiting++;
+    if (on_cell_thread())
+        waiting++;
 }
 
 void rt_protect_wait_end(const char *call, void *ret)
 {
+    if (!on_cell_thread())
+        return;
     if (waiting > 0)
         waiting--;
     if (!waiting && running && int_wanted)
@@ -291,23 +304,24 @@ void rt_protect_wait_end(const char *call, void *ret)
 
 void rt_protect_checkpoint(const char *call, void *ret)
 {
-    if (!waiting && !holding && running && int_wanted)
+    if (on_cell_thread() && !waiting && !holding && running && int_wanted)
         stop_cell(call, ret);
 }
 
 int rt_protect_interrupted(void)
 {
-    return running && int_wanted;
+    return on_cell_thread() && running && int_wanted;
 }
 
 void rt_protect_hold(void)
 {
-    holding++;
+    if (on_cell_thread())
+        holding++;
 }
 
 void rt_protect_release(void)
 {
-    if (holding > 0)
+    if (on_cell_thread() && holding > 0)
         holding--;
 }
 

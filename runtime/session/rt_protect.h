@@ -49,7 +49,8 @@ void rt_protect_on_fork(int fd);
  * rt_protect_wait_end leaves the cell through the boundary, as an
  * interrupt, so that no later statement of the cell runs. ret is the
  * address in the cell's code the call returns to (where the cell stopped),
- * call its name (static). Only from code run under rt_protect_run. */
+ * call its name (static). Only from code run under rt_protect_run; on
+ * other threads (a thread a cell started) these do nothing. */
 void rt_protect_wait_begin(void);
 void rt_protect_wait_end(const char *call, void *ret);
 
@@ -63,8 +64,8 @@ int rt_protect_interrupted(void);
 
 /* Holds: code that takes a lock shared with other threads (the output
  * buffer) runs between rt_protect_hold and rt_protect_release; an
- * interrupt never jumps out of it (it is retried after). Nestable,
- * async-signal-safe. */
+ * interrupt never jumps out of it (it is retried after). Nestable; on
+ * other threads than the cell thread they do nothing. */
 void rt_protect_hold(void);
 void rt_protect_release(void);
 

@@ -179,3 +179,16 @@ def test_interleaved_flood_is_capped(fresh_kernel):
     assert len(text.encode()) <= 10 * 2**20 + 64 * 1024
     assert "passed 10 MB" in run.stream("stderr"), run.describe()
     assert execute_ok(kc, 'printf("after\\n");').stream() == "after\n"
+
+
+def test_a_cells_thread_that_sleeps_and_prints_does_not_hold_the_interrupt(fresh_kernel):
+    km, kc = fresh_kernel
+    execute_ok(kc, "#include <pthread.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+                   "void *chatter(void *arg) { for (int i = 0; i < 3000; i++) "
+                   "{ usleep(1000); fprintf(stderr, \"\"); } return arg; }")
+    run = execute(kc, "pthread_t th; pthread_create(&th, NULL, chatter, NULL);\n"
+                      "int kept = 1; for (;;) kept = 1;",
+                  actions=[(1.0, km.interrupt_kernel)])
+    assert run.ename == "Interrupted", run.describe()
+    assert run.reply["_t"] - run.action_times[0] < scaled(1.0)
+    assert execute_ok(kc, 'pthread_join(th, NULL); printf("joined\\n");').stream() == "joined\n"
