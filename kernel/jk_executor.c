@@ -301,7 +301,7 @@ static void deliver(jk_executor_t *ex, const char *name, const char *data, size_
                       ? JK_EXECUTOR_OUTPUT_CAP - ex->request_bytes
                       : 0;
     size_t keep = len < room ? len : room;
-    if (keep && ex->pending.len && ex->pending.name != name)
+    if (keep && ex->pending.len && strcmp(ex->pending.name, name) != 0)
         flush_pending(ex, events, 1);
     if (keep)
         append(&ex->pending, name, data, keep);
