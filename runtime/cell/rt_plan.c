@@ -563,8 +563,9 @@ void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t 
         case RT_ITEM_DIRECTIVE: do_directive(&g, it); break;
         case RT_ITEM_FUNCTION: do_function(&g, it, is_type, ctx); break;
         case RT_ITEM_DECLARATION: do_declaration(&g, it, is_type, ctx); break;
-        case RT_ITEM_STATEMENT:
+        case RT_ITEM_STATEMENT: /* its line, for a fault or an interrupt in it */
             line_directive(&g.part, it->line, cell);
+            cm_buf_addf(&g.part, "__gpuc_line(%d); ", it->line);
             cm_buf_add(&g.part, code + it->start, it->end - it->start);
             cm_buf_addc(&g.part, '\n');
             break;

@@ -58,10 +58,12 @@ static const char *called_library(const rt_session_t *s, const void *ret)
 /* A cell's top-level code runs only as part of that cell, or as the same
  * code run again by a later cell (a re-run reuses it): either way it is
  * the running cell's. */
-static void describe_code(char *out, size_t size, const rt_sym_t *f, int running_cell)
+static void describe_code(char *out, size_t size, const rt_sym_t *f, int running_cell, int line)
 {
     int cell, part;
-    if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2)
+    if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2 && line > 0)
+        snprintf(out, size, "in the top-level code of cell %d, line %d", running_cell, line);
+    else if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2)
         snprintf(out, size, "in the top-level code of cell %d", running_cell);
     else
         snprintf(out, size, "in function %s() (cell %d)", f->name, f->cell);
@@ -110,10 +112,10 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
     const rt_sym_t *code = find_code(s, f->ip);
     if (code && f->call) { /* an interrupted wait: ip is where it returns to */
         char caller[200];
-        describe_code(caller, sizeof caller, code, cell);
+        describe_code(caller, sizeof caller, code, cell, f->line);
         snprintf(where, sizeof where, "in %s(), called %s", f->call, caller);
     } else if (code) {
-        describe_code(where, sizeof where, code, cell);
+        describe_code(where, sizeof where, code, cell, f->line);
     } else {
         Dl_info info;
         const char *lib = NULL;
@@ -126,7 +128,7 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
         }
         char caller[200] = "";
         if (code)
-            describe_code(caller, sizeof caller, code, cell);
+            describe_code(caller, sizeof caller, code, cell, f->line);
         if (lib && code)
             snprintf(where, sizeof where, "in %s(), called %s", lib, caller);
         else if (lib)

@@ -42,6 +42,7 @@ static int have_timer;
 static pthread_t cell_thread;              /* the thread that runs cells */
 static volatile sig_atomic_t waiting;      /* depth of rt_protect_wait_begin */
 static volatile sig_atomic_t holding;      /* depth of rt_protect_hold */
+static volatile sig_atomic_t cell_line;    /* rt_protect_note_line */
 
 static int readable(uintptr_t a)
 {
@@ -54,6 +55,7 @@ static void record(int sig, siginfo_t *si, void *ucv)
     rt_fault_t *f = &last_fault;
     memset(f, 0, sizeof *f);
     f->signo = sig;
+    f->line = cell_line;
     f->code = si ? si->si_code : 0;
     f->addr = si ? si->si_addr : NULL;
 #if defined(__x86_64__) && defined(REG_RIP)
@@ -225,6 +227,7 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
     int_wanted = 0;
     waiting = 0;
     holding = 0;
+    cell_line = 0;
     int jumped = sigsetjmp(jump_env, 1);
     if (jumped == 2) {
         if (in_child)
@@ -248,6 +251,7 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
             int_wanted = 0;
             memset(&last_fault, 0, sizeof last_fault);
             last_fault.signo = SIGINT;
+            last_fault.line = cell_line;
             if (fault)
                 *fault = last_fault;
             return SIGINT;
@@ -271,6 +275,7 @@ static _Noreturn void stop_cell(const char *call, void *ret)
     last_fault.signo = SIGINT;
     last_fault.ip = ret;
     last_fault.call = call;
+    last_fault.line = cell_line;
     int_wanted = 0;
     waiting = 0;
     holding = 0;
@@ -343,6 +348,12 @@ void rt_protect_raised(const char **ename, const char **evalue)
 {
     *ename = raised_ename;
     *evalue = raised_evalue;
+}
+
+void rt_protect_note_line(int line)
+{
+    if (on_cell_thread())
+        cell_line = line;
 }
 
 int rt_protect_take_pending_interrupt(void)

@@ -25,6 +25,7 @@ typedef struct rt_fault {
     int nframes;
     int stack_overflow;     /* the fault address was next to the stack pointer */
     const char *call;       /* the waiting call an interrupt stopped ("sleep"), or NULL */
+    int line;               /* the cell line of the last top-level statement begun, or 0 */
 } rt_fault_t;
 
 /* Installs the handlers and the alternate stack (idempotent). Returns 0,
@@ -68,6 +69,11 @@ int rt_protect_interrupted(void);
  * other threads than the cell thread they do nothing. */
 void rt_protect_hold(void);
 void rt_protect_release(void);
+
+/* Notes the cell line of the top-level statement that starts (the code
+ * of a cell calls it before each one); a fault or an interrupt reports
+ * it. Reset by rt_protect_run. */
+void rt_protect_note_line(int line);
 
 /* Non-zero when a SIGINT arrived while no cell ran (then cleared). */
 int rt_protect_take_pending_interrupt(void);
