@@ -250,9 +250,9 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
                 if (wait < 0 || left < wait)
                     wait = (int)left;
             }
-            int fds[3];
+            int fds[JK_EXECUTOR_NFDS];
             int n = jk_executor_fds(r->ex, fds);
-            struct pollfd p[3];
+            struct pollfd p[JK_EXECUTOR_NFDS];
             for (int i = 0; i < n; i++)
                 p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
             if (n == 0 && wait < 0)

@@ -19,6 +19,7 @@
     X(void, display_png, (const void *data, size_t len), rt_display_png)                      \
     X(void, display_mime, (const char *mime, const char *data), rt_display_mime)              \
     X(void, clear_output, (int wait), rt_display_clear_output)                                \
+    /* the line of the top-level statement that runs (code gpuc generates) */                 \
     /* used by the code gpuc generates for a cell's final expression */                       \
     X(void, __gpuc_show_int, (long long), rt_result_show_int)                                 \
     X(void, __gpuc_show_uint, (unsigned long long), rt_result_show_uint)                      \
