@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +35,10 @@ static int mentions(const char *text, const char *name)
     return 0;
 }
 
-typedef enum kind { K_INT, K_DOUBLE, K_BOOL, K_STRING } kind_t;
+typedef enum kind { K_INT, K_DOUBLE, K_BOOL, K_NULL, K_STRING } kind_t;
 
+/* What a command-line value is, read as papermill's -p reads it (Python's
+ * int() and float(), True/False, None) and C's true/false. */
 static kind_t kind_of(const char *v)
 {
     char *end;
@@ -46,11 +50,47 @@ static kind_t kind_of(const char *v)
         return K_INT;
     errno = 0;
     (void)strtod(v, &end);
-    if (!*end && !errno && !isspace((unsigned char)*v))
+    /* Python's float() reads no hexadecimal and no leading space */
+    if (!*end && !errno && !isspace((unsigned char)*v) && !strpbrk(v, "xX"))
         return K_DOUBLE;
     if (!strcmp(v, "true") || !strcmp(v, "false") || !strcmp(v, "True") || !strcmp(v, "False"))
         return K_BOOL;
+    if (!strcmp(v, "None"))
+        return K_NULL;
     return K_STRING;
+}
+
+/* An integer as C source: decimal, whatever the spelling given (010 is
+ * ten, as papermill reads it, not C's octal eight). */
+static void c_integer(cm_buf_t *b, long long v)
+{
+    if (v == LLONG_MIN)
+        cm_buf_adds(b, "(-9223372036854775807LL - 1)");
+    else
+        cm_buf_addf(b, "%lld", v);
+}
+
+/* A double as C source: the shortest %.Ng that reads back the same, with
+ * ".0" when it would read as an integer; INFINITY and NAN by name. */
+static void c_double(cm_buf_t *b, double v)
+{
+    if (isnan(v)) {
+        cm_buf_adds(b, "NAN");
+        return;
+    }
+    if (isinf(v)) {
+        cm_buf_adds(b, v < 0 ? "-INFINITY" : "INFINITY");
+        return;
+    }
+    char text[40];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, v);
+        if (strtod(text, NULL) == v)
+            break;
+    }
+    cm_buf_adds(b, text);
+    if (!strpbrk(text, ".e"))
+        cm_buf_adds(b, ".0");
 }
 
 static void c_string(cm_buf_t *b, const char *s)
@@ -79,12 +119,16 @@ char *jk_params_source(const jk_param_t *params, int n, const char *defaults)
         kind_t k = kind_of(v);
         if (!mentions(defaults, params[i].name))
             cm_buf_adds(&b, k == K_INT ? "long long " : k == K_DOUBLE ? "double "
-                            : k == K_BOOL ? "int " : "const char *");
+                            : k == K_BOOL ? "int " : k == K_NULL ? "void *" : "const char *");
         cm_buf_addf(&b, "%s = ", params[i].name);
-        if (k == K_INT || k == K_DOUBLE)
-            cm_buf_adds(&b, v);
+        if (k == K_INT)
+            c_integer(&b, strtoll(v, NULL, 10));
+        else if (k == K_DOUBLE)
+            c_double(&b, strtod(v, NULL));
         else if (k == K_BOOL)
             cm_buf_adds(&b, v[0] == 't' || v[0] == 'T' ? "1" : "0");
+        else if (k == K_NULL)
+            cm_buf_adds(&b, "NULL");
         else
             c_string(&b, v);
         cm_buf_adds(&b, ";\n");

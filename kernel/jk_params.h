@@ -3,11 +3,14 @@
  * The code cell tagged "parameters" keeps its defaults; a new code cell
  * tagged "injected-parameters" is put right after it (at the top when
  * there is none; an earlier injected cell is replaced) and assigns the
- * given values as C: integers as they are, numbers as doubles, true/false
- * as 1/0, anything else as a string literal. A name the parameters cell
- * mentions is assigned (`n = 1000;`); another one is declared with the
- * type of its value (`long long n = 1000;`, `double`, `int`, `const char
- * *`). */
+ * given values as C, read as papermill's -p reads them: integers in
+ * decimal (010 is ten), other numbers as doubles (INFINITY, NAN by name),
+ * true/false/True/False as 1/0, None as NULL, anything else as a string
+ * literal. A name the parameters cell mentions is assigned (`n = 1000;`);
+ * another one is declared with the type of its value (`long long n =
+ * 1000;`, `double`, `int`, `void *`, `const char *`). The papermill
+ * translator python/gpuc_papermill writes the same text (tests/notebooks/
+ * test_papermill.py compares them). */
 #ifndef JK_PARAMS_H
 #define JK_PARAMS_H
 
