@@ -21,14 +21,25 @@
 typedef struct jk_param {
     const char *name;   /* a C identifier */
     const char *value;  /* as given on the command line */
+    int quoted;         /* non-zero: a string, whatever it reads as */
 } jk_param_t;
 
-/* The injected cell's C source for params[0, n) (caller frees).
+/* The injected cell's C source for params[0, n) (caller frees); of a name
+ * given twice, the later value counts.
  * defaults: the parameters cell's source, or NULL. */
 char *jk_params_source(const jk_param_t *params, int n, const char *defaults);
 
 /* Injects params[0, n) into notebook nb (nbformat 4 JSON). 0, or -1 with
  * err (a name that is not a C identifier, out of memory). */
 int jk_params_inject(json_t *nb, const jk_param_t *params, int n, cm_error_t *err);
+
+/* Appends the parameters of the file at path (papermill's -f: a flat YAML
+ * mapping, "name: value" a line, or a JSON object) to params[*n, max),
+ * advancing *n. Unquoted values are read as -p values are; quoted ones are
+ * strings; null is None. The strings live in owner (a JSON array the
+ * caller made and frees). 0, or -1 with err (unreadable file, a list or a
+ * mapping as a value, a name that is not a C name, more than max). */
+int jk_params_load(const char *path, jk_param_t *params, int *n, int max, json_t *owner,
+                   cm_error_t *err);
 
 #endif

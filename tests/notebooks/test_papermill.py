@@ -121,3 +121,54 @@ def test_papermill_and_gpuc_run_inject_the_same_c(tmp_path, gpuc_bin, declared):
         # every new declaration compiles, and the values read back as given
         out = nbformat.read(tmp_path / "gr.ipynb", as_version=4)
         assert not errors(out), errors(out)
+
+
+# papermill's -f: the same file through papermill and gpuc run -f, with -p
+# winning over the file in both
+PARAMS_YAML = """# parameters for one run
+---
+n: 2000
+alpha: 0.75
+name: run one   # a comment
+label: "say \\"hi\\"\\n"
+quoted_number: '42'
+verbose: true
+nothing: null
+"""
+PARAMS_JSON = '{"n": 2000, "alpha": 0.75, "name": "run one", "verbose": false, "nothing": null}'
+
+
+@pytest.mark.parametrize("text,suffix", [(PARAMS_YAML, "yaml"), (PARAMS_JSON, "json")])
+def test_params_file_same_through_papermill_and_gpuc_run(tmp_path, gpuc_bin, text, suffix):
+    params = tmp_path / f"params.{suffix}"
+    params.write_text(text)
+    src = notebook(tmp_path / "in.ipynb", SHOW)
+    proc = papermill(str(src), str(tmp_path / "pm.ipynb"), "-f", str(params), "-p", "alpha", "1")
+    assert proc.returncode == 0, proc.stderr
+    run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(tmp_path / "gr.ipynb"),
+                          "-f", str(params), "-p", "alpha", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert injected(tmp_path / "gr.ipynb") == injected(tmp_path / "pm.ipynb")
+    out = nbformat.read(tmp_path / "gr.ipynb", as_version=4)
+    assert not errors(out)
+    assert stream_text(cell_with(out, SHOW, exact=True)).startswith(
+        "n=2000 alpha/4=0.250 name=run one verbose=")
+
+
+def test_gpuc_run_params_file_errors_are_clear(tmp_path, gpuc_bin):
+    src = notebook(tmp_path / "in.ipynb", SHOW)
+    for text, message in [("sizes: [1, 2]\n", "line 1: 'sizes' is a list or a mapping"),
+                          ("n 5\n", "line 1: expected 'name: value'"),
+                          ("2n: 5\n", "line 1: '2n' is not a C name"),
+                          ("s: 'open\n", "line 1: a quoted value must end with its quote")]:
+        params = tmp_path / "bad.yaml"
+        params.write_text(text)
+        run = subprocess.run([str(gpuc_bin), "run", str(src), "-f", str(params)],
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 1
+        assert message in run.stderr, run.stderr
+        assert not (tmp_path / "in.out.ipynb").exists()
+    run = subprocess.run([str(gpuc_bin), "run", str(src), "-f", str(tmp_path / "none.yaml")],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "none.yaml: No such file or directory" in run.stderr
