@@ -204,11 +204,8 @@ int rt_tcc_preprocess(const char *libdir, const char *src, cm_buf_t *out, cm_err
     if (rc != 0) {
         CM_ERROR(err, 1, "preprocessing failed: %s", t->n ? t->diags[0].msg : "(no message)");
     } else {
-        char chunk[65536];
-        size_t n;
         rewind(tmp);
-        while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
-            cm_buf_add(out, chunk, n);
+        cm_buf_add_stream(out, tmp);
     }
     fclose(tmp);
     rt_tcc_free(t);
