@@ -162,7 +162,7 @@ def test_lab_stop_button_interrupts_a_sleep(open_notebook):
     page = open_notebook(
         "stop.ipynb",
         "int kept = 7;",
-        "#include <unistd.h>\nsleep(30);",
+        '#include <unistd.h>\nsleep(30);\nprintf("after the sleep\\n");',
         'printf("next cell ran, kept=%d\\n", kept);',
     )
     cells_of(page).nth(0).click()
@@ -174,12 +174,15 @@ def test_lab_stop_button_interrupts_a_sleep(open_notebook):
     page.locator("jp-button[data-command='notebook:interrupt-kernel']").click()
     expect(outputs(page, 1)).to_contain_text("Interrupted", timeout=10_000 * SCALE)
     assert time.monotonic() - started < 10 * SCALE, "the interrupt took as long as the sleep"
+    # the interrupt stopped the cell, not just the sleep: the printf after it did not run
+    expect(outputs(page, 1)).to_contain_text("interrupted in sleep()")
+    expect(outputs(page, 1)).not_to_contain_text("after the sleep")
     page.keyboard.press("Shift+Enter")   # the next cell runs, the session kept
     expect(outputs(page, 2)).to_have_text("next cell ran, kept=7")
 
 
-# Needs typed input (input_request on the stdin channel): Lab shows an
-# input box for the scanf and the answer is what scanf reads.
+# Typed input (input_request on the stdin channel): Lab shows an input box
+# for the scanf and the answer is what scanf reads.
 def test_lab_answers_scanf_in_the_input_box(open_notebook):
     page = open_notebook(
         "input.ipynb",
