@@ -127,6 +127,20 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
                 size_t *var_sizes, char **shared, size_t *shared_bytes, char **log,
                 double *ms, const char **cache, cm_error_t *err);
 
+/* Called for each reference of a checked variant (sim_module_refs) once it
+ * is loaded: name is the variable's ("__gpuc_ref_" left out), where the
+ * address of the pointer to set; returns the variable's size (0: unknown). */
+typedef size_t (*sim_ref_hook_fn)(const char *name, void *where);
+void sim_set_ref_hook(sim_ref_hook_fn hook);
+
+/* A kept cell's checked variant compiles checked_source instead of its
+ * source: the same code with every variable a reference (a pointer named
+ * refs[i]) to the session's one storage, which the hook points once the
+ * checked module is loaded — so that a kernel reads and writes the same
+ * variables checked or not. */
+void sim_module_refs(const char *source, const char *checked_source, int nrefs,
+                     const char *const *refs);
+
 /* ---- the runtime API for host cells (sim_runtime.c) -------------------- */
 
 typedef struct sim_symbol {

@@ -25,6 +25,9 @@ int sim_check_races(char *text, size_t len)
     return sim_racecheck_on && sim_race_report(text, len);
 }
 
+#define NEAR_AFTER 512 /* cudaMalloc's rounding to 256 and its 256-byte red zone */
+#define NEAR_BEFORE 32 /* the heap's block header lies before an allocation */
+
 /* Where addr lies, said against the closest region ("address 0x..., 4
  * bytes after the end of the 400-byte cudaMalloc allocation at 0x..."),
  * and the access's name for it: "out-of-bounds", "use-after-free",
@@ -44,12 +47,15 @@ static const char *place(uintptr_t addr, char *buf, size_t len)
                  what);
         return r->freed ? "use-after-free" : "out-of-bounds";
     }
-    if (r && addr >= r->hi && addr - r->hi < 4096) {
+    /* past the end within the allocation's slack (rounding and red zone), or
+     * a few elements before its start: anything further may be another
+     * block of the same heap, a host malloc for instance */
+    if (r && addr >= r->hi && addr - r->hi < NEAR_AFTER) {
         snprintf(buf, len, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes after the end of %s", addr,
                  addr - r->hi, what);
         return "out-of-bounds";
     }
-    if (r && addr < r->lo && r->lo - addr < 4096) {
+    if (r && addr < r->lo && r->lo - addr <= NEAR_BEFORE) {
         snprintf(buf, len, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes before the start of %s",
                  addr, r->lo - addr, what);
         return "out-of-bounds";

@@ -19,6 +19,9 @@
 
 typedef struct module {
     char *source, *options;
+    char *checked_source;      /* what the checked variant compiles, or NULL: source */
+    char **refs;               /* its variable references (sim_module_refs) */
+    int nrefs;
     int n;
     char **names;
     sim_entry_fn *plain;       /* [n] */
@@ -60,8 +63,9 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
         D.v = v;
         D.cap = cap;
     }
-    module_t m = {copy(source), copy(options), n, calloc((size_t)n + 1, sizeof(char *)),
-                  calloc((size_t)n + 1, sizeof(sim_entry_fn)), NULL, NULL, 0, 0};
+    module_t m = {copy(source), copy(options), NULL, NULL, 0, n,
+                  calloc((size_t)n + 1, sizeof(char *)), calloc((size_t)n + 1, sizeof(sim_entry_fn)),
+                  NULL, NULL, 0, 0};
     if (!m.source || !m.options || !m.names || !m.plain)
         goto fail;
     for (int k = 0; k < n; k++)
@@ -184,6 +188,38 @@ static int add_images(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
+static sim_ref_hook_fn ref_hook;
+
+void sim_set_ref_hook(sim_ref_hook_fn hook)
+{
+    ref_hook = hook;
+}
+
+void sim_module_refs(const char *source, const char *checked_source, int nrefs,
+                     const char *const *refs)
+{
+    for (size_t i = 0; i < D.n; i++) {
+        module_t *m = &D.v[i];
+        if (strcmp(m->source, source) != 0 || m->checked_source)
+            continue;
+        char **names = calloc((size_t)nrefs + 1, sizeof *names);
+        char *text = copy(checked_source);
+        int ok = names && text;
+        for (int k = 0; ok && k < nrefs; k++)
+            ok = (names[k] = copy(refs[k])) != NULL;
+        if (!ok) {
+            for (int k = 0; names && k < nrefs; k++)
+                free(names[k]);
+            free(names);
+            free(text);
+            return;
+        }
+        m->checked_source = text;
+        m->refs = names;
+        m->nrefs = nrefs;
+    }
+}
+
 int sim_module_image(uintptr_t addr)
 {
     for (size_t i = 0; i < D.nimages; i++)
@@ -202,13 +238,34 @@ static int compile_checked(module_t *m, cm_error_t *err)
         CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
         return -1;
     }
-    if (sim_compile_variant(m->source, m->options, 1, m->n, (const char *const *)m->names,
-                            entries, 0, NULL, NULL, NULL, &m->shared, &m->shared_bytes, &log,
-                            &ms, &cache, err)) {
+    void **where = calloc((size_t)m->nrefs + 1, sizeof *where);
+    size_t *sizes = calloc((size_t)m->nrefs + 1, sizeof *sizes);
+    if (!where || !sizes ||
+        sim_compile_variant(m->checked_source ? m->checked_source : m->source, m->options, 1,
+                            m->n, (const char *const *)m->names, entries, m->nrefs,
+                            (const char *const *)m->refs, where, sizes, &m->shared,
+                            &m->shared_bytes, &log, &ms, &cache, err)) {
+        if (!where || !sizes)
+            CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
+        free(where);
+        free(sizes);
         free(log);
         free(entries);
         return -1;
     }
+    /* the checked module's variables are references to the session's ones,
+     * which become regions of the memory map too */
+    for (int i = 0; i < m->nrefs && ref_hook; i++) {
+        const char *name = m->refs[i] + strlen("__gpuc_ref_");
+        size_t size = ref_hook(name, where[i]);
+        void *target = *(void **)where[i];
+        char shown[48];
+        short_name(name, shown, sizeof shown);
+        if (target && size && !sim_mem_find((uintptr_t)target))
+            sim_mem_add(target, size, SIM_MEM_GLOBAL, shown);
+    }
+    free(where);
+    free(sizes);
     Dl_info info;
     if (dladdr((void *)entries[0], &info) && info.dli_fname && info.dli_fbase) {
         m->base = (uintptr_t)info.dli_fbase;

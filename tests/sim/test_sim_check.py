@@ -169,6 +169,31 @@ rc_sum<<<4, 256>>>(x, s, 1000);
     assert "byte 0 of the 4-byte cudaMalloc allocation" in err
 
 
+def test_checked_kernels_share_the_sessions_device_variables(kc, checks):
+    """A checked kernel reads and writes the one storage of a __device__
+    variable: its own cell's (read back with cudaMemcpyFromSymbol) and an
+    earlier cell's, where a race on it is found, with memcheck on as well."""
+    checks("--racecheck --memcheck")
+    cell_no(kc, """%%kernel
+__device__ int dv_count;
+__global__ void dv_bump(void) { atomicAdd(&dv_count, 1); }""")
+    run = execute_ok(kc, """dv_bump<<<2, 32>>>();
+cudaDeviceSynchronize();
+int dv_h = 0;
+cudaMemcpyFromSymbol(&dv_h, dv_count, sizeof dv_h);
+dv_h""")
+    assert run.result == "64", run.stream()
+    r = cell_no(kc, """%%kernel
+__global__ void dv_racy(void) {
+    dv_count += 1;
+}""")
+    err = error_of(kc, "dv_racy<<<1, 32>>>();\ncudaDeviceSynchronize();")
+    assert "data race (racecheck) in global memory" in err, err
+    assert f"at cell {r}, line 3" in err
+    assert "__device__ variable dv_count" in err
+    assert "host" not in err  # memcheck knows the variable's storage: no host-pointer report
+
+
 def test_race_reading_a_shared_tile_before_the_barrier(kc, checks):
     checks("--racecheck")
     k = cell_no(kc, """%%kernel
