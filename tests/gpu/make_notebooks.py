@@ -109,6 +109,10 @@ ERRORS = [
 ]
 
 
+# a cell whose source starts so is tagged "parameters" (papermill's
+# convention, which `gpuc run -p` follows)
+PARAMETERS = "\0parameters\0"
+
 # a kernel that never ends: run with --timeout, which interrupts the cell
 ENDLESS = [
     "%%kernel\n__global__ void spin(volatile int *flag) { while (*flag == 0) { } }",
@@ -118,10 +122,12 @@ ENDLESS = [
 
 
 # %timeit of a launch: host time per loop, and GPU time from CUDA events
+# (n is a parameter: the simulator's run in CI uses `gpuc run -p n 65536`)
 TIMING = [
     "%%kernel\n__global__ void inc(int n, float *v) {\n"
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) v[i] += 1.0f;\n}",
-    "int n = 1 << 24;\nfloat *d_v;\ncudaMalloc(&d_v, n * sizeof(float));\ncudaMemset(d_v, 0, n * sizeof(float));",
+    PARAMETERS + "int n = 1 << 24;",
+    "float *d_v;\ncudaMalloc(&d_v, n * sizeof(float));\ncudaMemset(d_v, 0, n * sizeof(float));",
     "%timeit -n 100 -r 5 inc<<<(n + 255) / 256, 256>>>(n, d_v);",
 ]
 
@@ -221,10 +227,16 @@ SWITCH = [
 ]
 
 
+def cell(i, src):
+    tags = ["parameters"] if src.startswith(PARAMETERS) else []
+    return {"cell_type": "code", "execution_count": None, "id": f"c{i}",
+            "metadata": {"tags": tags} if tags else {}, "outputs": [],
+            "source": src[len(PARAMETERS):] if tags else src}
+
+
 def notebook(cells):
     return {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
-                   "outputs": [], "source": src} for i, src in enumerate(cells)],
+        "cells": [cell(i, src) for i, src in enumerate(cells)],
         "metadata": {"kernelspec": {"name": "gpuc", "display_name": "C + CUDA (gpuc)",
                                     "language": "c"}},
         "nbformat": 4, "nbformat_minor": 5,

@@ -74,7 +74,7 @@ rc=$?
 python3 - "$out/timing.ipynb" <<'PY'
 import json, sys
 nb = json.load(open(sys.argv[1]))
-text = "".join(o.get("text", "") for o in nb["cells"][2]["outputs"] if o["output_type"] == "stream")
+text = "".join(o.get("text", "") for o in nb["cells"][-1]["outputs"] if o["output_type"] == "stream")
 print(text)
 sys.exit(0 if "per loop" in text and "GPU" in text else 1)
 PY
