@@ -26,6 +26,15 @@ const char sim_prelude[] =
     "#include <utility>\n"
     "#include <type_traits>\n"
     "extern \"C\" { " SIM_STR(SIM_ABI_DECLS) " }\n"
+    /* CUDA's vector types and dim3: the toolkit's own where it is installed
+     * (so that its other headers, <curand_kernel.h> among them, find what
+     * they expect; included before the prelude's macros, which replace its
+     * __shared__, __device__ ...), else the prelude's, below */
+    "#if !defined(__GPUC_OWN_VECTORS) && __has_include(<vector_types.h>) && \\\n"
+    "    __has_include(<vector_functions.h>)\n"
+    "#define __GPUC_NV_VECTORS 1\n"
+    "#include <vector_types.h>\n#include <vector_functions.h>\n"
+    "#endif\n"
     /* a copy in the module: reading it is no access a checked module checks */
     "static sim_hooks_t __gpuc_hooks;\n"
     "#define __gpuc_h (&__gpuc_hooks)\n"
@@ -54,11 +63,13 @@ const char sim_prelude[] =
     "#define __align__(n) __attribute__((aligned(n)))\n"
     "#define __builtin_align__(n) __attribute__((aligned(n)))\n"
     /* the built-in variables */
-    "typedef sim_uint3_t uint3;\n"
+    "#ifndef __GPUC_NV_VECTORS\n"
+    "struct uint3 { unsigned int x, y, z; };\n"
     "struct dim3 { unsigned int x, y, z;\n"
     "  constexpr dim3(unsigned int a = 1, unsigned int b = 1, unsigned int c = 1) : x(a), y(b), z(c) {}\n"
     "  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}\n"
     "  constexpr operator uint3() const { return uint3{x, y, z}; } };\n"
+    "#endif\n"
     /* in a checked module, read by calls the checker does not see (the
      * scheduler's memory is no device memory) */
     "#ifdef __GPUC_CHECK__\n"
@@ -67,16 +78,20 @@ const char sim_prelude[] =
     "#else\n"
     "#define __GPUC_VIEW(T, name, expr) static inline T name(void) { return (*__gpuc_h->self)->expr; }\n"
     "#endif\n"
-    "__GPUC_VIEW(uint3, __gpuc_thread_idx, thread_idx)\n"
-    "__GPUC_VIEW(uint3, __gpuc_block_idx, block->block_idx)\n"
-    "__GPUC_VIEW(uint3, __gpuc_block_dim, block->block_dim)\n"
-    "__GPUC_VIEW(uint3, __gpuc_grid_dim, block->grid_dim)\n"
+    "__GPUC_VIEW(sim_uint3_t, __gpuc_thread_idx3, thread_idx)\n"
+    "__GPUC_VIEW(sim_uint3_t, __gpuc_block_idx3, block->block_idx)\n"
+    "__GPUC_VIEW(sim_uint3_t, __gpuc_block_dim3, block->block_dim)\n"
+    "__GPUC_VIEW(sim_uint3_t, __gpuc_grid_dim3, block->grid_dim)\n"
+    "#define __GPUC_UINT3(name) static inline uint3 name(void)"
+    " { sim_uint3_t v = name##3(); return uint3{v.x, v.y, v.z}; }\n"
+    "__GPUC_UINT3(__gpuc_thread_idx)\n__GPUC_UINT3(__gpuc_block_idx)\n"
+    "__GPUC_UINT3(__gpuc_block_dim)\n__GPUC_UINT3(__gpuc_grid_dim)\n"
     "__GPUC_VIEW(void *, __gpuc_dyn_shared, block->dyn_shared)\n"
     "#define threadIdx (__gpuc_thread_idx())\n"
     "#define blockIdx (__gpuc_block_idx())\n"
     "#define blockDim (__gpuc_block_dim())\n"
     "#define gridDim (__gpuc_grid_dim())\n"
-    "#define warpSize 32\n"
+    "static constexpr int warpSize = 32;\n"
     /* barriers, warps */
     "static inline void __syncthreads(void) { __gpuc_h->syncthreads(); }\n"
     "static inline void __syncwarp(unsigned int mask = 0xffffffffu) { __gpuc_h->syncwarp(mask); }\n"
@@ -239,7 +254,10 @@ const char sim_prelude[] =
     "template <class T> static inline T __ldg(const T *p) { return *p; }\n"
     "static inline long long clock64(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);"
     " return (long long)t.tv_sec * 1000000000LL + t.tv_nsec; }\n"
-    /* vector types */
+    /* vector types: the toolkit's own where it is installed (so that its
+     * other headers, <curand_kernel.h> among them, find what they expect),
+     * else the prelude's, with the same sizes and alignments */
+    "#ifndef __GPUC_NV_VECTORS\n"
     "#define __GPUC_VEC(T, N) \\\n"
     "  struct __attribute__((aligned(2 * sizeof(T)))) N##2 { T x, y; }; \\\n"
     "  struct N##3 { T x, y, z; }; \\\n"
@@ -260,6 +278,7 @@ const char sim_prelude[] =
     " { return uint3{x, y, z}; }\n"
     "static inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w)"
     " { return uint4{x, y, z, w}; }\n"
+    "#endif\n"
     /* cuda_fp16: __half as IEEE binary16 bits, converted by hand (round to nearest even) */
     "static inline unsigned short __gpuc_f2h(float f) {\n"
     "  unsigned int x; memcpy(&x, &f, 4);\n"

@@ -227,6 +227,27 @@ SWITCH = [
 ]
 
 
+# cuRAND's device API (curand_kernel.h: XORWOW states) in a kernel cell: a
+# Monte Carlo estimate of pi on the GPU, then the same cell on the CUDA
+# simulator (%device cpu), which must count the same hits
+CURAND_RUN = ("int h = 0, *d_hits;\ncudaMalloc(&d_hits, sizeof(int));\n"
+              "cudaMemset(d_hits, 0, sizeof(int));\nmc_pi<<<8, 128>>>(1234ULL, d_hits, 500);\n"
+              "cudaMemcpy(&h, d_hits, sizeof(int), cudaMemcpyDeviceToHost);\ncudaFree(d_hits);\n"
+              "printf(\"hits %d pi %.4f\\n\", h, 4.0 * h / (8 * 128 * 500.0));")
+CURAND = [
+    "%%kernel\n#include <curand_kernel.h>\n"
+    "__global__ void mc_pi(unsigned long long seed, int *hits, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    curandState s;\n"
+    "    curand_init(seed, i, 0, &s);\n    int h = 0;\n"
+    "    for (int k = 0; k < n; k++) {\n"
+    "        float x = curand_uniform(&s), y = curand_uniform(&s);\n"
+    "        h += x * x + y * y <= 1.0f;\n    }\n    atomicAdd(hits, h);\n}",
+    CURAND_RUN,
+    "%device cpu",
+    CURAND_RUN,
+]
+
+
 def cell(i, src):
     tags = ["parameters"] if src.startswith(PARAMETERS) else []
     return {"cell_type": "code", "execution_count": None, "id": f"c{i}",
@@ -244,5 +265,6 @@ def notebook(cells):
 
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
-                    ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH)):
+                    ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
+                    ("curand", CURAND)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

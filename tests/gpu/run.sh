@@ -112,6 +112,21 @@ sys.exit(0 if [l for l in text.splitlines() if l.split()[0] in ("gpu", "simulate
 PY
 check $? "%device cpu and back (gpuc run rc $rc)"
 
+# cuRAND's device API in a kernel cell, on the GPU and then on the simulator:
+# the same XORWOW numbers, so the same count of hits
+"$bin/gpuc" run tests/gpu/curand.ipynb -o "$out/curand.ipynb" 2> "$out/curand.log"
+rc=$?; cat "$out/curand.log"
+python3 - "$out/curand.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
+               if o["output_type"] == "stream" and o["name"] == "stdout")
+print(text)
+hits = [l for l in text.splitlines() if l.startswith("hits ")]
+sys.exit(0 if len(hits) == 2 and hits[0] == hits[1] and abs(float(hits[0].split()[-1]) - 3.1416) < 0.01 else 1)
+PY
+check $? "curand_kernel.h on the GPU and the simulator: equal hits (gpuc run rc $rc)"
+
 # device variables: __constant__/__device__ from host cells, one storage
 # across kernel cells, cudaMemcpyToSymbol and friends (issue 12)
 "$bin/gpuc" run tests/gpu/symbols.ipynb -o "$out/symbols.ipynb" 2> "$out/symbols.log"

@@ -97,3 +97,15 @@ def test_speedup_notebook_agrees_with_its_cpu_code(gpuc_bin, tmp_path):
     # the sweep's chart and its verdict on the simulator: the CPU wins
     sweep = displays(timed[-1])
     assert "GPU (with transfers) not faster" in sweep, sweep
+
+
+def test_curand_kernel_header(gpuc_bin, tmp_path):
+    """<curand_kernel.h> in a kernel cell on the simulator: cuRAND's own
+    device code (XORWOW) runs, and a Monte Carlo estimate of pi is close; the
+    GPU suite checks that a GPU counts the same hits (tests/gpu/run.sh)."""
+    proc, nb = run(gpuc_bin, "curand", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    hits = [line for c in nb["cells"] for line in streams(c).splitlines()
+            if line.startswith("hits ")]
+    assert len(hits) == 2 and hits[0] == hits[1], hits
+    assert abs(float(hits[0].split()[-1]) - 3.1416) < 0.01, hits
