@@ -194,3 +194,25 @@ def test_lsmagic_lists_the_conveniences(kc):
     for name in ["%sh", "%load", "%cd", "%pwd", "%env", "%%sh", "%%bash", "%%writefile"]:
         assert f"{name}  " in out or f"{name}\n" in out, (name, out)
     assert "Usage: !COMMAND" in execute_ok(kc, "%sh?").stream()
+
+
+# --- errors in magics name the user's cell and line ----------------------------------
+
+@pytest.mark.parametrize("code, line, text", [
+    ("%timeit n_err +", 1, "error: identifier expected"),
+    ("%%timeit int k = 0;\nk +=\n", 2, "error: identifier expected"),
+    ("%%timeit\nundefined_fn_err();", 2, "undefined symbol 'undefined_fn_err'"),
+    ("%timeit -n 1 -r 1 int *p = 0; *p = 1;", 1, "SIGSEGV"),
+    ("%%time\nint *p = 0;\n*p = 2;", 3, "SIGSEGV"),
+    ("%%speedup\n//%% cpu\nn_err +\n//%% gpu\nn_err++;", 3, "identifier expected"),
+    ("%%speedup -n 1 -r 1\n//%% cpu\nint *p = 0; *p = 1;\n//%% gpu\nn_err++;", 3, "SIGSEGV"),
+])
+def test_errors_in_magics_name_the_cell_and_line(kc, code, line, text):
+    execute_ok(kc, "int n_err = 3;")
+    run = execute(kc, code)
+    assert run.status == "error", run.describe()
+    n = run.content["execution_count"]
+    shown = run.content["evalue"] + "\n" + "\n".join(run.content["traceback"])
+    assert text in shown, shown
+    assert f"cell {n}, line {line}" in shown or f"cell {n}, line {line};" in shown, shown
+    assert "gpuc-timeit" not in shown and ":0:" not in shown, shown
