@@ -73,6 +73,19 @@ static void show_help(rt_session_t *s, const char *name, int detail)
     json_decref(reply);
 }
 
+int rt_shortcut_is_one(const char *code)
+{
+    size_t n, a, b;
+    int detail;
+    const char *p = trimmed(code, &n);
+    if (n >= 2 && p[n - 2] == '(' && p[n - 1] == ')')
+        n -= 2;
+    if (n == 4 && (strncmp(p, "exit", 4) == 0 || strncmp(p, "quit", 4) == 0))
+        return 1;
+    p = trimmed(code, &n);
+    return n < 256 && asks_help(p, n, &a, &b, &detail);
+}
+
 int rt_shortcut_run(rt_session_t *s, const char *code)
 {
     size_t n, a, b;

@@ -14,4 +14,8 @@
  * session declared a variable or function of that name). */
 int rt_shortcut_run(rt_session_t *s, const char *code);
 
+/* Non-zero when code has the form of a shortcut (for is_complete: the
+ * console must run `printf?` at once). */
+int rt_shortcut_is_one(const char *code);
+
 #endif

@@ -216,3 +216,13 @@ def test_errors_in_magics_name_the_cell_and_line(kc, code, line, text):
     assert text in shown, shown
     assert f"cell {n}, line {line}" in shown or f"cell {n}, line {line};" in shown, shown
     assert "gpuc-timeit" not in shown and ":0:" not in shown, shown
+
+
+@pytest.mark.parametrize("code, status", [
+    ("printf?", "complete"), ("exit", "complete"), ("quit()", "complete"),
+    ("!echo it's", "complete"),                      # shell text: the quote opens nothing
+    ("int a = 1, b = 0;\nif (a &&\n  !b", "incomplete"),  # C: the bracket is open
+])
+def test_is_complete_for_the_shortcuts_and_the_shell(kc, code, status):
+    kc.is_complete(code)
+    assert kc.get_shell_msg(timeout=TIMEOUT)["content"]["status"] == status
