@@ -266,9 +266,8 @@ static void answer_queued(jk_shell_t *s)
         jk_message_t *msg = &queued[i];
         if (strcmp(msg->msg_type, "execute_request") == 0) {
             jk_iopub_status(s->iopub, msg, "busy");
-            send_reply(s, msg, "execute_reply",
-                            json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
-                                      s->execution_count));
+            /* as ipykernel: no execution_count, the cell did not run */
+            send_reply(s, msg, "execute_reply", json_pack("{s:s}", "status", "aborted"));
             jk_iopub_status(s->iopub, msg, "idle");
         } else {
             dispatch(s, msg);
@@ -344,8 +343,11 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
                                    json_object_get(result, "metadata")
                                        ? json_object_get(result, "metadata")
                                        : json_object()));
-    json_t *content = json_pack("{s:s, s:i, s:{}, s:[]}", "status", ok ? "ok" : "error",
-                                "execution_count", n, "user_expressions", "payload");
+    json_t *payload = json_object_get(reply, "payload"); /* ask_exit, set_next_input */
+    json_t *content = json_pack("{s:s, s:i, s:{}, s:o}", "status", ok ? "ok" : "error",
+                                "execution_count", n, "user_expressions", "payload",
+                                ok && json_is_array(payload) ? json_incref(payload)
+                                                             : json_array());
     if (!ok) {
         const char *keys[] = {"ename", "evalue", "traceback"};
         for (size_t i = 0; i < 3; i++)

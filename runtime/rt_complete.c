@@ -21,6 +21,7 @@
 #include "rt_magic.h"
 #include "rt_session_internal.h"
 #include "rt_session_query.h"
+#include "rt_shortcut.h"
 
 static int ident_char(char c)
 {
@@ -675,9 +676,32 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
     return reply;
 }
 
+/* The last non-blank line is a `!command` that starts a statement (shell
+ * text, not C: a quote in it opens nothing). */
+static int ends_with_shell_line(const char *code)
+{
+    size_t n = strlen(code);
+    while (n > 0 && isspace((unsigned char)code[n - 1]))
+        n--;
+    size_t from = 0;
+    int line = 1;
+    rt_magic_line_t m;
+    while (rt_magic_find(code, from, line, &m)) {
+        if (m.end >= n)
+            return code[m.start] == '!';
+        if (m.cell)
+            return 0;
+        from = m.next;
+        line = m.line + 1;
+    }
+    return 0;
+}
+
 json_t *rt_is_complete(rt_session_t *s, const char *code)
 {
     (void)s;
+    if (rt_shortcut_is_one(code) || ends_with_shell_line(code))
+        return json_pack("{s:s}", "status", "complete");
     rt_completeness_t c = rt_cell_check_complete(code);
     if (strcmp(c.status, "incomplete") == 0) {
         char indent[64];

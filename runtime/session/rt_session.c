@@ -109,6 +109,7 @@ void rt_session_free(rt_session_t *s)
     rt_options_clear(&s->options);
     rt_tcc_set_extra(NULL, NULL, 0);
     rt_value_free(&s->result);
+    json_decref(s->payload);
     free(s->libdir);
     free(s);
 }
@@ -188,6 +189,22 @@ int rt_session_take_result(rt_session_t *s, rt_value_t *out)
     *out = s->result;
     s->result.text = s->result.html = NULL;
     return out->text != NULL;
+}
+
+void rt_session_add_payload(rt_session_t *s, json_t *item)
+{
+    if (!item)
+        return;
+    if (!s->payload)
+        s->payload = json_array();
+    json_array_append_new(s->payload, item);
+}
+
+json_t *rt_session_take_payload(rt_session_t *s)
+{
+    json_t *payload = s->payload;
+    s->payload = NULL;
+    return payload;
 }
 
 void rt_session_set_headers(rt_session_t *s, rt_headers_mode_t mode)

@@ -56,6 +56,7 @@ struct rt_session {
     int next_rerun;
     rt_options_t options;     /* %cflags and %lib */
     rt_value_t result;        /* the last run's final expression (text NULL: none) */
+    json_t *payload;          /* the cell's payloads for its execute_reply (NULL: none) */
 };
 
 /* Makes a compiled cell's declarations part of the session: the prelude
