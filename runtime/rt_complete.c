@@ -585,6 +585,7 @@ static json_t *not_found(void)
 }
 
 #define MAX_SHOWN 4000 /* bytes of a header declaration shown (inline functions run long) */
+#define MAX_SOURCE 8000 /* bytes of a user function's text shown by name?? */
 
 json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail_level)
 {
@@ -661,9 +662,18 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
         cm_buf_addf(&md, "\narray: %s\n", array);
     }
     if (detail_level > 0 && info.cell > 0) {
-        for (size_t i = 0; i < s->nsyms; i++)
-            if (strcmp(s->syms[i].name, name) == 0)
-                cm_buf_addf(&plain, "address %p\n", s->syms[i].addr);
+        for (size_t i = 0; i < s->nsyms; i++) {
+            if (strcmp(s->syms[i].name, name) != 0)
+                continue;
+            const char *src = s->syms[i].source;
+            if (src) { /* `name??`: the function as its cell wrote it */
+                size_t n = strlen(src) > MAX_SOURCE ? MAX_SOURCE : strlen(src);
+                const char *more = n < strlen(src) ? "\n..." : "";
+                cm_buf_addf(&plain, "source:\n%.*s%s\n", (int)n, src, more);
+                cm_buf_addf(&md, "\nsource:\n\n```c\n%.*s%s\n```\n", (int)n, src, more);
+            }
+            cm_buf_addf(&plain, "address %p\n", s->syms[i].addr);
+        }
     }
     json_t *reply = json_pack("{s:s, s:b, s:{s:s, s:s}, s:{}}", "status", "ok", "found", 1,
                               "data", "text/plain", cm_buf_str(&plain), "text/markdown",

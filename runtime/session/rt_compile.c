@@ -386,6 +386,8 @@ void rt_session_commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan)
         if (a) {
             rt_session_set_symbol(s, plan->funcs.v[i], a, plan->cell, 1);
             rt_session_add_code(s, plan->funcs.v[i], a, plan->cell);
+            if (i < plan->func_texts.n)
+                rt_session_set_source(s, plan->funcs.v[i], plan->func_texts.v[i]);
         }
     }
     for (size_t i = 0; i < plan->parts.n; i++) {

@@ -89,8 +89,10 @@ void rt_session_free(rt_session_t *s)
     for (size_t i = 0; i < s->nstates; i++)
         rt_tcc_free(s->states[i]);
     free(s->states);
-    for (size_t i = 0; i < s->nsyms; i++)
+    for (size_t i = 0; i < s->nsyms; i++) {
         free(s->syms[i].name);
+        free(s->syms[i].source);
+    }
     free(s->syms);
     cm_map_free(&s->sym_index);
     for (size_t i = 0; i < s->ncode; i++)
@@ -136,8 +138,10 @@ size_t rt_session_reset(rt_session_t *s)
      * run (a thread a cell started) and crash, and is then named */
     rt_prelude_free(&s->prelude);
     memset(&s->prelude, 0, sizeof s->prelude);
-    for (size_t i = 0; i < s->nsyms; i++)
+    for (size_t i = 0; i < s->nsyms; i++) {
         free(s->syms[i].name);
+        free(s->syms[i].source);
+    }
     s->nsyms = 0;
     cm_map_clear(&s->sym_index);
     cm_names_free(&s->types);

@@ -52,6 +52,18 @@ def test_question_mark_shows_the_help_of_inspection(kc):
     assert "address 0x" in execute_ok(kc, "twice??").stream()  # ?? is detail level 1
 
 
+def test_double_question_mark_shows_a_functions_text(kc):
+    """name?? shows a user function as its cell wrote it (comments and
+    layout kept), name? does not; a redefinition shows the new text."""
+    execute_ok(kc, "double halve(double v)\n{\n    return v / 2;  // halves\n}")
+    text = execute_ok(kc, "halve??").stream()
+    assert "source:\ndouble halve(double v)\n{\n    return v / 2;  // halves\n}\n" in text, text
+    assert "source:" not in execute_ok(kc, "halve?").stream()
+    execute_ok(kc, "double halve(double v) { return v * 0.5; }")
+    text = execute_ok(kc, "halve??").stream()
+    assert "return v * 0.5;" in text and "// halves" not in text, text
+
+
 def test_question_mark_on_an_unknown_name(kc):
     run = execute_ok(kc, "no_such_name?")
     assert run.stream() == "Object `no_such_name` not found.\n"
