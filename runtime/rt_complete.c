@@ -707,11 +707,35 @@ static int ends_with_shell_line(const char *code)
     return 0;
 }
 
+/* The cell starts with a cell magic whose body is not C (shell text, a
+ * file's contents): -1 when not, else 1 when its last line is blank (the
+ * body ends there, as in IPython's console), 0 while it is not. */
+static int text_cell_done(const char *code)
+{
+    static const char *const text_magics[] = {"sh", "bash", "writefile", NULL};
+    rt_magic_line_t m;
+    if (!rt_magic_find(code, 0, 1, &m) || !m.cell || !m.first)
+        return -1;
+    int text = 0;
+    for (int i = 0; text_magics[i] && !text; i++)
+        text = strcmp(m.name, text_magics[i]) == 0;
+    if (!text)
+        return -1;
+    size_t n = strlen(code);
+    while (n > 0 && (code[n - 1] == ' ' || code[n - 1] == '\t'))
+        n--;
+    return n > m.next && n >= 2 && code[n - 1] == '\n' && code[n - 2] == '\n';
+}
+
 json_t *rt_is_complete(rt_session_t *s, const char *code)
 {
     (void)s;
     if (rt_shortcut_is_one(code) || ends_with_shell_line(code))
         return json_pack("{s:s}", "status", "complete");
+    int text = text_cell_done(code);
+    if (text >= 0)
+        return text ? json_pack("{s:s}", "status", "complete")
+                    : json_pack("{s:s, s:s}", "status", "incomplete", "indent", "");
     rt_completeness_t c = rt_cell_check_complete(code);
     if (strcmp(c.status, "incomplete") == 0) {
         char indent[64];

@@ -234,6 +234,13 @@ def test_errors_in_magics_name_the_cell_and_line(kc, code, line, text):
     ("printf?", "complete"), ("exit", "complete"), ("quit()", "complete"),
     ("!echo it's", "complete"),                      # shell text: the quote opens nothing
     ("int a = 1, b = 0;\nif (a &&\n  !b", "incomplete"),  # C: the bracket is open
+    # a shell or file cell magic: its body is not C (a quote opens nothing);
+    # typed line by line it ends at a blank line, as in IPython's console
+    ("%%bash", "incomplete"), ("%%bash\necho it's {", "incomplete"),
+    ("%%bash\necho it's {\n\n", "complete"),
+    ("%%writefile k.cu\n__global__ void k() {\n", "incomplete"),
+    ("%%writefile k.cu\n__global__ void k() {\n\n", "complete"),
+    ("%%kernel\n__global__ void k() {\n\n", "incomplete"),  # CUDA C: the brace is open
 ])
 def test_is_complete_for_the_shortcuts_and_the_shell(kc, code, status):
     kc.is_complete(code)
