@@ -54,6 +54,11 @@
     X(int, __gpuc_cuda_malloc, (void *ptr, size_t size, const char *what, int line),          \
       rt_gpu_cuda_malloc)                                                                     \
     X(int, __gpuc_cuda_free, (void *ptr), rt_gpu_cuda_free)                                   \
+    X(int, __gpuc_cuda_sync, (void), rt_gpu_device_synchronize)                               \
+    X(int, __gpuc_cuda_stream_sync, (void *stream), rt_gpu_stream_synchronize)               \
+    X(int, __gpuc_cuda_event_sync, (void *event), rt_gpu_event_synchronize)                  \
+    X(int, __gpuc_cuda_memcpy, (void *dst, const void *src, size_t count, int kind),          \
+      rt_gpu_memcpy)                                                                          \
     X(int, __gpuc_memcpy_symbol,                                                              \
       (const char *name, void *buf, size_t count, size_t offset, int kind, int to_device,     \
        void *stream, int async),                                                              \

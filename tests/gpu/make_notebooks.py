@@ -121,6 +121,32 @@ ENDLESS = [
 ]
 
 
+# waits for the GPU that an interrupt ends (run with --allow-errors): a
+# thread of the cell interrupts it 1.5 s after starting a kernel busy for
+# ~2.5 s and waiting for it in cudaDeviceSynchronize; the statement after the
+# wait must not run; the session and the device stay usable (a copy waits for
+# the kernel to finish and reads its flag); the same for a blocking
+# cudaMemcpy queued behind the kernel
+WAITS = [
+    "%%kernel\n__global__ void busy(long long cycles, int *flag) {\n"
+    "    long long t = clock64();\n    while (clock64() - t < cycles) { }\n"
+    "    if (flag) *flag = 1;\n}",
+    "#include <pthread.h>\n#include <signal.h>\n#include <unistd.h>\n"
+    "void *poke(void *arg) { usleep(1500000); kill(getpid(), SIGINT); return NULL; }\n"
+    "void interrupt_soon(void) { pthread_t t; pthread_create(&t, NULL, poke, NULL); "
+    "pthread_detach(t); }\n"
+    "int *d_flag;\ncudaMalloc(&d_flag, sizeof(int));\ncudaMemset(d_flag, 0, sizeof(int));\n"
+    "int after = 0, h = 0;",
+    "interrupt_soon();\nbusy<<<1, 1>>>(5000000000LL, d_flag);\ncudaDeviceSynchronize();\n"
+    "after = 1;\nprintf(\"after the wait\\n\");",
+    "printf(\"kept %d\\n\", after);",
+    "cudaMemcpy(&h, d_flag, sizeof(int), cudaMemcpyDeviceToHost);\nprintf(\"flag %d\\n\", h);",
+    "interrupt_soon();\nbusy<<<1, 1>>>(5000000000LL, NULL);\n"
+    "cudaMemcpy(&h, d_flag, sizeof(int), cudaMemcpyDeviceToHost);\nprintf(\"after the copy\\n\");",
+    "cudaDeviceSynchronize();\nprintf(\"device usable: %s\\n\", "
+    "cudaGetErrorName(cudaGetLastError()));",
+]
+
 # %timeit of a launch: host time per loop, and GPU time from CUDA events
 # (n is a parameter: the simulator's run in CI uses `gpuc run -p n 65536`)
 TIMING = [
@@ -266,5 +292,5 @@ def notebook(cells):
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
-                    ("curand", CURAND)):
+                    ("curand", CURAND), ("waits", WAITS)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

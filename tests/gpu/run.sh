@@ -68,6 +68,31 @@ sys.exit(0 if errs and "cannot be stopped" in errs[0]["evalue"] else 1)
 PY
 check $? "endless kernel interrupted (gpuc run rc $rc)"
 
+# an interrupt during cudaDeviceSynchronize or a blocking cudaMemcpy stops the
+# cell there (no later statement runs); the session and the device stay usable
+timeout 120 "$bin/gpuc" run --allow-errors tests/gpu/waits.ipynb \
+    -o "$out/waits.ipynb" 2> "$out/waits.log"
+rc=$?; cat "$out/waits.log"
+python3 - "$out/waits.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+def out(i, kind):
+    return [o for o in nb["cells"][i]["outputs"] if o["output_type"] == kind]
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
+               if o["output_type"] == "stream" and o["name"] == "stdout")
+errs = {i: out(i, "error")[0] for i in (2, 5) if out(i, "error")}
+for i, e in errs.items():
+    print(f"cell {i}: {e['ename']}: {e['evalue']}")
+print(text)
+ok = (set(errs) == {2, 5}
+      and "interrupted in cudaDeviceSynchronize()" in errs[2]["evalue"]
+      and "interrupted in cudaMemcpy()" in errs[5]["evalue"]
+      and "after the" not in text and "kept 0" in text and "flag 1" in text
+      and "device usable: cudaSuccess" in text)
+sys.exit(0 if ok else 1)
+PY
+check $? "interrupts during GPU waits stop the cell; the device stays usable (gpuc run rc $rc)"
+
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
 rc=$?
