@@ -148,7 +148,7 @@ const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv)
         return found[0] ? found : NULL;
     tried = 1;
     char cand[3][600] = {{0}};
-    const char *slash = strrchr(nv->path, '/');
+    const char *slash = nv ? strrchr(nv->path, '/') : NULL;
     if (slash)
         snprintf(cand[0], sizeof cand[0], "%.*s/../include", (int)(slash - nv->path), nv->path);
     const char *home = getenv("CUDA_HOME");
@@ -204,6 +204,14 @@ int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640])
         return 1;
     snprintf(opts[1], sizeof opts[1], "-I%.600s/cccl", inc);
     return 2;
+}
+
+void gpu_compile_sim_options(const char *options, cm_buf_t *out)
+{
+    cm_buf_adds(out, options ? options : "");
+    const char *inc = gpu_compile_include_dir(NULL);
+    if (inc)
+        cm_buf_addf(out, " -I%s", inc);
 }
 
 /* Picks the target: sm_XY cubin for the selected GPU when NVRTC knows it;
@@ -682,13 +690,16 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
     double ms;
     const char *cache;
     cm_error_t e = {0};
+    cm_buf_t opts = {0};
+    gpu_compile_sim_options(options, &opts);
     void **addrs = calloc((size_t)g->n + 1, sizeof *addrs);
     size_t *sizes = calloc((size_t)g->n + 1, sizeof *sizes);
     int rc = !addrs || !sizes ? -1
-             : sim_compile(source, options, c->nkernels, names, entries, g->n,
+             : sim_compile(source, cm_buf_str(&opts), c->nkernels, names, entries, g->n,
                            (const char *const *)g->names, addrs, sizes, shared, shared_bytes, &log,
                            &ms, &cache, &e);
     free(names);
+    cm_buf_free(&opts);
     for (int i = 0; rc == 0 && i < g->n; i++) /* host addresses, kept as device ones are */
         ((unsigned long long *)addrs)[i] = (unsigned long long)(uintptr_t)addrs[i];
     if (rc == 0)

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "cm_buf.h"
 #include "gpu.h"
 #include "gpu_driver.h"
 #include "gpu_nvrtc.h"
@@ -87,6 +88,12 @@ int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, 
 /* The CUDA include folder (for <cuda_fp16.h>): next to NVRTC, else
  * $CUDA_HOME/include, else /usr/local/cuda/include; NULL when none. */
 const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv);
+
+/* The options a kernel cell's simulator compile gets: the cell's (NULL:
+ * none), then the toolkit's include folder where there is one, so that g++
+ * finds <curand_kernel.h> and CUDA's vector types as NVRTC does. Appended
+ * to out (caller frees). */
+void gpu_compile_sim_options(const char *options, cm_buf_t *out);
 
 /* NVRTC's -I options for the toolkit's headers into opts (at most 2): the
  * include folder and, where it is, its CCCL folder (include/cccl: libcu++

@@ -317,9 +317,12 @@ static int compile_for_sim(kernel_t *k, cm_error_t *err)
     double ms;
     const char *cache;
     cm_error_t e = {0};
-    if (sim_compile(m->source, m->options, n, names, entries, 0, NULL, NULL, NULL, &shared,
-                    &shared_bytes, &log, &ms,
-                    &cache, &e)) {
+    cm_buf_t opts = {0};
+    gpu_compile_sim_options(m->options, &opts);
+    int failed = sim_compile(m->source, cm_buf_str(&opts), n, names, entries, 0, NULL, NULL, NULL,
+                             &shared, &shared_bytes, &log, &ms, &cache, &e);
+    cm_buf_free(&opts);
+    if (failed) {
         CM_ERROR(err, GPU_E_INVALID, "kernel %s (cell %d) cannot be compiled for the simulator: %s",
                  k->info.name, m->cell, e.text);
         free(log);

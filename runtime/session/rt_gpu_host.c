@@ -469,12 +469,22 @@ void rt_gpu_interrupted(rt_error_t *error, int cell)
     if (!launched || !gpu_busy(&name, &at_cell, &line))
         return;
     launched = 0; /* nothing to wait for at the end of this cell: it would never end */
+    /* where the cell stopped ("cell 3 was interrupted in cudaDeviceSynchronize(),
+     * called in ..."), without the message's closing words */
+    char where[CM_ERROR_TEXT];
+    snprintf(where, sizeof where, "%s", error->message);
+    char *kept = strstr(where, "; the session's variables are kept");
+    if (kept)
+        *kept = '\0';
+    if (!where[0])
+        snprintf(where, sizeof where, "cell %d was interrupted", cell);
     rt_error_reword(error,
-                    "cell %d was interrupted, but the GPU kernel %s (launched at cell %d, line "
-                    "%d) is still running, and a running GPU kernel cannot be stopped. Later GPU "
-                    "calls will wait for it: restart the kernel (Kernel > Restart) to get the GPU "
-                    "back; the session's state is lost then.",
-                    cell, name, at_cell, line);
+                    "%s; the GPU kernel %s (launched at cell %d, line %d) is still running, and "
+                    "a running GPU kernel cannot be stopped: later GPU calls wait for it to "
+                    "finish. One that never ends holds the GPU until a restart (Kernel > "
+                    "Restart), which loses the session's state; until then the session's "
+                    "variables are kept.",
+                    where, name, at_cell, line);
     error->cell = error->line = 0;
 }
 

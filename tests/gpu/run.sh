@@ -85,8 +85,11 @@ for i, e in errs.items():
     print(f"cell {i}: {e['ename']}: {e['evalue']}")
 print(text)
 ok = (set(errs) == {2, 5}
-      and "interrupted in cudaDeviceSynchronize()" in errs[2]["evalue"]
-      and "interrupted in cudaMemcpy()" in errs[5]["evalue"]
+      and "interrupted in cudaDeviceSynchronize(), called in the top-level code of cell 3, line 3"
+          in errs[2]["evalue"]
+      and "interrupted in cudaMemcpy(), called in the top-level code of cell 6, line 3"
+          in errs[5]["evalue"]
+      and all("is still running" in e["evalue"] for e in errs.values())
       and "after the" not in text and "kept 0" in text and "flag 1" in text
       and "device usable: cudaSuccess" in text)
 sys.exit(0 if ok else 1)
