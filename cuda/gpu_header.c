@@ -7,8 +7,12 @@
  * - cudaMalloc, cudaMallocManaged and cudaMallocHost take `void *` first, so
  *   C code passing `float **` compiles without a cast or warning (the ABI is
  *   the same pointer).
- * - dim3 is a plain C struct; write `dim3 b = {16, 16, 1};` (no constructor
- *   defaults in C: give all three).
+ * - dim3 is a plain C struct (`dim3 b(16, 16);` is rewritten into C).
+ * - The vector types are C structs with the alignment nvcc gives them, so a
+ *   struct holding a float4 is laid out alike on both sides; make_float4 &
+ *   co are static inline functions. __half and __nv_bfloat16 are their bits
+ *   (`__x`), with the host conversions __float2half, __half2float,
+ *   __float2bfloat16 and __bfloat162float: C has no 16-bit float.
  * - cudaDeviceProp is gpuc's own struct of the common fields (the layout of
  *   GPU_DEVICE_PROPS_FIELDS in gpu.h, stringified below so the two cannot
  *   drift) and cudaGetDeviceProperties is gpu_device_properties, because
@@ -22,6 +26,25 @@
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+
+/* A vector type and its make_ function. TCC honours _Alignas on a first
+ * member (not an aligned attribute on the struct), so x carries the
+ * alignment, alone in its declaration. */
+#define MEMBERS1(b) ""
+#define MEMBERS2(b) " " #b " y;"
+#define MEMBERS3(b) " " #b " y, z;"
+#define MEMBERS4(b) " " #b " y, z, w;"
+#define PARAMS1(b) #b " x"
+#define PARAMS2(b) PARAMS1(b) ", " #b " y"
+#define PARAMS3(b) PARAMS2(b) ", " #b " z"
+#define PARAMS4(b) PARAMS3(b) ", " #b " w"
+#define SET1 " v.x = x;"
+#define SET2 SET1 " v.y = y;"
+#define SET3 SET2 " v.z = z;"
+#define SET4 SET3 " v.w = w;"
+#define VECTOR_DEF(t, b, n, a)                                                                     \
+    "typedef struct " #t " { _Alignas(" #a ") " #b " x;" MEMBERS##n(b) " } " #t ";\n"           \
+    "static inline " #t " make_" #t "(" PARAMS##n(b) ") { " #t " v;" SET##n " return v; }\n"
 
 const char gpu_host_header[] =
     "/* gpuc: the CUDA runtime API for host cells (libcudart, loaded at run time) */\n"
@@ -48,6 +71,62 @@ const char gpu_host_header[] =
     "    cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4\n"
     "};\n"
     "typedef struct dim3 { unsigned int x, y, z; } dim3;\n"
+    GPU_VECTOR_TYPES(VECTOR_DEF)
+    /* cuda_fp16.h's and cuda_bf16.h's types as bits, with the host
+     * conversions (round to nearest even, as NVIDIA's) */
+    "typedef struct __half { _Alignas(2) unsigned short __x; } __half;\n"
+    "typedef __half half;\n"
+    "typedef struct __half2 { _Alignas(4) __half x; __half y; } __half2;\n"
+    "typedef struct __nv_bfloat16 { _Alignas(2) unsigned short __x; } __nv_bfloat16;\n"
+    "typedef __nv_bfloat16 nv_bfloat16;\n"
+    "typedef struct __nv_bfloat162 { _Alignas(4) __nv_bfloat16 x; __nv_bfloat16 y; } "
+    "__nv_bfloat162;\n"
+    "static inline unsigned __gpuc_float_bits(float f)\n"
+    "{ union { float f; unsigned u; } v; v.f = f; return v.u; }\n"
+    "static inline float __gpuc_bits_float(unsigned u)\n"
+    "{ union { float f; unsigned u; } v; v.u = u; return v.f; }\n"
+    "static inline __half __float2half(float f)\n"
+    "{\n"
+    "    unsigned u = __gpuc_float_bits(f), a = u & 0x7fffffffu, q;\n"
+    "    __half h;\n"
+    "    h.__x = (unsigned short)((u >> 16) & 0x8000u);\n"
+    "    if (a > 0x7f800000u) { h.__x |= 0x7e00; return h; }\n"
+    "    if (a >= 0x477ff000u) { h.__x |= 0x7c00; return h; }\n"
+    "    if (a >= 0x38800000u) {\n"
+    "        h.__x |= (unsigned short)((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13);\n"
+    "        return h;\n"
+    "    }\n"
+    "    int shift = 126 - (int)(a >> 23);\n"
+    "    if (shift > 24) return h;\n"
+    "    unsigned m = (a & 0x7fffffu) | 0x800000u, rem = m & ((1u << shift) - 1u);\n"
+    "    unsigned mid = 1u << (shift - 1);\n"
+    "    q = m >> shift;\n"
+    "    q += rem > mid || (rem == mid && (q & 1u));\n"
+    "    h.__x |= (unsigned short)q;\n"
+    "    return h;\n"
+    "}\n"
+    "static inline float __half2float(__half h)\n"
+    "{\n"
+    "    unsigned s = (unsigned)(h.__x & 0x8000u) << 16, e = (h.__x >> 10) & 0x1fu;\n"
+    "    unsigned m = h.__x & 0x3ffu;\n"
+    "    if (e == 0x1f) return __gpuc_bits_float(s | 0x7f800000u | (m << 13));\n"
+    "    if (e) return __gpuc_bits_float(s | ((e + 112u) << 23) | (m << 13));\n"
+    "    if (!m) return __gpuc_bits_float(s);\n"
+    "    for (e = 113; !(m & 0x400u); e--) m <<= 1;\n"
+    "    return __gpuc_bits_float(s | (e << 23) | ((m & 0x3ffu) << 13));\n"
+    "}\n"
+    "static inline __half2 __floats2half2_rn(float a, float b)\n"
+    "{ __half2 v; v.x = __float2half(a); v.y = __float2half(b); return v; }\n"
+    "static inline __nv_bfloat16 __float2bfloat16(float f)\n"
+    "{\n"
+    "    unsigned u = __gpuc_float_bits(f);\n"
+    "    __nv_bfloat16 b;\n"
+    "    b.__x = (u & 0x7fffffffu) > 0x7f800000u ? (unsigned short)((u >> 16) | 0x40u)\n"
+    "            : (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n"
+    "    return b;\n"
+    "}\n"
+    "static inline float __bfloat162float(__nv_bfloat16 b)\n"
+    "{ return __gpuc_bits_float((unsigned)b.__x << 16); }\n"
     "typedef struct CUstream_st *cudaStream_t;\n"
     "typedef struct CUevent_st *cudaEvent_t;\n"
     "#define cudaStreamDefault 0x00\n"

@@ -219,9 +219,9 @@ static void translate_options(const char *options, cm_buf_t *flags)
 }
 
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, int nvars, const char *const *vars, void **var_addrs,
-                size_t *var_sizes, char **shared, size_t *shared_bytes, char **log,
-                double *ms, const char **cache, cm_error_t *err)
+                sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
+                void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,
+                char **log, double *ms, const char **cache, cm_error_t *err)
 {
     cm_buf_t src = {0}, flags = {0};
     *log = NULL;
@@ -232,8 +232,11 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
     cm_buf_adds(&src, "#line 1 \"gpuc-entries\"\n");
     for (int i = 0; i < nkernels; i++)
         cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void "
-                          "__gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n",
-                    names[i], names[i]);
+                          "__gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n"
+                          "extern \"C\" __attribute__((visibility(\"default\"))) int "
+                          "__gpuc_sizes_%s(unsigned long *s, int max) "
+                          "{ return __gpuc_param_sizes(%s, s, max); }\n",
+                    names[i], names[i], names[i], names[i]);
     for (int i = 0; i < nvars; i++) /* where each variable is, and its size */
         cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void *"
                           "__gpuc_var_%s(unsigned long *n) { *n = sizeof %s; return (void *)&%s; }\n",
@@ -274,6 +277,9 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
         snprintf(sym, sizeof sym, "__gpuc_entry_%s", names[i]);
         entries[i] = (sim_entry_fn)cm_jit_symbol(r.handle, sym, err);
         if (!entries[i])
+            return -1;
+        snprintf(sym, sizeof sym, "__gpuc_sizes_%s", names[i]);
+        if (sizes && !(sizes[i] = (sim_sizes_fn)cm_jit_symbol(r.handle, sym, err)))
             return -1;
     }
     for (int i = 0; i < nvars; i++) {

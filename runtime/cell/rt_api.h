@@ -64,7 +64,7 @@
       (const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,            \
        const void *block, int block_is_dim3, unsigned block_size, unsigned long long shared,  \
        void *stream, int nargs, void **args, const unsigned long long *sizes,                 \
-       const char *kinds, int cell, int line),                                                \
+       const char *kinds, const char **types, int cell, int line),                            \
       rt_gpu_launch)                                                                          \
     /* device arrays (runtime/array/ga_api.h, docs/arrays.md) */                              \
     X(ga_t, ga_empty_n, (int dtype, int ndim, const long long *dims), ga_api_empty)           \

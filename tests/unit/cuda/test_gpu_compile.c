@@ -295,7 +295,7 @@ static void test_launch_checks(void)
     size_t sizes[4] = {4, 4, 8, 8};
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 3, args, sizes, "ssp", 4, 2, &err) == -1);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 3, args, sizes, "ssp", NULL, 4, 2, &err) == -1);
     CHECK(err.code == GPU_E_ARGS);
     CHECK_STR(err.text, "cell 4, line 2: saxpy expects 4 arguments (int n, float a, float *x, "
                         "float *y), got 3");
@@ -303,20 +303,23 @@ static void test_launch_checks(void)
     void *args2[4] = {&n, &ad, &x, &y};
     size_t sizes2[4] = {4, 8, 8, 8};
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args2, sizes2, "sspp", 4, 2, &err) == -1);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args2, sizes2, "sspp", NULL, 4, 2, &err) == -1);
     CHECK_STR(err.text, "cell 4, line 2: argument 2 of saxpy is float a (4 bytes), got an 8-byte "
                         "value");
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "ssps", 4, 2, &err) == -1);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "ssps", NULL, 4, 2, &err) == -1);
     CHECK_STR(err.text, "cell 4, line 2: argument 4 of saxpy is a pointer (float *y), got a scalar");
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "pspp", 4, 2, &err) == -1);
-    CHECK_STR(err.text, "cell 4, line 2: argument 1 of saxpy is int n (4 bytes), got a pointer");
+    void *args3[4] = {&x, &a, &x, &y};
+    size_t sizes3[4] = {8, 4, 8, 8};
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args3, sizes3, "pspp", NULL, 4, 2, &err) == -1);
+    CHECK_STR(err.text, "cell 4, line 2: argument 1 of saxpy is int n (4 bytes), got a pointer (or an 8-byte "
+                        "struct)");
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("sxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 4, 2, &err) == -1);
+    CHECK(gpu_launch("sxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", NULL, 4, 2, &err) == -1);
     CHECK(err.code == GPU_E_NO_KERNEL && strstr(err.text, "known kernels: saxpy"));
 
     const gpu_param_t *params = NULL;
@@ -332,7 +335,7 @@ static void test_launch_checks(void)
             hx[i] = (float)i, hy[i] = 1.0f;
         x = hx, y = hy;
         cm_error_clear(&err);
-        CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 4, 2, &err) == 0);
+        CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", NULL, 4, 2, &err) == 0);
         CHECK(hy[0] == 1.0f && hy[1023] == 2.0f * 1023 + 1.0f);
         CHECK(gpu_last_launch(NULL, NULL, NULL) == 1);
         CHECK(gpu_synchronize(&err) == 0);
