@@ -117,38 +117,22 @@ int gpu_select(int device, cm_error_t *err);
 
 /* Properties of device in the fields tutorials use, filled from driver
  * attributes. Host cells reach it as cudaGetDeviceProperties (see
- * gpu_host_header). GPU_DEVICE_PROPS_FIELDS is the layout, shared with the
- * host header so the two cannot drift. Returns 0 (cudaSuccess), or 100
- * (cudaErrorNoDevice) / 101 (cudaErrorInvalidDevice), as the runtime API
- * would. */
-#define GPU_DEVICE_PROPS_FIELDS                                                            \
-    char name[256];                                                                        \
-    size_t totalGlobalMem;                                                                 \
-    size_t sharedMemPerBlock;                                                              \
-    int regsPerBlock;                                                                      \
-    int warpSize;                                                                          \
-    size_t memPitch;                                                                       \
-    int maxThreadsPerBlock;                                                                \
-    int maxThreadsDim[3];                                                                  \
-    int maxGridSize[3];                                                                    \
-    int clockRate;                                                                         \
-    size_t totalConstMem;                                                                  \
-    int major;                                                                             \
-    int minor;                                                                             \
-    int multiProcessorCount;                                                               \
-    int integrated;                                                                        \
-    int concurrentKernels;                                                                 \
-    int pciBusID;                                                                          \
-    int pciDeviceID;                                                                       \
-    int asyncEngineCount;                                                                  \
-    int unifiedAddressing;                                                                 \
-    int memoryClockRate;                                                                   \
-    int memoryBusWidth;                                                                    \
-    int l2CacheSize;                                                                       \
-    int maxThreadsPerMultiProcessor;                                                       \
-    size_t sharedMemPerMultiprocessor;                                                     \
-    int managedMemory;
-typedef struct gpu_device_props { GPU_DEVICE_PROPS_FIELDS } gpu_device_props_t;
+ * gpu_host_header). GPU_DEVICE_PROPS is the layout, X(type, name, array
+ * dimensions), shared with the host header so the two cannot drift.
+ * Returns 0 (cudaSuccess), or 100 (cudaErrorNoDevice) / 101
+ * (cudaErrorInvalidDevice), as the runtime API would. */
+#define GPU_DEVICE_PROPS(X)                                                                    \
+    X(char, name, [256]) X(size_t, totalGlobalMem, ) X(size_t, sharedMemPerBlock, )            \
+    X(int, regsPerBlock, ) X(int, warpSize, ) X(size_t, memPitch, )                            \
+    X(int, maxThreadsPerBlock, ) X(int, maxThreadsDim, [3]) X(int, maxGridSize, [3])           \
+    X(int, clockRate, ) X(size_t, totalConstMem, ) X(int, major, ) X(int, minor, )             \
+    X(int, multiProcessorCount, ) X(int, integrated, ) X(int, concurrentKernels, )             \
+    X(int, pciBusID, ) X(int, pciDeviceID, ) X(int, asyncEngineCount, )                        \
+    X(int, unifiedAddressing, ) X(int, memoryClockRate, ) X(int, memoryBusWidth, )             \
+    X(int, l2CacheSize, ) X(int, maxThreadsPerMultiProcessor, )                                \
+    X(size_t, sharedMemPerMultiprocessor, ) X(int, managedMemory, )
+#define GPU_PROP_FIELD(type, name, dims) type name dims;
+typedef struct gpu_device_props { GPU_DEVICE_PROPS(GPU_PROP_FIELD) } gpu_device_props_t;
 int gpu_device_properties(gpu_device_props_t *props, int device);
 
 /* ---- kernel cells ---------------------------------------------------- */
@@ -484,12 +468,19 @@ int gpu_runtime_load(cm_error_t *err);
  * it cannot be loaded. Borrowed. */
 void *gpu_runtime_handle(void);
 
-/* C declarations of the runtime API that host cells need (cudaError_t,
- * cudaMemcpyKind, dim3, cudaMalloc with a void * first parameter, events,
- * streams, cudaDeviceProp as gpu_device_props_t, the vector types with
- * make_float4 & co, __half, ...), to prepend to host cells when CUDA is
- * present. Static. */
-extern const char gpu_host_header[];
+/* The C declarations of the runtime API for host cells: NVIDIA's
+ * cuda_runtime_api.h of the toolkit that matches the loaded libcudart
+ * (every function, enum and struct; default arguments as macros), else
+ * gpuc's subset; with dim3, the vector types and make_float4 & co, __half,
+ * and gpuc's macros (tracked cudaMalloc, device variables by name). Made
+ * at the first call (which loads libcudart when there is one); borrowed,
+ * the same for the whole process. GPUC_CUDA_INCLUDE names the toolkit's
+ * include folder, or "none" for the subset. */
+const char *gpu_host_header(void);
+
+/* Where gpu_host_header's declarations come from, in words ("CUDA 13.0's
+ * cuda_runtime_api.h (/usr/local/cuda/include)"). Borrowed. */
+const char *gpu_host_header_source(void);
 
 /* CUDA's vector types as vector_types.h lays them out: X(name, element
  * type, count, alignment). nvcc aligns float2 to 8 and float4 to 16, which

@@ -1,28 +1,34 @@
 /* gpu_header: the C declarations host cells see for the CUDA runtime API.
  *
  * Host cells call the real libcudart (loaded RTLD_GLOBAL by
- * gpu_runtime_load); this header only declares what tutorial code uses, in
- * C, without cuda_runtime.h (C++ and version-dependent). Deliberate
- * differences from NVIDIA's header:
- * - cudaMalloc, cudaMallocManaged and cudaMallocHost take `void *` first, so
- *   C code passing `float **` compiles without a cast or warning (the ABI is
- *   the same pointer).
+ * gpu_runtime_load), or the simulator's runtime. Their declarations are
+ * NVIDIA's own cuda_runtime_api.h of the toolkit that matches the loaded
+ * libcudart, made C-ready by gpu_toolkit.c (default arguments and `void **`
+ * casts as macros); where no such header is found (a machine with the
+ * simulator only), gpuc's own subset below, of what tutorial code uses.
+ * Either way:
  * - dim3 is a plain C struct (`dim3 b(16, 16);` is rewritten into C).
  * - The vector types are C structs with the alignment nvcc gives them, so a
  *   struct holding a float4 is laid out alike on both sides; make_float4 &
  *   co are static inline functions. __half and __nv_bfloat16 are their bits
  *   (`__x`), with the host conversions __float2half, __half2float,
- *   __float2bfloat16 and __bfloat162float: C has no 16-bit float.
- * - cudaDeviceProp is gpuc's own struct of the common fields (the layout of
- *   GPU_DEVICE_PROPS_FIELDS in gpu.h, stringified below so the two cannot
- *   drift) and cudaGetDeviceProperties is gpu_device_properties, because
- *   NVIDIA's struct changes between CUDA 12 and 13.
- * - NVIDIA's default arguments are macros that fill the last argument in
- *   (cudaEventRecord(e), cudaMallocManaged(&p, n), cudaMemcpyAsync(d, s, n,
- *   kind)), as C has no default arguments.
- * The error and enum values were checked against CUDA 13.0's
+ *   __float2bfloat16 and __bfloat162float: C has no 16-bit float. (`half`
+ *   and `nv_bfloat16`, cuda_fp16.h's short names, are left to the cells: a
+ *   variable named half is common.)
+ * - cudaMalloc and cudaFree are tracked, and the cuda*Symbol functions take
+ *   device variables by name (the macros at the end).
+ * The subset's differences from NVIDIA's header: cudaMalloc,
+ * cudaMallocManaged and cudaMallocHost take `void *` first, so `float **`
+ * compiles without a cast; cudaDeviceProp is gpuc's struct of the common
+ * fields (GPU_DEVICE_PROPS in gpu.h); three default arguments are macros
+ * (cudaEventRecord(e), cudaMallocManaged(&p, n), cudaMemcpyAsync(d, s, n,
+ * kind)). Its error and enum values were checked against CUDA 13.0's
  * driver_types.h. */
+#include <stdlib.h>
+
+#include "cm_buf.h"
 #include "gpu.h"
+#include "gpu_internal.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -46,39 +52,17 @@
     "typedef struct " #t " { _Alignas(" #a ") " #b " x;" MEMBERS##n(b) " } " #t ";\n"           \
     "static inline " #t " make_" #t "(" PARAMS##n(b) ") { " #t " v;" SET##n " return v; }\n"
 
-const char gpu_host_header[] =
-    "/* gpuc: the CUDA runtime API for host cells (libcudart, loaded at run time) */\n"
-    "#ifndef GPUC_CUDA_RUNTIME_H\n"
-    "#define GPUC_CUDA_RUNTIME_H\n"
-    "#include <stddef.h>\n"
-    "typedef enum cudaError {\n"
-    "    cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,\n"
-    "    cudaErrorInitializationError = 3, cudaErrorCudartUnloading = 4,\n"
-    "    cudaErrorInvalidConfiguration = 9, cudaErrorInvalidSymbol = 13,\n"
-    "    cudaErrorInvalidDevicePointer = 17,\n"
-    "    cudaErrorInvalidMemcpyDirection = 21, cudaErrorInsufficientDriver = 35,\n"
-    "    cudaErrorInvalidDeviceFunction = 98, cudaErrorNoDevice = 100,\n"
-    "    cudaErrorInvalidDevice = 101, cudaErrorInvalidKernelImage = 200,\n"
-    "    cudaErrorNoKernelImageForDevice = 209, cudaErrorInvalidResourceHandle = 400,\n"
-    "    cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700,\n"
-    "    cudaErrorLaunchOutOfResources = 701, cudaErrorLaunchTimeout = 702,\n"
-    "    cudaErrorAssert = 710, cudaErrorHardwareStackError = 714,\n"
-    "    cudaErrorIllegalInstruction = 715, cudaErrorMisalignedAddress = 716,\n"
-    "    cudaErrorLaunchFailure = 719, cudaErrorUnknown = 999\n"
-    "} cudaError_t;\n"
-    "enum cudaMemcpyKind {\n"
-    "    cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,\n"
-    "    cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4\n"
-    "};\n"
+/* What both forms share, first: dim3 and the vector types (NVIDIA's
+ * vector_types.h is not used: TCC does not align its structs), the 2-byte
+ * floats, and gpuc's own device properties. */
+static const char types[] =
     "typedef struct dim3 { unsigned int x, y, z; } dim3;\n"
     GPU_VECTOR_TYPES(VECTOR_DEF)
     /* cuda_fp16.h's and cuda_bf16.h's types as bits, with the host
      * conversions (round to nearest even, as NVIDIA's) */
     "typedef struct __half { _Alignas(2) unsigned short __x; } __half;\n"
-    "typedef __half half;\n"
     "typedef struct __half2 { _Alignas(4) __half x; __half y; } __half2;\n"
     "typedef struct __nv_bfloat16 { _Alignas(2) unsigned short __x; } __nv_bfloat16;\n"
-    "typedef __nv_bfloat16 nv_bfloat16;\n"
     "typedef struct __nv_bfloat162 { _Alignas(4) __nv_bfloat16 x; __nv_bfloat16 y; } "
     "__nv_bfloat162;\n"
     "static inline unsigned __gpuc_float_bits(float f)\n"
@@ -127,6 +111,32 @@ const char gpu_host_header[] =
     "}\n"
     "static inline float __bfloat162float(__nv_bfloat16 b)\n"
     "{ return __gpuc_bits_float((unsigned)b.__x << 16); }\n"
+    "struct gpu_device_props { " STR(GPU_DEVICE_PROPS(GPU_PROP_FIELD)) " };\n"
+    "int __gpuc_simulating(void);\n"
+    "int gpu_device_properties(struct gpu_device_props *prop, int device);\n";
+
+/* gpuc's own declarations of the runtime API, where no toolkit header
+ * matches the runtime: what tutorial code uses. */
+static const char subset[] =
+    "typedef enum cudaError {\n"
+    "    cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,\n"
+    "    cudaErrorInitializationError = 3, cudaErrorCudartUnloading = 4,\n"
+    "    cudaErrorInvalidConfiguration = 9, cudaErrorInvalidSymbol = 13,\n"
+    "    cudaErrorInvalidDevicePointer = 17,\n"
+    "    cudaErrorInvalidMemcpyDirection = 21, cudaErrorInsufficientDriver = 35,\n"
+    "    cudaErrorInvalidDeviceFunction = 98, cudaErrorNoDevice = 100,\n"
+    "    cudaErrorInvalidDevice = 101, cudaErrorInvalidKernelImage = 200,\n"
+    "    cudaErrorNoKernelImageForDevice = 209, cudaErrorInvalidResourceHandle = 400,\n"
+    "    cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700,\n"
+    "    cudaErrorLaunchOutOfResources = 701, cudaErrorLaunchTimeout = 702,\n"
+    "    cudaErrorAssert = 710, cudaErrorHardwareStackError = 714,\n"
+    "    cudaErrorIllegalInstruction = 715, cudaErrorMisalignedAddress = 716,\n"
+    "    cudaErrorLaunchFailure = 719, cudaErrorUnknown = 999\n"
+    "} cudaError_t;\n"
+    "enum cudaMemcpyKind {\n"
+    "    cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,\n"
+    "    cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4\n"
+    "};\n"
     "typedef struct CUstream_st *cudaStream_t;\n"
     "typedef struct CUevent_st *cudaEvent_t;\n"
     "#define cudaStreamDefault 0x00\n"
@@ -168,19 +178,12 @@ const char gpu_host_header[] =
     "cudaError_t cudaStreamSynchronize(cudaStream_t stream);\n"
     "cudaError_t cudaRuntimeGetVersion(int *version);\n"
     "cudaError_t cudaDriverGetVersion(int *version);\n"
-    "struct cudaDeviceProp { " STR(GPU_DEVICE_PROPS_FIELDS) " };\n"
+    "struct cudaDeviceProp { " STR(GPU_DEVICE_PROPS(GPU_PROP_FIELD)) " };\n"
     "typedef struct cudaDeviceProp cudaDeviceProp;\n"
     "#define cudaGetDeviceProperties(prop, device) \\\n"
-    "    ((cudaError_t)gpu_device_properties((prop), (device)))\n"
-    "/* gpuc keeps a list of what cudaMalloc gave, so that a lost GPU context\n"
-    " * can say what was lost, and says why an allocation failed */\n"
-    "#define cudaMalloc(ptr, size) __gpuc_cuda_malloc((ptr), (size), #ptr, __LINE__)\n"
-    "#define cudaFree(ptr) __gpuc_cuda_free(ptr)\n"
+    "    ((cudaError_t)gpu_device_properties((struct gpu_device_props *)(prop), (device)))\n"
     "/* the default arguments of NVIDIA's C++ header, for C: a call may leave\n"
     " * the last argument out (cudaEventRecord(start)) */\n"
-    "#define __gpuc_pick3(a, b, c, name, ...) name\n"
-    "#define __gpuc_pick4(a, b, c, d, name, ...) name\n"
-    "#define __gpuc_pick5(a, b, c, d, e, name, ...) name\n"
     "#define cudaEventRecord(...) \\\n"
     "    __gpuc_pick3(__VA_ARGS__, , (cudaEventRecord), __gpuc_event_record1, )(__VA_ARGS__)\n"
     "#define __gpuc_event_record1(e) (cudaEventRecord)((e), (cudaStream_t)0)\n"
@@ -189,10 +192,22 @@ const char gpu_host_header[] =
     "#define __gpuc_managed2(p, n) (cudaMallocManaged)((p), (n), cudaMemAttachGlobal)\n"
     "#define cudaMemcpyAsync(...) \\\n"
     "    __gpuc_pick5(__VA_ARGS__, (cudaMemcpyAsync), __gpuc_memcpy_async4, , , )(__VA_ARGS__)\n"
-    "#define __gpuc_memcpy_async4(d, s, n, k) (cudaMemcpyAsync)((d), (s), (n), (k), (cudaStream_t)0)\n"
+    "#define __gpuc_memcpy_async4(d, s, n, k) (cudaMemcpyAsync)((d), (s), (n), (k), (cudaStream_t)0)\n";
+
+/* gpuc's macros over either form: allocations it tracks, device variables
+ * by name. */
+static const char macros[] =
+    /* a macro's form by its argument count (the subset's defaults too) */
+    "#define __gpuc_pick3(a, b, c, name, ...) name\n"
+    "#define __gpuc_pick4(a, b, c, d, name, ...) name\n"
+    "#define __gpuc_pick5(a, b, c, d, e, name, ...) name\n"
+    "#define __gpuc_pick6(a, b, c, d, e, f, name, ...) name\n"
+    "/* gpuc keeps a list of what cudaMalloc gave, so that a lost GPU context\n"
+    " * can say what was lost, and says why an allocation failed */\n"
+    "#define cudaMalloc(ptr, size) __gpuc_cuda_malloc((ptr), (size), #ptr, __LINE__)\n"
+    "#define cudaFree(ptr) __gpuc_cuda_free(ptr)\n"
     "/* device variables of kernel cells, by name (gpuc checks the name is\n"
     " * one: cudaErrorInvalidSymbol otherwise), with NVIDIA's defaults */\n"
-    "#define __gpuc_pick6(a, b, c, d, e, f, name, ...) name\n"
     "#define cudaMemcpyToSymbol(...) \\\n"
     "    __gpuc_pick5(__VA_ARGS__, __gpuc_mts5, __gpuc_mts4, __gpuc_mts3, , )(__VA_ARGS__)\n"
     "#define __gpuc_mts3(s, b, n) __gpuc_mts5(s, b, n, 0, cudaMemcpyHostToDevice)\n"
@@ -221,5 +236,30 @@ const char gpu_host_header[] =
     "    (cudaError_t)__gpuc_memcpy_symbol(#s, (void *)(b), (n), (o), (k), 0, (void *)(st), 1))\n"
     "#define cudaGetSymbolAddress(p, s) \\\n"
     "    ((void)&(s), (cudaError_t)__gpuc_symbol_address((void **)(p), #s))\n"
-    "#define cudaGetSymbolSize(p, s) ((void)&(s), (cudaError_t)__gpuc_symbol_size((p), #s))\n"
-    "#endif\n";
+    "#define cudaGetSymbolSize(p, s) ((void)&(s), (cudaError_t)__gpuc_symbol_size((p), #s))\n";
+
+static char source[900]; /* where the declarations came from */
+
+const char *gpu_host_header_source(void)
+{
+    gpu_host_header();
+    return source;
+}
+
+const char *gpu_host_header(void)
+{
+    static char *text;
+    if (text)
+        return text;
+    char *toolkit = gpu_toolkit_header(source, sizeof source);
+    cm_buf_t b = {0};
+    cm_buf_adds(&b, "/* gpuc: the CUDA runtime API for host cells (libcudart, loaded at run time) */\n"
+                    "#ifndef GPUC_CUDA_RUNTIME_H\n#define GPUC_CUDA_RUNTIME_H\n#include <stddef.h>\n");
+    cm_buf_adds(&b, types);
+    cm_buf_adds(&b, toolkit ? toolkit : subset);
+    cm_buf_adds(&b, macros);
+    cm_buf_adds(&b, "#endif\n");
+    free(toolkit);
+    text = cm_buf_steal(&b);
+    return text;
+}

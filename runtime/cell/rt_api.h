@@ -48,8 +48,9 @@
     X(void, __gpuc_array_end, (void), rt_result_array_end)                                    \
     X(void, __gpuc_show_array, (const struct ga_array *), rt_arrays_show)                     \
     /* the CUDA runtime as gpuc serves it (gpu_host_header's macros call these) */            \
-    X(int, gpu_device_properties, (struct cudaDeviceProp *prop, int device),                  \
+    X(int, gpu_device_properties, (struct gpu_device_props *prop, int device),                \
       gpu_device_properties)                                                                  \
+    X(int, __gpuc_simulating, (void), gpu_simulating)                                         \
     X(int, __gpuc_cuda_malloc, (void *ptr, size_t size, const char *what, int line),          \
       rt_gpu_cuda_malloc)                                                                     \
     X(int, __gpuc_cuda_free, (void *ptr), rt_gpu_cuda_free)                                   \
