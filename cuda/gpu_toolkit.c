@@ -167,21 +167,25 @@ static int read_function(const char *decl, size_t n, api_fn_t *f)
     return 0;
 }
 
-/* Non-zero when gpuc defines name itself (gpu_header.c's macros). */
+/* What gpuc defines itself (gpu_header.c's macros, add_properties). */
+static const char *const gpuc_names[] = {
+    "cudaMalloc", "cudaFree", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
+    "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress",
+    "cudaGetSymbolSize", "cudaGetDeviceProperties", NULL};
+
 static int gpuc_owns(const char *name)
 {
-    static const char *const own[] = {
-        "cudaMalloc", "cudaFree", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
-        "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress",
-        "cudaGetSymbolSize", "cudaGetDeviceProperties", NULL};
-    for (int i = 0; own[i]; i++)
-        if (strcmp(own[i], name) == 0)
+    for (int i = 0; gpuc_names[i]; i++)
+        if (strcmp(gpuc_names[i], name) == 0)
             return 1;
     return 0;
 }
 
 /* The macros for f: NAME(...) picks __gpuc_NAME_<k> by the argument count
- * k; each form casts void ** arguments and fills the defaults in. */
+ * k; each form casts void ** arguments and fills the defaults in. The forms
+ * call the function through a pointer taken before NAME becomes a macro:
+ * where NVIDIA's header renames NAME (`#define cudaX cudaX_v2`), that is
+ * the function the header means. */
 static void add_macros(cm_buf_t *out, const api_fn_t *f)
 {
     int any_pp = 0;
@@ -189,11 +193,13 @@ static void add_macros(cm_buf_t *out, const api_fn_t *f)
         any_pp |= f->void_pp[i];
     if (f->first_default == f->nparams && !any_pp)
         return;
+    cm_buf_addf(out, "static __typeof__(%s) *const __gpuc_fn_%s = %s;\n#undef %s\n", f->name,
+                f->name, f->name, f->name);
     for (int k = f->first_default; k <= f->nparams; k++) {
         cm_buf_addf(out, "#define __gpuc_%s_%d(", f->name, k);
         for (int i = 0; i < k; i++)
             cm_buf_addf(out, "%sa%d", i ? ", " : "", i);
-        cm_buf_addf(out, ") (%s)(", f->name);
+        cm_buf_addf(out, ") __gpuc_fn_%s(", f->name);
         for (int i = 0; i < f->nparams; i++) {
             const char *sep = i ? ", " : "";
             if (i >= k)
@@ -218,7 +224,7 @@ static void add_macros(cm_buf_t *out, const api_fn_t *f)
         if (k >= f->first_default && k <= f->nparams)
             cm_buf_addf(out, ", __gpuc_%s_%d", f->name, k);
         else
-            cm_buf_addf(out, ", (%s)", f->name);
+            cm_buf_addf(out, ", __gpuc_fn_%s", f->name);
     }
     cm_buf_adds(out, ", _)(__VA_ARGS__)\n");
 }
@@ -344,6 +350,7 @@ static void add_properties(cm_buf_t *out, const char *dir)
         }
     }
     cm_buf_adds(out, "    return (cudaError_t)rc;\n}\n"
+                     "#undef cudaGetDeviceProperties\n"
                      "#define cudaGetDeviceProperties(prop, device) "
                      "__gpuc_device_properties((prop), (device))\n");
     free(text);
@@ -392,6 +399,9 @@ char *gpu_toolkit_header(char *source, size_t source_len)
                       "#define __NV_NO_VECTOR_DEPRECATION_DIAG 1\n"
                       "#define __VECTOR_TYPES_H__\n");
     cm_buf_addf(&out, "#include \"%s\"\n#include <string.h>\n", path);
+    for (int i = 0; gpuc_names[i]; i++) /* gpuc's macros (gpu_header.c) replace them */
+        if (strcmp(gpuc_names[i], "cudaGetDeviceProperties") != 0)
+            cm_buf_addf(&out, "#undef %s\n", gpuc_names[i]);
     add_type_names(&out, dir);
     add_api_macros(&out, api);
     add_properties(&out, dir);

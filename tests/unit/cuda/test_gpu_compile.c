@@ -368,7 +368,7 @@ static void test_errors_text(void)
     const char *h = gpu_host_header();
     if (strstr(gpu_host_header_source(), "cuda_runtime_api.h"))
         CHECK(strstr(h, "/cuda_runtime_api.h\"") &&
-              strstr(h, "#define __gpuc_cudaEventRecord_1(a0) (cudaEventRecord)((a0), 0)"));
+              strstr(h, "#define __gpuc_cudaEventRecord_1(a0) __gpuc_fn_cudaEventRecord((a0), 0)"));
     else
         CHECK(strstr(h, "cudaError_t cudaMalloc(void *devPtr, size_t size);") &&
               strstr(h, "struct cudaDeviceProp { char name[256];"));
