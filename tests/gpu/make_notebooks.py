@@ -260,6 +260,49 @@ PARAMS = [
     "struct Wrong { float a[5]; float4 shift; } wrong = {{0}};\napply<<<1, 1>>>(wrong, d_out);",
 ]
 
+# NVIDIA's own runtime API in host cells (issue 12): default arguments left
+# out, float ** where void ** is declared, functions and cudaDeviceProp
+# fields gpuc's subset never had; run.sh also checks that no cell warned
+RUNTIME = [
+    "%gpu",
+    "%%kernel\n__global__ void axpy(int n, float a, const float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = a * x[i] + y[i];\n}",
+    "int n = 1 << 20;\nfloat *x, *y, *pinned;\n"
+    "cudaMallocManaged(&x, n * sizeof(float));\ncudaMallocManaged(&y, n * sizeof(float));\n"
+    "cudaHostAlloc(&pinned, n * sizeof(float), cudaHostAllocDefault);\n"
+    "for (int i = 0; i < n; i++) { x[i] = i % 1000; y[i] = 1.0f; }\n"
+    "cudaEvent_t start, stop;\ncudaEventCreate(&start);\ncudaEventCreate(&stop);\n"
+    "cudaStream_t s;\ncudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+    "float *z;\ncudaMallocManaged(&z, 64);\ncudaStreamAttachMemAsync(s, z);\ncudaStreamSynchronize(s);\n"
+    "cudaEventRecord(start);\naxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);\n"
+    "cudaEventRecord(stop);\ncudaEventSynchronize(stop);\n"
+    "float ms = -1;\ncudaEventElapsedTime(&ms, start, stop);\n"
+    "cudaMemcpyAsync(pinned, y, n * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "cudaDeviceSynchronize();\n"
+    "for (int i = 0; i < n; i++) if (pinned[i] != 2.0f * (i % 1000) + 1.0f) abort();\n"
+    "if (!(ms > 0)) abort();\nprintf(\"PASS managed memory, events, streams with defaults\\n\");",
+    "size_t pitch;\nfloat *d2;\nint w = 100, h = 50;\n"
+    "cudaMallocPitch(&d2, &pitch, w * sizeof(float), h);\n"
+    "float host2[50][100], back2[50][100];\n"
+    "for (int r = 0; r < h; r++) for (int c = 0; c < w; c++) host2[r][c] = r * 1000 + c;\n"
+    "cudaMemcpy2DAsync(d2, pitch, host2, w * sizeof(float), w * sizeof(float), h, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy2D(back2, w * sizeof(float), d2, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost);\n"
+    "if (pitch < w * sizeof(float) || back2[49][99] != 49099 || back2[7][3] != 7003) abort();\n"
+    "printf(\"PASS pitched memory and cudaMemcpy2DAsync without a stream\\n\");",
+    "cudaDeviceProp prop;\ncudaGetDeviceProperties(&prop, 0);\nint sms = 0, l2 = 0;\n"
+    "cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+    "cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);\n"
+    "printf(\"%s: cc %d.%d, %d SMs, %zu MiB, L2 %d, persisting L2 max %d\\n\", prop.name, prop.major,\n"
+    "       prop.minor, prop.multiProcessorCount, prop.totalGlobalMem >> 20, prop.l2CacheSize,\n"
+    "       prop.persistingL2CacheMaxSize);\n"
+    "if (prop.multiProcessorCount != sms || prop.l2CacheSize != l2 || prop.warpSize != 32 ||\n"
+    "    prop.maxThreadsPerBlock != 1024 || prop.major < 7 || prop.totalGlobalMem == 0) abort();\n"
+    "printf(\"PASS the real cudaDeviceProp\\n\");",
+    "cudaFree(x); cudaFree(y); cudaFree(z); cudaFree(d2); cudaFreeHost(pinned);\n"
+    "cudaStreamDestroy(s); cudaEventDestroy(start); cudaEventDestroy(stop);\n"
+    "printf(\"PASS cleanup\\n\");",
+]
+
 
 def notebook(cells):
     return {
@@ -273,5 +316,5 @@ def notebook(cells):
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
-                    ("params", PARAMS)):
+                    ("params", PARAMS), ("runtime", RUNTIME)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

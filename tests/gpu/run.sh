@@ -143,6 +143,23 @@ sys.exit(0 if ok else 1)
 PY
 check $? "kernel parameter types notebook"
 
+# NVIDIA's runtime API in host cells (issue 12): defaults, void ** casts,
+# the real cudaDeviceProp, functions beyond gpuc's subset; no warnings
+"$bin/gpuc" run tests/gpu/runtime.ipynb -o "$out/runtime.ipynb" 2> "$out/runtime.log"
+rc=$?; cat "$out/runtime.log"
+python3 - "$out/runtime.ipynb" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+out = "".join(o.get("text", "") for c in cells for o in c["outputs"]
+              if o["output_type"] == "stream" and o["name"] == "stdout")
+err = "".join(o.get("text", "") for c in cells for o in c["outputs"]
+              if o["output_type"] == "stream" and o["name"] == "stderr")
+print(out, err)
+passes = [l for l in out.splitlines() if l.startswith("PASS ")]
+sys.exit(0 if len(passes) == 4 and "warning" not in err else 1)
+PY
+check $? "runtime API notebook (gpuc run rc $rc)"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
