@@ -48,8 +48,8 @@ struct Inner { double scale; char tag; };
 struct Params { float w[5]; float4 shift; Inner in; int n; };
 __global__ void apply(Params q, float *out) {
     int i = threadIdx.x;
-    if (i < q.n) out[i] = (float)(q.w[i % 5] * q.scale_dummy_never_used);
-}""".replace(" * q.scale_dummy_never_used", " * q.in.scale + q.shift.x + q.shift.w + q.in.tag"))
+    if (i < q.n) out[i] = (float)(q.w[i % 5] * q.in.scale + q.shift.x + q.shift.w + q.in.tag);
+}""")
     run = execute_ok(kc, """
 struct Inner { double scale; char tag; };
 struct Params { float w[5]; float4 shift; struct Inner in; int n; };
