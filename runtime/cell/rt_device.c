@@ -45,7 +45,7 @@ static int is_device_item(const char *code, const rt_item_t *it)
 /* Non-zero when the item defines a type (struct, union, enum, typedef with
  * a body) and has no CUDA words. names gets the names it declares,
  * space-separated (its tag, a typedef's name); tag gets "struct T" for
- * `struct T {...};` (or union) alone, else "". */
+ * `struct T {...};` (or union, enum) alone, else "". */
 static int is_type_definition(const char *code, const rt_item_t *it, char *names, size_t ncap,
                               char *tag, size_t cap)
 {
@@ -72,8 +72,7 @@ static int is_type_definition(const char *code, const rt_item_t *it, char *names
             o += (size_t)snprintf(names + o, ncap - o, "%.*s ", (int)t->len, code + t->start);
     }
     type &= body;
-    if (type && !rt_tok_is(code, &toks[0], "typedef") && !rt_tok_is(code, &toks[0], "enum") &&
-        toks[1].kind == RT_TOK_IDENT && rt_tok_punct(code, &toks[2], "{") &&
+    if (type && !rt_tok_is(code, &toks[0], "typedef") && toks[1].kind == RT_TOK_IDENT && rt_tok_punct(code, &toks[2], "{") &&
         rt_tok_punct(code, &toks[n - 1], ";") && rt_tok_punct(code, &toks[n - 2], "}") &&
         toks[1].len + toks[0].len + 2 < cap)
         snprintf(tag, cap, "%.*s %.*s", (int)toks[0].len, code + toks[0].start,

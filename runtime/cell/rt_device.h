@@ -11,7 +11,7 @@
  * CUDA header goes to the device part, other includes to the host part,
  * #define lines to both, and type definitions (struct, union, enum,
  * typedef) that the device code uses to both; the host part then names a
- * `struct T {...};` as T too (a typedef added on the definition's last
+ * `struct T {...};` (or union, enum) as T too (a typedef added on the definition's last
  * line), as C++ does. */
 int rt_device_split(const char *code, char **device, char **host);
 

@@ -150,3 +150,25 @@ float r; cudaMemcpy(&r, dst, sizeof r, cudaMemcpyDeviceToHost);
 printf("%g %d\\n", r, kept + 1);
 """)
     assert run.stream().strip() == "6.5 42"
+
+
+def test_enum_and_union_by_value(kc):
+    run = execute_ok(kc, """
+enum Mode { ADD = 1, MUL = 2 };
+union Bits { float f; unsigned u; };
+__global__ void apply_mode(Mode m, Bits b, float *out) {
+    out[0] = m == MUL ? b.f * 3 : b.f + 3;
+    out[1] = (float)(b.u >> 23);
+}
+Bits b; b.f = 2.0f;
+Mode twice = MUL;
+float *d, h[2];
+cudaMalloc(&d, sizeof h);
+apply_mode<<<1, 1>>>(twice, b, d);
+cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+printf("%g %g\\n", h[0], h[1]);
+apply_mode<<<1, 1>>>(ADD, b, d);
+cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+printf("%g %g\\n", h[0], h[1]);
+""")
+    assert run.stream().strip().split("\n")[-2:] == ["6 128", "5 128"]
