@@ -393,9 +393,11 @@ char *gpu_toolkit_header(char *source, size_t source_len)
     /* what NVIDIA's compiler check leaves undefined for TCC; the vector
      * types are gpuc's (gpu_header.c), aligned as nvcc aligns them, which
      * TCC does not do for an aligned attribute on a struct */
-    cm_buf_adds(&out, "#define __location__(a)\n"
+    cm_buf_adds(&out, "#ifndef __GNUC__\n" /* %%cc cells' gcc has NVIDIA's own */
+                      "#define __location__(a)\n"
                       "#define __align__(n) __attribute__((aligned(n)))\n"
                       "#define CUDARTAPI\n#define CUDARTAPI_CDECL\n"
+                      "#endif\n"
                       "#define __NV_NO_VECTOR_DEPRECATION_DIAG 1\n"
                       "#define __VECTOR_TYPES_H__\n");
     cm_buf_addf(&out, "#include \"%s\"\n#include <string.h>\n", path);
