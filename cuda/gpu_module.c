@@ -222,6 +222,8 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
                 CM_ERROR(err, e.code, "kernel %s not found in the module of cell %d: %s",
                          fresh[i].info.name, cell, e.text);
                 rc = -1;
+            } else {
+                measure_params(d, &fresh[i]);
             }
         }
         for (int i = 0; rc == 0 && i < nglobals; i++) {

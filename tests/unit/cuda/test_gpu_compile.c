@@ -346,6 +346,27 @@ static void test_launch_checks(void)
         CHECK(strncmp(props.name, "gpuc simulator (CPU, ", 21) == 0);
         CHECK(props.maxThreadsPerBlock == 1024 && props.warpSize == 32);
         CHECK(gpu_device_properties(&props, 1) == 101);
+
+        /* a struct by value: its size is g++'s, checked at the launch */
+        gpu_cell_t *sc = NULL;
+        CHECK(compile("struct P { float a; double b; char c[3]; };\n"
+                      "__global__ void takes(P p, float *out) { out[0] = p.a + p.c[2]; }\n",
+                      NULL, 9, &sc, &err) == 0);
+        gpu_cell_free(sc);
+        CHECK(gpu_kernel_params("takes", &params) == 2 && params[0].kind == GPU_PARAM_BYVALUE &&
+              params[0].size == 24);
+        struct { float a; double b; char c[3]; } pv = {1.5f, 0, {0, 0, 2}};
+        float out = 0, *outp = &out;
+        void *pargs[2] = {&pv, &outp};
+        size_t psizes[2] = {sizeof pv, sizeof outp};
+        CHECK(gpu_launch("takes", block, block, 0, NULL, 2, pargs, psizes, "pp", NULL, 9, 3,
+                         &err) == 0 && out == 3.5f);
+        size_t short_sizes[2] = {16, sizeof outp};
+        cm_error_clear(&err);
+        CHECK(gpu_launch("takes", block, block, 0, NULL, 2, pargs, short_sizes, "pp", NULL, 9, 3,
+                         &err) == -1);
+        CHECK_STR(err.text, "cell 9, line 3: argument 1 of takes is P p (24 bytes), got a "
+                            "16-byte value");
     }
 }
 
