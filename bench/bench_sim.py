@@ -12,7 +12,9 @@ matmul once more). Numba's simulator runs each thread as a Python thread,
 so it is measured at small sizes (vector add: 2^14 elements; matmul:
 32x32) and scaled by the work (elements; n^3). numba is installed into
 this Python's environment with pip when it is missing. Prints one line per
-case with both times and the ratio (goal: gpuc >= 100x faster)."""
+case with both times and the ratio (goal: gpuc >= 100x faster), and gpuc's
+times with %sim --memcheck and with %sim --racecheck (goal: racecheck at
+most 20x the unchecked time)."""
 import argparse
 import json
 import os
@@ -83,8 +85,16 @@ printf("matmul %.6f check %.3f %.3f\n", best, C[0], want);
 """
 
 
+# the checks measured: the %sim line before the timed cell, and the name
+CHECKS = [("", "unchecked"), ("%sim --memcheck", "memcheck"),
+          ("%sim --no-memcheck --racecheck", "racecheck")]
+
+
 def gpuc_times(gpuc: Path) -> dict:
-    cells = ["%device cpu", KERNELS, HOST]
+    """{"unchecked": {"vadd": s, "matmul": s}, "memcheck": ..., "racecheck": ...}"""
+    cells = ["%device cpu", KERNELS]
+    for magic, _ in CHECKS:
+        cells += [magic or "%sim", HOST]
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                      "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
           "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
@@ -94,17 +104,20 @@ def gpuc_times(gpuc: Path) -> dict:
         src.write_text(json.dumps(nb))
         subprocess.run([str(gpuc), "run", str(src), "-o", str(out), "--timeout", "500"],
                        check=True, cwd=tmp)
-        text = "".join(o.get("text", "") for o in json.loads(out.read_text())["cells"][2]["outputs"])
-    got = {}
-    for line in text.splitlines():
-        parts = line.split()
-        if parts and parts[0] in ("vadd", "matmul"):
-            got[parts[0]] = float(parts[1])
-            if parts[0] == "matmul":
-                assert abs(float(parts[3]) - float(parts[4])) < 1e-3 * max(1, abs(float(parts[4]))), line
-            else:
-                assert float(parts[3]) == 1000000.0, line
-    return got
+        outputs = json.loads(out.read_text())["cells"]
+    result = {}
+    for k, (_, name) in enumerate(CHECKS):
+        text = "".join(o.get("text", "") for o in outputs[3 + 2 * k]["outputs"])
+        got = result[name] = {}
+        for line in text.splitlines():
+            parts = line.split()
+            if parts and parts[0] in ("vadd", "matmul"):
+                got[parts[0]] = float(parts[1])
+                if parts[0] == "matmul":
+                    assert abs(float(parts[3]) - float(parts[4])) < 1e-3 * max(1, abs(float(parts[4]))), line
+                else:
+                    assert float(parts[3]) == 1000000.0, line
+    return result
 
 
 NUMBA = r"""
@@ -173,7 +186,8 @@ def main():
     ap.add_argument("--numba-n", type=int, default=16384)
     ap.add_argument("--numba-m", type=int, default=32)
     args = ap.parse_args()
-    g = gpuc_times(Path(args.gpuc))
+    checked = gpuc_times(Path(args.gpuc))
+    g = checked["unchecked"]
     nb = numba_times(args.numba_n, args.numba_m)
     import numba
     machine = f"{platform.node()}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}"
@@ -185,11 +199,14 @@ def main():
     result = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "machine": machine, "cases": []}
     for title, key, goal, small in rows:
         ratio = nb[key] / g[key]
+        mem, race = checked["memcheck"][key], checked["racecheck"][key]
         print(f"{title}: gpuc {g[key]:.4f} s (goal <= {goal} s), Numba's simulator "
               f"{nb[key]:.1f} s (measured {nb[key + '_measured']:.2f} s at {small}, scaled): "
-              f"{ratio:.0f}x faster")
+              f"{ratio:.0f}x faster; memcheck {mem:.4f} s ({mem / g[key]:.1f}x), racecheck "
+              f"{race:.4f} s ({race / g[key]:.1f}x, goal <= 20x)")
         result["cases"].append({"case": title, "gpuc_s": g[key], "numba_s": nb[key],
-                                "numba_measured_s": nb[key + "_measured"], "ratio": ratio})
+                                "numba_measured_s": nb[key + "_measured"], "ratio": ratio,
+                                "memcheck_s": mem, "racecheck_s": race})
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(result, indent=1))

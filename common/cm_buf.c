@@ -41,6 +41,14 @@ void cm_buf_addc(cm_buf_t *b, char c)
     cm_buf_add(b, &c, 1);
 }
 
+void cm_buf_add_stream(cm_buf_t *b, FILE *f)
+{
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cm_buf_add(b, chunk, n);
+}
+
 void cm_buf_addf(cm_buf_t *b, const char *fmt, ...)
 {
     va_list ap;

@@ -7,6 +7,7 @@
 #define CM_BUF_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct cm_buf {
     char *s;      /* NUL-terminated text, or NULL while empty */
@@ -18,6 +19,9 @@ void cm_buf_add(cm_buf_t *b, const char *text, size_t n);
 void cm_buf_adds(cm_buf_t *b, const char *text);
 void cm_buf_addf(cm_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cm_buf_addc(cm_buf_t *b, char c);
+
+/* Appends what is left to read from f, up to its end or a read error. */
+void cm_buf_add_stream(cm_buf_t *b, FILE *f);
 
 /* The text so far ("" while empty); borrowed, valid until the next add. */
 const char *cm_buf_str(const cm_buf_t *b);

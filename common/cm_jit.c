@@ -43,10 +43,7 @@ int cm_jit_run(const char *cmd, char **out)
         *out = cm_buf_steal(&b);
         return -1;
     }
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-        cm_buf_add(&b, chunk, n);
+    cm_buf_add_stream(&b, p);
     int st = pclose(p);
     *out = cm_buf_steal(&b);
     return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;

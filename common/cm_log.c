@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static cm_log_level_t threshold = CM_LOG_INFO;
+/* warnings and errors only: info lines would reach the terminal of jupyter
+ * console, nbconvert and papermill, which show the kernel's stderr */
+static cm_log_level_t threshold = CM_LOG_WARN;
 static const char *process = "gpuc";
 
 void cm_log_init(const char *process_name)

@@ -1,6 +1,7 @@
 /* cm_log: levelled logging to stderr for both processes.
  *
- * The level comes from GPUC_LOG (error, warn, info, debug; default info),
+ * The level comes from GPUC_LOG (error, warn, info, debug; default
+ * warn: front ends such as jupyter console show the kernel's stderr),
  * read once by cm_log_init. Lines look like
  *   [gpuc kernel 12:01:02.345 W] dropped message: bad signature
  * Thread-safe; never allocates; safe to call before cm_log_init. */

@@ -401,6 +401,17 @@ void gpu_sim_device(gpu_device_info_t *info);
 void gpu_sim_set_seed(long long seed);
 long long gpu_sim_seed(void);
 
+/* Memory and race checking of later simulated launches (%sim --memcheck,
+ * --racecheck; docs/simulator.md). */
+void gpu_sim_set_checks(int memcheck, int racecheck);
+void gpu_sim_checks(int *memcheck, int *racecheck);
+
+/* Host memory that kernels on the simulator may use (a device array on the
+ * CPU): memcheck takes [ptr, ptr + bytes) for device memory until
+ * gpu_sim_untrack(ptr). */
+void gpu_sim_track(void *ptr, size_t bytes);
+void gpu_sim_untrack(void *ptr);
+
 /* 1 when a kernel running on the simulator was stopped before its end by
  * a fault in it or an interrupt (the protected boundary jumped out of
  * it): buf gets which, where it was launched, the line of ip (the address

@@ -533,6 +533,16 @@ static void globals_publish(const globals_t *g, const gpu_cell_t *c,
         gpu_symbol_define(g->names[i], c->vars[i].decl, c->cell, addrs[i], sizes[i], sim);
 }
 
+/* A reference of a checked simulator module, now loaded: it joins the
+ * others, pointed at the variable's one storage. */
+static size_t ref_checked(const char *name, void *where)
+{
+    gpu_symbol_ref(name, (unsigned long long)(uintptr_t)where, 1);
+    void *addr;
+    size_t size;
+    return gpu_symbol_lookup(name, &addr, &size) == 0 ? size : 0;
+}
+
 /* ---- compiling -------------------------------------------------------- */
 
 void gpu_cell_free(gpu_cell_t *c)
@@ -718,6 +728,8 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
     options_t o;
     gpu_image_t img = {0};
     strbuf_t src = {0};
+    strbuf_t checked = {0};    /* the simulator's checked variant: every variable a reference */
+    globals_t refs = {0};      /* its references */
     char **names = NULL;
     int nnames = 0, *order = NULL, *cells = NULL, rc = -1;
     sim_entry_fn *entries = NULL;
@@ -816,9 +828,14 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
             sb_puts(&src, text);
         }
         sb_puts(&src, "\n");
+        if (simulating) {
+            sb_printf(&checked, "#line 1 \"cell[%d]\"\n", ncompiled);
+            add_earlier_part(&checked, text, &refs);
+            sb_puts(&checked, "\n");
+        }
     }
     free(need);
-    if (src.failed) {
+    if (src.failed || checked.failed) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
     }
@@ -852,7 +869,10 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
             goto out;
         }
         if (compile_sim(src.p, options, c, cells, ncompiled, !nv, &g, entries, &shared,
-                        &shared_bytes, err)) {
+                        &shared_bytes, err) == 0) {
+            sim_set_ref_hook(ref_checked);
+            sim_module_refs(src.p, checked.p, refs.n, (const char *const *)refs.names);
+        } else {
             if (err && err->code == GPU_E_COMPILE) {
                 c->compile_ms = (cm_seconds() * 1e3) - t0;
                 *out = c;
@@ -897,6 +917,8 @@ out:
     free(cells);
     free(entries);
     free(src.p);
+    free(checked.p);
+    globals_free(&refs);
     free(o.store);
     gpu_cell_free(c);
     return rc;

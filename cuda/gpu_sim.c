@@ -85,6 +85,26 @@ long long gpu_sim_seed(void)
     return sim_seed();
 }
 
+void gpu_sim_set_checks(int memcheck, int racecheck)
+{
+    sim_set_checks(memcheck, racecheck);
+}
+
+void gpu_sim_checks(int *memcheck, int *racecheck)
+{
+    sim_checks(memcheck, racecheck);
+}
+
+void gpu_sim_track(void *ptr, size_t bytes)
+{
+    sim_track(ptr, bytes);
+}
+
+void gpu_sim_untrack(void *ptr)
+{
+    sim_untrack(ptr);
+}
+
 const gpu_symbol_t *gpu_runtime_symbols(void)
 {
     static gpu_symbol_t table[64];

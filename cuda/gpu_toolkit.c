@@ -169,7 +169,8 @@ static int read_function(const char *decl, size_t n, api_fn_t *f)
 
 /* What gpuc defines itself (gpu_header.c's macros, add_properties). */
 static const char *const gpuc_names[] = {
-    "cudaMalloc", "cudaFree", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
+    "cudaMalloc", "cudaFree", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+    "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
     "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress",
     "cudaGetSymbolSize", "cudaGetDeviceProperties", NULL};
 

@@ -24,20 +24,37 @@
 #define READY_TIMEOUT_MS 10000
 #define STREAM_FLUSH_BYTES 65536
 #define LINK_FD_IN_CHILD 3
+#define OUTPUT_FD_IN_CHILD 4
 
-typedef struct stream {
-    const char *name; /* "stdout" / "stderr" */
-    int fd;           /* read end of the pipe, -1 once closed */
-    char *buf;        /* bytes not yet delivered */
+/* What the executor writes comes from three pipes: its stdout and stderr
+ * as they are (what child processes write) and the ordered output of the
+ * cell itself (records: a stream byte, 1 stdout or 2 stderr, a 4-byte
+ * big-endian length, the text; see runtime/session/rt_output.h). */
+typedef struct source {
+    int fd;                /* read end, -1 once closed */
+    const char *name;      /* a plain pipe's stream; NULL for the ordered one */
+    unsigned char hdr[5];  /* ordered: the record header being read */
+    size_t hdr_len;
+    size_t remaining;      /* ordered: text bytes left in the current record */
+} source_t;
+
+enum { SOURCE_OUT, SOURCE_ERR, SOURCE_ORDERED, NSOURCES };
+
+/* Text not yet delivered: one stream's, in order (a change of stream
+ * delivers what was there before). */
+typedef struct pending {
+    const char *name;
+    char *buf;
     size_t len, cap;
     long long first_ms; /* when the oldest undelivered byte arrived, 0 if none */
-} stream_t;
+} pending_t;
 
 struct jk_executor {
     _Atomic pid_t pid;
     int link_fd;
     cm_link_reader_t reader;
-    stream_t streams[2];
+    source_t sources[NSOURCES];
+    pending_t pending;
     size_t request_bytes; /* stream bytes delivered for the current request */
     int capped;           /* the cap notice was sent for this request */
 };
@@ -53,7 +70,7 @@ static int set_nonblocking(int fd)
  * executor without the kernel's libraries (libzmq and what it pulls in),
  * which makes each session ~2.4 MB smaller; else `gpuc executor`. */
 static void exec_child(const char *exe, const char *helper, pid_t parent, int link_fd, int out_fd,
-                       int err_fd)
+                       int err_fd, int ordered_fd)
 {
     setpgid(0, 0); /* our own group: SIGINT to the kernel's group is forwarded, not doubled */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -61,7 +78,7 @@ static void exec_child(const char *exe, const char *helper, pid_t parent, int li
         _exit(127);
     int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0 ||
-        dup2(link_fd, LINK_FD_IN_CHILD) < 0)
+        dup2(link_fd, LINK_FD_IN_CHILD) < 0 || dup2(ordered_fd, OUTPUT_FD_IN_CHILD) < 0)
         _exit(127);
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     sigemptyset(&dfl.sa_mask);
@@ -71,7 +88,7 @@ static void exec_child(const char *exe, const char *helper, pid_t parent, int li
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    char *argv[] = {"gpuc", "executor", "--link-fd", "3", NULL};
+    char *argv[] = {"gpuc", "executor", "--link-fd", "3", "--output-fd", "4", NULL};
     if (helper)
         execv(helper, argv);
     execv(exe, argv);
@@ -118,13 +135,21 @@ static int await_ready(jk_executor_t *ex, cm_error_t *err)
 jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
 {
     signal(SIGPIPE, SIG_IGN); /* a dead executor's link is an error, not a signal */
-    int sv[2], out[2], errp[2];
+    int sv[2];
+    int pipes[NSOURCES][2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         CM_ERROR(err, errno, "socketpair: %s", strerror(errno));
         return NULL;
     }
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+    int made = 0;
+    while (made < NSOURCES && pipe2(pipes[made], O_CLOEXEC) == 0)
+        made++;
+    if (made < NSOURCES) {
         CM_ERROR(err, errno, "pipe: %s", strerror(errno));
+        for (int i = 0; i < made; i++) {
+            close(pipes[i][0]);
+            close(pipes[i][1]);
+        }
         close(sv[0]);
         close(sv[1]);
         return NULL;
@@ -137,15 +162,16 @@ jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        exec_child(exe, have_helper ? helper : NULL, parent, sv[1], out[1], errp[1]);
+        exec_child(exe, have_helper ? helper : NULL, parent, sv[1], pipes[SOURCE_OUT][1],
+                   pipes[SOURCE_ERR][1], pipes[SOURCE_ORDERED][1]);
     close(sv[1]);
-    close(out[1]);
-    close(errp[1]);
+    for (int i = 0; i < NSOURCES; i++)
+        close(pipes[i][1]);
     if (pid < 0) {
         CM_ERROR(err, errno, "fork: %s", strerror(errno));
         close(sv[0]);
-        close(out[0]);
-        close(errp[0]);
+        for (int i = 0; i < NSOURCES; i++)
+            close(pipes[i][0]);
         return NULL;
     }
     setpgid(pid, pid); /* also here, so the group exists before we ever signal it */
@@ -158,11 +184,12 @@ jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
     }
     atomic_store(&ex->pid, pid);
     ex->link_fd = sv[0];
-    ex->streams[0] = (stream_t){.name = "stdout", .fd = out[0]};
-    ex->streams[1] = (stream_t){.name = "stderr", .fd = errp[0]};
+    static const char *const names[NSOURCES] = {"stdout", "stderr", NULL};
+    for (int i = 0; i < NSOURCES; i++) {
+        ex->sources[i] = (source_t){.fd = pipes[i][0], .name = names[i]};
+        set_nonblocking(pipes[i][0]);
+    }
     set_nonblocking(ex->link_fd);
-    set_nonblocking(out[0]);
-    set_nonblocking(errp[0]);
     if (await_ready(ex, err) != 0) {
         jk_executor_free(ex);
         return NULL;
@@ -183,139 +210,169 @@ void jk_executor_free(jk_executor_t *ex)
         }
     }
     close(ex->link_fd);
-    for (int i = 0; i < 2; i++) {
-        if (ex->streams[i].fd >= 0)
-            close(ex->streams[i].fd);
-        free(ex->streams[i].buf);
-    }
+    for (int i = 0; i < NSOURCES; i++)
+        if (ex->sources[i].fd >= 0)
+            close(ex->sources[i].fd);
+    free(ex->pending.buf);
     cm_link_reader_free(&ex->reader);
     free(ex);
+}
+
+/* The link is non-blocking for reads; what the kernel sends is small and
+ * the executor is waiting for it, so a short blocking write is fine. */
+static int send_blocking(jk_executor_t *ex, const json_t *msg, cm_error_t *err)
+{
+    int flags = fcntl(ex->link_fd, F_GETFL);
+    fcntl(ex->link_fd, F_SETFL, flags & ~O_NONBLOCK);
+    int rc = cm_link_send(ex->link_fd, msg, err);
+    fcntl(ex->link_fd, F_SETFL, flags);
+    return rc;
 }
 
 int jk_executor_send(jk_executor_t *ex, const json_t *request, cm_error_t *err)
 {
     ex->request_bytes = 0;
     ex->capped = 0;
-    /* the link is non-blocking for reads; requests are small and the
-     * executor is waiting for them, so a short blocking write is fine */
-    int flags = fcntl(ex->link_fd, F_GETFL);
-    fcntl(ex->link_fd, F_SETFL, flags & ~O_NONBLOCK);
-    int rc = cm_link_send(ex->link_fd, request, err);
-    fcntl(ex->link_fd, F_SETFL, flags);
-    return rc;
+    return send_blocking(ex, request, err);
 }
 
-int jk_executor_fds(const jk_executor_t *ex, int fds[3])
+int jk_executor_fds(const jk_executor_t *ex, int fds[JK_EXECUTOR_NFDS])
 {
     int n = 0;
     fds[n++] = ex->link_fd;
-    for (int i = 0; i < 2; i++)
-        if (ex->streams[i].fd >= 0)
-            fds[n++] = ex->streams[i].fd;
+    for (int i = 0; i < NSOURCES; i++)
+        if (ex->sources[i].fd >= 0)
+            fds[n++] = ex->sources[i].fd;
     return n;
 }
 
 int jk_executor_timeout_ms(const jk_executor_t *ex)
 {
-    long long soonest = -1;
-    for (int i = 0; i < 2; i++) {
-        if (!ex->streams[i].len)
-            continue;
-        long long due = ex->streams[i].first_ms + JK_EXECUTOR_FLUSH_MS;
-        if (soonest < 0 || due < soonest)
-            soonest = due;
-    }
-    if (soonest < 0)
+    if (!ex->pending.len)
         return -1;
-    long long left = soonest - cm_ms();
+    long long left = ex->pending.first_ms + JK_EXECUTOR_FLUSH_MS - cm_ms();
     return left < 0 ? 0 : (int)left;
 }
 
-/* Delivers a stream's buffered text. Unless force, an incomplete UTF-8
- * sequence at the end waits for its remaining bytes. */
-static void flush_stream(jk_executor_t *ex, stream_t *st, const jk_executor_events_t *events,
-                         int force)
+/* Delivers the pending text. Unless force, an incomplete UTF-8 sequence
+ * at the end waits for its remaining bytes. */
+static void flush_pending(jk_executor_t *ex, const jk_executor_events_t *events, int force)
 {
-    if (!st->len)
+    pending_t *p = &ex->pending;
+    if (!p->len)
         return;
-    size_t n = force ? st->len : jk_utf8_complete_prefix(st->buf, st->len);
+    size_t n = force ? p->len : jk_utf8_complete_prefix(p->buf, p->len);
     if (!n)
         return;
     size_t out_len = 0;
-    char *text = jk_utf8_sanitize(st->buf, n, &out_len);
+    char *text = jk_utf8_sanitize(p->buf, n, &out_len);
     if (text && events && events->on_stream)
-        events->on_stream(events->ctx, st->name, text, out_len);
+        events->on_stream(events->ctx, p->name, text, out_len);
     free(text);
-    memmove(st->buf, st->buf + n, st->len - n);
-    st->len -= n;
-    st->first_ms = st->len ? cm_ms() : 0;
+    memmove(p->buf, p->buf + n, p->len - n);
+    p->len -= n;
+    p->first_ms = p->len ? cm_ms() : 0;
 }
 
-static void flush_streams(jk_executor_t *ex, const jk_executor_events_t *events, int force)
+static void append(pending_t *p, const char *name, const char *data, size_t len)
 {
-    for (int i = 0; i < 2; i++)
-        flush_stream(ex, &ex->streams[i], events, force);
-}
-
-static void append(stream_t *st, const char *data, size_t len)
-{
-    if (st->cap - st->len < len) {
-        size_t cap = st->cap ? st->cap : 8192;
-        while (cap - st->len < len)
+    if (p->cap - p->len < len) {
+        size_t cap = p->cap ? p->cap : 8192;
+        while (cap - p->len < len)
             cap *= 2;
-        char *buf = realloc(st->buf, cap);
+        char *buf = realloc(p->buf, cap);
         if (!buf)
             return; /* drop output rather than the session */
-        st->buf = buf;
-        st->cap = cap;
+        p->buf = buf;
+        p->cap = cap;
     }
-    memcpy(st->buf + st->len, data, len);
-    if (!st->len)
-        st->first_ms = cm_ms();
-    st->len += len;
+    memcpy(p->buf + p->len, data, len);
+    if (!p->len)
+        p->first_ms = cm_ms();
+    p->name = name;
+    p->len += len;
 }
 
-/* Reads what a pipe holds, applying the per-request cap. */
-static void read_stream(jk_executor_t *ex, stream_t *st, const jk_executor_events_t *events)
+/* Text of one stream, in the order written, under the per-request cap. */
+static void deliver(jk_executor_t *ex, const char *name, const char *data, size_t len,
+                    const jk_executor_events_t *events)
+{
+    size_t room = ex->request_bytes < JK_EXECUTOR_OUTPUT_CAP
+                      ? JK_EXECUTOR_OUTPUT_CAP - ex->request_bytes
+                      : 0;
+    size_t keep = len < room ? len : room;
+    if (keep && ex->pending.len && strcmp(ex->pending.name, name) != 0)
+        flush_pending(ex, events, 1);
+    if (keep)
+        append(&ex->pending, name, data, keep);
+    ex->request_bytes += len;
+    if (keep < len && !ex->capped) {
+        ex->capped = 1;
+        flush_pending(ex, events, 1);
+        char notice[160];
+        int n = snprintf(notice, sizeof notice,
+                         "\n[gpuc] this cell's output passed %u MB; the rest is discarded "
+                         "(the cell keeps running: interrupt it to stop it)\n",
+                         JK_EXECUTOR_OUTPUT_CAP >> 20);
+        if (events && events->on_stream)
+            events->on_stream(events->ctx, "stderr", notice, (size_t)n);
+    }
+    if (ex->pending.len >= STREAM_FLUSH_BYTES)
+        flush_pending(ex, events, 0);
+}
+
+/* The ordered pipe's records, delivered as their text arrives. */
+static void parse_records(jk_executor_t *ex, source_t *src, const char *data, size_t len,
+                          const jk_executor_events_t *events)
+{
+    while (len) {
+        if (!src->remaining) {
+            src->hdr[src->hdr_len++] = (unsigned char)*data++;
+            len--;
+            if (src->hdr_len == sizeof src->hdr) {
+                src->hdr_len = 0;
+                src->remaining = (size_t)src->hdr[1] << 24 | (size_t)src->hdr[2] << 16 |
+                                 (size_t)src->hdr[3] << 8 | src->hdr[4];
+            }
+            continue;
+        }
+        size_t n = len < src->remaining ? len : src->remaining;
+        deliver(ex, src->hdr[0] == 2 ? "stderr" : "stdout", data, n, events);
+        data += n;
+        len -= n;
+        src->remaining -= n;
+    }
+}
+
+/* Reads what a pipe holds. */
+static void read_source(jk_executor_t *ex, source_t *src, const jk_executor_events_t *events)
 {
     char chunk[65536];
-    for (int rounds = 0; st->fd >= 0 && rounds < 64; rounds++) {
-        ssize_t n = read(st->fd, chunk, sizeof chunk);
+    for (int rounds = 0; src->fd >= 0 && rounds < 64; rounds++) {
+        ssize_t n = read(src->fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-            close(st->fd);
-            st->fd = -1;
+            close(src->fd);
+            src->fd = -1;
             break;
         }
         if (n < 0)
             break;
-        size_t room = ex->request_bytes < JK_EXECUTOR_OUTPUT_CAP
-                          ? JK_EXECUTOR_OUTPUT_CAP - ex->request_bytes
-                          : 0;
-        size_t keep = (size_t)n < room ? (size_t)n : room;
-        append(st, chunk, keep);
-        ex->request_bytes += (size_t)n;
-        if (keep < (size_t)n && !ex->capped) {
-            ex->capped = 1;
-            flush_streams(ex, events, 1);
-            char notice[160];
-            int len = snprintf(notice, sizeof notice,
-                               "\n[gpuc] this cell's output passed %u MB; the rest is discarded "
-                               "(the cell keeps running: interrupt it to stop it)\n",
-                               JK_EXECUTOR_OUTPUT_CAP >> 20);
-            if (events && events->on_stream)
-                events->on_stream(events->ctx, "stderr", notice, (size_t)len);
-        }
-        if (st->len >= STREAM_FLUSH_BYTES)
-            flush_stream(ex, st, events, 0);
+        if (src->name)
+            deliver(ex, src->name, chunk, (size_t)n, events);
+        else
+            parse_records(ex, src, chunk, (size_t)n, events);
     }
 }
 
+/* The cell's own output first: a child's output comes while the cell
+ * waits for it, after what the cell wrote before. */
 static void read_streams(jk_executor_t *ex, const jk_executor_events_t *events)
 {
-    for (int i = 0; i < 2; i++)
-        read_stream(ex, &ex->streams[i], events);
+    read_source(ex, &ex->sources[SOURCE_ORDERED], events);
+    read_source(ex, &ex->sources[SOURCE_OUT], events);
+    read_source(ex, &ex->sources[SOURCE_ERR], events);
 }
 
 /* Reaps the executor after its link closed and says how it ended. */
@@ -348,6 +405,16 @@ static void describe_death(jk_executor_t *ex, cm_error_t *err)
         CM_ERROR(err, -1, "the executor ended (status 0x%x)", status);
 }
 
+int jk_executor_send_input(jk_executor_t *ex, const char *line)
+{
+    json_t *msg = line ? json_pack("{s:s, s:s}", "op", "input", "value", line)
+                       : json_pack("{s:s, s:b}", "op", "input", "eof", 1);
+    cm_error_t err = {0};
+    int rc = msg ? send_blocking(ex, msg, &err) : -1;
+    json_decref(msg);
+    return rc;
+}
+
 static void send_ack(jk_executor_t *ex)
 {
     static const char frame[] = "\0\0\0\x0c{\"op\":\"ack\"}";
@@ -377,7 +444,7 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
             break;
         /* text written before this frame is already in the pipes */
         read_streams(ex, events);
-        flush_streams(ex, events, 1);
+        flush_pending(ex, events, 1);
         const char *op = json_string_value(json_object_get(msg, "op"));
         if (op && strcmp(op, "reply") == 0) {
             json_object_del(msg, "op");
@@ -392,7 +459,11 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
             *reply = jk_reply_from_executor(msg);
             return JK_EXECUTOR_REPLY;
         }
-        if (op && (strcmp(op, "display") == 0 || strcmp(op, "clear_output") == 0)) {
+        if (op && strcmp(op, "input_request") == 0) {
+            if (!events || !events->on_input_request ||
+                events->on_input_request(events->ctx, msg) != 0)
+                jk_executor_send_input(ex, NULL); /* no one to ask: end of file */
+        } else if (op && (strcmp(op, "display") == 0 || strcmp(op, "clear_output") == 0)) {
             if (events && events->on_output)
                 events->on_output(events->ctx, msg);
             send_ack(ex); /* the executor waits for it: see rt_executor.c */
@@ -403,12 +474,12 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
     }
     if (eof != 0) {
         read_streams(ex, events);
-        flush_streams(ex, events, 1);
+        flush_pending(ex, events, 1);
         describe_death(ex, err);
         return JK_EXECUTOR_DIED;
     }
     if (jk_executor_timeout_ms(ex) == 0)
-        flush_streams(ex, events, 0);
+        flush_pending(ex, events, 0);
     return JK_EXECUTOR_PENDING;
 }
 
@@ -421,9 +492,9 @@ int jk_executor_call(jk_executor_t *ex, const json_t *request, const jk_executor
         return JK_EXECUTOR_DIED;
     }
     for (;;) {
-        int fds[3];
+        int fds[JK_EXECUTOR_NFDS];
         int n = jk_executor_fds(ex, fds);
-        struct pollfd p[3];
+        struct pollfd p[JK_EXECUTOR_NFDS];
         for (int i = 0; i < n; i++)
             p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
         if (poll(p, (nfds_t)n, jk_executor_timeout_ms(ex)) < 0 && errno != EINTR) {

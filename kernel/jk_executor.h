@@ -1,9 +1,11 @@
 /* jk_executor: the kernel-side client of the executor process.
  *
- * Spawns `gpuc executor --link-fd N` in its own process group (it dies
- * with us: PR_SET_PDEATHSIG), sends requests over the link, forwards its
- * stdout/stderr as they arrive (coalesced, UTF-8 made valid, capped per
- * request) and notices when it dies. Used by the kernel's poll loop and by
+ * Spawns `gpuc executor --link-fd N --output-fd M` in its own process
+ * group (it dies with us: PR_SET_PDEATHSIG), sends requests over the link,
+ * forwards what it writes as it arrives (the cell's ordered output and
+ * its plain stdout/stderr pipes; coalesced, in order, UTF-8 made valid,
+ * capped per request), passes its reads of stdin on, and notices when it
+ * dies. Used by the kernel's poll loop and by
  * `gpuc run`. MUST BE USED from one thread, except jk_executor_interrupt. */
 #ifndef JK_EXECUTOR_H
 #define JK_EXECUTOR_H
@@ -24,6 +26,11 @@ typedef struct jk_executor_events {
     void (*on_stream)(void *ctx, const char *name, const char *text, size_t len);
     /* A "display" or "clear_output" frame (borrowed). */
     void (*on_output)(void *ctx, const json_t *msg);
+    /* An "input_request" frame (borrowed; "prompt", "password"): the cell
+     * waits for jk_executor_send_input. Returns 0 when the line was asked
+     * for, -1 when it cannot be (then the cell reads end of file). NULL:
+     * end of file. */
+    int (*on_input_request)(void *ctx, const json_t *msg);
 } jk_executor_events_t;
 
 /* Starts an executor from the gpuc binary at exe and waits (up to 10 s)
@@ -37,9 +44,15 @@ void jk_executor_free(jk_executor_t *ex);
  * request MUST NOT be sent before the previous one's reply arrived. */
 int jk_executor_send(jk_executor_t *ex, const json_t *request, cm_error_t *err);
 
-/* The fds to poll for input (link, stdout, stderr). Returns their count
- * (0..3; closed pipes are left out). */
-int jk_executor_fds(const jk_executor_t *ex, int fds[3]);
+/* Answers the executor's input_request: line (no newline), or NULL for
+ * end of file. Returns 0, or -1 when the link failed (the next pump says). */
+int jk_executor_send_input(jk_executor_t *ex, const char *line);
+
+#define JK_EXECUTOR_NFDS 4
+
+/* The fds to poll for input (the link and the output pipes). Returns
+ * their count (1..JK_EXECUTOR_NFDS; closed pipes are left out). */
+int jk_executor_fds(const jk_executor_t *ex, int fds[JK_EXECUTOR_NFDS]);
 
 /* Milliseconds until buffered stream text must be flushed, -1 if none. */
 int jk_executor_timeout_ms(const jk_executor_t *ex);

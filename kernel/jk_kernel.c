@@ -159,7 +159,7 @@ static int open_sockets(jk_kernel_t *k, cm_error_t *err)
 /* What the shell and control channels use of the kernel. */
 static void lend(jk_kernel_t *k, pid_t parent_pid)
 {
-    k->shell = (jk_shell_t){.socket = k->shell_socket, .signer = k->signer, .iopub = k->iopub,
+    k->shell = (jk_shell_t){.socket = k->shell_socket, .stdin_socket = k->stdin_socket, .signer = k->signer, .iopub = k->iopub,
                             .history = k->history, .wake_fd = k->wake[0],
                             .stopping = &k->stopping, .parent_pid = parent_pid, .ctx = k,
                             .ensure_executor = ensure_executor, .drop_executor = drop_executor,

@@ -1,5 +1,5 @@
 /* jk_notebook: `gpuc run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace]
- * [--allow-errors] [--timeout SECONDS] [-p NAME VALUE]... [--kernel gpuc]`
+ * [--allow-errors] [--timeout SECONDS] [-p NAME VALUE]... [-f FILE] [--kernel gpuc]`
  * — executes a notebook headless, with no Python and no Jupyter, through
  * the same executor the kernel uses.
  *
@@ -9,7 +9,7 @@
  * a CellTimeoutError, and always stops the run. The notebook is written
  * (to OUT; by default NOTEBOOK.out.ipynb beside it; over itself only with
  * --inplace) in every case once it could be read. A notebook of another
- * kernel is refused unless --kernel gpuc; -p injects parameters as
+ * kernel is refused unless --kernel gpuc; -p and -f inject parameters as
  * papermill does (jk_params). */
 #include <errno.h>
 #include <limits.h>
@@ -37,6 +37,7 @@ typedef struct options {
     double timeout_s; /* per cell; 0 = none */
     jk_param_t params[MAX_PARAMS];
     int nparams;
+    const char *params_file; /* -f FILE, before the -p values */
 } options_t;
 
 /* How one cell went. */
@@ -64,7 +65,8 @@ static void on_sigint(int sig)
 static int usage(FILE *out)
 {
     fprintf(out, "usage: gpuc run NOTEBOOK.ipynb [-o OUT.ipynb | --inplace] [--allow-errors]\n"
-                 "                     [--timeout SECONDS] [-p NAME VALUE]... [--kernel gpuc]\n"
+                 "                     [--timeout SECONDS] [-p NAME VALUE]... [-f FILE]\n"
+                 "                     [--kernel gpuc]\n"
                  "  -o, --output OUT   write the executed notebook to OUT\n"
                  "                     (default: NOTEBOOK.out.ipynb beside it)\n"
                  "  --inplace          write it over NOTEBOOK\n"
@@ -72,6 +74,8 @@ static int usage(FILE *out)
                  "  --timeout SECONDS  interrupt a cell that runs longer, and stop\n"
                  "  -p NAME VALUE      a parameter, as papermill's -p: after the cell tagged\n"
                  "                     \"parameters\", a cell assigns NAME = VALUE in C\n"
+                 "  -f FILE            parameters from a YAML (name: value a line) or JSON\n"
+                 "                     file, as papermill's -f; -p values win\n"
                  "  --kernel gpuc      run a notebook made for another kernel anyway\n");
     return out == stderr ? 2 : 0;
 }
@@ -112,6 +116,9 @@ static int parse(int argc, char **argv, options_t *o)
             }
             o->params[o->nparams].name = argv[++i];
             o->params[o->nparams++].value = argv[++i];
+        } else if ((v = option_value(argc, argv, &i, "-f")) ||
+                   (v = option_value(argc, argv, &i, "--parameters_file"))) {
+            o->params_file = v;
         } else if ((v = option_value(argc, argv, &i, "--kernel"))) {
             if (strcmp(v, "gpuc") != 0) {
                 fprintf(stderr, "gpuc run: --kernel %s: gpuc runs notebooks as gpuc only\n", v);
@@ -250,9 +257,9 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
                 if (wait < 0 || left < wait)
                     wait = (int)left;
             }
-            int fds[3];
+            int fds[JK_EXECUTOR_NFDS];
             int n = jk_executor_fds(r->ex, fds);
-            struct pollfd p[3];
+            struct pollfd p[JK_EXECUTOR_NFDS];
             for (int i = 0; i < n; i++)
                 p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
             if (n == 0 && wait < 0)
@@ -323,6 +330,22 @@ static int count_code_cells(const json_t *cells)
     return n;
 }
 
+/* -f FILE's parameters, then -p's (a name given again wins). */
+static int inject_parameters(json_t *nb, const options_t *o, cm_error_t *err)
+{
+    jk_param_t all[2 * MAX_PARAMS];
+    int n = 0, rc = 0;
+    json_t *owner = json_array();
+    if (o->params_file)
+        rc = jk_params_load(o->params_file, all, &n, MAX_PARAMS, owner, err);
+    memcpy(all + n, o->params, (size_t)o->nparams * sizeof *all);
+    n += o->nparams;
+    if (rc == 0 && n)
+        rc = jk_params_inject(nb, all, n, err);
+    json_decref(owner);
+    return rc;
+}
+
 int jk_notebook_main(int argc, char **argv)
 {
     options_t opt = {0};
@@ -351,7 +374,7 @@ int jk_notebook_main(int argc, char **argv)
         free(default_out);
         return 1;
     }
-    if (opt.nparams && jk_params_inject(nb, opt.params, opt.nparams, &err) != 0) {
+    if (inject_parameters(nb, &opt, &err) != 0) {
         fprintf(stderr, "gpuc run: %s\n", err.text);
         json_decref(nb);
         free(default_out);

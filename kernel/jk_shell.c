@@ -23,6 +23,7 @@ typedef struct request {
     void (*after_send)(struct request *r);
     const char *code;
     int count;
+    int allow_stdin; /* the front end answers input_request */
 } request_t;
 
 static void on_stream(void *ctx, const char *name, const char *text, size_t len)
@@ -59,6 +60,56 @@ static void send_reply(jk_shell_t *s, const jk_message_t *msg, const char *msg_t
     s->reply(s->ctx, s->socket, msg, msg_type, content);
 }
 
+/* Throws away what waits on stdin: replies to input requests of cells
+ * that were interrupted (ipykernel does the same). */
+static void drop_stale_input(jk_shell_t *s)
+{
+    for (;;) {
+        jk_message_t msg = {0};
+        cm_error_t err;
+        cm_error_clear(&err);
+        int rc = jk_socket_recv_message(s->stdin_socket, s->signer, ZMQ_DONTWAIT, &msg, &err);
+        if (rc == 0)
+            jk_message_clear(&msg);
+        else if (rc == 1 || err.code == JK_SOCKET_ETERM)
+            return;
+    }
+}
+
+/* The cell reads stdin: the front end is asked on the stdin channel, to
+ * the identities of the execute request, as ipykernel does. */
+static int on_input_request(void *ctx, const json_t *frame)
+{
+    request_t *r = ctx;
+    jk_shell_t *s = r->s;
+    if (!r->allow_stdin || !s->stdin_socket)
+        return -1;
+    drop_stale_input(s);
+    const char *prompt = json_string_value(json_object_get(frame, "prompt"));
+    s->reply(s->ctx, s->stdin_socket, r->msg, "input_request",
+             json_pack("{s:s, s:b}", "prompt", prompt ? prompt : "", "password",
+                       json_is_true(json_object_get(frame, "password"))));
+    s->awaiting_input = 1;
+    return 0;
+}
+
+/* An input_reply from the front end goes to the waiting cell. */
+static void take_input(jk_shell_t *s)
+{
+    jk_message_t msg = {0};
+    cm_error_t err;
+    cm_error_clear(&err);
+    while (jk_socket_recv_message(s->stdin_socket, s->signer, ZMQ_DONTWAIT, &msg, &err) == 0) {
+        if (s->awaiting_input && strcmp(msg.msg_type, "input_reply") == 0) {
+            const char *value = json_string_value(json_object_get(msg.content, "value"));
+            s->awaiting_input = 0;
+            if (s->executor)
+                jk_executor_send_input(s->executor, value ? value : "");
+        }
+        jk_message_clear(&msg);
+    }
+}
+
 /* Frees the executor (dead, or exiting after its reply) and, if restart,
  * starts a fresh one. */
 static void replace_executor(jk_shell_t *s, int restart)
@@ -70,16 +121,23 @@ static void replace_executor(jk_shell_t *s, int restart)
         s->ensure_executor(s->ctx);
 }
 
-enum { WOKEN = 1, SOCKET_READY = 2 };
+enum { WOKEN = 1, SOCKET_READY = 2, STDIN_READY = 4 };
 
-/* Waits for the wake pipe, the executor's output and, if watch_socket, the
- * shell socket: at most IDLE_POLL_MS, less when buffered output is due.
- * Returns zmq_poll's result; *ready gets WOKEN | SOCKET_READY. */
+/* Waits for the wake pipe, the executor's output, the stdin socket while
+ * a cell waits for input and, if watch_socket, the shell socket: at most
+ * IDLE_POLL_MS, less when buffered output is due. Returns zmq_poll's
+ * result; *ready gets WOKEN | SOCKET_READY | STDIN_READY. */
 static int wait_for_input(jk_shell_t *s, int watch_socket, int *ready)
 {
-    zmq_pollitem_t items[5] = {{NULL, s->wake_fd, ZMQ_POLLIN, 0}, {s->socket, 0, ZMQ_POLLIN, 0}};
-    int n = watch_socket ? 2 : 1;
-    int fds[3];
+    zmq_pollitem_t items[3 + JK_EXECUTOR_NFDS] = {{NULL, s->wake_fd, ZMQ_POLLIN, 0},
+                                                  {s->socket, 0, ZMQ_POLLIN, 0},
+                                                  {s->stdin_socket, 0, ZMQ_POLLIN, 0}};
+    int watch_stdin = s->awaiting_input && s->stdin_socket;
+    if (!watch_socket)
+        items[1] = items[2];
+    int n = 1 + (watch_socket != 0) + watch_stdin;
+    int stdin_item = watch_socket ? 2 : 1;
+    int fds[JK_EXECUTOR_NFDS];
     int nfds = s->executor ? jk_executor_fds(s->executor, fds) : 0;
     for (int i = 0; i < nfds; i++)
         items[n++] = (zmq_pollitem_t){NULL, fds[i], ZMQ_POLLIN, 0};
@@ -89,7 +147,8 @@ static int wait_for_input(jk_shell_t *s, int watch_socket, int *ready)
         timeout = flush;
     int rc = zmq_poll(items, n, timeout);
     *ready = (items[0].revents & ZMQ_POLLIN ? WOKEN : 0) |
-             (watch_socket && (items[1].revents & ZMQ_POLLIN) ? SOCKET_READY : 0);
+             (watch_socket && (items[1].revents & ZMQ_POLLIN) ? SOCKET_READY : 0) |
+             (watch_stdin && (items[stdin_item].revents & ZMQ_POLLIN) ? STDIN_READY : 0);
     return rc;
 }
 
@@ -106,7 +165,8 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
         CM_ERROR(death, -1, "the executor could not be started");
         return NULL;
     }
-    jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output};
+    jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output,
+                                   .on_input_request = on_input_request};
     json_t *reply = NULL;
     int rc = jk_executor_send(s->executor, request, death) == 0 ? JK_EXECUTOR_PENDING
                                                                   : JK_EXECUTOR_DIED;
@@ -118,8 +178,11 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
             CM_WARN("poll: %s", zmq_strerror(zmq_errno()));
         if (getppid() != s->parent_pid)
             s->stop(s->ctx);
+        if (ready & STDIN_READY)
+            take_input(s);
         rc = jk_executor_pump(s->executor, &events, &reply, death);
     }
+    s->awaiting_input = 0; /* a late input_reply is dropped */
     if (rc == JK_EXECUTOR_REPLY && jk_executor_pid(s->executor) == 0)
         replace_executor(s, 1); /* it exited after this reply (its GPU context was lost) */
     if (rc == JK_EXECUTOR_DIED) {
@@ -203,9 +266,8 @@ static void answer_queued(jk_shell_t *s)
         jk_message_t *msg = &queued[i];
         if (strcmp(msg->msg_type, "execute_request") == 0) {
             jk_iopub_status(s->iopub, msg, "busy");
-            send_reply(s, msg, "execute_reply",
-                            json_pack("{s:s, s:i}", "status", "aborted", "execution_count",
-                                      s->execution_count));
+            /* as ipykernel: no execution_count, the cell did not run */
+            send_reply(s, msg, "execute_reply", json_pack("{s:s}", "status", "aborted"));
             jk_iopub_status(s->iopub, msg, "idle");
         } else {
             dispatch(s, msg);
@@ -243,14 +305,14 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
     if (store_history)
         s->execution_count++;
     int n = s->execution_count;
-    request_t r = {s, msg, silent, announce_execute, code, n};
+    request_t r = {s, msg, silent, announce_execute, code, n, flag(msg, "allow_stdin", 0)};
     if (store_history)
         jk_history_add(s->history, n, code);
     jk_message_clear(&s->last_execute);
     jk_message_t *last = &s->last_execute;
     last->header = json_deep_copy(msg->header);
-    json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code", code, "cell", n,
-                                "silent", silent);
+    json_t *request = json_pack("{s:s, s:s, s:i, s:b, s:b}", "op", "execute", "code", code,
+                                "cell", n, "silent", silent, "allow_stdin", r.allow_stdin);
     cm_error_t death;
     cm_error_clear(&death);
     unsigned long replaced = s->replaced;
@@ -281,8 +343,11 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
                                    json_object_get(result, "metadata")
                                        ? json_object_get(result, "metadata")
                                        : json_object()));
-    json_t *content = json_pack("{s:s, s:i, s:{}, s:[]}", "status", ok ? "ok" : "error",
-                                "execution_count", n, "user_expressions", "payload");
+    json_t *payload = json_object_get(reply, "payload"); /* ask_exit, set_next_input */
+    json_t *content = json_pack("{s:s, s:i, s:{}, s:o}", "status", ok ? "ok" : "error",
+                                "execution_count", n, "user_expressions", "payload",
+                                ok && json_is_array(payload) ? json_incref(payload)
+                                                             : json_array());
     if (!ok) {
         const char *keys[] = {"ename", "evalue", "traceback"};
         for (size_t i = 0; i < 3; i++)
@@ -303,7 +368,7 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
  * replaced, run again in order (their output not shown), and a report. */
 static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
 {
-    request_t announce = {s, msg, flag(msg, "silent", 0), NULL, code_of(msg), n};
+    request_t announce = {s, msg, flag(msg, "silent", 0), NULL, code_of(msg), n, 0};
     announce_execute(&announce);
     jk_journal_entry_t *todo = s->journal.recover;
     size_t ntodo = s->journal.nrecover;
@@ -313,7 +378,7 @@ static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
     size_t ndone = 0, i = 0;
     int died = 0;
     for (; i < ntodo && !died; i++) {
-        request_t r = {s, msg, 1, NULL, todo[i].code, todo[i].cell};
+        request_t r = {s, msg, 1, NULL, todo[i].code, todo[i].cell, 0};
         json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code",
                                     todo[i].code, "cell", todo[i].cell, "silent", 1);
         cm_error_t death;
@@ -366,7 +431,7 @@ static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
 static void forward(jk_shell_t *s, jk_message_t *msg, const char *op, const char *reply_type,
                     json_t *fallback)
 {
-    request_t r = {s, msg, 1, NULL, NULL, 0};
+    request_t r = {s, msg, 1, NULL, NULL, 0, 0};
     json_t *request = json_deep_copy(msg->content);
     json_object_set_new(request, "op", json_string(op));
     cm_error_t death;

@@ -25,6 +25,7 @@ typedef void jk_shell_reply_fn(void *ctx, void *socket, const jk_message_t *msg,
 typedef struct jk_shell {
     /* set by the kernel, borrowed */
     void *socket;               /* the shell ROUTER socket */
+    void *stdin_socket;         /* the stdin ROUTER socket: input for cells that read */
     jk_signer_t *signer;        /* verifies what arrives on socket */
     jk_iopub_t *iopub;
     jk_history_t *history;
@@ -45,6 +46,7 @@ typedef struct jk_shell {
     jk_message_t last_execute;  /* parent of output printed between cells */
     jk_journal_t journal;       /* the cells %recover replays */
     unsigned long replaced;     /* executors replaced so far */
+    int awaiting_input;         /* an input_request is out; its reply goes to the executor */
 } jk_shell_t;
 
 /* Serves the shell socket until stopping is set, the socket's context is

@@ -21,6 +21,7 @@
 #include "rt_magic.h"
 #include "rt_session_internal.h"
 #include "rt_session_query.h"
+#include "rt_shortcut.h"
 
 static int ident_char(char c)
 {
@@ -584,6 +585,7 @@ static json_t *not_found(void)
 }
 
 #define MAX_SHOWN 4000 /* bytes of a header declaration shown (inline functions run long) */
+#define MAX_SOURCE 8000 /* bytes of a user function's text shown by name?? */
 
 json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail_level)
 {
@@ -660,9 +662,18 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
         cm_buf_addf(&md, "\narray: %s\n", array);
     }
     if (detail_level > 0 && info.cell > 0) {
-        for (size_t i = 0; i < s->nsyms; i++)
-            if (strcmp(s->syms[i].name, name) == 0)
-                cm_buf_addf(&plain, "address %p\n", s->syms[i].addr);
+        for (size_t i = 0; i < s->nsyms; i++) {
+            if (strcmp(s->syms[i].name, name) != 0)
+                continue;
+            const char *src = s->syms[i].source;
+            if (src) { /* `name??`: the function as its cell wrote it */
+                size_t n = strlen(src) > MAX_SOURCE ? MAX_SOURCE : strlen(src);
+                const char *more = n < strlen(src) ? "\n..." : "";
+                cm_buf_addf(&plain, "source:\n%.*s%s\n", (int)n, src, more);
+                cm_buf_addf(&md, "\nsource:\n\n```c\n%.*s%s\n```\n", (int)n, src, more);
+            }
+            cm_buf_addf(&plain, "address %p\n", s->syms[i].addr);
+        }
     }
     json_t *reply = json_pack("{s:s, s:b, s:{s:s, s:s}, s:{}}", "status", "ok", "found", 1,
                               "data", "text/plain", cm_buf_str(&plain), "text/markdown",
@@ -675,9 +686,56 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
     return reply;
 }
 
+/* The last non-blank line is a `!command` that starts a statement (shell
+ * text, not C: a quote in it opens nothing). */
+static int ends_with_shell_line(const char *code)
+{
+    size_t n = strlen(code);
+    while (n > 0 && isspace((unsigned char)code[n - 1]))
+        n--;
+    size_t from = 0;
+    int line = 1;
+    rt_magic_line_t m;
+    while (rt_magic_find(code, from, line, &m)) {
+        if (m.end >= n)
+            return code[m.start] == '!';
+        if (m.cell)
+            return 0;
+        from = m.next;
+        line = m.line + 1;
+    }
+    return 0;
+}
+
+/* The cell starts with a cell magic whose body is not C (shell text, a
+ * file's contents): -1 when not, else 1 when its last line is blank (the
+ * body ends there, as in IPython's console), 0 while it is not. */
+static int text_cell_done(const char *code)
+{
+    static const char *const text_magics[] = {"sh", "bash", "writefile", NULL};
+    rt_magic_line_t m;
+    if (!rt_magic_find(code, 0, 1, &m) || !m.cell || !m.first)
+        return -1;
+    int text = 0;
+    for (int i = 0; text_magics[i] && !text; i++)
+        text = strcmp(m.name, text_magics[i]) == 0;
+    if (!text)
+        return -1;
+    size_t n = strlen(code);
+    while (n > 0 && (code[n - 1] == ' ' || code[n - 1] == '\t'))
+        n--;
+    return n > m.next && n >= 2 && code[n - 1] == '\n' && code[n - 2] == '\n';
+}
+
 json_t *rt_is_complete(rt_session_t *s, const char *code)
 {
     (void)s;
+    if (rt_shortcut_is_one(code) || ends_with_shell_line(code))
+        return json_pack("{s:s}", "status", "complete");
+    int text = text_cell_done(code);
+    if (text >= 0)
+        return text ? json_pack("{s:s}", "status", "complete")
+                    : json_pack("{s:s, s:s}", "status", "incomplete", "indent", "");
     rt_completeness_t c = rt_cell_check_complete(code);
     if (strcmp(c.status, "incomplete") == 0) {
         char indent[64];

@@ -8,6 +8,7 @@
 #include "rt_arrays.h"
 #include "rt_device.h"
 #include "rt_magic.h"
+#include "rt_shortcut.h"
 
 /* Non-zero when the cell's first non-blank characters are "%%". */
 static int starts_with_cell_magic(const char *code)
@@ -76,6 +77,9 @@ int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
                     rt_error_t *err)
 {
     result->text = result->html = NULL;
+    json_decref(rt_session_take_payload(s)); /* a failed cell's */
+    if (rt_shortcut_run(s, code))
+        return 0;
     rt_session_begin_cell(s, cell_no);
     int rc = run_cell(s, code, cell_no, result, err);
     rt_session_end_cell(s); /* arrays no variable holds go, also after an error */
@@ -103,6 +107,9 @@ json_t *rt_execute(rt_session_t *s, const char *code, int cell_no)
             json_object_set_new(data, "text/html", html);
         json_object_set_new(reply, "result", json_pack("{s:o, s:{}}", "data", data, "metadata"));
     }
+    json_t *payload = rt_session_take_payload(s);
+    if (payload)
+        json_object_set_new(reply, "payload", payload);
     rt_value_free(&result);
     return reply;
 }

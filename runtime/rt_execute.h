@@ -19,7 +19,8 @@ int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
 
 /* rt_execute_cell as the executor link carries its outcome: a new object
  * {"status":"ok"} with "result": {"data": {"text/plain": ...},
- * "metadata": {}} when there is one, or {"status":"error", "error":
+ * "metadata": {}} when there is one and "payload": [...] when the cell
+ * added any (rt_session_add_payload), or {"status":"error", "error":
  * rt_error_json(...)} (kernel/jk_reply.c renders it). */
 json_t *rt_execute(rt_session_t *s, const char *code, int cell_no);
 

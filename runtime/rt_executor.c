@@ -1,13 +1,13 @@
 /* rt_executor: the executor process's main loop (see rt_executor.h). */
 #include "rt_executor.h"
 
+#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cm_link.h"
@@ -17,10 +17,9 @@
 #include "rt_complete.h"
 #include "rt_execute.h"
 #include "rt_gpu_host.h"
+#include "rt_input.h"
+#include "rt_output.h"
 #include "rt_session.h"
-
-#define STDOUT_BUFFER (1 << 16)
-#define FLUSH_INTERVAL_NS (50 * 1000 * 1000)
 
 typedef struct executor {
     int fd;                /* the link */
@@ -31,11 +30,10 @@ typedef struct executor {
 
 typedef json_t *(*handler_fn)(executor_t *x, json_t *req);
 
-/* Flushes both streams so the kernel publishes text before the frame. */
+/* Flushes the output so the kernel publishes text before the frame. */
 static int send_frame(executor_t *x, json_t *msg)
 {
-    fflush(stdout);
-    fflush(stderr);
+    rt_output_flush();
     cm_error_t err = {0};
     if (cm_link_send(x->fd, msg, &err) != 0) {
         CM_ERR("link send failed: %s", err.text);
@@ -63,39 +61,42 @@ static void emit(void *ctx, const json_t *msg)
     json_decref(ack);
 }
 
-/* Streams printf output while a cell runs. trylock: a cell stopped inside
- * printf may still hold the FILE lock, and this thread must never block on it. */
-static void *flusher(void *arg)
+/* A cell reads stdin: an "input_request" frame, then the kernel's "input"
+ * frame with the front end's line (or "eof"). The wait is a poll, so that
+ * an interrupt (which does not jump out of a read of stdin: see rt_input)
+ * ends it; an "input" frame that comes after is skipped by the main loop. */
+static int ask(void *ctx, const char *prompt, char **line)
 {
-    (void)arg;
-    struct timespec ts = {0, FLUSH_INTERVAL_NS};
+    executor_t *x = ctx;
+    json_t *req = json_pack("{s:s, s:s, s:b}", "op", "input_request", "prompt", prompt,
+                            "password", 0);
+    int sent = req && send_frame(x, req) == 0;
+    json_decref(req);
+    if (!sent)
+        return -1;
     for (;;) {
-        nanosleep(&ts, NULL);
-        if (ftrylockfile(stdout) == 0) {
-            fflush_unlocked(stdout);
-            funlockfile(stdout);
+        struct pollfd p = {.fd = x->fd, .events = POLLIN};
+        int rc = poll(&p, 1, -1);
+        if (rt_protect_interrupted())
+            return -1;
+        if (rc < 0 && errno == EINTR)
+            continue;
+        json_t *msg = NULL;
+        cm_error_t err = {0};
+        if (rc < 0 || cm_link_recv(x->fd, &msg, &err) != 0) {
+            x->link_failed = 1;
+            return -1;
         }
-        if (ftrylockfile(stderr) == 0) {
-            fflush_unlocked(stderr);
-            funlockfile(stderr);
+        const char *op = json_string_value(json_object_get(msg, "op"));
+        if (op && strcmp(op, "input") == 0) {
+            const char *value = json_string_value(json_object_get(msg, "value"));
+            int eof = !value || json_is_true(json_object_get(msg, "eof"));
+            *line = eof ? NULL : strdup(value);
+            json_decref(msg);
+            return eof ? 1 : (*line ? 0 : -1);
         }
+        json_decref(msg); /* a stray ack: see emit */
     }
-    return NULL;
-}
-
-static void start_flusher(void)
-{
-    static char out_buf[STDOUT_BUFFER], err_buf[STDOUT_BUFFER];
-    setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
-    setvbuf(stderr, err_buf, _IOFBF, sizeof err_buf);
-    /* the thread must never take SIGINT or faults meant for the cell thread */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t th;
-    if (pthread_create(&th, NULL, flusher, NULL) == 0)
-        pthread_detach(th);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static const char *str_field(json_t *req, const char *key)
@@ -114,6 +115,7 @@ static json_t *handle_execute(executor_t *x, json_t *req)
 {
     static int counter;
     int cell = int_field(req, "cell", ++counter);
+    rt_input_begin_cell(json_is_true(json_object_get(req, "allow_stdin")));
     return rt_execute(x->session, str_field(req, "code"), cell);
 }
 
@@ -179,10 +181,11 @@ static void dispatch(executor_t *x, json_t *req)
     json_decref(reply);
 }
 
-static int parse_fd(int argc, char **argv)
+/* The fd given as --NAME N, or -1. */
+static int parse_fd(int argc, char **argv, const char *name)
 {
     for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--link-fd") == 0)
+        if (strcmp(argv[i], name) == 0)
             return atoi(argv[i + 1]);
     return -1;
 }
@@ -191,16 +194,20 @@ int rt_executor_main(int argc, char **argv)
 {
     cm_log_init("executor");
     executor_t x = {0};
-    x.fd = parse_fd(argc, argv);
-    if (x.fd < 0 || fcntl(x.fd, F_GETFD) < 0) {
-        CM_ERR("usage: gpuc executor --link-fd N (N an open socket)");
+    x.fd = parse_fd(argc, argv, "--link-fd");
+    int out_fd = parse_fd(argc, argv, "--output-fd");
+    if (x.fd < 0 || fcntl(x.fd, F_GETFD) < 0 || out_fd < 0 || fcntl(out_fd, F_GETFD) < 0) {
+        CM_ERR("usage: gpuc executor --link-fd N --output-fd M (N an open socket, M a pipe)");
         return 2;
     }
     fcntl(x.fd, F_SETFD, FD_CLOEXEC);
     signal(SIGPIPE, SIG_IGN);
     rt_protect_on_fork(x.fd);
-    start_flusher();
     cm_error_t err = {0};
+    if (rt_output_init(out_fd, &err) != 0 || rt_input_init(ask, &x, &err) != 0) {
+        CM_ERR("cannot set up the standard streams: %s", err.text);
+        return 1;
+    }
     x.session = rt_session_new(NULL, emit, &x, &err);
     if (!x.session) {
         CM_ERR("cannot start the session: %s", err.text);
@@ -223,7 +230,8 @@ int rt_executor_main(int argc, char **argv)
         }
         rt_protect_take_pending_interrupt(); /* an interrupt between cells is spent */
         const char *op = json_string_value(json_object_get(req, "op"));
-        if (!op || strcmp(op, "ack") != 0) /* a stray ack: see emit */
+        /* a stray ack (see emit) or input (see ask) */
+        if (!op || (strcmp(op, "ack") != 0 && strcmp(op, "input") != 0))
             dispatch(&x, req);
         json_decref(req);
         if (rt_gpu_context_lost()) {
@@ -235,8 +243,7 @@ int rt_executor_main(int argc, char **argv)
             break;
         }
     }
-    fflush(stdout);
-    fflush(stderr);
+    rt_output_flush();
     rt_session_free(x.session);
     return status;
 }

@@ -12,10 +12,12 @@ packages=(
     libopenblas0   # the CPU backend's BLAS (ga_matmul), loaded with dlopen at first use
 )
 
-# clang and its libFuzzer runtime build the fuzz targets (tests/fuzz/):
-# installed when run as root, else only named; without them `make test`
-# reports the fuzz runs skipped.
-optional=(clang libclang-rt-14-dev)
+# clang and its libFuzzer runtime build the fuzz targets (tests/fuzz/);
+# chromium is the browser of the JupyterLab test (tests/lab/, driven by
+# Playwright from PyPI, which downloads no browser of its own). Installed
+# when run as root, else only named; without them `make test` reports the
+# fuzz runs and the Lab test skipped.
+optional=(clang libclang-rt-14-dev chromium)
 
 # python3-venv is only needed when the venv is made from Debian's python3;
 # a python3 earlier on PATH (pyenv, a custom build) brings its own venv.
@@ -39,7 +41,7 @@ if ((${#optional_missing[@]} > 0)); then
     if [[ $(id -u) -eq 0 ]]; then
         missing+=("${optional_missing[@]}")
     else
-        echo "setup-deps: optional, for the fuzz targets: sudo apt-get install -y ${optional_missing[*]}" >&2
+        echo "setup-deps: optional, for the fuzz targets and the browser test: sudo apt-get install -y ${optional_missing[*]}" >&2
     fi
 fi
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates the test/benchmark virtual environment in build/venv and installs
-# the pinned versions of tests/requirements.txt. Skipped when the stamp file
-# is newer than requirements.txt.
+# the pinned versions of tests/requirements.txt, then the papermill
+# translator python/gpuc_papermill. Each step is skipped when its stamp file
+# is newer than what it installs.
 #   usage: scripts/setup-venv.sh [VENV_DIR]
 set -euo pipefail
 
@@ -9,8 +10,23 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:-$root/build/venv}
 req=$root/tests/requirements.txt
 stamp=$venv/.requirements.stamp
+plugin=$root/python/gpuc_papermill
+plugin_stamp=$venv/.gpuc_papermill.stamp
+
+# papermill looks parameter translators up in its own process: the venv's
+# papermill gets gpuc's from this package (docs/frontends.md)
+install_plugin() {
+    if [[ -f "$plugin_stamp" && -z $(find "$plugin" -newer "$plugin_stamp" -type f \
+            -not -path '*/__pycache__/*' -not -path '*.egg-info*' -not -path '*/build/*') ]]; then
+        return 0
+    fi
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$plugin"
+    touch "$plugin_stamp"
+    echo "setup-venv: installed the papermill translator python/gpuc_papermill"
+}
 
 if [[ -f "$stamp" && "$stamp" -nt "$req" && -x "$venv/bin/python" ]]; then
+    install_plugin
     echo "setup-venv: $venv is up to date"
     exit 0
 fi
@@ -33,4 +49,6 @@ rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
 touch "$stamp"
+rm -f "$plugin_stamp"
+install_plugin
 echo "setup-venv: installed $(grep -c "==" "$req") pinned packages into $venv"

@@ -29,6 +29,7 @@
 
 enum {
     SIM_E_CUDA = 20000,        /* + the CUDA error number */
+    SIM_E_RACE = 20998,        /* racecheck saw a data race (no CUDA error: the kernel ran) */
     SIM_E_COMPILE = 20999,     /* g++ rejected the cell (log in NVRTC's format) */
 };
 
@@ -88,6 +89,20 @@ const struct sim_hooks *sim_hooks(void);
 void sim_set_seed(long long seed);
 long long sim_seed(void);
 
+/* Checking for later launches (docs/simulator.md): memcheck stops a kernel
+ * at its first access outside the memory it may touch, with a report
+ * (SIM_E_CUDA + 700, or + 716 misaligned); racecheck lets the kernel run
+ * to its end and leaves the races it saw as the pending failure
+ * (SIM_E_RACE). A launch with either on runs the kernel's checked variant,
+ * compiled at its first such launch. */
+void sim_set_checks(int memcheck, int racecheck);
+void sim_checks(int *memcheck, int *racecheck);
+
+/* Memory a kernel may touch that the simulator did not allocate (a device
+ * array on the CPU): [ptr, ptr + bytes) until sim_untrack(ptr). */
+void sim_track(void *ptr, size_t bytes);
+void sim_untrack(void *ptr);
+
 /* Wall seconds the simulator spent running kernels since the process
  * started (for the timers: simulated kernels take CPU time, not GPU time). */
 double sim_kernel_seconds(void);
@@ -116,6 +131,20 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
                 sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
                 void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,
                 char **log, double *ms, const char **cache, cm_error_t *err);
+
+/* Called for each reference of a checked variant (sim_module_refs) once it
+ * is loaded: name is the variable's ("__gpuc_ref_" left out), where the
+ * address of the pointer to set; returns the variable's size (0: unknown). */
+typedef size_t (*sim_ref_hook_fn)(const char *name, void *where);
+void sim_set_ref_hook(sim_ref_hook_fn hook);
+
+/* A kept cell's checked variant compiles checked_source instead of its
+ * source: the same code with every variable a reference (a pointer named
+ * refs[i]) to the session's one storage, which the hook points once the
+ * checked module is loaded — so that a kernel reads and writes the same
+ * variables checked or not. */
+void sim_module_refs(const char *source, const char *checked_source, int nrefs,
+                     const char *const *refs);
 
 /* ---- the runtime API for host cells (sim_runtime.c) -------------------- */
 

@@ -17,6 +17,7 @@
 #include "cm_buf.h"
 #include "cm_jit.h"
 #include "sim_abi.h"
+#include "sim_check.h"
 #include "sim_prelude.h"
 
 /* -g1: line tables, so that a fault or an interrupt can name the line */
@@ -72,7 +73,7 @@ static int rewrite_extern_shared(const char *decl, size_t len, const char *file,
         }
         cm_buf_addc(&type, *p++);
     }
-    cm_buf_addf(out, "\n#undef %.*s\n#define %.*s ((%s *)(*__gpuc_h->self)->block->dyn_shared)\n",
+    cm_buf_addf(out, "\n#undef %.*s\n#define %.*s ((%s *)__gpuc_dyn_shared())\n",
                 (int)(end - name), name, (int)(end - name), name, cm_buf_str(&type));
     cm_buf_addf(out, "#line %d \"%s\"\n", line, file);
     cm_buf_free(&type);
@@ -218,10 +219,20 @@ static void translate_options(const char *options, cm_buf_t *flags)
     free(copy);
 }
 
-int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
-                void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,
-                char **log, double *ms, const char **cache, cm_error_t *err)
+/* The checked variant (sim_check.h): g++'s ThreadSanitizer instrumentation,
+ * a call before every load and store (with its size, reads and writes
+ * apart), none at function entry; linked without the ThreadSanitizer
+ * runtime (-nodefaultlibs and the libraries named): the prelude defines the
+ * callbacks. No vectorising, so that each access is one a GPU would make. */
+#define CHECK_FLAGS                                                                            \
+    " -D__GPUC_CHECK__ -fsanitize=thread --param tsan-instrument-func-entry-exit=0"            \
+    " -fno-tree-vectorize -fno-tree-slp-vectorize -nodefaultlibs -lstdc++ -lm -lc -lgcc_s"
+
+int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
+                        const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
+                        int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
+                        char **shared, size_t *shared_bytes, char **log, double *ms,
+                        const char **cache, cm_error_t *err)
 {
     cm_buf_t src = {0}, flags = {0};
     *log = NULL;
@@ -231,10 +242,10 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
     rewrite_source(source, &src);
     cm_buf_adds(&src, "#line 1 \"gpuc-entries\"\n");
     for (int i = 0; i < nkernels; i++)
-        cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void "
-                          "__gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n"
-                          "extern \"C\" __attribute__((visibility(\"default\"))) int "
-                          "__gpuc_sizes_%s(unsigned long *s, int max) "
+        cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread)) "
+                          "void __gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n"
+                          "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread)) "
+                          "int __gpuc_sizes_%s(unsigned long *s, int max) "
                           "{ return __gpuc_param_sizes(%s, s, max); }\n",
                     names[i], names[i], names[i], names[i]);
     for (int i = 0; i < nvars; i++) /* where each variable is, and its size */
@@ -242,6 +253,8 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
                           "__gpuc_var_%s(unsigned long *n) { *n = sizeof %s; return (void *)&%s; }\n",
                     vars[i], vars[i], vars[i]);
     translate_options(options, &flags);
+    if (checked)
+        cm_buf_adds(&flags, CHECK_FLAGS);
     cm_jit_result_t r;
     cm_error_t e = {0};
     int rc = cm_jit_load(CM_JIT_CXX, cm_buf_str(&src), cm_buf_str(&flags), &r, &e);
@@ -292,5 +305,17 @@ int sim_compile(const char *source, const char *options, int nkernels, const cha
         var_addrs[i] = where(&n);
         var_sizes[i] = n;
     }
+    return 0;
+}
+
+int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
+                sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
+                void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,
+                char **log, double *ms, const char **cache, cm_error_t *err)
+{
+    if (sim_compile_variant(source, options, 0, nkernels, names, entries, sizes, nvars, vars,
+                            var_addrs, var_sizes, shared, shared_bytes, log, ms, cache, err))
+        return -1;
+    sim_module_keep(source, options, nkernels, names, entries);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/sysinfo.h>
 
 #include "cm_time.h"
+#include "sim_check.h"
 
 enum {
     SUCCESS = 0, INVALID_VALUE = 1, MEMORY_ALLOCATION = 2, INVALID_MEMCPY_DIRECTION = 21,
@@ -35,31 +36,60 @@ static int kernel_error(void)
     cm_error_t e = {0};
     if (!sim_take_error(&e))
         return 0;
-    int code = e.code - SIM_E_CUDA;
-    /* put it back: sim_take_error forgot it */
+    /* put it back: sim_take_error forgot it; gpuc reports it at the end of the cell */
     sim_keep_error(&e);
-    return code;
+    return e.code == SIM_E_RACE ? SUCCESS : e.code - SIM_E_CUDA; /* a race is no CUDA error */
 }
 
-static int sim_malloc(void **ptr, size_t size)
+/* Every allocation is followed by REDZONE bytes that belong to none, so
+ * that an access just past its end is out of bounds, not in the next one. */
+#define REDZONE 256
+
+static int allocate(void **ptr, size_t size, int kind)
 {
     if (!ptr)
         return failed(INVALID_VALUE);
     size_t rounded = (size + 255) / 256 * 256;
-    *ptr = rounded ? aligned_alloc(256, rounded) : NULL;
-    return rounded && !*ptr ? failed(MEMORY_ALLOCATION) : SUCCESS;
+    *ptr = rounded ? aligned_alloc(256, rounded + REDZONE) : NULL;
+    if (rounded && (!*ptr || sim_mem_add(*ptr, size, kind, NULL))) {
+        free(*ptr);
+        *ptr = NULL;
+        return failed(MEMORY_ALLOCATION);
+    }
+    return SUCCESS;
+}
+
+static int sim_malloc(void **ptr, size_t size)
+{
+    return allocate(ptr, size, SIM_MEM_DEVICE);
 }
 
 static int sim_malloc_managed(void **ptr, size_t size, unsigned flags)
 {
     (void)flags;
-    return sim_malloc(ptr, size);
+    return allocate(ptr, size, SIM_MEM_MANAGED);
+}
+
+static int sim_malloc_host(void **ptr, size_t size)
+{
+    return allocate(ptr, size, SIM_MEM_PINNED);
 }
 
 static int sim_free(void *ptr)
 {
-    free(ptr);
-    return SUCCESS;
+    if (!ptr)
+        return SUCCESS;
+    return sim_mem_release(ptr) ? failed(INVALID_VALUE) : SUCCESS;
+}
+
+void sim_track(void *ptr, size_t bytes)
+{
+    sim_mem_add(ptr, bytes, SIM_MEM_ARRAY, NULL);
+}
+
+void sim_untrack(void *ptr)
+{
+    sim_mem_forget(ptr);
 }
 
 static int sim_memcpy(void *dst, const void *src, size_t count, int kind)
@@ -275,7 +305,7 @@ static int device_reset(void)
 static const sim_symbol_t symbols[] = {
     SYMBOL(cudaMalloc, sim_malloc)
     SYMBOL(cudaMallocManaged, sim_malloc_managed)
-    SYMBOL(cudaMallocHost, sim_malloc)
+    SYMBOL(cudaMallocHost, sim_malloc_host)
     SYMBOL(cudaFree, sim_free)
     SYMBOL(cudaFreeHost, sim_free)
     SYMBOL(cudaMemcpy, sim_memcpy)

@@ -21,6 +21,7 @@
 #include "cm_buf.h"
 #include "cm_time.h"
 #include "sim_abi.h"
+#include "sim_check.h"
 #include "sim_fiber.h"
 
 #define STACK_BYTES (256 * 1024)
@@ -34,6 +35,7 @@ typedef struct thread {
     sim_context_t ctx;         /* where it waits */
     int state;
     unsigned lane, warp;
+    int stack;                 /* the runner stack it runs on */
     cm_buf_t out;              /* device printf */
 } thread_t;
 
@@ -85,7 +87,13 @@ static struct {
     void *dyn_shared;
     unsigned dyn_bytes;        /* of this launch */
     int printed;               /* a thread of the block wrote output */
+    const unsigned long long *block_order; /* the launch's blocks in the order run; NULL: index order */
+    unsigned grid[3];
+    uint32_t stamps;           /* blocks run since the process started */
+    size_t page;               /* the size of a stack's guard page */
 } S = {.seed = -1};
+
+sim_now_t sim_now;
 
 /* ---- the generator of shuffled orders (splitmix64) -------------------- */
 
@@ -186,6 +194,7 @@ int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_
     if (!S.running)
         return 0;
     S.running = 0;
+    sim_now.active = 0;
     if (S.cur)
         where_in_grid(where, where_len, S.kernel->name);
     else
@@ -229,6 +238,7 @@ static void release_block(void)
             push_ready(S.order[k]);
     S.bar_n[S.block_gen & 1] = S.arrived;
     S.block_gen++;
+    sim_now.bgen = S.block_gen;
     S.bar_sum[S.block_gen & 1] = 0; /* the other gen's sum is read until the next barrier */
     S.arrived = 0;
 }
@@ -246,6 +256,18 @@ static void check_warp(unsigned w)
         if (wp->waiting >> lane & 1)
             push_ready((int)(w * 32 + lane));
     wp->waiting = 0;
+}
+
+/* t runs now: what the kernel and the checker read of it. */
+static void enter(thread_t *t)
+{
+    t->state = RUNNING;
+    S.cur = t;
+    S.self = &t->view;
+    sim_now.thread = (uint32_t)(t - S.threads);
+    sim_now.wgen = &S.warps[t->warp].gen;
+    sim_now.stack_lo = (uintptr_t)S.stacks[t->stack].base;
+    sim_now.stack_hi = sim_now.stack_lo + S.stacks[t->stack].size + S.page; /* guard page below */
 }
 
 static void to_scheduler(thread_t *t)
@@ -389,6 +411,41 @@ static void trap(void)
     stop_launch();
 }
 
+/* ---- what the checker asks (sim_check.h) -------------------------------- */
+
+void sim_sched_stop(int cuda_code, const char *text)
+{
+    fail(cuda_code, "%s", text);
+    stop_launch();
+}
+
+void sim_sched_who(uint32_t stamp, uint32_t thread, char *buf, size_t len)
+{
+    unsigned long long seq = stamp - sim_now.first_stamp;
+    unsigned long long b = S.block_order ? S.block_order[seq] : seq;
+    const sim_uint3_t *t = &S.threads[thread].view.thread_idx;
+    snprintf(buf, len, "block [%u,%u,%u], thread [%u,%u,%u]", (unsigned)(b % S.grid[0]),
+             (unsigned)(b / S.grid[0] % S.grid[1]),
+             (unsigned)(b / ((unsigned long long)S.grid[0] * S.grid[1])), t->x, t->y, t->z);
+}
+
+void sim_sched_line(const void *pc, char *buf, size_t len)
+{
+    source_line_of(pc, buf, len);
+}
+
+void sim_set_checks(int memcheck, int racecheck)
+{
+    sim_memcheck_on = memcheck != 0;
+    sim_racecheck_on = racecheck != 0;
+}
+
+void sim_checks(int *memcheck, int *racecheck)
+{
+    *memcheck = sim_memcheck_on;
+    *racecheck = sim_racecheck_on;
+}
+
 static const sim_hooks_t hooks = {
     .self = &S.self,
     .syncthreads = sync_block,
@@ -399,6 +456,7 @@ static const sim_hooks_t hooks = {
     .vprintf = device_vprintf,
     .assert_fail = assert_fail,
     .trap = trap,
+    .access = sim_check_access,
 };
 
 const struct sim_hooks *sim_hooks(void)
@@ -419,9 +477,8 @@ static void runner_main(void *arg)
 {
     while (S.next_new < S.nthreads && !S.abort) {
         thread_t *t = &S.threads[S.order[S.next_new++]];
-        t->state = RUNNING;
-        S.cur = t;
-        S.self = &t->view;
+        t->stack = (int)(intptr_t)arg;
+        enter(t);
         S.kernel->entry(S.args);
         t = S.cur; /* the same thread, resumed perhaps after others ran */
         warp_t *wp = &S.warps[t->warp];
@@ -547,6 +604,8 @@ static void run_block(unsigned long long linear)
     S.next_new = 0;
     S.ended_stack = -1;
     S.block_gen = 0;
+    sim_now.bgen = 0;
+    sim_now.stamp = ++S.stamps;
     S.bar_sum[0] = S.bar_sum[1] = 0;
     if (S.nfree != S.nstacks) { /* nothing outlives a block: every stack is free */
         S.nfree = 0;
@@ -558,9 +617,7 @@ static void run_block(unsigned long long linear)
             thread_t *t = &S.threads[S.ready[S.head]];
             S.head = (S.head + 1) % MAX_THREADS;
             S.count--;
-            t->state = RUNNING;
-            S.cur = t;
-            S.self = &t->view;
+            enter(t);
             sim_fiber_switch(&S.sched, &t->ctx);
         } else if (S.next_new < n) { /* a runner for the threads not started */
             int stack = take_stack();
@@ -646,14 +703,20 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
 {
     if (check_config(kernel->name, grid, block, shared_bytes, err))
         return -1;
+    int checking = sim_memcheck_on || sim_racecheck_on;
+    sim_kernel_t checked;
+    uintptr_t base = 0;
+    if (checking && sim_module_checked(kernel, &checked, &base, err))
+        return -1; /* before the clock starts: g++'s time is no kernel time */
     double t0 = cm_seconds();
+    S.page = (size_t)sysconf(_SC_PAGESIZE);
     if (!S.dyn_shared && !(S.dyn_shared = calloc(1, MAX_SHARED))) {
         CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
         return -1;
     }
     reset_leftovers();
     S.running = 1;
-    S.kernel_copy = *kernel; /* kept: a jump out of the launch leaves the caller's copy */
+    S.kernel_copy = checking ? checked : *kernel; /* kept: a jump out of the launch leaves the caller's copy */
     S.kernel = &S.kernel_copy;
     S.args = args;
     S.abort = 0;
@@ -670,6 +733,14 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
             order[i] = i;
         shuffle(order, nblocks);
     }
+    S.block_order = order;
+    memcpy(S.grid, grid, sizeof S.grid);
+    sim_now.first_stamp = S.stamps + 1;
+    if (checking) {
+        sim_now.image_base = base;
+        sim_check_launch(S.dyn_shared, shared_bytes);
+        sim_now.active = 1;
+    }
     for (unsigned long long i = 0; i < nblocks && !S.abort; i++) {
         unsigned long long b = order ? order[i] : i;
         S.block.block_idx.x = (unsigned)(b % grid[0]);
@@ -677,6 +748,13 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
         S.block.block_idx.z = (unsigned)(b / ((unsigned long long)grid[0] * grid[1]));
         run_block(b);
     }
+    sim_now.active = 0;
+    char races[CM_ERROR_TEXT];
+    if (checking && !S.abort && sim_check_races(races, sizeof races) && !S.have_pending) {
+        CM_ERROR(&S.pending, SIM_E_RACE, "%s", races);
+        S.have_pending = 1;
+    }
+    S.block_order = NULL;
     free(order);
     flush_output();
     S.running = 0;

@@ -46,15 +46,18 @@ static int raw_alloc(int device, size_t bytes, void **ptr, cm_error_t *err)
         CM_ERROR(err, GA_E_MEMORY, "host out of memory");
         return -1;
     }
+    gpu_sim_track(*ptr, bytes); /* memory simulated kernels may use */
     return 0;
 }
 
 static void raw_free(int device, void *ptr)
 {
-    if (device == GA_CPU)
+    if (device == GA_CPU) {
+        gpu_sim_untrack(ptr);
         free(ptr);
-    else
+    } else {
         gpu_mem_free(ptr);
+    }
 }
 
 int ga_mem_zero(int device, void *dst, size_t bytes, cm_error_t *err)

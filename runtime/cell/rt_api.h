@@ -19,6 +19,7 @@
     X(void, display_png, (const void *data, size_t len), rt_display_png)                      \
     X(void, display_mime, (const char *mime, const char *data), rt_display_mime)              \
     X(void, clear_output, (int wait), rt_display_clear_output)                                \
+    /* the line of the top-level statement that runs (code gpuc generates) */                 \
     /* used by the code gpuc generates for a cell's final expression */                       \
     X(void, __gpuc_show_int, (long long), rt_result_show_int)                                 \
     X(void, __gpuc_show_uint, (unsigned long long), rt_result_show_uint)                      \
@@ -54,6 +55,11 @@
     X(int, __gpuc_cuda_malloc, (void *ptr, size_t size, const char *what, int line),          \
       rt_gpu_cuda_malloc)                                                                     \
     X(int, __gpuc_cuda_free, (void *ptr), rt_gpu_cuda_free)                                   \
+    X(int, __gpuc_cuda_sync, (void), rt_gpu_device_synchronize)                               \
+    X(int, __gpuc_cuda_stream_sync, (void *stream), rt_gpu_stream_synchronize)               \
+    X(int, __gpuc_cuda_event_sync, (void *event), rt_gpu_event_synchronize)                  \
+    X(int, __gpuc_cuda_memcpy, (void *dst, const void *src, size_t count, int kind),          \
+      rt_gpu_memcpy)                                                                          \
     X(int, __gpuc_memcpy_symbol,                                                              \
       (const char *name, void *buf, size_t count, size_t offset, int kind, int to_device,     \
        void *stream, int async),                                                              \

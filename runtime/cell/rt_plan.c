@@ -219,6 +219,7 @@ static void do_function(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type, vo
     rt_plan_entry_t *e = add_entry(p, RT_ENTRY_FUNC, cm_buf_steal(&text));
     add_key(p, e, code + dd->name, dd->name_len);
     cm_names_add(&p->funcs, code + dd->name, dd->name_len);
+    cm_names_add(&p->func_texts, code + it->start, it->end - it->start);
 }
 
 /* The keys a type entry declares besides typedef names: "struct tag" and
@@ -609,6 +610,7 @@ void rt_plan_free(rt_plan_t *plan)
     free(plan->entries);
     cm_names_free(&plan->vars);
     cm_names_free(&plan->funcs);
+    cm_names_free(&plan->func_texts);
     cm_names_free(&plan->types);
     cm_names_free(&plan->parts);
     memset(plan, 0, sizeof *plan);

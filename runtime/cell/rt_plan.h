@@ -39,6 +39,7 @@ typedef struct rt_plan {
     size_t nentries, capentries;
     cm_names_t vars;        /* variables defined here (symbols to record) */
     cm_names_t funcs;       /* functions defined here */
+    cm_names_t func_texts;  /* their source, as written (for `name??`) */
     cm_names_t types;       /* typedef names declared here */
     cm_names_t parts;       /* generated part functions, in order */
     int has_main;

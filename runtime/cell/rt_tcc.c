@@ -176,42 +176,36 @@ int rt_tcc_relocate(rt_tcc_t *t)
 }
 
 /* This libtcc writes preprocessed text only to stdout (the state's output
- * file cannot be set through the API), so fd 1 is pointed at a temporary
- * file meanwhile. stdout stays locked so that no other thread's output
- * (the flusher, a thread a cell started) lands in it. */
+ * file cannot be set through the API), so the stdout variable points at a
+ * temporary file meanwhile (the executor's stdout is a stream with no fd
+ * of its own: see rt_output). */
 int rt_tcc_preprocess(const char *libdir, const char *src, cm_buf_t *out, cm_error_t *err)
 {
-    rt_tcc_t *t = rt_tcc_new(libdir, err);
-    if (!t)
-        return -1;
-    tcc_set_options(t->s, "-dD");
-    tcc_set_output_type(t->s, TCC_OUTPUT_PREPROCESS);
     FILE *tmp = tmpfile();
     if (!tmp) {
-        rt_tcc_free(t);
         CM_ERROR(err, 1, "preprocessing: no temporary file");
         return -1;
     }
-    flockfile(stdout);
-    fflush(stdout);
-    int saved = dup(1);
+    FILE *saved = stdout; /* the state takes stdout when it is made */
+    stdout = tmp;
+    rt_tcc_t *t = rt_tcc_new(libdir, err);
     int rc = -1;
-    if (saved >= 0 && dup2(fileno(tmp), 1) >= 0) {
+    if (t) {
+        tcc_set_options(t->s, "-dD");
+        tcc_set_output_type(t->s, TCC_OUTPUT_PREPROCESS);
         rc = tcc_compile_string(t->s, src) < 0 ? -1 : 0;
-        fflush(stdout);
-        dup2(saved, 1);
     }
-    if (saved >= 0)
-        close(saved);
-    funlockfile(stdout);
+    fflush(tmp);
+    stdout = saved;
+    if (!t) {
+        fclose(tmp);
+        return -1;
+    }
     if (rc != 0) {
         CM_ERROR(err, 1, "preprocessing failed: %s", t->n ? t->diags[0].msg : "(no message)");
     } else {
-        char chunk[65536];
-        size_t n;
         rewind(tmp);
-        while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
-            cm_buf_add(out, chunk, n);
+        cm_buf_add_stream(out, tmp);
     }
     fclose(tmp);
     rt_tcc_free(t);

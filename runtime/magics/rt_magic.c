@@ -86,26 +86,76 @@ static int parse_line(const char *code, size_t at, size_t line_start, int line,
     return 1;
 }
 
+/* `!COMMAND` at code[at]: the line magic %sh with the rest of the line. */
+static void parse_shell(const char *code, size_t at, size_t line_start, int line,
+                        rt_magic_line_t *m)
+{
+    memset(m, 0, sizeof *m);
+    strcpy(m->name, "sh");
+    m->first = 1;
+    for (size_t i = 0; i < line_start; i++)
+        if (!isspace((unsigned char)code[i]))
+            m->first = 0;
+    const char *nl = strchr(code + at, '\n');
+    m->end = nl ? (size_t)(nl - code) : strlen(code);
+    m->next = nl ? m->end + 1 : m->end;
+    size_t a = at + 1, b = m->end;
+    while (a < b && isspace((unsigned char)code[a]))
+        a++;
+    while (b > a && isspace((unsigned char)code[b - 1]))
+        b--;
+    m->start = at;
+    m->line = line;
+    m->args = a;
+    m->args_len = b - a;
+}
+
+/* A `!` that starts a statement: outside brackets, after nothing or the
+ * end of a statement, block or directive (`!x` continuing a condition
+ * on its own line stays C). */
+static int starts_statement(int depth, rt_tok_kind_t prev_kind, char prev)
+{
+    return depth == 0 && (prev_kind == RT_TOK_EOF || prev_kind == RT_TOK_DIRECTIVE ||
+                          (prev_kind == RT_TOK_PUNCT && (prev == ';' || prev == '{' ||
+                                                         prev == '}')));
+}
+
 int rt_magic_find(const char *code, size_t from, int line, rt_magic_line_t *m)
 {
     size_t end = strlen(code);
     rt_lexer_t lx;
     rt_lex_init(&lx, code, from, end, line);
     rt_tok_t t;
+    int depth = 0; /* of ( and [ */
+    rt_tok_kind_t prev_kind = RT_TOK_EOF;
+    char prev = 0;
     while (rt_lex_next(&lx, &t) != RT_TOK_EOF) {
-        if (t.kind != RT_TOK_PUNCT || code[t.start] != '%')
-            continue;
-        size_t ls = t.start;
-        while (ls > from && code[ls - 1] != '\n')
-            ls--;
-        int blank = 1;
-        for (size_t i = ls; i < t.start; i++)
-            if (code[i] != ' ' && code[i] != '\t')
-                blank = 0;
-        if (blank && parse_line(code, t.start, ls, t.line, m))
-            return 1;
-        /* a '%' operator: lex on from the next line would also be wrong;
-         * the lexer simply goes on */
+        char c = code[t.start];
+        int punct = t.kind == RT_TOK_PUNCT;
+        int bang = punct && c == '!' && code[t.start + 1] != '=';
+        if (punct && (c == '%' || bang)) {
+            size_t ls = t.start;
+            while (ls > from && code[ls - 1] != '\n')
+                ls--;
+            int blank = 1;
+            for (size_t i = ls; i < t.start; i++)
+                if (code[i] != ' ' && code[i] != '\t')
+                    blank = 0;
+            if (blank && bang && starts_statement(depth, prev_kind, prev)) {
+                parse_shell(code, t.start, ls, t.line, m);
+                return 1;
+            }
+            if (blank && c == '%' && parse_line(code, t.start, ls, t.line, m))
+                return 1;
+            /* a '%' operator: lex on from the next line would also be wrong;
+             * the lexer simply goes on */
+        }
+        if (punct && (c == '(' || c == '['))
+            depth++;
+        else if (punct && (c == ')' || c == ']') && depth > 0)
+            depth--;
+        prev_kind = t.kind;
+        prev = c;
     }
     return 0;
 }
@@ -147,10 +197,15 @@ int rt_magic_lsmagic(rt_session_t *s, const char *code, const rt_magic_line_t *m
     print_names(0, 1, "(none)");
     printf("\nAvailable cell magics:\n");
     print_names(1, 1, "(none yet)");
-    printf("\nplanned: ");
-    print_names(0, 0, "");
-    printf("         ");
-    print_names(1, 0, "");
+    for (int cell = 0; cell <= 1; cell++) {
+        int planned = 0;
+        for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++)
+            planned |= magics[i].cell == cell && !magics[i].fn;
+        if (planned) {
+            printf(cell ? "\nplanned cell magics: " : "\nplanned line magics: ");
+            print_names(cell, 0, "");
+        }
+    }
     printf("\n%%name? shows a magic's help.\n");
     return 0;
 }

@@ -110,7 +110,9 @@
       "Shows the CUDA simulator's settings (docs/simulator.md); --seed N runs the warps and " \
       "blocks of later launches in an order shuffled by N, the same for the same N, so that " \
       "order-dependent bugs show reproducibly; --seed off goes back to index order (the " \
-      "default). --racecheck and --memcheck are not built yet.") \
+      "default). --memcheck (and --no-memcheck) stops a kernel at an out-of-bounds, " \
+      "use-after-free, host-pointer or misaligned access with a report; --racecheck (and " \
+      "--no-racecheck) reports data races in shared and global memory at the end of the cell.") \
     X("recover", 0, rt_magic_recover, \
       "%recover", \
       "After the executor had to be replaced (exit(), a fault that could not be caught, a " \
@@ -120,11 +122,38 @@
     P("ptx", 0, \
       "%ptx KERNEL", \
       "Shows the PTX of a kernel compiled in an earlier cell.") \
-    P("writefile", 1, \
-      "%%writefile [-a] FILE", \
-      "Writes the cell's text to FILE (-a appends).") \
-    P("sh", 1, \
+    X("sh", 0, rt_magic_sh_line, \
+      "!COMMAND  or  %sh COMMAND", \
+      "Runs COMMAND with sh, from the executor's folder (%cd), as `!nvcc -o app app.cu` " \
+      "in IPython; its output streams to the notebook in order with what the cell printed; " \
+      "a non-zero exit status is shown on stderr and the cell goes on. An interrupt stops " \
+      "the command (and the cell).") \
+    X("sh", 1, rt_magic_sh, \
       "%%sh", \
-      "Runs the cell with /bin/sh; its output streams to the notebook.")
+      "Runs the rest of the cell as an sh script; its output streams to the notebook. A " \
+      "non-zero exit status is an error (CalledProcessError).") \
+    X("bash", 1, rt_magic_bash, \
+      "%%bash", \
+      "Like %%sh, with bash.") \
+    X("writefile", 1, rt_magic_writefile, \
+      "%%writefile [-a] FILE", \
+      "Writes the rest of the cell to FILE (-a appends), e.g. a .cu file for `!nvcc`; says " \
+      "Writing, Overwriting or Appending to. Nothing of the cell runs.") \
+    X("load", 0, rt_magic_load, \
+      "%load FILE", \
+      "Replaces the cell with `// %load FILE` and the file's text, for you to edit and run " \
+      "(the front end does the replacing: JupyterLab, Notebook; jupyter console puts it " \
+      "at the next prompt).") \
+    X("cd", 0, rt_magic_cd, \
+      "%cd [DIR | -]", \
+      "Changes the executor's working folder (later cells, ! commands and %%writefile " \
+      "use it) and shows it; %cd alone goes to $HOME, %cd - back to the folder before.") \
+    X("pwd", 0, rt_magic_pwd, \
+      "%pwd", \
+      "Shows the executor's working folder.") \
+    X("env", 0, rt_magic_env, \
+      "%env [NAME | NAME=VALUE]", \
+      "Lists the executor's environment variables; %env NAME shows one; %env NAME=VALUE " \
+      "(or %env NAME VALUE) sets it for later cells and the programs they start.")
 
 #endif

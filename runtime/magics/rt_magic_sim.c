@@ -20,7 +20,34 @@ static void show(void)
         printf("order: warps and blocks in index order (fixed)\n");
     else
         printf("order: warps and blocks shuffled with seed %lld\n", seed);
-    printf("racecheck: not built yet\nmemcheck: not built yet\n");
+    int memcheck, racecheck;
+    gpu_sim_checks(&memcheck, &racecheck);
+    printf("memcheck: %s\n", memcheck ? "on (out of bounds, use after cudaFree, host pointers, "
+                                        "misaligned accesses stop the kernel with a report)"
+                                      : "off (%sim --memcheck to turn it on)");
+    printf("racecheck: %s\n", racecheck ? "on (data races in shared and global memory are "
+                                          "reported at the end of the cell)"
+                                        : "off (%sim --racecheck to turn it on)");
+}
+
+/* --memcheck, --no-memcheck, --racecheck, --no-racecheck: 1 when arg is one (and done). */
+static int check_option(const char *arg)
+{
+    static const struct {
+        const char *name;
+        int which, on;         /* which: 0 memcheck, 1 racecheck */
+    } options[] = {{"--memcheck", 0, 1}, {"--no-memcheck", 0, 0},
+                   {"--racecheck", 1, 1}, {"--no-racecheck", 1, 0}};
+    for (size_t i = 0; i < sizeof options / sizeof *options; i++) {
+        if (strcmp(arg, options[i].name) != 0)
+            continue;
+        int on[2];
+        gpu_sim_checks(&on[0], &on[1]);
+        on[options[i].which] = options[i].on;
+        gpu_sim_set_checks(on[0], on[1]);
+        return 1;
+    }
+    return 0;
 }
 
 int rt_magic_sim(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
@@ -41,14 +68,12 @@ int rt_magic_sim(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
                                   "%%sim --seed: give a number >= 0, or off");
             else
                 gpu_sim_set_seed(seed);
-        } else if (strcmp(arg, "--racecheck") == 0 || strcmp(arg, "--no-racecheck") == 0 ||
-                   strcmp(arg, "--memcheck") == 0 || strcmp(arg, "--no-memcheck") == 0) {
-            rc = rt_error_set(err, "NotImplemented", cell_no, m->line,
-                              "%%sim %s: race and memory checking are not built yet "
-                              "(docs/simulator.md)", arg);
+        } else if (check_option(arg)) {
+            continue;
         } else {
             rc = rt_error_set(err, "UsageError", cell_no, m->line,
-                              "%%sim: unknown option '%s': %%sim [--seed N | --seed off]", arg);
+                              "%%sim: unknown option '%s': %%sim [--seed N | --seed off] "
+                              "[--memcheck | --no-memcheck] [--racecheck | --no-racecheck]", arg);
         }
     }
     cm_names_free(&a);

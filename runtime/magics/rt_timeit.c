@@ -180,6 +180,16 @@ static void add_user_code(cm_buf_t *src, const char *code, size_t from, size_t t
     free(text);
 }
 
+/* The cell line of the last line of code[from, to), which starts on `line`. */
+static int last_line(const char *code, size_t from, size_t to, int line)
+{
+    while (to > from && (code[to - 1] == '\n' || code[to - 1] == ' ' || code[to - 1] == '\t'))
+        to--;
+    for (size_t i = from; i < to; i++)
+        line += code[i] == '\n';
+    return line;
+}
+
 /* Compiles IPython's timing template: setup once per run, then the
  * statement n times between the two clock readings. */
 static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_from,
@@ -191,10 +201,15 @@ static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_f
                       "double (*__gpuc_stop)(void))\n{\n");
     if (setup_to > setup_from)
         add_user_code(&src, code, setup_from, setup_to, setup_line, cell_no);
-    cm_buf_adds(&src, "#line 1 \"gpuc-timeit\"\n    double __gpuc_t0 = __gpuc_start();\n"
-                      "    for (long __gpuc_i = 0; __gpuc_i < __gpuc_n; __gpuc_i++) {\n");
+    /* the template's own lines take the cell lines next to the user's code,
+     * so that every message (a statement cut short: "n +") names the cell */
+    int last = last_line(code, body_from, body_to, body_line);
+    cm_buf_addf(&src, "#line %d \"cell[%d]\"\n    double __gpuc_t0 = __gpuc_start();\n"
+                      "    for (long __gpuc_i = 0; __gpuc_i < __gpuc_n; __gpuc_i++) {\n",
+                body_line, cell_no);
     add_user_code(&src, code, body_from, body_to, body_line, cell_no);
-    cm_buf_adds(&src, "#line 4 \"gpuc-timeit\"\n    }\n    return __gpuc_stop() - __gpuc_t0;\n}\n");
+    cm_buf_addf(&src, "#line %d \"cell[%d]\"\n    }\n    return __gpuc_stop() - __gpuc_t0;\n}\n",
+                last, cell_no);
     rt_gpu_prepare_host(cm_buf_str(&src), cell_no);
     cm_error_t err = {0};
     double t0 = cm_seconds();
@@ -203,12 +218,29 @@ static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_f
     cm_buf_free(&src);
     if (!t) {
         int c, line, at = 0;
-        if (sscanf(err.text, "cell[%d]:%d: %n", &c, &line, &at) == 2 && at)
-            rt_error_set(error, "CompileError", 0, 0, "cell %d, line %d: error: %s", c, line,
-                         err.text + at);
-        else
-            rt_error_set(error, "CompileError", 0, 0, "cell %d: error: %s", cell_no, err.text);
+        const char *msg = err.text;
+        if (sscanf(err.text, "cell[%d]:%d: %n", &c, &line, &at) == 2 && at) {
+            msg += at;
+            line = line > last ? last : line;
+        } else { /* a link error ("undefined symbol"): no line of its own */
+            line = body_line;
+            while (*msg == ':' || (*msg >= '0' && *msg <= '9') || *msg == ' ')
+                msg++; /* TCC's ":0: " */
+        }
+        if (strncmp(msg, "error: ", 7) == 0)
+            msg += 7;
+        rt_error_set(error, "CompileError", cell_no, line, "cell %d, line %d: error: %s",
+                     cell_no, line, msg);
+        rt_error_add_line(error, "cell %d, line %d: error: %s", cell_no, line, msg);
+        return NULL;
     }
+    /* a fault while timing names the cell's line, as in a cell */
+    char name[64];
+    snprintf(name, sizeof name, "__gpuc_cell%d_part0", cell_no);
+    void *inner = rt_tcc_symbol(t, "__gpuc_timeit_inner");
+    if (inner)
+        rt_session_add_code(s, name, inner, cell_no);
+    rt_tcc_lines(t, s, rt_session_add_line);
     return t;
 }
 

@@ -13,6 +13,7 @@
 #include "rt_arrays.h"
 #include "rt_display.h"
 #include "rt_gpu_host.h"
+#include "rt_protect.h"
 #include "rt_result.h"
 
 #define RT_API_SYMBOL(ret, name, params, impl) {#name, (const void *)impl},

@@ -15,6 +15,7 @@
 #include "rt_gpu_host.h"
 #include "rt_header.h"
 #include "rt_launch.h"
+#include "rt_libc.h"
 #include "rt_session_internal.h"
 #include "rt_session_query.h"
 
@@ -157,6 +158,8 @@ rt_tcc_t *rt_session_new_state(rt_session_t *s, const rt_plan_t *plan, const cha
         return NULL;
     }
     for (const rt_symbol_t *r = rt_api_symbols; r->name; r++)
+        rt_tcc_add_symbol(t, r->name, r->addr);
+    for (const rt_symbol_t *r = rt_libc_symbols; r->name; r++)
         rt_tcc_add_symbol(t, r->name, r->addr);
     /* the CUDA runtime API, where gpuc serves it (the simulator) */
     const gpu_symbol_t *cuda = gpu_runtime_symbols();
@@ -383,6 +386,8 @@ void rt_session_commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan)
         if (a) {
             rt_session_set_symbol(s, plan->funcs.v[i], a, plan->cell, 1);
             rt_session_add_code(s, plan->funcs.v[i], a, plan->cell);
+            if (i < plan->func_texts.n)
+                rt_session_set_source(s, plan->funcs.v[i], plan->func_texts.v[i]);
         }
     }
     for (size_t i = 0; i < plan->parts.n; i++) {

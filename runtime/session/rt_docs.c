@@ -97,8 +97,9 @@ static const rt_doc_t docs[] = {
      "Writes n elements of size bytes from ptr to stream. Returns the number of elements "
      "written; fewer than n means an error."},
     {"getchar", "stdio.h", "int getchar(void);",
-     "Reads the next character from stdin as an unsigned char in an int, or EOF. In gpuc stdin "
-     "is empty, so it returns EOF."},
+     "Reads the next character from stdin as an unsigned char in an int, or EOF. In gpuc a "
+     "read of stdin opens an input box in front ends that offer one (JupyterLab, console); "
+     "elsewhere (nbconvert, papermill, gpuc run) it gets EOF."},
     {"getenv", "stdlib.h", "char *getenv(const char *name);",
      "Returns the value of environment variable name, or NULL if it is not set. Do not modify "
      "or free the string."},

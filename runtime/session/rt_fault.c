@@ -87,7 +87,10 @@ static void add_trace(const rt_session_t *s, int cell, const rt_fault_t *f, rt_e
     char where[MAX_TRACE][300];
     int repeats[MAX_TRACE], n = 0, frames = 0;
     for (int i = -1; i < f->nframes; i++) {
-        const void *ip = i < 0 ? f->ip : (const char *)f->frames[i] - 1;
+        /* a return address is looked up in its call, one byte back; so is
+         * an interrupted wait's ip, where it returns to */
+        const void *ip = i >= 0 ? (const char *)f->frames[i] - 1
+                         : f->call ? (const char *)f->ip - 1 : f->ip;
         const rt_sym_t *code = find_code(s, (void *)ip);
         if (!code)
             continue;
@@ -156,7 +159,11 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
 {
     char where[300] = "";
     const rt_sym_t *code = find_code(s, f->ip);
-    if (code) {
+    if (code && f->call) { /* an interrupted wait: ip is where it returns to */
+        char caller[200];
+        describe_code(s, caller, sizeof caller, code, (const char *)f->ip - 1, cell);
+        snprintf(where, sizeof where, "in %s(), called %s", f->call, caller);
+    } else if (code) {
         describe_code(s, where, sizeof where, code, f->ip, cell);
     } else {
         Dl_info info;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cm_log.h"
 #include "gpu.h"
@@ -253,6 +254,112 @@ int rt_gpu_cuda_free(void *ptr)
         return 35;
     gpu_track_free(ptr);
     return real(ptr);
+}
+
+/* ---- waits for the GPU that an interrupt can end ---------------------- */
+
+enum { CUDA_ERROR_NOT_READY = 600 };
+typedef int (*cuda_query_fn)(void *what);
+
+/* Polls query(what) (cudaEventQuery, cudaStreamQuery) until the GPU work it
+ * names is done, as a wait an interrupt ends: the cell then stops here, at
+ * a safe point outside the driver, and no later statement of it runs (a
+ * kernel still running on the GPU goes on: rt_gpu_interrupted says so).
+ * Spins for the first 200 us, then sleeps 50 us at a time, so that a wait
+ * ends at most that late. ret: where the cell called from. */
+static void wait_done(const char *call, const char *query_name, void *what, void *ret)
+{
+    cuda_query_fn query = (cuda_query_fn)gpu_runtime_function(query_name);
+    if (!query || query(what) != CUDA_ERROR_NOT_READY)
+        return; /* done already (or no such call): the real call does the rest */
+    rt_protect_wait_begin();
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!rt_protect_interrupted() && query(what) == CUDA_ERROR_NOT_READY) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long spun = (now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec);
+        if (spun > 200000) {
+            struct timespec step = {0, 50000};
+            nanosleep(&step, NULL);
+        }
+    }
+    rt_protect_wait_end(call, ret);
+}
+
+typedef int (*cuda_event_create_fn)(void **event, unsigned flags);
+typedef int (*cuda_event_record_fn)(void *event, void *stream);
+typedef int (*cuda_event_destroy_fn)(void *event);
+
+/* Waits as wait_done until the work queued on the default stream so far
+ * (and so, on blocking streams) is done. */
+static void wait_default_stream(const char *call, void *ret)
+{
+    cuda_event_create_fn create =
+        (cuda_event_create_fn)gpu_runtime_function("cudaEventCreateWithFlags");
+    cuda_event_record_fn record = (cuda_event_record_fn)gpu_runtime_function("cudaEventRecord");
+    cuda_event_destroy_fn destroy = (cuda_event_destroy_fn)gpu_runtime_function("cudaEventDestroy");
+    void *event = NULL;
+    if (!create || !record || !destroy || create(&event, 0x02 /* cudaEventDisableTiming */))
+        return;
+    if (record(event, NULL) == 0)
+        wait_done(call, "cudaEventQuery", event, ret);
+    destroy(event);
+}
+
+typedef int (*cuda_void_fn)(void);
+typedef int (*cuda_handle_fn)(void *handle);
+
+/* On a GPU these wait in wait_done first, then call the runtime (which has
+ * nothing left to wait for, and returns the error of the work); on the
+ * simulator kernels ran at their launch, and an interrupt stopped them. */
+int rt_gpu_device_synchronize(void)
+{
+    cm_error_t err = {0};
+    if (gpu_runtime_load(&err) != 0)
+        return 35; /* cudaErrorInsufficientDriver */
+    if (!gpu_simulating())
+        wait_default_stream("cudaDeviceSynchronize", __builtin_return_address(0));
+    cuda_void_fn f = (cuda_void_fn)gpu_runtime_function("cudaDeviceSynchronize");
+    return f ? f() : 35;
+}
+
+int rt_gpu_stream_synchronize(void *stream)
+{
+    cm_error_t err = {0};
+    if (gpu_runtime_load(&err) != 0)
+        return 35;
+    if (!gpu_simulating())
+        wait_done("cudaStreamSynchronize", "cudaStreamQuery", stream,
+                  __builtin_return_address(0));
+    cuda_handle_fn f = (cuda_handle_fn)gpu_runtime_function("cudaStreamSynchronize");
+    return f ? f(stream) : 35;
+}
+
+int rt_gpu_event_synchronize(void *event)
+{
+    cm_error_t err = {0};
+    if (gpu_runtime_load(&err) != 0)
+        return 35;
+    if (!gpu_simulating())
+        wait_done("cudaEventSynchronize", "cudaEventQuery", event, __builtin_return_address(0));
+    cuda_handle_fn f = (cuda_handle_fn)gpu_runtime_function("cudaEventSynchronize");
+    return f ? f(event) : 35;
+}
+
+typedef int (*cuda_memcpy_fn4)(void *dst, const void *src, size_t count, int kind);
+
+/* A blocking copy waits for the default stream's earlier work first (that
+ * wait is what can be long: a kernel still running); the copy itself then
+ * takes its bandwidth's time. */
+int rt_gpu_memcpy(void *dst, const void *src, size_t count, int kind)
+{
+    cm_error_t err = {0};
+    if (gpu_runtime_load(&err) != 0)
+        return 35;
+    if (!gpu_simulating() && kind != 0 /* cudaMemcpyHostToHost */)
+        wait_default_stream("cudaMemcpy", __builtin_return_address(0));
+    cuda_memcpy_fn4 f = (cuda_memcpy_fn4)gpu_runtime_function("cudaMemcpy");
+    return f ? f(dst, src, count, kind) : 35;
 }
 
 /* The device variable name, or 13 (cudaErrorInvalidSymbol) said on stderr. */

@@ -69,4 +69,13 @@ int rt_gpu_context_lost(void);
  * runtime is not there. Static; "" when it is. */
 const char *rt_gpu_runtime_note(void);
 
+/* cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize and
+ * cudaMemcpy as host cells call them (macros of the CUDA header): on a GPU
+ * the wait for earlier work is one an interrupt ends, stopping the cell
+ * outside the driver; then the runtime's call. */
+int rt_gpu_device_synchronize(void);
+int rt_gpu_stream_synchronize(void *stream);
+int rt_gpu_event_synchronize(void *event);
+int rt_gpu_memcpy(void *dst, const void *src, size_t count, int kind);
+
 #endif

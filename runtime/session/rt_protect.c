@@ -39,6 +39,9 @@ static struct timespec int_since;          /* when it was asked for */
 static timer_t retry_timer;                /* re-sends retry_signal to the cell thread */
 static int retry_signal;
 static int have_timer;
+static pthread_t cell_thread;              /* the thread that runs cells */
+static volatile sig_atomic_t waiting;      /* depth of rt_protect_wait_begin */
+static volatile sig_atomic_t holding;      /* depth of rt_protect_hold */
 
 static int readable(uintptr_t a)
 {
@@ -100,12 +103,16 @@ static int interrupt_now(int sig, void *ucv)
 #if defined(__x86_64__) && defined(REG_RIP)
     ip = (const void *)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
 #endif
-    if (!have_timer || rt_tcc_owns_code(ip) || elapsed_ns(&int_since) >= PATIENCE_NS) {
+    /* in a wait, the wait's end takes the interrupt; the retries only
+     * make sure a call that started just after it returns early too */
+    if (!waiting && !holding &&
+        (!have_timer || rt_tcc_owns_code(ip) || elapsed_ns(&int_since) >= PATIENCE_NS)) {
         int_wanted = 0;
         return 1;
     }
     struct itimerspec again = {.it_value = {0, RETRY_NS}};
-    timer_settime(retry_timer, 0, &again, NULL);
+    if (have_timer)
+        timer_settime(retry_timer, 0, &again, NULL);
     return 0;
 }
 
@@ -183,6 +190,7 @@ int rt_protect_init(cm_error_t *err)
         have_timer = timer_create(CLOCK_MONOTONIC, &ev, &retry_timer) == 0;
     }
     stack_bounds();
+    cell_thread = pthread_self();
     initialized = 1;
     return 0;
 }
@@ -215,6 +223,8 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
 {
     pending_int = 0;
     int_wanted = 0;
+    waiting = 0;
+    holding = 0;
     int jumped = sigsetjmp(jump_env, 1);
     if (jumped == 2) {
         if (in_child)
@@ -253,6 +263,68 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
     return last_fault.signo;
 }
 
+/* Leaves the running cell as interrupted, from the cell thread outside
+ * any signal handler (the jump restores the mask saved at the boundary). */
+static _Noreturn void stop_cell(const char *call, void *ret)
+{
+    memset(&last_fault, 0, sizeof last_fault);
+    last_fault.signo = SIGINT;
+    last_fault.ip = ret;
+    last_fault.call = call;
+    int_wanted = 0;
+    waiting = 0;
+    holding = 0;
+    running = 0;
+    siglongjmp(jump_env, 1);
+}
+
+/* Waits and holds count on the cell thread only: a thread a cell started
+ * runs the same code (its sleep is rt_libc's too) but is never jumped out
+ * of, and must not defer or take the cell's interrupt. */
+static int on_cell_thread(void)
+{
+    return initialized && pthread_equal(pthread_self(), cell_thread);
+}
+
+void rt_protect_wait_begin(void)
+{
+    if (on_cell_thread())
+        waiting++;
+}
+
+void rt_protect_wait_end(const char *call, void *ret)
+{
+    if (!on_cell_thread())
+        return;
+    if (waiting > 0)
+        waiting--;
+    if (!waiting && running && int_wanted)
+        stop_cell(call, ret);
+}
+
+void rt_protect_checkpoint(const char *call, void *ret)
+{
+    if (on_cell_thread() && !waiting && !holding && running && int_wanted)
+        stop_cell(call, ret);
+}
+
+int rt_protect_interrupted(void)
+{
+    return on_cell_thread() && running && int_wanted;
+}
+
+void rt_protect_hold(void)
+{
+    if (on_cell_thread())
+        holding++;
+}
+
+void rt_protect_release(void)
+{
+    if (on_cell_thread() && holding > 0)
+        holding--;
+}
+
 static char raised_ename[64];
 static char raised_evalue[4096];
 
@@ -262,6 +334,8 @@ void rt_protect_raise(const char *ename, const char *evalue)
     snprintf(raised_evalue, sizeof raised_evalue, "%s", evalue);
     running = 0;
     int_wanted = 0;
+    waiting = 0;
+    holding = 0;
     siglongjmp(jump_env, 2);
 }
 

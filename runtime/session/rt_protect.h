@@ -24,6 +24,7 @@ typedef struct rt_fault {
     void *frames[RT_PROTECT_FRAMES]; /* return addresses found on the stack */
     int nframes;
     int stack_overflow;     /* the fault address was next to the stack pointer */
+    const char *call;       /* the waiting call an interrupt stopped ("sleep"), or NULL */
 } rt_fault_t;
 
 /* Installs the handlers and the alternate stack (idempotent). Returns 0,
@@ -40,6 +41,33 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault);
 /* Registers (once) that a child forked while a cell runs closes fd and
  * never comes back out of rt_protect_run: it _exits there instead. */
 void rt_protect_on_fork(int fd);
+
+/* Waits: a call that blocks (sleep, a read of the cell's stdin) runs
+ * between rt_protect_wait_begin and rt_protect_wait_end. An interrupt
+ * meanwhile does not jump out of it: it is noted, the call returns early
+ * (EINTR, or the stdin reader sees rt_protect_interrupted), and
+ * rt_protect_wait_end leaves the cell through the boundary, as an
+ * interrupt, so that no later statement of the cell runs. ret is the
+ * address in the cell's code the call returns to (where the cell stopped),
+ * call its name (static). Only from code run under rt_protect_run; on
+ * other threads (a thread a cell started) these do nothing. */
+void rt_protect_wait_begin(void);
+void rt_protect_wait_end(const char *call, void *ret);
+
+/* After a call that may have been interrupted without being a wait (a
+ * read of a pipe, say): leaves the cell as rt_protect_wait_end does if an
+ * interrupt is pending, else returns. */
+void rt_protect_checkpoint(const char *call, void *ret);
+
+/* Non-zero while an interrupt of the running cell waits to be taken. */
+int rt_protect_interrupted(void);
+
+/* Holds: code that takes a lock shared with other threads (the output
+ * buffer) runs between rt_protect_hold and rt_protect_release; an
+ * interrupt never jumps out of it (it is retried after). Nestable; on
+ * other threads than the cell thread they do nothing. */
+void rt_protect_hold(void);
+void rt_protect_release(void);
 
 /* Non-zero when a SIGINT arrived while no cell ran (then cleared). */
 int rt_protect_take_pending_interrupt(void);

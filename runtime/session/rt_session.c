@@ -89,8 +89,10 @@ void rt_session_free(rt_session_t *s)
     for (size_t i = 0; i < s->nstates; i++)
         rt_tcc_free(s->states[i]);
     free(s->states);
-    for (size_t i = 0; i < s->nsyms; i++)
+    for (size_t i = 0; i < s->nsyms; i++) {
         free(s->syms[i].name);
+        free(s->syms[i].source);
+    }
     free(s->syms);
     cm_map_free(&s->sym_index);
     for (size_t i = 0; i < s->ncode; i++)
@@ -109,6 +111,7 @@ void rt_session_free(rt_session_t *s)
     rt_options_clear(&s->options);
     rt_tcc_set_extra(NULL, NULL, 0);
     rt_value_free(&s->result);
+    json_decref(s->payload);
     free(s->libdir);
     free(s);
 }
@@ -135,8 +138,10 @@ size_t rt_session_reset(rt_session_t *s)
      * run (a thread a cell started) and crash, and is then named */
     rt_prelude_free(&s->prelude);
     memset(&s->prelude, 0, sizeof s->prelude);
-    for (size_t i = 0; i < s->nsyms; i++)
+    for (size_t i = 0; i < s->nsyms; i++) {
         free(s->syms[i].name);
+        free(s->syms[i].source);
+    }
     s->nsyms = 0;
     cm_map_clear(&s->sym_index);
     cm_names_free(&s->types);
@@ -188,6 +193,22 @@ int rt_session_take_result(rt_session_t *s, rt_value_t *out)
     *out = s->result;
     s->result.text = s->result.html = NULL;
     return out->text != NULL;
+}
+
+void rt_session_add_payload(rt_session_t *s, json_t *item)
+{
+    if (!item)
+        return;
+    if (!s->payload)
+        s->payload = json_array();
+    json_array_append_new(s->payload, item);
+}
+
+json_t *rt_session_take_payload(rt_session_t *s)
+{
+    json_t *payload = s->payload;
+    s->payload = NULL;
+    return payload;
 }
 
 void rt_session_set_headers(rt_session_t *s, rt_headers_mode_t mode)

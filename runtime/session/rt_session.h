@@ -62,6 +62,15 @@ void rt_session_display(rt_session_t *s, json_t *data, const char *id, int updat
  * would be: for a magic whose outcome is a value (%timeit -o). */
 void rt_session_set_result(rt_session_t *s, const char *text);
 
+/* Adds item (stolen; NULL is ignored) to the payload of the cell's
+ * execute_reply, as IPython's payloads: {"source": "ask_exit", ...},
+ * {"source": "set_next_input", ...}. */
+void rt_session_add_payload(rt_session_t *s, json_t *item);
+
+/* The payloads added since the last call (a JSON array, the caller's), or
+ * NULL when there are none. */
+json_t *rt_session_take_payload(rt_session_t *s);
+
 /* What %cflags and %lib set (borrowed). After changing it, call
  * rt_session_options_changed. */
 rt_options_t *rt_session_options(rt_session_t *s);

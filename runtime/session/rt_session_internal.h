@@ -20,6 +20,7 @@ typedef struct rt_sym {
     void *addr;
     int cell;      /* the cell that defined it */
     int is_func;
+    char *source;  /* a function's text as written (the session's table only), or NULL */
 } rt_sym_t;
 
 struct rt_session {
@@ -56,6 +57,7 @@ struct rt_session {
     int next_rerun;
     rt_options_t options;     /* %cflags and %lib */
     rt_value_t result;        /* the last run's final expression (text NULL: none) */
+    json_t *payload;          /* the cell's payloads for its execute_reply (NULL: none) */
 };
 
 /* Makes a compiled cell's declarations part of the session: the prelude
@@ -95,6 +97,9 @@ long rt_session_find_symbol(const rt_session_t *s, const char *name);
 
 /* name is now at addr, defined by cell. */
 void rt_session_set_symbol(rt_session_t *s, const char *name, void *addr, int cell, int is_func);
+
+/* The text a cell wrote for function name (copied), shown by `name??`. */
+void rt_session_set_source(rt_session_t *s, const char *name, const char *text);
 
 /* A function compiled at addr, for fault reports. */
 void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell);

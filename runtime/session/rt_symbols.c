@@ -19,21 +19,32 @@ void rt_session_set_symbol(rt_session_t *s, const char *name, void *addr, int ce
     s->generation++;
     long i = rt_session_find_symbol(s, name);
     if (i >= 0) {
+        free(s->syms[i].source);
+        s->syms[i].source = NULL;
         s->syms[i].addr = addr;
         s->syms[i].cell = cell;
         s->syms[i].is_func = is_func;
         return;
     }
     CM_VEC_GROW(s->syms, s->nsyms, s->capsyms);
-    s->syms[s->nsyms] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, is_func};
+    s->syms[s->nsyms] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, is_func, NULL};
     cm_map_put(&s->sym_index, s->syms[s->nsyms].name, s->nsyms);
     s->nsyms++;
+}
+
+void rt_session_set_source(rt_session_t *s, const char *name, const char *text)
+{
+    long i = rt_session_find_symbol(s, name);
+    if (i < 0)
+        return;
+    free(s->syms[i].source);
+    s->syms[i].source = cm_strndup(text, strlen(text));
 }
 
 void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell)
 {
     CM_VEC_GROW(s->code, s->ncode, s->capcode);
-    s->code[s->ncode++] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, 1};
+    s->code[s->ncode++] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, 1, NULL};
 }
 
 void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr)
@@ -45,7 +56,7 @@ void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr
         if (s->libs[i].addr == addr)
             return;
     CM_VEC_GROW(s->libs, s->nlibs, s->caplibs);
-    s->libs[s->nlibs++] = (rt_sym_t){cm_strndup(name, strlen(name)), (void *)addr, 0, 1};
+    s->libs[s->nlibs++] = (rt_sym_t){cm_strndup(name, strlen(name)), (void *)addr, 0, 1, NULL};
 }
 
 void rt_session_add_line(void *ctx, const void *addr, const char *file, int line)

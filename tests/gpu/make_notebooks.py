@@ -109,6 +109,10 @@ ERRORS = [
 ]
 
 
+# a cell whose source starts so is tagged "parameters" (papermill's
+# convention, which `gpuc run -p` follows)
+PARAMETERS = "\0parameters\0"
+
 # a kernel that never ends: run with --timeout, which interrupts the cell
 ENDLESS = [
     "%%kernel\n__global__ void spin(volatile int *flag) { while (*flag == 0) { } }",
@@ -117,11 +121,39 @@ ENDLESS = [
 ]
 
 
+# waits for the GPU that an interrupt ends (run with --allow-errors): a
+# thread of the cell interrupts it 1.5 s after starting a kernel busy for
+# ~2.5 s and waiting for it in cudaDeviceSynchronize; the statement after the
+# wait must not run; the session and the device stay usable (a copy waits for
+# the kernel to finish and reads its flag); the same for a blocking
+# cudaMemcpy queued behind the kernel
+WAITS = [
+    "%%kernel\n__global__ void busy(long long cycles, int *flag) {\n"
+    "    long long t = clock64();\n    while (clock64() - t < cycles) { }\n"
+    "    if (flag) *flag = 1;\n}",
+    "#include <pthread.h>\n#include <signal.h>\n#include <unistd.h>\n"
+    "void *poke(void *arg) { usleep(1500000); kill(getpid(), SIGINT); return NULL; }\n"
+    "void interrupt_soon(void) { pthread_t t; pthread_create(&t, NULL, poke, NULL); "
+    "pthread_detach(t); }\n"
+    "int *d_flag;\ncudaMalloc(&d_flag, sizeof(int));\ncudaMemset(d_flag, 0, sizeof(int));\n"
+    "int after = 0, h = 0;",
+    "interrupt_soon();\nbusy<<<1, 1>>>(5000000000LL, d_flag);\ncudaDeviceSynchronize();\n"
+    "after = 1;\nprintf(\"after the wait\\n\");",
+    "printf(\"kept %d\\n\", after);",
+    "cudaMemcpy(&h, d_flag, sizeof(int), cudaMemcpyDeviceToHost);\nprintf(\"flag %d\\n\", h);",
+    "interrupt_soon();\nbusy<<<1, 1>>>(5000000000LL, NULL);\n"
+    "cudaMemcpy(&h, d_flag, sizeof(int), cudaMemcpyDeviceToHost);\nprintf(\"after the copy\\n\");",
+    "cudaDeviceSynchronize();\nprintf(\"device usable: %s\\n\", "
+    "cudaGetErrorName(cudaGetLastError()));",
+]
+
 # %timeit of a launch: host time per loop, and GPU time from CUDA events
+# (n is a parameter: the simulator's run in CI uses `gpuc run -p n 65536`)
 TIMING = [
     "%%kernel\n__global__ void inc(int n, float *v) {\n"
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) v[i] += 1.0f;\n}",
-    "int n = 1 << 24;\nfloat *d_v;\ncudaMalloc(&d_v, n * sizeof(float));\ncudaMemset(d_v, 0, n * sizeof(float));",
+    PARAMETERS + "int n = 1 << 24;",
+    "float *d_v;\ncudaMalloc(&d_v, n * sizeof(float));\ncudaMemset(d_v, 0, n * sizeof(float));",
     "%timeit -n 100 -r 5 inc<<<(n + 255) / 256, 256>>>(n, d_v);",
 ]
 
@@ -304,10 +336,37 @@ RUNTIME = [
 ]
 
 
+# cuRAND's device API (curand_kernel.h: XORWOW states) in a kernel cell: a
+# Monte Carlo estimate of pi on the GPU, then the same cell on the CUDA
+# simulator (%device cpu), which must count the same hits
+CURAND_RUN = ("int h = 0, *d_hits;\ncudaMalloc(&d_hits, sizeof(int));\n"
+              "cudaMemset(d_hits, 0, sizeof(int));\nmc_pi<<<8, 128>>>(1234ULL, d_hits, 500);\n"
+              "cudaMemcpy(&h, d_hits, sizeof(int), cudaMemcpyDeviceToHost);\ncudaFree(d_hits);\n"
+              "printf(\"hits %d pi %.4f\\n\", h, 4.0 * h / (8 * 128 * 500.0));")
+CURAND = [
+    "%%kernel\n#include <curand_kernel.h>\n"
+    "__global__ void mc_pi(unsigned long long seed, int *hits, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    curandState s;\n"
+    "    curand_init(seed, i, 0, &s);\n    int h = 0;\n"
+    "    for (int k = 0; k < n; k++) {\n"
+    "        float x = curand_uniform(&s), y = curand_uniform(&s);\n"
+    "        h += x * x + y * y <= 1.0f;\n    }\n    atomicAdd(hits, h);\n}",
+    CURAND_RUN,
+    "%device cpu",
+    CURAND_RUN,
+]
+
+
+def cell(i, src):
+    tags = ["parameters"] if src.startswith(PARAMETERS) else []
+    return {"cell_type": "code", "execution_count": None, "id": f"c{i}",
+            "metadata": {"tags": tags} if tags else {}, "outputs": [],
+            "source": src[len(PARAMETERS):] if tags else src}
+
+
 def notebook(cells):
     return {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
-                   "outputs": [], "source": src} for i, src in enumerate(cells)],
+        "cells": [cell(i, src) for i, src in enumerate(cells)],
         "metadata": {"kernelspec": {"name": "gpuc", "display_name": "C + CUDA (gpuc)",
                                     "language": "c"}},
         "nbformat": 4, "nbformat_minor": 5,
@@ -316,5 +375,6 @@ def notebook(cells):
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
-                    ("params", PARAMS), ("runtime", RUNTIME)):
+                    ("curand", CURAND), ("waits", WAITS), ("params", PARAMS),
+                    ("runtime", RUNTIME)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

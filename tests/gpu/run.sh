@@ -68,13 +68,38 @@ sys.exit(0 if errs and "cannot be stopped" in errs[0]["evalue"] else 1)
 PY
 check $? "endless kernel interrupted (gpuc run rc $rc)"
 
+# an interrupt during cudaDeviceSynchronize or a blocking cudaMemcpy stops the
+# cell there (no later statement runs); the session and the device stay usable
+timeout 120 "$bin/gpuc" run --allow-errors tests/gpu/waits.ipynb \
+    -o "$out/waits.ipynb" 2> "$out/waits.log"
+rc=$?; cat "$out/waits.log"
+python3 - "$out/waits.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+def out(i, kind):
+    return [o for o in nb["cells"][i]["outputs"] if o["output_type"] == kind]
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
+               if o["output_type"] == "stream" and o["name"] == "stdout")
+errs = {i: out(i, "error")[0] for i in (2, 5) if out(i, "error")}
+for i, e in errs.items():
+    print(f"cell {i}: {e['ename']}: {e['evalue']}")
+print(text)
+ok = (set(errs) == {2, 5}
+      and "interrupted in cudaDeviceSynchronize()" in errs[2]["evalue"]
+      and "interrupted in cudaMemcpy()" in errs[5]["evalue"]
+      and "after the" not in text and "kept 0" in text and "flag 1" in text
+      and "device usable: cudaSuccess" in text)
+sys.exit(0 if ok else 1)
+PY
+check $? "interrupts during GPU waits stop the cell; the device stays usable (gpuc run rc $rc)"
+
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
 rc=$?
 python3 - "$out/timing.ipynb" <<'PY'
 import json, sys
 nb = json.load(open(sys.argv[1]))
-text = "".join(o.get("text", "") for o in nb["cells"][2]["outputs"] if o["output_type"] == "stream")
+text = "".join(o.get("text", "") for o in nb["cells"][-1]["outputs"] if o["output_type"] == "stream")
 print(text)
 sys.exit(0 if "per loop" in text and "GPU" in text else 1)
 PY
@@ -111,6 +136,21 @@ want = ["gpu 20", "simulated 20", "simulated 60", "gpu 120"]
 sys.exit(0 if [l for l in text.splitlines() if l.split()[0] in ("gpu", "simulated")] == want else 1)
 PY
 check $? "%device cpu and back (gpuc run rc $rc)"
+
+# cuRAND's device API in a kernel cell, on the GPU and then on the simulator:
+# the same XORWOW numbers, so the same count of hits
+"$bin/gpuc" run tests/gpu/curand.ipynb -o "$out/curand.ipynb" 2> "$out/curand.log"
+rc=$?; cat "$out/curand.log"
+python3 - "$out/curand.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
+               if o["output_type"] == "stream" and o["name"] == "stdout")
+print(text)
+hits = [l for l in text.splitlines() if l.startswith("hits ")]
+sys.exit(0 if len(hits) == 2 and hits[0] == hits[1] and abs(float(hits[0].split()[-1]) - 3.1416) < 0.01 else 1)
+PY
+check $? "curand_kernel.h on the GPU and the simulator: equal hits (gpuc run rc $rc)"
 
 # device variables: __constant__/__device__ from host cells, one storage
 # across kernel cells, cudaMemcpyToSymbol and friends (issue 12)

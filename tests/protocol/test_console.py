@@ -48,3 +48,30 @@ def test_console_multiline_for_loop():
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+@pytest.mark.skipif(not JUPYTER.exists(), reason="no jupyter console")
+@pytest.mark.parametrize("log", [None, "info"])
+def test_console_exit_leaves_and_log_lines_stay_off_the_terminal(log):
+    env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    env.pop("GPUC_LOG", None)
+    if log:
+        env["GPUC_LOG"] = log
+    child = pexpect.spawn(str(JUPYTER), ["console", "--kernel", "gpuc"], env=env,
+                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+    try:
+        child.expect(prompt(1))
+        seen = child.before
+        child.send("6 * 7\r")
+        child.expect(prompt(2))
+        seen += child.before
+        child.send("exit\r")                            # ask_exit: the console leaves, no question
+        child.expect(pexpect.EOF)
+        seen += child.before
+        assert "Do you really want to exit" not in seen
+        if log:
+            assert "[gpuc kernel" in seen, seen        # GPUC_LOG=info turns them on
+        else:
+            assert "[gpuc" not in seen, seen          # the default: warnings and errors only
+    finally:
+        child.close(force=True)

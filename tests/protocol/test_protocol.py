@@ -724,3 +724,11 @@ def test_ipc_transport(tmp_path):
         assert len([n for n in names if n.startswith("gpuc-ipc-")]) == 5, names
     finally:
         stop_kernel(km, kc)
+
+
+def test_fault_in_top_level_code_names_the_line(fresh_kernel):
+    km, kc = fresh_kernel
+    run = execute(kc, "int *nowhere = 0;\nint before = 1;\n*nowhere = 2;\nbefore = 3;")
+    assert run.ename == "SegmentationFault", run.describe()
+    assert "in the top-level code of cell 1, line 3" in run.content["evalue"], run.describe()
+    assert value_of(kc, "before") == "1"

@@ -1,8 +1,10 @@
 """The GPU suite's notebooks (tests/gpu/) on the CUDA simulator, where there
 is no GPU: the course-style tutorial gives the same answers (its own PASS
-lines), the error notebook the same errors but one, and an endless kernel is
-stopped with the session kept. (speedup.ipynb also runs, in about 100 s, and
-timing.ipynb's 500 launches of 16M threads take minutes: not run here.)"""
+lines), the error notebook the same errors but one, an endless kernel is
+stopped with the session kept, %timeit of a launch shows the simulator's
+time (timing.ipynb with its parameter n at 65536 instead of 16M threads, as
+`gpuc run -p` sets it), and every %%speedup of speedup.ipynb agrees with its
+CPU code (about a minute on two cores)."""
 import json
 import subprocess
 import time
@@ -48,7 +50,7 @@ def test_tutorial(gpuc_bin, tmp_path):
 def test_errors(gpuc_bin, tmp_path):
     _, nb = run(gpuc_bin, "errors", tmp_path, "--allow-errors")
     # as on a GPU (tests/gpu/run.sh), except cell 8: the out-of-bounds write
-    # is a SegmentationFault here (memory checking is not built yet), not a
+    # is a SegmentationFault here (memcheck is off by default), not a
     # lost context, and the session goes on
     want = [None, None, "LaunchError", "LaunchError", "CudaCompileError", None, "42", None,
             "SegmentationFault", "42"]
@@ -67,6 +69,46 @@ def test_endless_kernel_is_stopped(gpuc_bin, tmp_path):
     assert time.monotonic() - t0 < scaled(30)
     errs = [o for o in nb["cells"][1]["outputs"] if o["output_type"] == "error"]
     assert errs and "the session's variables are kept" in errs[0]["evalue"]
+
+
+def displays(cell):
+    return "".join(o["data"].get("text/plain", "") for o in cell["outputs"]
+                   if o["output_type"] == "display_data")
+
+
+def test_timing_with_a_smaller_parameter(gpuc_bin, tmp_path):
+    proc, nb = run(gpuc_bin, "timing", tmp_path, "-p", "n", "65536")
+    assert proc.returncode == 0, proc.stderr
+    assert "n = 65536;" in "".join(c["source"] for c in nb["cells"])  # the injected cell
+    text = streams(nb["cells"][-1])
+    assert "per loop (mean ± std. dev. of 5 runs, 100 loops each)" in text, text
+    assert "GPU (simulated on the CPU):" in text, text
+
+
+def test_speedup_notebook_agrees_with_its_cpu_code(gpuc_bin, tmp_path):
+    proc, nb = run(gpuc_bin, "speedup", tmp_path, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    timed = [c for c in nb["cells"] if c["source"].startswith("%%speedup")]
+    assert len(timed) == 4
+    for c in timed:
+        text = displays(c)
+        assert "Results agree:" in text and "max abs diff 0" in text, text
+        assert not [o for o in c["outputs"] if o["output_type"] == "error"]
+    # the sweep's chart and its verdict on the simulator: the CPU wins
+    sweep = displays(timed[-1])
+    assert "GPU (with transfers) not faster" in sweep, sweep
+
+
+def test_curand_kernel_header(gpuc_bin, tmp_path):
+    """<curand_kernel.h> in a kernel cell on the simulator: cuRAND's own
+    device code (XORWOW) runs, and a Monte Carlo estimate of pi is close; the
+    GPU suite checks that a GPU counts the same hits (tests/gpu/run.sh)."""
+    proc, nb = run(gpuc_bin, "curand", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    hits = [line for c in nb["cells"] for line in streams(c).splitlines()
+            if line.startswith("hits ")]
+    assert len(hits) == 2 and hits[0] == hits[1], hits
+    assert abs(float(hits[0].split()[-1]) - 3.1416) < 0.01, hits
 
 
 def test_params(gpuc_bin, tmp_path):

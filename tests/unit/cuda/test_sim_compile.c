@@ -92,6 +92,42 @@ int main(void)
         CHECK(!sim_take_error(NULL));
     }
     free(log);
+    log = NULL;
+
+    /* vector types and dim3 with the toolkit's headers (where installed) and
+     * with the prelude's own (as where there is no toolkit): the same sizes,
+     * alignments and functions either way */
+    const char *vec =
+        "#line 1 \"cell[1]\"\n"
+        "__global__ void vec(int *out) {\n"
+        "    float4 f = make_float4(1, 2, 3, 4); double2 d = make_double2(5, 6); dim3 g(7);\n"
+        "    uint3 t = threadIdx; int2 i = make_int2(8, 9);\n"
+        "    out[0] = (int)(f.x + f.y + f.z + f.w + d.x + d.y) + g.x + g.y + t.x + i.x + i.y;\n"
+        "    out[1] = sizeof(float4) * 100 + alignof(float4) * 10 + alignof(double2) / 8;\n"
+        "    out[2] = sizeof(uchar2) * 100 + sizeof(short4) * 10 + alignof(int2);\n"
+        "}\n";
+    const char *names_v[] = {"vec"};
+    const char *variants[] = {NULL, "-D__GPUC_OWN_VECTORS"};
+    for (int v = 0; v < 2; v++) {
+        rc = compile(vec, variants[v], 1, names_v, entries, &shared, &shared_bytes, &log, &err);
+        CHECK(rc == 0);
+        if (rc != 0) {
+            printf("error (%s): %s\n%s\n", variants[v] ? variants[v] : "toolkit", err.text,
+                   log ? log : "");
+            continue;
+        }
+        int out[3] = {0};
+        int *po = out;
+        void *a[] = {&po};
+        sim_kernel_t k = {"vec", entries[0], NULL, 0, shared, shared_bytes};
+        unsigned g[3] = {1, 1, 1}, b[3] = {1, 1, 1};
+        CHECK(sim_launch(&k, g, b, 0, a, &err) == 0);
+        CHECK(out[0] == 21 + 7 + 1 + 0 + 17);
+        CHECK(out[1] == 16 * 100 + 16 * 10 + 2);
+        CHECK(out[2] == 2 * 100 + 8 * 10 + 8);
+        free(log);
+        log = NULL;
+    }
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

@@ -43,7 +43,7 @@ static void on_output(void *ctx, const json_t *msg)
 static json_t *run(jk_executor_t *ex, const char *code, events_log_t *log, int *rc)
 {
     memset(log, 0, sizeof *log);
-    jk_executor_events_t events = {log, on_stream, on_output};
+    jk_executor_events_t events = {.ctx = log, .on_stream = on_stream, .on_output = on_output};
     json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code", code, "cell", 1,
                                 "silent", 0);
     json_t *reply = NULL;
@@ -111,9 +111,9 @@ static void test_interrupt(jk_executor_t *ex)
     json_t *reply = NULL;
     int rc = JK_EXECUTOR_PENDING;
     for (int i = 0; i < 200 && rc == JK_EXECUTOR_PENDING; i++) {
-        int fds[3];
+        int fds[JK_EXECUTOR_NFDS];
         int n = jk_executor_fds(ex, fds);
-        struct pollfd p[3];
+        struct pollfd p[JK_EXECUTOR_NFDS];
         for (int k = 0; k < n; k++)
             p[k] = (struct pollfd){.fd = fds[k], .events = POLLIN};
         poll(p, (nfds_t)n, 10);
@@ -141,7 +141,7 @@ static void test_death(const char *exe)
 
     ex = jk_executor_new(exe, &err);
     memset(&err, 0, sizeof err);
-    jk_executor_events_t events = {&log, on_stream, on_output};
+    jk_executor_events_t events = {.ctx = &log, .on_stream = on_stream, .on_output = on_output};
     json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code",
                                 "#include <signal.h>\nraise(SIGKILL);", "cell", 1, "silent", 0);
     rc = jk_executor_call(ex, request, &events, &reply, &err);

@@ -79,10 +79,7 @@ static char *read_file(const char *path)
     if (!f)
         return NULL;
     cm_buf_t b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        cm_buf_add(&b, chunk, n);
+    cm_buf_add_stream(&b, f);
     fclose(f);
     return cm_buf_steal(&b);
 }

@@ -181,7 +181,7 @@ static void test_unknown_and_help(void)
     EXPECT_ERROR("%%nosuch\nint q;", "UnknownMagic", "%%nosuch");
     EXPECT_ERROR("%%who", "UnknownMagic", "%who is");
     EXPECT_ERROR("%ptx k", "NotImplemented", "%ptx is not available yet in gpuc 0.1; it is planned");
-    EXPECT_ERROR("%%writefile f.txt\nx", "NotImplemented", "%%writefile");
+    EXPECT_ERROR("%%writefile\nx", "UsageError", "needs a file name");
     EXPECT_ERROR("%%elementwise f(float x)\nx", "UsageError", "-> T c");
     EXPECT_ERROR("int q1;\n%%time", "UsageError", "first line");
     json_t *r = run("%who?");
@@ -194,9 +194,12 @@ static void test_unknown_and_help(void)
     json_decref(r);
     r = run("%lsmagic");
     CHECK(strstr(out, "Available line magics:\n%lsmagic  %who  %whos  %reset  %lib  %cflags  "
-                      "%timeit  %gpu  %memory  %device  %sim  %recover\n"));
+                      "%timeit  %gpu  %memory  %device  %sim  %recover  %sh  %load  %cd  %pwd  "
+                      "%env\n"));
     CHECK(strstr(out, "Available cell magics:\n%%timeit  %%time  %%speedup  %%kernel  %%cuda"));
-    CHECK(strstr(out, "\nplanned: %ptx"));
+    CHECK(strstr(out, "%%cc  %%sh  %%bash  %%writefile\n"));
+    CHECK(strstr(out, "\nplanned line magics: %ptx\n"));
+    CHECK(!strstr(out, "planned cell magics"));
     CHECK(strstr(out, "%%speedup"));
     json_decref(r);
 }

@@ -1,0 +1,153 @@
+/* sim_check: memory and race checking inside the simulator (internal to
+ * cuda/sim; docs/simulator.md says what users see).
+ *
+ * A checked module (sim_module.c) is the cell compiled once more with g++'s
+ * -fsanitize=kernel-address in its outline form: the compiler's own
+ * instrumentation calls __asan_load4_noabort(addr) ... before every load
+ * and store that could touch memory, and the prelude (not an AddressSanitizer
+ * runtime) defines those, sending each access to sim_check_access. There:
+ *
+ *   - sim_memory.c keeps the map of what a kernel may touch: allocations
+ *     (cudaMalloc ... with a redzone after each, freed ones in quarantine),
+ *     device arrays on the CPU, the module's __shared__ arrays and
+ *     __device__ variables (from its symbol table), the dynamic shared memory;
+ *   - sim_check.c decides: inside a live region, the thread's own stack or
+ *     the module's image is fine; anything else stops the kernel with a
+ *     report (memcheck);
+ *   - sim_race.c keeps, per 4 bytes of a region, the last write and a read
+ *     with who made them and at which barrier, and reports two accesses of
+ *     different threads, one a write, not both atomic, with no barrier
+ *     between them (racecheck).
+ *
+ * Threads: the executor's thread only, as the rest of the simulator. */
+#ifndef SIM_CHECK_H
+#define SIM_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+/* ---- what the scheduler is running (kept by sim_sched.c) -------------- */
+
+typedef struct sim_now {
+    int active;                /* a checked launch is running its blocks */
+    uint32_t stamp;            /* the running block: a counter over all blocks ever run */
+    uint32_t first_stamp;      /* the first block of the running launch */
+    uint32_t thread;           /* linear index of the running thread in its block */
+    uint32_t bgen;             /* __syncthreads() passed by the block so far */
+    const unsigned *wgen;      /* warp barriers passed by the running thread's warp */
+    uintptr_t stack_lo, stack_hi; /* the running thread's stack */
+    uintptr_t image_base;      /* where the running checked module is loaded */
+} sim_now_t;
+
+extern sim_now_t sim_now;
+
+/* Ends the launch with err's text as its failure (a memory error): the
+ * running thread never resumes. */
+void sim_sched_stop(int cuda_code, const char *text);
+
+/* "block [1,0,0], thread [3,0,0]" for a thread of the running launch: the
+ * block run at stamp, thread index thread of it. */
+void sim_sched_who(uint32_t stamp, uint32_t thread, char *buf, size_t len);
+
+/* "cell 8, line 3" for code address pc of the running kernel ("" unknown). */
+void sim_sched_line(const void *pc, char *buf, size_t len);
+
+/* ---- the checks in force (sim_check.c) -------------------------------- */
+
+extern int sim_memcheck_on, sim_racecheck_on;
+
+/* The prelude's hook: a load or store (SIM_ACCESS_*) of size bytes at addr
+ * by the code at pc. May stop the launch (sim_sched_stop). */
+void sim_check_access(const void *addr, unsigned long size, int flags, const void *pc);
+
+/* A launch of a checked module begins: dyn is the dynamic shared memory,
+ * dyn_bytes the launch's share of it. */
+void sim_check_launch(void *dyn, size_t dyn_bytes);
+
+/* The launch ended: 1 with text (a race report) when racecheck saw races. */
+int sim_check_races(char *text, size_t len);
+
+/* ---- the memory map (sim_memory.c) ------------------------------------ */
+
+enum {
+    SIM_MEM_DEVICE,            /* cudaMalloc */
+    SIM_MEM_MANAGED,           /* cudaMallocManaged */
+    SIM_MEM_PINNED,            /* cudaMallocHost: host memory a kernel may read */
+    SIM_MEM_ARRAY,             /* a device array on the CPU */
+    SIM_MEM_SHARED,            /* a __shared__ array, or the dynamic shared memory */
+    SIM_MEM_GLOBAL,            /* a module's __device__ / __constant__ variable */
+};
+
+typedef struct sim_shadow sim_shadow_t;
+
+typedef struct sim_region {
+    uintptr_t lo, hi;          /* [lo, hi) */
+    int kind;                  /* SIM_MEM_* */
+    int freed;                 /* released (cudaFree) and kept in quarantine */
+    char name[48];             /* "tile" for a __shared__ or __device__ variable */
+    sim_shadow_t *shadow;      /* racecheck's records, one per 4 bytes; NULL until used */
+} sim_region_t;
+
+/* Adds [ptr, ptr + bytes) of kind. 0 / -1 (out of memory). */
+int sim_mem_add(void *ptr, size_t bytes, int kind, const char *name);
+
+/* Removes the region at ptr (for memory someone else frees). */
+void sim_mem_forget(void *ptr);
+
+/* cudaFree: 0 when ptr starts a live allocation, which is freed (free())
+ * now or, while memcheck is on, kept in quarantine so that a later access
+ * is named as a use after free. -1 for a pointer that is no allocation. */
+int sim_mem_release(void *ptr);
+
+/* The region holding addr (a freed one too), else NULL; the region holding
+ * or closest to addr (for "N bytes after the end of ..."), else NULL.
+ * Borrowed. */
+sim_region_t *sim_mem_find(uintptr_t addr);
+sim_region_t *sim_mem_near(uintptr_t addr);
+
+/* "a 4096-byte cudaMalloc allocation at 0x7f...": the region in words. */
+void sim_mem_describe(const sim_region_t *r, char *buf, size_t len);
+
+/* The shared regions (dynamic shared memory): resize at each launch. */
+void sim_mem_set_bytes(void *ptr, size_t bytes);
+
+/* ---- modules (sim_module.c, sim_compile.c) ---------------------------- */
+
+/* sim_compile's work: the plain variant (checked 0) or the checked one. */
+int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
+                        const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
+                        int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
+                        char **shared, size_t *shared_bytes, char **log, double *ms,
+                        const char **cache, cm_error_t *err);
+
+/* Keeps a compiled cell (copies of everything) for a checked variant later. */
+void sim_module_keep(const char *source, const char *options, int n, const char *const *names,
+                     const sim_entry_fn *entries);
+
+/* k as its checked variant (compiled now when it is not yet: g++'s time):
+ * *checked the same kernel with the checked entry and shared memory, *base
+ * where the checked module is loaded. -1 with err (a compile error). */
+int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *base,
+                       cm_error_t *err);
+
+/* 1 when addr lies in a checked module's loaded image (string literals,
+ * tables, variables without a symbol). */
+int sim_module_image(uintptr_t addr);
+
+/* ---- race records (sim_race.c) ---------------------------------------- */
+
+/* Records the access and compares it with the region's earlier ones. */
+void sim_race_access(sim_region_t *r, uintptr_t addr, unsigned long size, int flags,
+                     const void *pc);
+
+/* Forgets the races of the last launch. */
+void sim_race_reset(void);
+
+/* The races seen since sim_race_reset, in words: 0 when none. */
+int sim_race_report(char *text, size_t len);
+
+void sim_race_free(sim_shadow_t *shadow);
+
+#endif

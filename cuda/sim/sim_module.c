@@ -1,0 +1,300 @@
+/* sim_module: the compiled cells the simulator knows, and their checked
+ * variants (see sim_check.h).
+ *
+ * sim_compile keeps each cell's source here; the first launch with a check
+ * on compiles the cell once more, instrumented (sim_compile_variant), and
+ * reads the new module's symbol table so that its __shared__ arrays and
+ * __device__ variables become regions of the memory map, with their names
+ * and sizes. Kernels are known by their plain entry point, which is what
+ * cuda/ keeps. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_buf.h"
+#include "sim_check.h"
+
+typedef struct module {
+    char *source, *options;
+    char *checked_source;      /* what the checked variant compiles, or NULL: source */
+    char **refs;               /* its variable references (sim_module_refs) */
+    int nrefs;
+    int n;
+    char **names;
+    sim_entry_fn *plain;       /* [n] */
+    sim_entry_fn *checked;     /* [n]; NULL until compiled */
+    char *shared;              /* the checked module's __shared__ section */
+    size_t shared_bytes;
+    uintptr_t base;            /* where the checked module is loaded */
+} module_t;
+
+typedef struct image {
+    uintptr_t lo, hi;
+} image_t;
+
+static struct {
+    module_t *v;
+    size_t n, cap;
+    image_t *images;           /* the checked modules' loaded segments */
+    size_t nimages, capimages;
+} D;
+
+static char *copy(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+void sim_module_keep(const char *source, const char *options, int n, const char *const *names,
+                     const sim_entry_fn *entries)
+{
+    for (size_t i = 0; i < D.n; i++) /* the same cell again: the same module */
+        if (D.v[i].n == n && !strcmp(D.v[i].source, source) &&
+            !strcmp(D.v[i].options, options ? options : "") &&
+            !memcmp(D.v[i].plain, entries, (size_t)n * sizeof *entries))
+            return;
+    if (D.n == D.cap) {
+        size_t cap = D.cap ? D.cap * 2 : 16;
+        module_t *v = realloc(D.v, cap * sizeof *v);
+        if (!v)
+            return;
+        D.v = v;
+        D.cap = cap;
+    }
+    module_t m = {copy(source), copy(options), NULL, NULL, 0, n,
+                  calloc((size_t)n + 1, sizeof(char *)), calloc((size_t)n + 1, sizeof(sim_entry_fn)),
+                  NULL, NULL, 0, 0};
+    if (!m.source || !m.options || !m.names || !m.plain)
+        goto fail;
+    for (int k = 0; k < n; k++)
+        if (!(m.names[k] = copy(names[k])))
+            goto fail;
+    memcpy(m.plain, entries, (size_t)n * sizeof *entries);
+    D.v[D.n++] = m;
+    return;
+fail:
+    for (int k = 0; m.names && k < n; k++)
+        free(m.names[k]);
+    free(m.names);
+    free(m.plain);
+    free(m.source);
+    free(m.options);
+}
+
+/* ---- the symbol table ------------------------------------------------- */
+
+/* "tile" from "_ZZ6matmulPKfS0_PfiE4tile", "sum" from "_ZL3sum" or "sum":
+ * the last <length><name> of a mangled name. */
+static void short_name(const char *sym, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", sym);
+    if (strncmp(sym, "_Z", 2) != 0)
+        return;
+    const char *last = NULL;
+    size_t last_len = 0;
+    for (const char *p = sym + 2; *p;) {
+        if (*p >= '1' && *p <= '9') {
+            char *end;
+            unsigned long k = strtoul(p, &end, 10);
+            if (k > strlen(end))
+                break;
+            last = end;
+            last_len = k;
+            p = end + k;
+        } else {
+            p++;
+        }
+    }
+    if (last)
+        snprintf(buf, len, "%.*s", (int)last_len, last);
+}
+
+/* Adds the module's data objects at base (file path) to the memory map:
+ * those of the section gpuc_shared as __shared__ arrays, the rest as
+ * __device__ variables. Quietly does nothing when the file cannot be read. */
+static void add_symbols(const char *path, uintptr_t base)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    cm_buf_t file = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cm_buf_add(&file, chunk, got);
+    fclose(f);
+    const unsigned char *b = (const unsigned char *)file.s;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+    if (file.len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > file.len ||
+        eh->e_shstrndx >= eh->e_shnum) {
+        cm_buf_free(&file);
+        return;
+    }
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+    const char *shstr = (const char *)b + sh[eh->e_shstrndx].sh_offset;
+    int shared_section = -1;
+    for (int i = 0; i < eh->e_shnum; i++)
+        if (!strcmp(shstr + sh[i].sh_name, "gpuc_shared"))
+            shared_section = i;
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+            sh[i].sh_offset + sh[i].sh_size > file.len)
+            continue;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
+        const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
+            const Elf64_Sym *s = &sym[k];
+            if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || !s->st_size ||
+                s->st_shndx == SHN_UNDEF || s->st_shndx >= eh->e_shnum ||
+                (sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
+                !(sh[s->st_shndx].sh_flags & SHF_ALLOC))
+                continue;
+            const char *name = str + s->st_name;
+            if (strstr(name, "__gpuc") || !strncmp(name, "_ZGV", 4) || name[0] == '.')
+                continue; /* the prelude's own, guard variables */
+            char shown[48];
+            short_name(name, shown, sizeof shown);
+            sim_mem_add((void *)(base + s->st_value), s->st_size,
+                        s->st_shndx == shared_section ? SIM_MEM_SHARED : SIM_MEM_GLOBAL, shown);
+        }
+    }
+    cm_buf_free(&file);
+}
+
+static int add_images(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    if (info->dlpi_addr != *(uintptr_t *)data)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        if (D.nimages == D.capimages) {
+            size_t cap = D.capimages ? D.capimages * 2 : 16;
+            image_t *v = realloc(D.images, cap * sizeof *v);
+            if (!v)
+                return 1;
+            D.images = v;
+            D.capimages = cap;
+        }
+        D.images[D.nimages++] = (image_t){info->dlpi_addr + ph->p_vaddr,
+                                          info->dlpi_addr + ph->p_vaddr + ph->p_memsz};
+    }
+    return 1;
+}
+
+static sim_ref_hook_fn ref_hook;
+
+void sim_set_ref_hook(sim_ref_hook_fn hook)
+{
+    ref_hook = hook;
+}
+
+void sim_module_refs(const char *source, const char *checked_source, int nrefs,
+                     const char *const *refs)
+{
+    for (size_t i = 0; i < D.n; i++) {
+        module_t *m = &D.v[i];
+        if (strcmp(m->source, source) != 0 || m->checked_source)
+            continue;
+        char **names = calloc((size_t)nrefs + 1, sizeof *names);
+        char *text = copy(checked_source);
+        int ok = names && text;
+        for (int k = 0; ok && k < nrefs; k++)
+            ok = (names[k] = copy(refs[k])) != NULL;
+        if (!ok) {
+            for (int k = 0; names && k < nrefs; k++)
+                free(names[k]);
+            free(names);
+            free(text);
+            return;
+        }
+        m->checked_source = text;
+        m->refs = names;
+        m->nrefs = nrefs;
+    }
+}
+
+int sim_module_image(uintptr_t addr)
+{
+    for (size_t i = 0; i < D.nimages; i++)
+        if (addr >= D.images[i].lo && addr < D.images[i].hi)
+            return 1;
+    return 0;
+}
+
+static int compile_checked(module_t *m, cm_error_t *err)
+{
+    sim_entry_fn *entries = calloc((size_t)m->n + 1, sizeof *entries);
+    char *log = NULL;
+    double ms;
+    const char *cache;
+    if (!entries) {
+        CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
+        return -1;
+    }
+    void **where = calloc((size_t)m->nrefs + 1, sizeof *where);
+    size_t *sizes = calloc((size_t)m->nrefs + 1, sizeof *sizes);
+    if (!where || !sizes ||
+        sim_compile_variant(m->checked_source ? m->checked_source : m->source, m->options, 1,
+                            m->n, (const char *const *)m->names, entries, NULL, m->nrefs,
+                            (const char *const *)m->refs, where, sizes, &m->shared,
+                            &m->shared_bytes, &log, &ms, &cache, err)) {
+        if (!where || !sizes)
+            CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
+        free(where);
+        free(sizes);
+        free(log);
+        free(entries);
+        return -1;
+    }
+    /* the checked module's variables are references to the session's ones,
+     * which become regions of the memory map too */
+    for (int i = 0; i < m->nrefs && ref_hook; i++) {
+        const char *name = m->refs[i] + strlen("__gpuc_ref_");
+        size_t size = ref_hook(name, where[i]);
+        void *target = *(void **)where[i];
+        char shown[48];
+        short_name(name, shown, sizeof shown);
+        if (target && size && !sim_mem_find((uintptr_t)target))
+            sim_mem_add(target, size, SIM_MEM_GLOBAL, shown);
+    }
+    free(where);
+    free(sizes);
+    Dl_info info;
+    if (dladdr((void *)entries[0], &info) && info.dli_fname && info.dli_fbase) {
+        m->base = (uintptr_t)info.dli_fbase;
+        add_symbols(info.dli_fname, m->base);
+        dl_iterate_phdr(add_images, &m->base);
+    }
+    m->checked = entries;
+    return 0;
+}
+
+int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *base,
+                       cm_error_t *err)
+{
+    for (size_t i = 0; i < D.n; i++) {
+        module_t *m = &D.v[i];
+        for (int j = 0; j < m->n; j++) {
+            if (m->plain[j] != k->entry)
+                continue;
+            if (!m->checked && compile_checked(m, err))
+                return -1;
+            *checked = *k;
+            checked->entry = m->checked[j];
+            checked->shared = m->shared;
+            checked->shared_bytes = m->shared_bytes;
+            *base = m->base;
+            return 0;
+        }
+    }
+    CM_ERROR(err, SIM_E_CUDA + 400, "CUDA_ERROR_INVALID_HANDLE (400): the simulator has no "
+             "source for kernel %s, so it cannot check it: run its kernel cell again", k->name);
+    return -1;
+}

@@ -1,0 +1,21 @@
+/* rt_shortcut: whole cells that are IPython's habits, not C. `exit` and
+ * `quit` (alone, optionally with `()`) ask the front end to leave (the
+ * ask_exit payload); `name?`, `name??` and `?name` show what inspection
+ * shows of the name (?? with its definition). rt_execute asks here before
+ * it runs a cell as C. */
+#ifndef RT_SHORTCUT_H
+#define RT_SHORTCUT_H
+
+#include "rt_session.h"
+
+/* Runs cell `code` when it is one of the shortcuts: prints what it shows
+ * to stdout, adds its payload to the session, and returns 1. Returns 0,
+ * doing nothing, for any other cell (and for `exit` or `quit` when the
+ * session declared a variable or function of that name). */
+int rt_shortcut_run(rt_session_t *s, const char *code);
+
+/* Non-zero when code has the form of a shortcut (for is_complete: the
+ * console must run `printf?` at once). */
+int rt_shortcut_is_one(const char *code);
+
+#endif
