@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cm_buf.h"
+
 static int write_all(int fd, const void *data, size_t len)
 {
     const unsigned char *p = data;
@@ -94,4 +96,23 @@ int cm_file_mkdirs(const char *path, cm_error_t *err)
         return -1;
     }
     return 0;
+}
+
+char *cm_file_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    cm_buf_t b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cm_buf_add(&b, chunk, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        cm_buf_free(&b);
+        return NULL;
+    }
+    return cm_buf_steal(&b);
 }

@@ -1,5 +1,5 @@
 /* cm_file: writing a whole file so that no reader ever sees half of it —
- * a temporary file beside it, then a rename. For the compile caches, the
+ * a temporary file beside it, then a rename — and reading one whole. For the compile caches, the
  * notebooks `gpuc run` writes and `.npy` files. */
 #ifndef CM_FILE_H
 #define CM_FILE_H
@@ -17,6 +17,10 @@ int cm_file_write(const char *path, const void *data, size_t len, mode_t mode, c
 /* The same from pieces: parts[i] of lens[i] bytes, written in order. */
 int cm_file_writev(const char *path, const void *const *parts, const size_t *lens, int nparts,
                    mode_t mode, cm_error_t *err);
+
+/* The whole file at path, NUL-terminated (caller frees); NULL when it
+ * cannot be read. */
+char *cm_file_read(const char *path);
 
 /* Makes path and its parents (mode 0700 for new folders); 0 / -1 with
  * err. An existing folder is fine. */

@@ -117,38 +117,22 @@ int gpu_select(int device, cm_error_t *err);
 
 /* Properties of device in the fields tutorials use, filled from driver
  * attributes. Host cells reach it as cudaGetDeviceProperties (see
- * gpu_host_header). GPU_DEVICE_PROPS_FIELDS is the layout, shared with the
- * host header so the two cannot drift. Returns 0 (cudaSuccess), or 100
- * (cudaErrorNoDevice) / 101 (cudaErrorInvalidDevice), as the runtime API
- * would. */
-#define GPU_DEVICE_PROPS_FIELDS                                                            \
-    char name[256];                                                                        \
-    size_t totalGlobalMem;                                                                 \
-    size_t sharedMemPerBlock;                                                              \
-    int regsPerBlock;                                                                      \
-    int warpSize;                                                                          \
-    size_t memPitch;                                                                       \
-    int maxThreadsPerBlock;                                                                \
-    int maxThreadsDim[3];                                                                  \
-    int maxGridSize[3];                                                                    \
-    int clockRate;                                                                         \
-    size_t totalConstMem;                                                                  \
-    int major;                                                                             \
-    int minor;                                                                             \
-    int multiProcessorCount;                                                               \
-    int integrated;                                                                        \
-    int concurrentKernels;                                                                 \
-    int pciBusID;                                                                          \
-    int pciDeviceID;                                                                       \
-    int asyncEngineCount;                                                                  \
-    int unifiedAddressing;                                                                 \
-    int memoryClockRate;                                                                   \
-    int memoryBusWidth;                                                                    \
-    int l2CacheSize;                                                                       \
-    int maxThreadsPerMultiProcessor;                                                       \
-    size_t sharedMemPerMultiprocessor;                                                     \
-    int managedMemory;
-typedef struct gpu_device_props { GPU_DEVICE_PROPS_FIELDS } gpu_device_props_t;
+ * gpu_host_header). GPU_DEVICE_PROPS is the layout, X(type, name, array
+ * dimensions), shared with the host header so the two cannot drift.
+ * Returns 0 (cudaSuccess), or 100 (cudaErrorNoDevice) / 101
+ * (cudaErrorInvalidDevice), as the runtime API would. */
+#define GPU_DEVICE_PROPS(X)                                                                    \
+    X(char, name, [256]) X(size_t, totalGlobalMem, ) X(size_t, sharedMemPerBlock, )            \
+    X(int, regsPerBlock, ) X(int, warpSize, ) X(size_t, memPitch, )                            \
+    X(int, maxThreadsPerBlock, ) X(int, maxThreadsDim, [3]) X(int, maxGridSize, [3])           \
+    X(int, clockRate, ) X(size_t, totalConstMem, ) X(int, major, ) X(int, minor, )             \
+    X(int, multiProcessorCount, ) X(int, integrated, ) X(int, concurrentKernels, )             \
+    X(int, pciBusID, ) X(int, pciDeviceID, ) X(int, asyncEngineCount, )                        \
+    X(int, unifiedAddressing, ) X(int, memoryClockRate, ) X(int, memoryBusWidth, )             \
+    X(int, l2CacheSize, ) X(int, maxThreadsPerMultiProcessor, )                                \
+    X(size_t, sharedMemPerMultiprocessor, ) X(int, managedMemory, )
+#define GPU_PROP_FIELD(type, name, dims) type name dims;
+typedef struct gpu_device_props { GPU_DEVICE_PROPS(GPU_PROP_FIELD) } gpu_device_props_t;
 int gpu_device_properties(gpu_device_props_t *props, int device);
 
 /* ---- kernel cells ---------------------------------------------------- */
@@ -259,20 +243,24 @@ int gpu_symbol_lookup(const char *name, void **addr, size_t *size);
 int gpu_kernel_params(const char *name, const gpu_param_t **params);
 
 /* Launches kernel name. arg_ptrs[i] points at argument i's value,
- * arg_sizes[i] is its size, arg_kinds[i] is 'p' (pointer) or 's' (scalar or
- * struct). cell/line: where the launch is written, for messages and for
- * gpu_last_launch. stream: a CUstream / cudaStream_t, NULL = default.
- * Checks, in order and without the driver: the name (GPU_E_NO_KERNEL, listing
- * the known kernels), the argument count, pointer versus scalar and scalar
- * size (GPU_E_ARGS, e.g. "cell 4, line 2: saxpy expects 4 arguments (int n,
- * float a, float *x, float *y), got 3"); then that there is a GPU
- * (GPU_E_NO_GPU); then cuLaunchKernel, whose error names the kernel and the
- * cell line. The launch is asynchronous: errors of the kernel's execution
+ * arg_sizes[i] is its size, arg_kinds[i] is 's' (a number), 'v' (a CUDA
+ * vector type or __half) or 'p' (a pointer, or a struct: C cannot tell them
+ * apart); arg_types[i] names its type for messages ("float4"), NULL when
+ * unknown (arg_types may be NULL). cell/line: where the launch is written,
+ * for messages and for gpu_last_launch. stream: a CUstream / cudaStream_t,
+ * NULL = default. Checks, in order and without the driver: the name
+ * (GPU_E_NO_KERNEL, listing the known kernels), the argument count, pointer
+ * versus value and the size of each value (GPU_E_ARGS, e.g. "cell 4, line 2:
+ * saxpy expects 4 arguments (int n, float a, float *x, float *y), got 3");
+ * a by-value struct's size once the device compiler's module is there (the
+ * simulator's g++ or the driver's cuFuncGetParamInfo); then that there is a
+ * GPU (GPU_E_NO_GPU); then cuLaunchKernel, whose error names the kernel and
+ * the cell line. The launch is asynchronous: errors of the kernel's execution
  * surface at the next synchronisation (gpu_synchronize). 0 / -1. */
 int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
-               const size_t *arg_sizes, const char *arg_kinds, int cell, int line,
-               cm_error_t *err);
+               const size_t *arg_sizes, const char *arg_kinds, const char *const *arg_types,
+               int cell, int line, cm_error_t *err);
 
 /* The last launch that reached the driver: 1 and its kernel name (borrowed,
  * until the next launch), cell and line; 0 when there was none. */
@@ -491,10 +479,46 @@ int gpu_runtime_load(cm_error_t *err);
  * it cannot be loaded. Borrowed. */
 void *gpu_runtime_handle(void);
 
-/* C declarations of the runtime API that host cells need (cudaError_t,
- * cudaMemcpyKind, dim3, cudaMalloc with a void * first parameter, events,
- * streams, cudaDeviceProp as gpu_device_props_t, ...), to prepend to host
- * cells when CUDA is present. Static. */
-extern const char gpu_host_header[];
+/* The C declarations of the runtime API for host cells: NVIDIA's
+ * cuda_runtime_api.h of the toolkit that matches the loaded libcudart
+ * (every function, enum and struct; default arguments as macros), else
+ * gpuc's subset; with dim3, the vector types and make_float4 & co, __half,
+ * and gpuc's macros (tracked cudaMalloc, device variables by name). Made
+ * at the first call (which loads libcudart when there is one); borrowed,
+ * the same for the whole process. GPUC_CUDA_INCLUDE names the toolkit's
+ * include folder, or "none" for the subset. */
+const char *gpu_host_header(void);
+
+/* Where gpu_host_header's declarations come from, in words ("CUDA 13.0's
+ * cuda_runtime_api.h (/usr/local/cuda/include)"). Borrowed. */
+const char *gpu_host_header_source(void);
+
+/* CUDA's vector types as vector_types.h lays them out: X(name, element
+ * type, count, alignment). nvcc aligns float2 to 8 and float4 to 16, which
+ * a plain C struct of the same members is not; the host header and the
+ * launch checks take them from this one list. */
+#define GPU_VECTOR_TYPES(X)                                                                    \
+    X(char1, signed char, 1, 1) X(char2, signed char, 2, 2) X(char3, signed char, 3, 1)        \
+    X(char4, signed char, 4, 4) X(uchar1, unsigned char, 1, 1) X(uchar2, unsigned char, 2, 2)  \
+    X(uchar3, unsigned char, 3, 1) X(uchar4, unsigned char, 4, 4) X(short1, short, 1, 2)       \
+    X(short2, short, 2, 4) X(short3, short, 3, 2) X(short4, short, 4, 8)                       \
+    X(ushort1, unsigned short, 1, 2) X(ushort2, unsigned short, 2, 4)                          \
+    X(ushort3, unsigned short, 3, 2) X(ushort4, unsigned short, 4, 8) X(int1, int, 1, 4)       \
+    X(int2, int, 2, 8) X(int3, int, 3, 4) X(int4, int, 4, 16) X(uint1, unsigned int, 1, 4)     \
+    X(uint2, unsigned int, 2, 8) X(uint3, unsigned int, 3, 4) X(uint4, unsigned int, 4, 16)    \
+    X(long1, long, 1, 8) X(long2, long, 2, 16) X(long3, long, 3, 8) X(long4, long, 4, 16)      \
+    X(ulong1, unsigned long, 1, 8) X(ulong2, unsigned long, 2, 16)                             \
+    X(ulong3, unsigned long, 3, 8) X(ulong4, unsigned long, 4, 16)                             \
+    X(longlong1, long long, 1, 8) X(longlong2, long long, 2, 16)                               \
+    X(longlong3, long long, 3, 8) X(longlong4, long long, 4, 16)                               \
+    X(ulonglong1, unsigned long long, 1, 8) X(ulonglong2, unsigned long long, 2, 16)           \
+    X(ulonglong3, unsigned long long, 3, 8) X(ulonglong4, unsigned long long, 4, 16)           \
+    X(float1, float, 1, 4) X(float2, float, 2, 8) X(float3, float, 3, 4) X(float4, float, 4, 16) \
+    X(double1, double, 1, 8) X(double2, double, 2, 16) X(double3, double, 3, 8)                \
+    X(double4, double, 4, 16)
+
+/* The 2-byte floating types of cuda_fp16.h / cuda_bf16.h, and their pairs:
+ * X(name, alignment). */
+#define GPU_HALF_TYPES(X) X(__half, 2) X(__half2, 4) X(__nv_bfloat16, 2) X(__nv_bfloat162, 4)
 
 #endif

@@ -694,12 +694,19 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
     gpu_compile_sim_options(options, &opts);
     void **addrs = calloc((size_t)g->n + 1, sizeof *addrs);
     size_t *sizes = calloc((size_t)g->n + 1, sizeof *sizes);
-    int rc = !addrs || !sizes ? -1
-             : sim_compile(source, cm_buf_str(&opts), c->nkernels, names, entries, g->n,
-                           (const char *const *)g->names, addrs, sizes, shared, shared_bytes, &log,
-                           &ms, &cache, &e);
+    sim_sizes_fn *params = calloc((size_t)c->nkernels + 1, sizeof *params);
+    int rc = !addrs || !sizes || !params
+                 ? -1
+                 : sim_compile(source, cm_buf_str(&opts), c->nkernels, names, entries, params,
+                               g->n, (const char *const *)g->names, addrs, sizes, shared,
+                               shared_bytes, &log, &ms, &cache, &e);
     free(names);
     cm_buf_free(&opts);
+    for (int i = 0; rc == 0 && i < c->nkernels; i++) { /* what g++ made of by-value structs */
+        unsigned long s[GPU_MAX_PARAMS];
+        gpu_params_measured(&c->kernels[i], s, params[i](s, GPU_MAX_PARAMS));
+    }
+    free(params);
     for (int i = 0; rc == 0 && i < g->n; i++) /* host addresses, kept as device ones are */
         ((unsigned long long *)addrs)[i] = (unsigned long long)(uintptr_t)addrs[i];
     if (rc == 0)

@@ -20,8 +20,8 @@ static int resolve(void *h, void **slot, const char *name)
     return *slot ? 0 : -1;
 }
 
-/* The event functions: optional, a driver without them only has no GPU
- * timing. cuEventElapsedTime_v2 is what CUDA 12.8+ headers call. */
+/* The optional functions: a driver without the events only has no GPU
+ * timing, one without cuFuncGetParamInfo no check of by-value structs. cuEventElapsedTime_v2 is what CUDA 12.8+ headers call. */
 static void resolve_optional(void *h)
 {
     *(void **)&driver.cuEventCreate = dlsym(h, "cuEventCreate");
@@ -31,6 +31,7 @@ static void resolve_optional(void *h)
     if (!driver.cuEventElapsedTime)
         *(void **)&driver.cuEventElapsedTime = dlsym(h, "cuEventElapsedTime");
     *(void **)&driver.cuEventDestroy = dlsym(h, "cuEventDestroy_v2");
+    *(void **)&driver.cuFuncGetParamInfo = dlsym(h, "cuFuncGetParamInfo");
 }
 
 #define SYM(field, name) resolve(h, (void **)&driver.field, name)

@@ -117,6 +117,10 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuEventSynchronize)(gpu_cuevent_t event);
     gpu_curesult_t (*cuEventElapsedTime)(float *ms, gpu_cuevent_t start, gpu_cuevent_t end);
     gpu_curesult_t (*cuEventDestroy)(gpu_cuevent_t event);
+    /* Where a kernel's parameter is and its size (CUDA 12.4+). Optional: NULL
+     * on older drivers, which only leaves by-value structs unchecked. */
+    gpu_curesult_t (*cuFuncGetParamInfo)(gpu_cufunction_t fn, size_t index, size_t *offset,
+                                         size_t *size);
 } gpu_driver_t;
 
 /* The driver, loaded at the first call (not initialised: cuInit is the

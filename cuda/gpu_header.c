@@ -1,33 +1,123 @@
 /* gpu_header: the C declarations host cells see for the CUDA runtime API.
  *
  * Host cells call the real libcudart (loaded RTLD_GLOBAL by
- * gpu_runtime_load); this header only declares what tutorial code uses, in
- * C, without cuda_runtime.h (C++ and version-dependent). Deliberate
- * differences from NVIDIA's header:
- * - cudaMalloc, cudaMallocManaged and cudaMallocHost take `void *` first, so
- *   C code passing `float **` compiles without a cast or warning (the ABI is
- *   the same pointer).
- * - dim3 is a plain C struct; write `dim3 b = {16, 16, 1};` (no constructor
- *   defaults in C: give all three).
- * - cudaDeviceProp is gpuc's own struct of the common fields (the layout of
- *   GPU_DEVICE_PROPS_FIELDS in gpu.h, stringified below so the two cannot
- *   drift) and cudaGetDeviceProperties is gpu_device_properties, because
- *   NVIDIA's struct changes between CUDA 12 and 13.
- * - NVIDIA's default arguments are macros that fill the last argument in
- *   (cudaEventRecord(e), cudaMallocManaged(&p, n), cudaMemcpyAsync(d, s, n,
- *   kind)), as C has no default arguments.
- * The error and enum values were checked against CUDA 13.0's
+ * gpu_runtime_load), or the simulator's runtime. Their declarations are
+ * NVIDIA's own cuda_runtime_api.h of the toolkit that matches the loaded
+ * libcudart, made C-ready by gpu_toolkit.c (default arguments and `void **`
+ * casts as macros); where no such header is found (a machine with the
+ * simulator only), gpuc's own subset below, of what tutorial code uses.
+ * Either way:
+ * - dim3 is a plain C struct (`dim3 b(16, 16);` is rewritten into C).
+ * - The vector types are C structs with the alignment nvcc gives them, so a
+ *   struct holding a float4 is laid out alike on both sides; make_float4 &
+ *   co are static inline functions. __half and __nv_bfloat16 are their bits
+ *   (`__x`), with the host conversions __float2half, __half2float,
+ *   __float2bfloat16 and __bfloat162float: C has no 16-bit float. (`half`
+ *   and `nv_bfloat16`, cuda_fp16.h's short names, are left to the cells: a
+ *   variable named half is common.)
+ * - cudaMalloc and cudaFree are tracked, and the cuda*Symbol functions take
+ *   device variables by name (the macros at the end).
+ * The subset's differences from NVIDIA's header: cudaMalloc,
+ * cudaMallocManaged and cudaMallocHost take `void *` first, so `float **`
+ * compiles without a cast; cudaDeviceProp is gpuc's struct of the common
+ * fields (GPU_DEVICE_PROPS in gpu.h); three default arguments are macros
+ * (cudaEventRecord(e), cudaMallocManaged(&p, n), cudaMemcpyAsync(d, s, n,
+ * kind)). Its error and enum values were checked against CUDA 13.0's
  * driver_types.h. */
+#include <stdlib.h>
+
+#include "cm_buf.h"
 #include "gpu.h"
+#include "gpu_internal.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-const char gpu_host_header[] =
-    "/* gpuc: the CUDA runtime API for host cells (libcudart, loaded at run time) */\n"
-    "#ifndef GPUC_CUDA_RUNTIME_H\n"
-    "#define GPUC_CUDA_RUNTIME_H\n"
-    "#include <stddef.h>\n"
+/* A vector type and its make_ function. TCC honours _Alignas on a first
+ * member (not an aligned attribute on the struct), so x carries the
+ * alignment, alone in its declaration. */
+#define MEMBERS1(b) ""
+#define MEMBERS2(b) " " #b " y;"
+#define MEMBERS3(b) " " #b " y, z;"
+#define MEMBERS4(b) " " #b " y, z, w;"
+#define PARAMS1(b) #b " x"
+#define PARAMS2(b) PARAMS1(b) ", " #b " y"
+#define PARAMS3(b) PARAMS2(b) ", " #b " z"
+#define PARAMS4(b) PARAMS3(b) ", " #b " w"
+#define SET1 " v.x = x;"
+#define SET2 SET1 " v.y = y;"
+#define SET3 SET2 " v.z = z;"
+#define SET4 SET3 " v.w = w;"
+#define VECTOR_DEF(t, b, n, a)                                                                     \
+    "typedef struct " #t " { _Alignas(" #a ") " #b " x;" MEMBERS##n(b) " } " #t ";\n"           \
+    "static inline " #t " make_" #t "(" PARAMS##n(b) ") { " #t " v;" SET##n " return v; }\n"
+
+/* What both forms share, first: dim3 and the vector types (NVIDIA's
+ * vector_types.h is not used: TCC does not align its structs), the 2-byte
+ * floats, and gpuc's own device properties. */
+static const char types[] =
+    "typedef struct dim3 { unsigned int x, y, z; } dim3;\n"
+    GPU_VECTOR_TYPES(VECTOR_DEF)
+    /* cuda_fp16.h's and cuda_bf16.h's types as bits, with the host
+     * conversions (round to nearest even, as NVIDIA's) */
+    "typedef struct __half { _Alignas(2) unsigned short __x; } __half;\n"
+    "typedef struct __half2 { _Alignas(4) __half x; __half y; } __half2;\n"
+    "typedef struct __nv_bfloat16 { _Alignas(2) unsigned short __x; } __nv_bfloat16;\n"
+    "typedef struct __nv_bfloat162 { _Alignas(4) __nv_bfloat16 x; __nv_bfloat16 y; } "
+    "__nv_bfloat162;\n"
+    "static inline unsigned __gpuc_float_bits(float f)\n"
+    "{ union { float f; unsigned u; } v; v.f = f; return v.u; }\n"
+    "static inline float __gpuc_bits_float(unsigned u)\n"
+    "{ union { float f; unsigned u; } v; v.u = u; return v.f; }\n"
+    "static inline __half __float2half(float f)\n"
+    "{\n"
+    "    unsigned u = __gpuc_float_bits(f), a = u & 0x7fffffffu, q;\n"
+    "    __half h;\n"
+    "    h.__x = (unsigned short)((u >> 16) & 0x8000u);\n"
+    "    if (a > 0x7f800000u) { h.__x |= 0x7e00; return h; }\n"
+    "    if (a >= 0x477ff000u) { h.__x |= 0x7c00; return h; }\n"
+    "    if (a >= 0x38800000u) {\n"
+    "        h.__x |= (unsigned short)((a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13);\n"
+    "        return h;\n"
+    "    }\n"
+    "    int shift = 126 - (int)(a >> 23);\n"
+    "    if (shift > 24) return h;\n"
+    "    unsigned m = (a & 0x7fffffu) | 0x800000u, rem = m & ((1u << shift) - 1u);\n"
+    "    unsigned mid = 1u << (shift - 1);\n"
+    "    q = m >> shift;\n"
+    "    q += rem > mid || (rem == mid && (q & 1u));\n"
+    "    h.__x |= (unsigned short)q;\n"
+    "    return h;\n"
+    "}\n"
+    "static inline float __half2float(__half h)\n"
+    "{\n"
+    "    unsigned s = (unsigned)(h.__x & 0x8000u) << 16, e = (h.__x >> 10) & 0x1fu;\n"
+    "    unsigned m = h.__x & 0x3ffu;\n"
+    "    if (e == 0x1f) return __gpuc_bits_float(s | 0x7f800000u | (m << 13));\n"
+    "    if (e) return __gpuc_bits_float(s | ((e + 112u) << 23) | (m << 13));\n"
+    "    if (!m) return __gpuc_bits_float(s);\n"
+    "    for (e = 113; !(m & 0x400u); e--) m <<= 1;\n"
+    "    return __gpuc_bits_float(s | (e << 23) | ((m & 0x3ffu) << 13));\n"
+    "}\n"
+    "static inline __half2 __floats2half2_rn(float a, float b)\n"
+    "{ __half2 v; v.x = __float2half(a); v.y = __float2half(b); return v; }\n"
+    "static inline __nv_bfloat16 __float2bfloat16(float f)\n"
+    "{\n"
+    "    unsigned u = __gpuc_float_bits(f);\n"
+    "    __nv_bfloat16 b;\n"
+    "    b.__x = (u & 0x7fffffffu) > 0x7f800000u ? (unsigned short)((u >> 16) | 0x40u)\n"
+    "            : (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n"
+    "    return b;\n"
+    "}\n"
+    "static inline float __bfloat162float(__nv_bfloat16 b)\n"
+    "{ return __gpuc_bits_float((unsigned)b.__x << 16); }\n"
+    "struct gpu_device_props { " STR(GPU_DEVICE_PROPS(GPU_PROP_FIELD)) " };\n"
+    "int __gpuc_simulating(void);\n"
+    "int gpu_device_properties(struct gpu_device_props *prop, int device);\n";
+
+/* gpuc's own declarations of the runtime API, where no toolkit header
+ * matches the runtime: what tutorial code uses. */
+static const char subset[] =
     "typedef enum cudaError {\n"
     "    cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,\n"
     "    cudaErrorInitializationError = 3, cudaErrorCudartUnloading = 4,\n"
@@ -47,7 +137,6 @@ const char gpu_host_header[] =
     "    cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,\n"
     "    cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4\n"
     "};\n"
-    "typedef struct dim3 { unsigned int x, y, z; } dim3;\n"
     "typedef struct CUstream_st *cudaStream_t;\n"
     "typedef struct CUevent_st *cudaEvent_t;\n"
     "#define cudaStreamDefault 0x00\n"
@@ -89,10 +178,30 @@ const char gpu_host_header[] =
     "cudaError_t cudaStreamSynchronize(cudaStream_t stream);\n"
     "cudaError_t cudaRuntimeGetVersion(int *version);\n"
     "cudaError_t cudaDriverGetVersion(int *version);\n"
-    "struct cudaDeviceProp { " STR(GPU_DEVICE_PROPS_FIELDS) " };\n"
+    "struct cudaDeviceProp { " STR(GPU_DEVICE_PROPS(GPU_PROP_FIELD)) " };\n"
     "typedef struct cudaDeviceProp cudaDeviceProp;\n"
     "#define cudaGetDeviceProperties(prop, device) \\\n"
-    "    ((cudaError_t)gpu_device_properties((prop), (device)))\n"
+    "    ((cudaError_t)gpu_device_properties((struct gpu_device_props *)(prop), (device)))\n"
+    "/* the default arguments of NVIDIA's C++ header, for C: a call may leave\n"
+    " * the last argument out (cudaEventRecord(start)) */\n"
+    "#define cudaEventRecord(...) \\\n"
+    "    __gpuc_pick3(__VA_ARGS__, , (cudaEventRecord), __gpuc_event_record1, )(__VA_ARGS__)\n"
+    "#define __gpuc_event_record1(e) (cudaEventRecord)((e), (cudaStream_t)0)\n"
+    "#define cudaMallocManaged(...) \\\n"
+    "    __gpuc_pick4(__VA_ARGS__, , (cudaMallocManaged), __gpuc_managed2, , )(__VA_ARGS__)\n"
+    "#define __gpuc_managed2(p, n) (cudaMallocManaged)((p), (n), cudaMemAttachGlobal)\n"
+    "#define cudaMemcpyAsync(...) \\\n"
+    "    __gpuc_pick5(__VA_ARGS__, (cudaMemcpyAsync), __gpuc_memcpy_async4, , , )(__VA_ARGS__)\n"
+    "#define __gpuc_memcpy_async4(d, s, n, k) (cudaMemcpyAsync)((d), (s), (n), (k), (cudaStream_t)0)\n";
+
+/* gpuc's macros over either form: allocations it tracks, device variables
+ * by name. */
+static const char macros[] =
+    /* a macro's form by its argument count (the subset's defaults too) */
+    "#define __gpuc_pick3(a, b, c, name, ...) name\n"
+    "#define __gpuc_pick4(a, b, c, d, name, ...) name\n"
+    "#define __gpuc_pick5(a, b, c, d, e, name, ...) name\n"
+    "#define __gpuc_pick6(a, b, c, d, e, f, name, ...) name\n"
     "/* gpuc keeps a list of what cudaMalloc gave, so that a lost GPU context\n"
     " * can say what was lost, and says why an allocation failed */\n"
     "#define cudaMalloc(ptr, size) __gpuc_cuda_malloc((ptr), (size), #ptr, __LINE__)\n"
@@ -103,23 +212,8 @@ const char gpu_host_header[] =
     "#define cudaEventSynchronize(e) ((cudaError_t)__gpuc_cuda_event_sync((void *)(e)))\n"
     "#define cudaMemcpy(dst, src, count, kind) \\\n"
     "    ((cudaError_t)__gpuc_cuda_memcpy((dst), (src), (count), (int)(kind)))\n"
-    "/* the default arguments of NVIDIA's C++ header, for C: a call may leave\n"
-    " * the last argument out (cudaEventRecord(start)) */\n"
-    "#define __gpuc_pick3(a, b, c, name, ...) name\n"
-    "#define __gpuc_pick4(a, b, c, d, name, ...) name\n"
-    "#define __gpuc_pick5(a, b, c, d, e, name, ...) name\n"
-    "#define cudaEventRecord(...) \\\n"
-    "    __gpuc_pick3(__VA_ARGS__, , (cudaEventRecord), __gpuc_event_record1, )(__VA_ARGS__)\n"
-    "#define __gpuc_event_record1(e) (cudaEventRecord)((e), (cudaStream_t)0)\n"
-    "#define cudaMallocManaged(...) \\\n"
-    "    __gpuc_pick4(__VA_ARGS__, , (cudaMallocManaged), __gpuc_managed2, , )(__VA_ARGS__)\n"
-    "#define __gpuc_managed2(p, n) (cudaMallocManaged)((p), (n), cudaMemAttachGlobal)\n"
-    "#define cudaMemcpyAsync(...) \\\n"
-    "    __gpuc_pick5(__VA_ARGS__, (cudaMemcpyAsync), __gpuc_memcpy_async4, , , )(__VA_ARGS__)\n"
-    "#define __gpuc_memcpy_async4(d, s, n, k) (cudaMemcpyAsync)((d), (s), (n), (k), (cudaStream_t)0)\n"
     "/* device variables of kernel cells, by name (gpuc checks the name is\n"
     " * one: cudaErrorInvalidSymbol otherwise), with NVIDIA's defaults */\n"
-    "#define __gpuc_pick6(a, b, c, d, e, f, name, ...) name\n"
     "#define cudaMemcpyToSymbol(...) \\\n"
     "    __gpuc_pick5(__VA_ARGS__, __gpuc_mts5, __gpuc_mts4, __gpuc_mts3, , )(__VA_ARGS__)\n"
     "#define __gpuc_mts3(s, b, n) __gpuc_mts5(s, b, n, 0, cudaMemcpyHostToDevice)\n"
@@ -148,5 +242,30 @@ const char gpu_host_header[] =
     "    (cudaError_t)__gpuc_memcpy_symbol(#s, (void *)(b), (n), (o), (k), 0, (void *)(st), 1))\n"
     "#define cudaGetSymbolAddress(p, s) \\\n"
     "    ((void)&(s), (cudaError_t)__gpuc_symbol_address((void **)(p), #s))\n"
-    "#define cudaGetSymbolSize(p, s) ((void)&(s), (cudaError_t)__gpuc_symbol_size((p), #s))\n"
-    "#endif\n";
+    "#define cudaGetSymbolSize(p, s) ((void)&(s), (cudaError_t)__gpuc_symbol_size((p), #s))\n";
+
+static char source[900]; /* where the declarations came from */
+
+const char *gpu_host_header_source(void)
+{
+    gpu_host_header();
+    return source;
+}
+
+const char *gpu_host_header(void)
+{
+    static char *text;
+    if (text)
+        return text;
+    char *toolkit = gpu_toolkit_header(source, sizeof source);
+    cm_buf_t b = {0};
+    cm_buf_adds(&b, "/* gpuc: the CUDA runtime API for host cells (libcudart, loaded at run time) */\n"
+                    "#ifndef GPUC_CUDA_RUNTIME_H\n#define GPUC_CUDA_RUNTIME_H\n#include <stddef.h>\n");
+    cm_buf_adds(&b, types);
+    cm_buf_adds(&b, toolkit ? toolkit : subset);
+    cm_buf_adds(&b, macros);
+    cm_buf_adds(&b, "#endif\n");
+    free(toolkit);
+    text = cm_buf_steal(&b);
+    return text;
+}

@@ -53,6 +53,21 @@ static void module_unref(module_t *m)
     free(m);
 }
 
+/* The sizes the driver gives k's parameters (by-value structs are checked
+ * against them); nothing when the driver cannot tell. */
+static void measure_params(const gpu_driver_t *d, kernel_t *k)
+{
+    unsigned long s[GPU_MAX_PARAMS];
+    int n = 0;
+    for (; d->cuFuncGetParamInfo && n < k->info.nparams && n < GPU_MAX_PARAMS; n++) {
+        size_t offset, size;
+        if (d->cuFuncGetParamInfo(k->fn, (size_t)n, &offset, &size) != GPU_CU_SUCCESS)
+            return;
+        s[n] = size;
+    }
+    gpu_params_measured(&k->info, s, n);
+}
+
 /* Loads m on the current context and resolves the kernels that use it. */
 static int module_load(module_t *m, cm_error_t *err)
 {
@@ -75,6 +90,7 @@ static int module_load(module_t *m, cm_error_t *err)
                      m->cell, e.text);
             return -1;
         }
+        measure_params(d, k);
     }
     return 0;
 }
@@ -206,6 +222,8 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
                 CM_ERROR(err, e.code, "kernel %s not found in the module of cell %d: %s",
                          fresh[i].info.name, cell, e.text);
                 rc = -1;
+            } else {
+                measure_params(d, &fresh[i]);
             }
         }
         for (int i = 0; rc == 0 && i < nglobals; i++) {
@@ -303,8 +321,9 @@ static int compile_for_sim(kernel_t *k, cm_error_t *err)
         return 0;
     const char **names = calloc((size_t)nkernels + 1, sizeof *names);
     sim_entry_fn *entries = calloc((size_t)nkernels + 1, sizeof *entries);
+    sim_sizes_fn *params = calloc((size_t)nkernels + 1, sizeof *params);
     int n = 0, rc = -1;
-    if (!names || !entries) {
+    if (!names || !entries || !params) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
     }
@@ -319,8 +338,8 @@ static int compile_for_sim(kernel_t *k, cm_error_t *err)
     cm_error_t e = {0};
     cm_buf_t opts = {0};
     gpu_compile_sim_options(m->options, &opts);
-    int failed = sim_compile(m->source, cm_buf_str(&opts), n, names, entries, 0, NULL, NULL, NULL,
-                             &shared, &shared_bytes, &log, &ms, &cache, &e);
+    int failed = sim_compile(m->source, cm_buf_str(&opts), n, names, entries, params, 0, NULL,
+                             NULL, NULL, &shared, &shared_bytes, &log, &ms, &cache, &e);
     cm_buf_free(&opts);
     if (failed) {
         CM_ERROR(err, GPU_E_INVALID, "kernel %s (cell %d) cannot be compiled for the simulator: %s",
@@ -328,12 +347,16 @@ static int compile_for_sim(kernel_t *k, cm_error_t *err)
         free(log);
         goto out;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         gpu_module_set_sim(names[i], entries[i], m->cells, m->ncells, shared, shared_bytes);
+        unsigned long s[GPU_MAX_PARAMS];
+        gpu_params_measured(&find(names[i])->info, s, params[i](s, GPU_MAX_PARAMS));
+    }
     rc = 0;
 out:
     free(names);
     free(entries);
+    free(params);
     return rc;
 }
 
@@ -387,8 +410,24 @@ static const char *article(size_t n)
     return n == 8 || n == 11 || n == 18 || (n >= 80 && n < 90) || (n >= 800 && n < 900) ? "an" : "a";
 }
 
+/* "a float4 (16 bytes)" when the cell's compiler named the argument's type,
+ * "a pointer (or an 8-byte struct)" for an unnamed 8-byte one (C cannot
+ * tell them apart), else
+ * "a 12-byte value". */
+static void got_text(const char *const *types, const char *kinds, int i, size_t size,
+                     char *buf, size_t len)
+{
+    if (types && types[i])
+        snprintf(buf, len, "%s %s (%zu bytes)", strchr("aeiou", types[i][0]) ? "an" : "a",
+                 types[i], size);
+    else if (kinds && kinds[i] == 'p' && size == sizeof(void *))
+        snprintf(buf, len, "a pointer (or an 8-byte struct)");
+    else
+        snprintf(buf, len, "%s %zu-byte value", article(size), size);
+}
+
 static int check_args(const kernel_t *k, int nargs, const size_t *sizes, const char *kinds,
-                      const char *at, cm_error_t *err)
+                      const char *const *types, const char *at, cm_error_t *err)
 {
     const char *name = k->info.name;
     if (nargs != k->info.nparams) {
@@ -401,22 +440,55 @@ static int check_args(const kernel_t *k, int nargs, const size_t *sizes, const c
     for (int i = 0; i < nargs; i++) {
         const gpu_param_t *p = &k->info.params[i];
         int got_pointer = kinds && kinds[i] == 'p';
-        if (p->kind == GPU_PARAM_POINTER && !got_pointer) {
-            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is a pointer (%s), got a scalar", at,
-                     i + 1, name, p->decl);
+        int got_value = kinds && kinds[i] == 'v'; /* a CUDA vector type or __half */
+        char got[160];
+        if (p->kind == GPU_PARAM_POINTER && (!got_pointer || sizes[i] != sizeof(void *))) {
+            if (!err)
+                return -1;
+            got_text(types, kinds, i, sizes[i], got, sizeof got);
+            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is a pointer (%s), got %s", at, i + 1,
+                     name, p->decl, got_pointer || got_value ? got : "a scalar");
             return -1;
         }
-        if (p->kind == GPU_PARAM_SCALAR && got_pointer) {
-            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is %s (%zu bytes), got a pointer", at,
-                     i + 1, name, p->decl, p->size);
+        if (p->kind == GPU_PARAM_SCALAR && got_pointer) { /* a pointer or a struct */
+            if (!err)
+                return -1;
+            got_text(types, kinds, i, sizes[i], got, sizeof got);
+            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is %s (%zu bytes), got %s", at, i + 1,
+                     name, p->decl, p->size, got);
             return -1;
         }
-        if (p->kind == GPU_PARAM_SCALAR && sizes[i] != p->size) {
-            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is %s (%zu bytes), got %s %zu-byte value",
-                     at, i + 1, name, p->decl, p->size, article(sizes[i]), sizes[i]);
+        if (p->kind != GPU_PARAM_POINTER && p->size && sizes[i] != p->size) {
+            if (!err)
+                return -1;
+            got_text(types, kinds, i, sizes[i], got, sizeof got);
+            CM_ERROR(err, GPU_E_ARGS, "%sargument %d of %s is %s (%zu bytes), got %s", at, i + 1,
+                     name, p->decl, p->size, got);
             return -1;
         }
     }
+    return 0;
+}
+
+/* The checks of a launch, with the location formatted only when one fails. */
+static int check_launch(const kernel_t *k, int nargs, const size_t *sizes, const char *kinds,
+                        const char *const *types, int cell, int line, cm_error_t *err)
+{
+    if (check_args(k, nargs, sizes, kinds, types, "", NULL) == 0)
+        return 0;
+    char at[64];
+    where(at, sizeof at, cell, line);
+    check_args(k, nargs, sizes, kinds, types, at, err);
+    return -1;
+}
+
+/* 1 when some by-value parameter of k has no size yet (known once the
+ * device compiler's module is there). */
+static int unmeasured(const kernel_t *k)
+{
+    for (int i = 0; i < k->info.nparams; i++)
+        if (k->info.params[i].kind == GPU_PARAM_BYVALUE && !k->info.params[i].size)
+            return 1;
     return 0;
 }
 
@@ -435,8 +507,6 @@ static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned 
 {
     char at[64];
     where(at, sizeof at, cell, line);
-    if (!k->sim_entry && compile_for_sim((kernel_t *)k, err))
-        return -1;
     if (!k->sim_entry) {
         CM_ERROR(err, GPU_E_NO_KERNEL, "%scannot launch %s on the simulator: its cell was "
                  "compiled for the GPU only; run that cell again now", at, k->info.name);
@@ -463,8 +533,8 @@ static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned 
 
 int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
-               const size_t *arg_sizes, const char *arg_kinds, int cell, int line,
-               cm_error_t *err)
+               const size_t *arg_sizes, const char *arg_kinds, const char *const *arg_types,
+               int cell, int line, cm_error_t *err)
 {
     char at[64];
     kernel_t *k = find(name);
@@ -484,14 +554,18 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
                      "one yet", at, name);
         return -1;
     }
-    if (check_args(k, nargs, arg_sizes, arg_kinds, "", NULL)) {
-        /* rare: only now pay for formatting the location */
-        where(at, sizeof at, cell, line);
-        check_args(k, nargs, arg_sizes, arg_kinds, at, err);
+    if (check_launch(k, nargs, arg_sizes, arg_kinds, arg_types, cell, line, err))
         return -1;
-    }
-    if (gpu_simulating())
+    /* a by-value struct's size is the device compiler's: checked once its
+     * module is there */
+    int measure = unmeasured(k);
+    if (gpu_simulating()) {
+        if (!k->sim_entry && compile_for_sim(k, err))
+            return -1;
+        if (measure && check_launch(k, nargs, arg_sizes, arg_kinds, arg_types, cell, line, err))
+            return -1;
         return launch_sim(k, grid, block, shared_bytes, arg_ptrs, cell, line, err);
+    }
     if (!k->fn) {
         int major, minor;
         if (!gpu_device_target(&major, &minor)) {
@@ -506,6 +580,8 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
     } else if (gpu_context_ensure(err)) {
         return -1;
     }
+    if (measure && check_launch(k, nargs, arg_sizes, arg_kinds, arg_types, cell, line, err))
+        return -1;
     gpu_module_note_launch(name, cell, line);
     const gpu_driver_t *d = gpu_driver_get(err);
     gpu_kernel_clock_before(stream);

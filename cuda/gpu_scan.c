@@ -296,6 +296,15 @@ void gpu_scan_param(const char *text, size_t len, gpu_param_t *p)
     }
 }
 
+void gpu_params_measured(gpu_kernel_info_t *k, const unsigned long *sizes, int n)
+{
+    if (n != k->nparams || n > GPU_MAX_PARAMS)
+        return;
+    for (int i = 0; i < n; i++)
+        if (k->params[i].kind == GPU_PARAM_BYVALUE && sizes[i])
+            k->params[i].size = sizes[i];
+}
+
 static int parse_params(const char *text, size_t len, gpu_kernel_info_t *k)
 {
     k->nparams = 0;

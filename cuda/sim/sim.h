@@ -38,6 +38,10 @@ enum {
  * kernelParams: args[i] points at argument i. */
 typedef void (*sim_entry_fn)(void **args);
 
+/* The sizes of a kernel's parameters as g++ lays them out: writes up to max
+ * of them into sizes and returns how many parameters the kernel has. */
+typedef int (*sim_sizes_fn)(unsigned long *sizes, int max);
+
 /* ---- launches (sim_sched.c) ------------------------------------------- */
 
 typedef struct sim_kernel {
@@ -112,6 +116,7 @@ int sim_cores(void);
  * "cell[k]"`) with g++ and the prelude, and finds the entry points of the
  * nkernels kernels names[i] (non-template __global__ functions of the
  * source): entries[i], the address and size of the nvars global variables
+ * sizes[i] (may be NULL) the function that tells kernel i's parameter sizes,
  * vars[i] (var_addrs[i], var_sizes[i]; their names as written at the top
  * level), and the module's static shared memory (*shared,
  * *shared_bytes; NULL, 0 when none). options: the kernel cell's magic options (-D, -U, -I
@@ -123,9 +128,9 @@ int sim_cores(void);
  * caret), for the caller's log mapping. Other failures: -1 with err (no g++
  * is CM_E_JIT_COMPILER). */
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, int nvars, const char *const *vars, void **var_addrs,
-                size_t *var_sizes, char **shared, size_t *shared_bytes, char **log,
-                double *ms, const char **cache, cm_error_t *err);
+                sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
+                void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,
+                char **log, double *ms, const char **cache, cm_error_t *err);
 
 /* Called for each reference of a checked variant (sim_module_refs) once it
  * is loaded: name is the variable's ("__gpuc_ref_" left out), where the

@@ -117,8 +117,8 @@ void sim_mem_set_bytes(void *ptr, size_t bytes);
 
 /* sim_compile's work: the plain variant (checked 0) or the checked one. */
 int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
-                        const char *const *names, sim_entry_fn *entries, int nvars,
-                        const char *const *vars, void **var_addrs, size_t *var_sizes,
+                        const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
+                        int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
                         char **shared, size_t *shared_bytes, char **log, double *ms,
                         const char **cache, cm_error_t *err);
 

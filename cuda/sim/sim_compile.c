@@ -229,8 +229,8 @@ static void translate_options(const char *options, cm_buf_t *flags)
     " -fno-tree-vectorize -fno-tree-slp-vectorize -nodefaultlibs -lstdc++ -lm -lc -lgcc_s"
 
 int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
-                        const char *const *names, sim_entry_fn *entries, int nvars,
-                        const char *const *vars, void **var_addrs, size_t *var_sizes,
+                        const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
+                        int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
                         char **shared, size_t *shared_bytes, char **log, double *ms,
                         const char **cache, cm_error_t *err)
 {
@@ -243,8 +243,11 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     cm_buf_adds(&src, "#line 1 \"gpuc-entries\"\n");
     for (int i = 0; i < nkernels; i++)
         cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread)) "
-                          "void __gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n",
-                    names[i], names[i]);
+                          "void __gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n"
+                          "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread)) "
+                          "int __gpuc_sizes_%s(unsigned long *s, int max) "
+                          "{ return __gpuc_param_sizes(%s, s, max); }\n",
+                    names[i], names[i], names[i], names[i]);
     for (int i = 0; i < nvars; i++) /* where each variable is, and its size */
         cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void *"
                           "__gpuc_var_%s(unsigned long *n) { *n = sizeof %s; return (void *)&%s; }\n",
@@ -288,6 +291,9 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
         entries[i] = (sim_entry_fn)cm_jit_symbol(r.handle, sym, err);
         if (!entries[i])
             return -1;
+        snprintf(sym, sizeof sym, "__gpuc_sizes_%s", names[i]);
+        if (sizes && !(sizes[i] = (sim_sizes_fn)cm_jit_symbol(r.handle, sym, err)))
+            return -1;
     }
     for (int i = 0; i < nvars; i++) {
         char sym[200];
@@ -303,12 +309,12 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
 }
 
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, int nvars, const char *const *vars, void **var_addrs,
-                size_t *var_sizes, char **shared, size_t *shared_bytes, char **log,
-                double *ms, const char **cache, cm_error_t *err)
+                sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
+                void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,
+                char **log, double *ms, const char **cache, cm_error_t *err)
 {
-    if (sim_compile_variant(source, options, 0, nkernels, names, entries, nvars, vars, var_addrs,
-                            var_sizes, shared, shared_bytes, log, ms, cache, err))
+    if (sim_compile_variant(source, options, 0, nkernels, names, entries, sizes, nvars, vars,
+                            var_addrs, var_sizes, shared, shared_bytes, log, ms, cache, err))
         return -1;
     sim_module_keep(source, options, nkernels, names, entries);
     return 0;

@@ -242,7 +242,7 @@ static int compile_checked(module_t *m, cm_error_t *err)
     size_t *sizes = calloc((size_t)m->nrefs + 1, sizeof *sizes);
     if (!where || !sizes ||
         sim_compile_variant(m->checked_source ? m->checked_source : m->source, m->options, 1,
-                            m->n, (const char *const *)m->names, entries, m->nrefs,
+                            m->n, (const char *const *)m->names, entries, NULL, m->nrefs,
                             (const char *const *)m->refs, where, sizes, &m->shared,
                             &m->shared_bytes, &log, &ms, &cache, err)) {
         if (!where || !sizes)

@@ -332,4 +332,9 @@ const char sim_prelude[] =
     " { f(*(typename std::remove_reference<A>::type *)a[I]...); }\n"
     "template <class... A> static inline __attribute__((no_sanitize_thread))"
     " void __gpuc_call(void (*f)(A...), void **a)"
-    " { __gpuc_call_(f, a, std::index_sequence_for<A...>{}); }\n";
+    " { __gpuc_call_(f, a, std::index_sequence_for<A...>{}); }\n"
+    /* and the sizes of its parameters, for the launch's checks */
+    "template <class... A> static inline __attribute__((no_sanitize_thread))"
+    " int __gpuc_param_sizes(void (*)(A...), unsigned long *s, int max)"
+    " { const unsigned long z[] = {sizeof(A)..., 0}; int i = 0;"
+    " for (; i < (int)sizeof...(A) && i < max; i++) s[i] = z[i]; return (int)sizeof...(A); }\n";

@@ -49,8 +49,9 @@
     X(void, __gpuc_array_end, (void), rt_result_array_end)                                    \
     X(void, __gpuc_show_array, (const struct ga_array *), rt_arrays_show)                     \
     /* the CUDA runtime as gpuc serves it (gpu_host_header's macros call these) */            \
-    X(int, gpu_device_properties, (struct cudaDeviceProp *prop, int device),                  \
+    X(int, gpu_device_properties, (struct gpu_device_props *prop, int device),                \
       gpu_device_properties)                                                                  \
+    X(int, __gpuc_simulating, (void), gpu_simulating)                                         \
     X(int, __gpuc_cuda_malloc, (void *ptr, size_t size, const char *what, int line),          \
       rt_gpu_cuda_malloc)                                                                     \
     X(int, __gpuc_cuda_free, (void *ptr), rt_gpu_cuda_free)                                   \
@@ -70,7 +71,7 @@
       (const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,            \
        const void *block, int block_is_dim3, unsigned block_size, unsigned long long shared,  \
        void *stream, int nargs, void **args, const unsigned long long *sizes,                 \
-       const char *kinds, int cell, int line),                                                \
+       const char *kinds, const char **types, int cell, int line),                            \
       rt_gpu_launch)                                                                          \
     /* device arrays (runtime/array/ga_api.h, docs/arrays.md) */                              \
     X(ga_t, ga_empty_n, (int dtype, int ndim, const long long *dims), ga_api_empty)           \

@@ -1,9 +1,12 @@
 /* rt_device: splitting a .cu-style cell (see rt_device.h). */
 #include "rt_device.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_buf.h"
 #include "rt_cell.h"
 #include "rt_lex.h"
 
@@ -39,6 +42,79 @@ static int is_device_item(const char *code, const rt_item_t *it)
     return device;
 }
 
+/* Non-zero when the item defines a type (struct, union, enum, typedef with
+ * a body) and has no CUDA words. names gets the names it declares,
+ * space-separated (its tag, a typedef's name); tag gets "struct T" for
+ * `struct T {...};` (or union, enum) alone, else "". */
+static int is_type_definition(const char *code, const rt_item_t *it, char *names, size_t ncap,
+                              char *tag, size_t cap)
+{
+    tag[0] = names[0] = '\0';
+    if (it->kind != RT_ITEM_DECLARATION)
+        return 0;
+    rt_tok_t *toks;
+    size_t n = rt_lex_all(code, it->start, it->end, it->line, &toks, NULL);
+    int type = n > 2 && toks[0].kind == RT_TOK_IDENT &&
+               (rt_tok_is(code, &toks[0], "struct") || rt_tok_is(code, &toks[0], "union") ||
+                rt_tok_is(code, &toks[0], "enum") || rt_tok_is(code, &toks[0], "typedef"));
+    int depth = 0, body = 0;
+    size_t o = 0;
+    for (size_t i = 0; i < n && type; i++) {
+        const rt_tok_t *t = &toks[i];
+        if (t->kind == RT_TOK_IDENT && cuda_word(NULL, code + t->start, t->len))
+            type = 0;
+        depth += rt_tok_punct(code, t, "{") - rt_tok_punct(code, t, "}");
+        body |= rt_tok_punct(code, t, "{");
+        int named = t->kind == RT_TOK_IDENT && depth == 0 && i > 0 &&
+                    !rt_tok_is(code, t, "struct") && !rt_tok_is(code, t, "union") &&
+                    !rt_tok_is(code, t, "enum");
+        if (named && o + t->len + 2 < ncap)
+            o += (size_t)snprintf(names + o, ncap - o, "%.*s ", (int)t->len, code + t->start);
+    }
+    type &= body;
+    if (type && !rt_tok_is(code, &toks[0], "typedef") && toks[1].kind == RT_TOK_IDENT && rt_tok_punct(code, &toks[2], "{") &&
+        rt_tok_punct(code, &toks[n - 1], ";") && rt_tok_punct(code, &toks[n - 2], "}") &&
+        toks[1].len + toks[0].len + 2 < cap)
+        snprintf(tag, cap, "%.*s %.*s", (int)toks[0].len, code + toks[0].start,
+                 (int)toks[1].len, code + toks[1].start);
+    free(toks);
+    return type;
+}
+
+/* Non-zero when text uses one of the space-separated names as a word. */
+static int uses_name(const char *text, const char *names)
+{
+    for (const char *w = names; *w;) {
+        size_t len = strcspn(w, " ");
+        for (const char *p = strstr(text, w); len && p; p = strstr(p + 1, w)) {
+            char before = p > text ? p[-1] : ' ', after = p[len];
+            if (!isalnum((unsigned char)before) && before != '_' &&
+                !isalnum((unsigned char)after) && after != '_' && strncmp(p, w, len) == 0)
+                return 1;
+        }
+        w += len + (w[len] == ' ');
+    }
+    return 0;
+}
+
+/* host with " typedef struct T T;" after each struct definition named in
+ * tags (at[i]: the end of the definition). */
+static char *add_typedefs(char *host, char **tags, const size_t *at, int n)
+{
+    cm_buf_t b = {0};
+    size_t from = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = strchr(tags[i], ' ') + 1;
+        cm_buf_add(&b, host + from, at[i] - from);
+        cm_buf_addf(&b, " typedef %s %s;", tags[i], name);
+        from = at[i];
+        free(tags[i]);
+    }
+    cm_buf_adds(&b, host + from);
+    free(host);
+    return cm_buf_steal(&b);
+}
+
 /* 1: device, 2: host, 3: both. */
 static int directive_side(const char *code, const rt_item_t *it)
 {
@@ -66,12 +142,20 @@ int rt_device_split(const char *code, char **device, char **host)
     for (size_t i = 0; i < n; i++)
         dev[i] = rest[i] = code[i] == '\n' ? '\n' : ' ';
     dev[n] = rest[n] = '\0';
-    int any = 0;
+    int any = 0, ntags = 0;
+    char **tags = calloc(items.n + 1, sizeof *tags);
+    size_t *at = calloc(items.n + 1, sizeof *at);
+    int *types = calloc(items.n + 1, sizeof *types); /* the items that define a type */
+    if (!tags || !at || !types)
+        abort();
     for (size_t i = 0; i < items.n; i++) {
         const rt_item_t *it = &items.items[i];
+        char names[256], tag[140];
         int side = it->kind == RT_ITEM_DIRECTIVE ? directive_side(code, it)
                    : is_device_item(code, it)    ? 1
                                                  : 2;
+        if (side == 2 && is_type_definition(code, it, names, sizeof names, tag, sizeof tag))
+            types[i] = 1;
         if (side == 1 && it->kind != RT_ITEM_DIRECTIVE)
             any = 1;
         if (side & 1)
@@ -79,13 +163,41 @@ int rt_device_split(const char *code, char **device, char **host)
         if (side & 2)
             memcpy(rest + it->start, code + it->start, it->end - it->start);
     }
+    /* a type the device code uses goes there too, as a .cu file gives it to
+     * both sides; last first, so that a type it uses in turn follows */
+    for (size_t i = items.n; i-- > 0;) {
+        const rt_item_t *it = &items.items[i];
+        char names[256], tag[140];
+        if (!types[i] || !is_type_definition(code, it, names, sizeof names, tag, sizeof tag) ||
+            !uses_name(dev, names))
+            continue;
+        memcpy(dev + it->start, code + it->start, it->end - it->start);
+        if (tag[0]) {
+            tags[ntags] = strdup(tag);
+            at[ntags++] = it->end;
+        }
+    }
+    free(types);
+    /* in order of position, for add_typedefs */
+    for (int a = 0, b = ntags - 1; a < b; a++, b--) {
+        char *t = tags[a];
+        size_t e = at[a];
+        tags[a] = tags[b], at[a] = at[b];
+        tags[b] = t, at[b] = e;
+    }
     rt_cell_free(&items);
     if (!any) {
+        for (int i = 0; i < ntags; i++)
+            free(tags[i]);
+        free(tags);
+        free(at);
         free(dev);
         free(rest);
         return 0;
     }
     *device = dev;
-    *host = rest;
+    *host = add_typedefs(rest, tags, at, ntags);
+    free(tags);
+    free(at);
     return 1;
 }

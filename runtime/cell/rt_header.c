@@ -119,13 +119,13 @@ const char *rt_header(void)
 {
     static char *text;
     if (!text) {
-        size_t a = strlen(rt_header_text), b = strlen(gpu_host_header),
+        size_t a = strlen(rt_header_text), b = strlen(gpu_host_header()),
                c = strlen(rt_launch_header), d = strlen(api_declarations);
         text = malloc(a + b + c + d + 1);
         if (!text)
             abort();
         memcpy(text, rt_header_text, a);
-        memcpy(text + a, gpu_host_header, b);
+        memcpy(text + a, gpu_host_header(), b);
         memcpy(text + a + b, rt_launch_header, c);
         memcpy(text + a + b + c, api_declarations, d + 1);
     }

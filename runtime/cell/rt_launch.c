@@ -6,16 +6,32 @@
 #include <string.h>
 
 #include "cm_buf.h"
+#include "gpu.h"
 #include "rt_lex.h"
+
+#define VECTOR_KIND(t, b, n, a) #t ": 'v', "
+#define VECTOR_NAME(t, b, n, a) #t ": \"" #t "\", "
+#define HALF_KIND(t, a) #t ": 'v', "
+#define HALF_NAME(t, a) #t ": \"" #t "\", "
 
 const char rt_launch_header[] =
     "#define __gpuc_is_dim3(v) _Generic((v), dim3: 1, default: 0)\n"
     /* what an argument is: i / u a signed / unsigned integer, f float,
-     * d double, l long double, a a device array, p anything else */
+     * d double, l long double, a a device array, v a CUDA vector type or
+     * __half, p anything else (a pointer or a struct) */
     "#define __gpuc_kind(v) _Generic((v), _Bool: 'u', char: 'i', signed char: 'i', "
     "unsigned char: 'u', short: 'i', unsigned short: 'u', int: 'i', unsigned int: 'u', "
     "long: 'i', unsigned long: 'u', long long: 'i', unsigned long long: 'u', float: 'f', "
-    "double: 'd', long double: 'l', struct ga_array *: 'a', default: 'p')\n";
+    "double: 'd', long double: 'l', struct ga_array *: 'a', "
+    GPU_VECTOR_TYPES(VECTOR_KIND) GPU_HALF_TYPES(HALF_KIND) "default: 'p')\n"
+    /* its type's name where it is one of those, for the launch's messages */
+    "#define __gpuc_type(v) _Generic((v), _Bool: \"bool\", char: \"char\", "
+    "signed char: \"signed char\", unsigned char: \"unsigned char\", short: \"short\", "
+    "unsigned short: \"unsigned short\", int: \"int\", unsigned int: \"unsigned int\", "
+    "long: \"long\", unsigned long: \"unsigned long\", long long: \"long long\", "
+    "unsigned long long: \"unsigned long long\", float: \"float\", double: \"double\", "
+    "long double: \"long double\", "
+    GPU_VECTOR_TYPES(VECTOR_NAME) GPU_HALF_TYPES(HALF_NAME) "default: (const char *)0)\n";
 
 typedef struct span {
     size_t from, to; /* byte range of the source */
@@ -104,7 +120,17 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
     add_text(out, src, config[1].from, config[1].to);
     cm_buf_adds(out, ") __gpuc_block = (");
     add_text(out, src, config[1].from, config[1].to);
-    cm_buf_addf(out, "); __gpuc_launch(\"%.*s\", &__gpuc_grid, __gpuc_is_dim3(__gpuc_grid), "
+    cm_buf_adds(out, "); ");
+    /* each argument in a variable of its type: a struct is copied whole
+     * (a compound literal `(T){s}` would take s for T's first member) */
+    for (int a = 0; a < nargs; a++) {
+        cm_buf_adds(out, "__typeof__(");
+        add_text(out, src, args[a].from, args[a].to);
+        cm_buf_addf(out, ") __gpuc_a%d = (", a);
+        add_text(out, src, args[a].from, args[a].to);
+        cm_buf_adds(out, "); ");
+    }
+    cm_buf_addf(out, "__gpuc_launch(\"%.*s\", &__gpuc_grid, __gpuc_is_dim3(__gpuc_grid), "
                      "sizeof __gpuc_grid, &__gpuc_block, __gpuc_is_dim3(__gpuc_block), "
                      "sizeof __gpuc_block, ",
                 (int)toks[i].len, src + toks[i].start);
@@ -118,25 +144,17 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
     else
         cm_buf_addc(out, '0');
     cm_buf_addf(out, ", %d, (void *[]){", nargs);
-    for (int a = 0; a < nargs; a++) {
-        cm_buf_adds(out, a ? ", &(__typeof__(" : "&(__typeof__(");
-        add_text(out, src, args[a].from, args[a].to);
-        cm_buf_adds(out, ")){");
-        add_text(out, src, args[a].from, args[a].to);
-        cm_buf_addc(out, '}');
-    }
+    for (int a = 0; a < nargs; a++)
+        cm_buf_addf(out, "%s&__gpuc_a%d", a ? ", " : "", a);
     cm_buf_adds(out, nargs ? "}, (const unsigned long long[]){" : "0}, (const unsigned long long[]){");
-    for (int a = 0; a < nargs; a++) {
-        cm_buf_adds(out, a ? ", sizeof(" : "sizeof(");
-        add_text(out, src, args[a].from, args[a].to);
-        cm_buf_addc(out, ')');
-    }
+    for (int a = 0; a < nargs; a++)
+        cm_buf_addf(out, "%ssizeof __gpuc_a%d", a ? ", " : "", a);
     cm_buf_adds(out, nargs ? "}, (const char[]){" : "0}, (const char[]){");
-    for (int a = 0; a < nargs; a++) {
-        cm_buf_adds(out, "__gpuc_kind(");
-        add_text(out, src, args[a].from, args[a].to);
-        cm_buf_adds(out, "), ");
-    }
+    for (int a = 0; a < nargs; a++)
+        cm_buf_addf(out, "__gpuc_kind(__gpuc_a%d), ", a);
+    cm_buf_adds(out, "0}, (const char *[]){");
+    for (int a = 0; a < nargs; a++)
+        cm_buf_addf(out, "__gpuc_type(__gpuc_a%d), ", a);
     cm_buf_addf(out, "0}, %d, %d); })", cell, toks[i].line);
     add_newlines(out, src, toks[i].start, toks[end].start);
     return end + 1;

@@ -45,6 +45,7 @@ int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
            gpu_simulating() ? "*" : " ", sim.name, sim.major, sim.minor,
            (double)sim.total_mem / (1 << 30),
            gpu_simulating() ? ": kernels run here, on the CUDA simulator (%sim)" : "");
+    printf("host cells declare the runtime API from %s\n", gpu_host_header_source());
     return 0;
 }
 

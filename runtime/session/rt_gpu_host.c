@@ -90,11 +90,12 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
     return ga_array_data(a);
 }
 
+#define VECTOR_NAME(t, b, n, a) #t,
+
 /* Non-zero when decl names a CUDA vector type (float4, uint2, longlong3...). */
 static int is_vector_type(const char *decl)
 {
-    static const char *const bases[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
-                                        "ulong", "longlong", "ulonglong", "float", "double", NULL};
+    static const char *const names[] = {GPU_VECTOR_TYPES(VECTOR_NAME) NULL};
     for (const char *p = decl; *p;) {
         if (!(isalpha((unsigned char)*p) || *p == '_')) {
             p++;
@@ -103,11 +104,8 @@ static int is_vector_type(const char *decl)
         const char *w = p;
         while (isalnum((unsigned char)*p) || *p == '_')
             p++;
-        size_t n = (size_t)(p - w);
-        if (n < 2 || w[n - 1] < '1' || w[n - 1] > '4')
-            continue;
-        for (int b = 0; bases[b]; b++)
-            if (strlen(bases[b]) == n - 1 && !strncmp(w, bases[b], n - 1))
+        for (int i = 0; names[i]; i++)
+            if (strlen(names[i]) == (size_t)(p - w) && !strncmp(w, names[i], (size_t)(p - w)))
                 return 1;
     }
     return 0;
@@ -165,7 +163,8 @@ static int convert_scalar(const gpu_param_t *p, char kind, size_t size, const vo
 int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,
                   const void *block, int block_is_dim3, unsigned block_size,
                   unsigned long long shared, void *stream, int nargs, void **args,
-                  const unsigned long long *sizes, const char *kinds, int cell, int line)
+                  const unsigned long long *sizes, const char *kinds, const char **types,
+                  int cell, int line)
 {
     cm_error_t err = {0};
     unsigned g[3], b[3];
@@ -194,8 +193,8 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
         }
     }
     kind[nargs < 64 ? nargs : 64] = '\0';
-    if (gpu_launch(kernel, g, b, (unsigned)shared, stream, nargs, argv, sz, kind, cell, line,
-                   &err) != 0) {
+    if (gpu_launch(kernel, g, b, (unsigned)shared, stream, nargs, argv, sz, kind,
+                   (const char *const *)types, cell, line, &err) != 0) {
         const char *ename = err.code == GPU_E_ARGS || err.code == GPU_E_NO_KERNEL ? "LaunchError"
                             : err.code == GPU_E_NO_GPU || err.code == GPU_E_NO_LIBRARY
                                 ? "NoGPU"

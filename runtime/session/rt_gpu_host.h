@@ -15,7 +15,8 @@
 int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsigned grid_size,
                   const void *block, int block_is_dim3, unsigned block_size,
                   unsigned long long shared, void *stream, int nargs, void **args,
-                  const unsigned long long *sizes, const char *kinds, int cell, int line);
+                  const unsigned long long *sizes, const char *kinds, const char **types,
+                  int cell, int line);
 
 /* cudaMalloc / cudaFree in host cells (macros of gpuc.h): the real
  * libcudart calls, with the allocation remembered under `what` (the

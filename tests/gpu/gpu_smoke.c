@@ -108,7 +108,7 @@ int main(void)
     void *args[4] = {&count, &a, &dx, &dy};
     size_t sizes[4] = {4, 4, 8, 8};
     cm_error_clear(&err);
-    EXPECT(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 3, 1, &err) == 0,
+    EXPECT(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", NULL, 3, 1, &err) == 0,
            "launch: %s", err.text);
     cm_error_clear(&err);
     EXPECT(gpu_synchronize(&err) == 0, "sync: %s", err.text);
@@ -143,11 +143,11 @@ int main(void)
             double bare = (now_us() - t0) / 1000;
             d->cuCtxSynchronize();
             for (int i = 0; i < 100; i++)
-                gpu_launch("empty", one, one, 0, NULL, 0, NULL, NULL, "", 5, 1, &err);
+                gpu_launch("empty", one, one, 0, NULL, 0, NULL, NULL, "", NULL, 5, 1, &err);
             d->cuCtxSynchronize();
             t0 = now_us();
             for (int i = 0; i < 1000; i++)
-                gpu_launch("empty", one, one, 0, NULL, 0, NULL, NULL, "", 5, 1, &err);
+                gpu_launch("empty", one, one, 0, NULL, 0, NULL, NULL, "", NULL, 5, 1, &err);
             double ours = (now_us() - t0) / 1000;
             d->cuCtxSynchronize();
             printf("launch, host time per launch: bare cuLaunchKernel %.2f us, gpu_launch %.2f us "
@@ -162,7 +162,7 @@ int main(void)
     void *oargs[1] = {&dx};
     size_t osizes[1] = {8};
     cm_error_clear(&err);
-    EXPECT(gpu_launch("oob", one, block, 0, NULL, 1, oargs, osizes, "p", 6, 3, &err) == 0,
+    EXPECT(gpu_launch("oob", one, block, 0, NULL, 1, oargs, osizes, "p", NULL, 6, 3, &err) == 0,
            "oob launch: %s", err.text);
     cm_error_clear(&err);
     int rc = gpu_synchronize(&err);
@@ -171,7 +171,7 @@ int main(void)
     EXPECT(rc == -1 && gpu_error_is_sticky(err.code), "expected a sticky error, got %d", err.code);
     EXPECT(strstr(err.text, "oob, launched at cell 6, line 3") != NULL, "names the launch");
     cm_error_clear(&err);
-    int again = gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 7, 1, &err);
+    int again = gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", NULL, 7, 1, &err);
     printf("launch after the sticky error: rc %d: %s\n", again, err.text);
     printf("%s\n", failures ? "FAILED" : "OK");
     free(hx);

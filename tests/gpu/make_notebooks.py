@@ -252,6 +252,89 @@ SWITCH = [
     "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\nprintf(\"gpu %g\\n\", h[10]);",
 ]
 
+# any kernel parameter type (issue 12): structs by value with an array, a
+# float4 and a nested struct inside (nvcc's layout), vector types made with
+# make_float4 & co, __half; the last cell's wrong struct is a LaunchError
+# (run with --allow-errors; run.sh checks the PASS lines and the message)
+PARAMS = [
+    "%gpu",
+    "struct Inner { double scale; char tag; };\n"
+    "struct Params { float w[5]; float4 shift; Inner in; int n; };\n"
+    "__global__ void apply(Params q, float *out) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < q.n) out[i] = (float)(q.w[i % 5] * q.in.scale + q.shift.x + q.shift.w + q.in.tag);\n}\n"
+    "Params q = {{1, 2, 3, 4, 5}, {0}, {0.5, 3}, 1000};\n"
+    "q.shift = make_float4(10, 0, 0, 100);\n"
+    "float *d_out, out[1000];\ncudaMalloc(&d_out, sizeof out);\n"
+    "apply<<<4, 256>>>(q, d_out);\n"
+    "cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < 1000; i++)\n"
+    "    if (out[i] != (float)(q.w[i % 5] * 0.5 + 113)) { printf(\"out[%d] = %g\\n\", i, out[i]); abort(); }\n"
+    "if (sizeof q != 80) abort();\nprintf(\"PASS struct by value\\n\");",
+    "%%kernel\n__global__ void combine(float4 a, int2 b, double2 c, uchar4 d, float *out) {\n"
+    "    out[0] = a.x + a.y + a.z + a.w;\n    out[1] = b.x * 10 + b.y;\n"
+    "    out[2] = (float)(c.x - c.y);\n    out[3] = d.x + d.y + d.z + d.w;\n}",
+    "float h4[4];\n"
+    "combine<<<1, 1>>>(make_float4(1, 2, 3, 4.5f), make_int2(7, -3), make_double2(2.5, 0.25),\n"
+    "                  make_uchar4(1, 2, 3, 250), d_out);\n"
+    "cudaMemcpy(h4, d_out, sizeof h4, cudaMemcpyDeviceToHost);\n"
+    "if (h4[0] != 10.5f || h4[1] != 67 || h4[2] != 2.25f || h4[3] != 256) abort();\n"
+    "printf(\"PASS vector types\\n\");",
+    "%%kernel\n#include <cuda_fp16.h>\n"
+    "__global__ void halves(__half a, const __half *x, float *out, int n) {\n"
+    "    int i = threadIdx.x;\n    if (i < n) out[i] = __half2float(a) * __half2float(x[i]);\n}",
+    "__half hx[8];\nfor (int i = 0; i < 8; i++) hx[i] = __float2half(i * 0.75f - 2);\n"
+    "__half *dx;\ncudaMalloc(&dx, sizeof hx);\ncudaMemcpy(dx, hx, sizeof hx, cudaMemcpyHostToDevice);\n"
+    "halves<<<1, 8>>>(__float2half(0.5f), dx, d_out, 8);\n"
+    "float h8[8];\ncudaMemcpy(h8, d_out, sizeof h8, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < 8; i++) if (h8[i] != (i * 0.75f - 2) * 0.5f) abort();\n"
+    "printf(\"PASS __half\\n\");",
+    "struct Wrong { float a[5]; float4 shift; } wrong = {{0}};\napply<<<1, 1>>>(wrong, d_out);",
+]
+
+# NVIDIA's own runtime API in host cells (issue 12): default arguments left
+# out, float ** where void ** is declared, functions and cudaDeviceProp
+# fields gpuc's subset never had; run.sh also checks that no cell warned
+RUNTIME = [
+    "%gpu",
+    "%%kernel\n__global__ void axpy(int n, float a, const float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = a * x[i] + y[i];\n}",
+    "int n = 1 << 20;\nfloat *x, *y, *pinned;\n"
+    "cudaMallocManaged(&x, n * sizeof(float));\ncudaMallocManaged(&y, n * sizeof(float));\n"
+    "cudaHostAlloc(&pinned, n * sizeof(float), cudaHostAllocDefault);\n"
+    "for (int i = 0; i < n; i++) { x[i] = i % 1000; y[i] = 1.0f; }\n"
+    "cudaEvent_t start, stop;\ncudaEventCreate(&start);\ncudaEventCreate(&stop);\n"
+    "cudaStream_t s;\ncudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+    "float *z;\ncudaMallocManaged(&z, 64);\ncudaStreamAttachMemAsync(s, z);\ncudaStreamSynchronize(s);\n"
+    "cudaEventRecord(start);\naxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, x, y);\n"
+    "cudaEventRecord(stop);\ncudaEventSynchronize(stop);\n"
+    "float ms = -1;\ncudaEventElapsedTime(&ms, start, stop);\n"
+    "cudaMemcpyAsync(pinned, y, n * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "cudaDeviceSynchronize();\n"
+    "for (int i = 0; i < n; i++) if (pinned[i] != 2.0f * (i % 1000) + 1.0f) abort();\n"
+    "if (!(ms > 0)) abort();\nprintf(\"PASS managed memory, events, streams with defaults\\n\");",
+    "size_t pitch;\nfloat *d2;\nint w = 100, h = 50;\n"
+    "cudaMallocPitch(&d2, &pitch, w * sizeof(float), h);\n"
+    "float host2[50][100], back2[50][100];\n"
+    "for (int r = 0; r < h; r++) for (int c = 0; c < w; c++) host2[r][c] = r * 1000 + c;\n"
+    "cudaMemcpy2DAsync(d2, pitch, host2, w * sizeof(float), w * sizeof(float), h, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy2D(back2, w * sizeof(float), d2, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost);\n"
+    "if (pitch < w * sizeof(float) || back2[49][99] != 49099 || back2[7][3] != 7003) abort();\n"
+    "printf(\"PASS pitched memory and cudaMemcpy2DAsync without a stream\\n\");",
+    "cudaDeviceProp prop;\ncudaGetDeviceProperties(&prop, 0);\nint sms = 0, l2 = 0;\n"
+    "cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+    "cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);\n"
+    "printf(\"%s: cc %d.%d, %d SMs, %zu MiB, L2 %d, persisting L2 max %d\\n\", prop.name, prop.major,\n"
+    "       prop.minor, prop.multiProcessorCount, prop.totalGlobalMem >> 20, prop.l2CacheSize,\n"
+    "       prop.persistingL2CacheMaxSize);\n"
+    "if (prop.multiProcessorCount != sms || prop.l2CacheSize != l2 || prop.warpSize != 32 ||\n"
+    "    prop.maxThreadsPerBlock != 1024 || prop.major < 7 || prop.totalGlobalMem == 0) abort();\n"
+    "printf(\"PASS the real cudaDeviceProp\\n\");",
+    "cudaFree(x); cudaFree(y); cudaFree(z); cudaFree(d2); cudaFreeHost(pinned);\n"
+    "cudaStreamDestroy(s); cudaEventDestroy(start); cudaEventDestroy(stop);\n"
+    "printf(\"PASS cleanup\\n\");",
+]
+
 
 # cuRAND's device API (curand_kernel.h: XORWOW states) in a kernel cell: a
 # Monte Carlo estimate of pi on the GPU, then the same cell on the CUDA
@@ -292,5 +375,6 @@ def notebook(cells):
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
-                    ("curand", CURAND), ("waits", WAITS)):
+                    ("curand", CURAND), ("waits", WAITS), ("params", PARAMS),
+                    ("runtime", RUNTIME)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

@@ -167,6 +167,42 @@ for c in json.load(open(sys.argv[1]))["cells"]:
 PY
 check $rc "device symbols notebook"
 
+# any kernel parameter type (issue 12): structs, vector types, __half; the
+# by-value struct's size checked against the driver's (cuFuncGetParamInfo)
+"$bin/gpuc" run --allow-errors tests/gpu/params.ipynb -o "$out/params.ipynb" 2> "$out/params.log"
+cat "$out/params.log"
+python3 - "$out/params.ipynb" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+text = "".join(o.get("text", "") for c in cells for o in c["outputs"] if o["output_type"] == "stream")
+errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+print(text)
+passes = [l for l in text.splitlines() if l.startswith("PASS ")]
+ok = passes == ["PASS struct by value", "PASS vector types", "PASS __half"]
+ok = ok and len(errors) == 1 and errors[0]["ename"] == "LaunchError" and \
+    "argument 1 of apply is Params q (80 bytes), got a 48-byte value" in errors[0]["evalue"]
+print([e["evalue"] for e in errors])
+sys.exit(0 if ok else 1)
+PY
+check $? "kernel parameter types notebook"
+
+# NVIDIA's runtime API in host cells (issue 12): defaults, void ** casts,
+# the real cudaDeviceProp, functions beyond gpuc's subset; no warnings
+"$bin/gpuc" run tests/gpu/runtime.ipynb -o "$out/runtime.ipynb" 2> "$out/runtime.log"
+rc=$?; cat "$out/runtime.log"
+python3 - "$out/runtime.ipynb" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+out = "".join(o.get("text", "") for c in cells for o in c["outputs"]
+              if o["output_type"] == "stream" and o["name"] == "stdout")
+err = "".join(o.get("text", "") for c in cells for o in c["outputs"]
+              if o["output_type"] == "stream" and o["name"] == "stderr")
+print(out, err)
+passes = [l for l in out.splitlines() if l.startswith("PASS ")]
+sys.exit(0 if len(passes) == 4 and "warning" not in err else 1)
+PY
+check $? "runtime API notebook (gpuc run rc $rc)"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \

@@ -109,3 +109,15 @@ def test_curand_kernel_header(gpuc_bin, tmp_path):
             if line.startswith("hits ")]
     assert len(hits) == 2 and hits[0] == hits[1], hits
     assert abs(float(hits[0].split()[-1]) - 3.1416) < 0.01, hits
+
+
+def test_params(gpuc_bin, tmp_path):
+    # structs, vector types and __half as on a GPU (run.sh), the wrong
+    # struct a LaunchError with both sizes (g++'s layout here)
+    _, nb = run(gpuc_bin, "params", tmp_path, "--allow-errors")
+    text = "".join(streams(c) for c in nb["cells"])
+    passes = [line for line in text.splitlines() if line.startswith("PASS ")]
+    assert passes == ["PASS struct by value", "PASS vector types", "PASS __half"]
+    errors = [o for c in nb["cells"] for o in c["outputs"] if o["output_type"] == "error"]
+    assert len(errors) == 1 and errors[0]["ename"] == "LaunchError"
+    assert "argument 1 of apply is Params q (80 bytes), got a 48-byte value" in errors[0]["evalue"]

@@ -303,6 +303,9 @@ printf("%s|%d|%d|%d|%s|%s|%d\\n", p.name, p.warpSize, p.maxThreadsPerBlock, coun
 def test_percent_gpu_and_sim(kc):
     out = execute_ok(kc, "%gpu").stream()
     assert "* cpu: gpuc simulator (CPU" in out
+    # where host cells' CUDA declarations come from (NVIDIA's header here,
+    # where the toolkit is installed; gpuc's subset elsewhere)
+    assert "host cells declare the runtime API from " in out
     out = execute_ok(kc, "%sim").stream()
     assert "index order" in out and "memcheck: off" in out and "racecheck: off" in out
 

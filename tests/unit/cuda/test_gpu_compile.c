@@ -295,7 +295,7 @@ static void test_launch_checks(void)
     size_t sizes[4] = {4, 4, 8, 8};
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 3, args, sizes, "ssp", 4, 2, &err) == -1);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 3, args, sizes, "ssp", NULL, 4, 2, &err) == -1);
     CHECK(err.code == GPU_E_ARGS);
     CHECK_STR(err.text, "cell 4, line 2: saxpy expects 4 arguments (int n, float a, float *x, "
                         "float *y), got 3");
@@ -303,20 +303,23 @@ static void test_launch_checks(void)
     void *args2[4] = {&n, &ad, &x, &y};
     size_t sizes2[4] = {4, 8, 8, 8};
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args2, sizes2, "sspp", 4, 2, &err) == -1);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args2, sizes2, "sspp", NULL, 4, 2, &err) == -1);
     CHECK_STR(err.text, "cell 4, line 2: argument 2 of saxpy is float a (4 bytes), got an 8-byte "
                         "value");
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "ssps", 4, 2, &err) == -1);
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "ssps", NULL, 4, 2, &err) == -1);
     CHECK_STR(err.text, "cell 4, line 2: argument 4 of saxpy is a pointer (float *y), got a scalar");
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "pspp", 4, 2, &err) == -1);
-    CHECK_STR(err.text, "cell 4, line 2: argument 1 of saxpy is int n (4 bytes), got a pointer");
+    void *args3[4] = {&x, &a, &x, &y};
+    size_t sizes3[4] = {8, 4, 8, 8};
+    CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args3, sizes3, "pspp", NULL, 4, 2, &err) == -1);
+    CHECK_STR(err.text, "cell 4, line 2: argument 1 of saxpy is int n (4 bytes), got a pointer (or an 8-byte "
+                        "struct)");
 
     cm_error_clear(&err);
-    CHECK(gpu_launch("sxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 4, 2, &err) == -1);
+    CHECK(gpu_launch("sxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", NULL, 4, 2, &err) == -1);
     CHECK(err.code == GPU_E_NO_KERNEL && strstr(err.text, "known kernels: saxpy"));
 
     const gpu_param_t *params = NULL;
@@ -332,7 +335,7 @@ static void test_launch_checks(void)
             hx[i] = (float)i, hy[i] = 1.0f;
         x = hx, y = hy;
         cm_error_clear(&err);
-        CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", 4, 2, &err) == 0);
+        CHECK(gpu_launch("saxpy", grid, block, 0, NULL, 4, args, sizes, "sspp", NULL, 4, 2, &err) == 0);
         CHECK(hy[0] == 1.0f && hy[1023] == 2.0f * 1023 + 1.0f);
         CHECK(gpu_last_launch(NULL, NULL, NULL) == 1);
         CHECK(gpu_synchronize(&err) == 0);
@@ -343,6 +346,27 @@ static void test_launch_checks(void)
         CHECK(strncmp(props.name, "gpuc simulator (CPU, ", 21) == 0);
         CHECK(props.maxThreadsPerBlock == 1024 && props.warpSize == 32);
         CHECK(gpu_device_properties(&props, 1) == 101);
+
+        /* a struct by value: its size is g++'s, checked at the launch */
+        gpu_cell_t *sc = NULL;
+        CHECK(compile("struct P { float a; double b; char c[3]; };\n"
+                      "__global__ void takes(P p, float *out) { out[0] = p.a + p.c[2]; }\n",
+                      NULL, 9, &sc, &err) == 0);
+        gpu_cell_free(sc);
+        CHECK(gpu_kernel_params("takes", &params) == 2 && params[0].kind == GPU_PARAM_BYVALUE &&
+              params[0].size == 24);
+        struct { float a; double b; char c[3]; } pv = {1.5f, 0, {0, 0, 2}};
+        float out = 0, *outp = &out;
+        void *pargs[2] = {&pv, &outp};
+        size_t psizes[2] = {sizeof pv, sizeof outp};
+        CHECK(gpu_launch("takes", block, block, 0, NULL, 2, pargs, psizes, "pp", NULL, 9, 3,
+                         &err) == 0 && out == 3.5f);
+        size_t short_sizes[2] = {16, sizeof outp};
+        cm_error_clear(&err);
+        CHECK(gpu_launch("takes", block, block, 0, NULL, 2, pargs, short_sizes, "pp", NULL, 9, 3,
+                         &err) == -1);
+        CHECK_STR(err.text, "cell 9, line 3: argument 1 of takes is P p (24 bytes), got a "
+                            "16-byte value");
     }
 }
 
@@ -361,9 +385,16 @@ static void test_errors_text(void)
     gpu_error_oom(&err, (size_t)3 << 30, "cudaMalloc");
     CHECK(err.code == 2 && strstr(err.text, "asked for 3.00 GiB (3221225472 bytes)") &&
           strstr(err.text, "nothing else was lost"));
-    CHECK(strstr(gpu_host_header, "cudaError_t cudaMalloc(void *devPtr, size_t size);"));
-    CHECK(strstr(gpu_host_header, "struct cudaDeviceProp { char name[256];"));
-    CHECK(strstr(gpu_host_header, "typedef struct dim3 { unsigned int x, y, z; } dim3;"));
+    /* NVIDIA's header where the toolkit's matches the runtime, else gpuc's */
+    const char *h = gpu_host_header();
+    if (strstr(gpu_host_header_source(), "cuda_runtime_api.h"))
+        CHECK(strstr(h, "/cuda_runtime_api.h\"") &&
+              strstr(h, "#define __gpuc_cudaEventRecord_1(a0) __gpuc_fn_cudaEventRecord((a0), 0)"));
+    else
+        CHECK(strstr(h, "cudaError_t cudaMalloc(void *devPtr, size_t size);") &&
+              strstr(h, "struct cudaDeviceProp { char name[256];"));
+    CHECK(strstr(h, "typedef struct dim3 { unsigned int x, y, z; } dim3;"));
+    CHECK(strstr(h, "typedef struct float4 { _Alignas(16) float x; float y, z, w; } float4;"));
     cm_error_clear(&err);
     if (gpu_runtime_load(&err) == 0) {
         CHECK(gpu_runtime_handle() != NULL);

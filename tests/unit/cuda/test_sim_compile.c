@@ -18,7 +18,7 @@ static int compile(const char *src, const char *options, int n, const char *cons
     double ms;
     const char *cache;
     cm_error_clear(err);
-    return sim_compile(src, options, n, names, entries, 0, NULL, NULL, NULL, shared, shared_bytes, log, &ms, &cache,
+    return sim_compile(src, options, n, names, entries, NULL, 0, NULL, NULL, NULL, shared, shared_bytes, log, &ms, &cache,
                        err);
 }
 

@@ -20,19 +20,24 @@ int main(void)
 
     char *s = rt_launch_rewrite("saxpy<<<blocks, 256>>>(n, 2.0f, x, y);", 3);
     CHECK_STR(s, "({ __typeof__(blocks) __gpuc_grid = (blocks); __typeof__(256) __gpuc_block = "
-                 "(256); __gpuc_launch(\"saxpy\", &__gpuc_grid, __gpuc_is_dim3(__gpuc_grid), "
+                 "(256); __typeof__(n) __gpuc_a0 = (n); __typeof__(2.0f) __gpuc_a1 = (2.0f); "
+                 "__typeof__(x) __gpuc_a2 = (x); __typeof__(y) __gpuc_a3 = (y); "
+                 "__gpuc_launch(\"saxpy\", &__gpuc_grid, __gpuc_is_dim3(__gpuc_grid), "
                  "sizeof __gpuc_grid, &__gpuc_block, __gpuc_is_dim3(__gpuc_block), "
                  "sizeof __gpuc_block, 0, 0, 4, "
-                 "(void *[]){&(__typeof__(n)){n}, &(__typeof__(2.0f)){2.0f}, "
-                 "&(__typeof__(x)){x}, &(__typeof__(y)){y}}, (const unsigned long long[])"
-                 "{sizeof(n), sizeof(2.0f), sizeof(x), sizeof(y)}, (const char[]){"
-                 "__gpuc_kind(n), __gpuc_kind(2.0f), __gpuc_kind(x), __gpuc_kind(y), 0}, 3, 1); });");
+                 "(void *[]){&__gpuc_a0, &__gpuc_a1, &__gpuc_a2, &__gpuc_a3}, "
+                 "(const unsigned long long[]){sizeof __gpuc_a0, sizeof __gpuc_a1, "
+                 "sizeof __gpuc_a2, sizeof __gpuc_a3}, (const char[]){"
+                 "__gpuc_kind(__gpuc_a0), __gpuc_kind(__gpuc_a1), __gpuc_kind(__gpuc_a2), "
+                 "__gpuc_kind(__gpuc_a3), 0}, (const char *[]){__gpuc_type(__gpuc_a0), "
+                 "__gpuc_type(__gpuc_a1), __gpuc_type(__gpuc_a2), __gpuc_type(__gpuc_a3), 0}, "
+                 "3, 1); });");
     free(s);
 
     s = rt_launch_rewrite("k<<<g, b, 1024, st>>>(f(a, b), arr[i]);", 1);
     CHECK(s && strstr(s, "__gpuc_grid = (g);"));
     CHECK(s && strstr(s, "sizeof __gpuc_block, 1024, st, 2,"));
-    CHECK(s && strstr(s, "sizeof(f(a, b))"));
+    CHECK(s && strstr(s, "__typeof__(f(a, b)) __gpuc_a0 = (f(a, b));"));
     free(s);
 
     s = rt_launch_rewrite("empty<<<1, 1>>>();", 1);

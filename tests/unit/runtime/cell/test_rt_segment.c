@@ -48,6 +48,29 @@ static void test_device_split(void)
     CHECK(rt_device_split("int x = 1;\n", &device, &host) == 0 && !device && !host);
     /* __device__ only in a comment-free host cell text: no device item */
     CHECK(rt_device_split("const char *s = \"__device__\";\n", &device, &host) == 0);
+
+    /* a type the device code uses goes to both sides (and what it uses in
+     * turn), named without `struct` on the host; a host-only type stays */
+    const char *typed = "struct Inner { float a; };\n"
+                        "struct P { struct Inner in; int n; };\n"
+                        "struct Timer { long t0; };\n"
+                        "typedef struct { int k; } Opt;\n"
+                        "__global__ void k(P p, Opt o) { }\n"
+                        "P v;\n";
+    CHECK(rt_device_split(typed, &device, &host) == 1);
+    CHECK(strstr(device, "struct P { struct Inner in; int n; };"));
+    CHECK(strstr(device, "struct Inner { float a; };"));
+    CHECK(strstr(device, "typedef struct { int k; } Opt;"));
+    CHECK(!strstr(device, "Timer"));
+    CHECK(strstr(host, "struct P { struct Inner in; int n; }; typedef struct P P;\n"));
+    CHECK(strstr(host, "struct Inner { float a; }; typedef struct Inner Inner;\n"));
+    CHECK(strstr(host, "struct Timer { long t0; };\n") && !strstr(host, "struct Timer Timer"));
+    nl = 0;
+    for (const char *p = host; p < strstr(host, "P v;"); p++)
+        nl += *p == '\n';
+    CHECK(nl == 5);
+    free(device);
+    free(host);
 }
 
 int main(void)

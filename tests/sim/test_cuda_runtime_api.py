@@ -1,0 +1,123 @@
+"""NVIDIA's own runtime API in host cells (issue 12), through the real
+kernel on the CUDA simulator: host cells see the toolkit's
+cuda_runtime_api.h (the version of the libcudart found), so course code
+that leaves NVIDIA's default arguments out, names structs and enums as C++
+does, passes `float **` where `void **` is declared and reads cudaDeviceProp
+fields compiles without a warning and runs; a wrong call is still a clear
+compile error; where no toolkit header is found (GPUC_CUDA_INCLUDE=none)
+gpuc's own subset serves the same course code."""
+import os
+
+import numpy as np
+import pytest
+
+from kernel_util import execute, execute_ok, start_kernel, stop_kernel
+
+COURSE = """
+cudaEvent_t start, stop;
+cudaEventCreate(&start); cudaEventCreate(&stop);
+int n = 1 << 12;
+float *x, *y, *pinned;
+cudaMallocManaged(&x, n * sizeof(float));
+cudaMallocManaged(&y, n * sizeof(float));
+cudaMallocHost(&pinned, n * sizeof(float));
+for (int i = 0; i < n; i++) { x[i] = i * 0.5f; y[i] = 1.0f; }
+cudaStream_t stream;
+cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+cudaEventRecord(start);
+axpy<<<(n + 255) / 256, 256>>>(n, 3.0f, x, y);
+cudaMemcpyAsync(pinned, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+cudaEventRecord(stop);
+cudaEventSynchronize(stop);
+float ms = -1;
+cudaEventElapsedTime(&ms, start, stop);
+cudaDeviceProp prop;
+cudaGetDeviceProperties(&prop, 0);
+printf("device %s: warp %d, %d SMs, cc %d.%d, ms>=0 %d\\n", prop.name, prop.warpSize,
+       prop.multiProcessorCount, prop.major, prop.minor, ms >= 0);
+for (int i = 0; i < n; i++) printf("%g ", pinned[i]);
+printf("\\n");
+cudaFree(x); cudaFree(y); cudaFreeHost(pinned);
+cudaStreamDestroy(stream);
+"""
+
+KERNEL = """%%kernel
+__global__ void axpy(int n, float a, const float *x, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"""
+
+
+def check_course_output(run):
+    assert run.stream("stderr") == ""  # not one warning
+    lines = run.stream().strip().split("\n")
+    assert lines[0].startswith("device gpuc simulator") and "warp 32" in lines[0]
+    assert lines[0].endswith("ms>=0 1")
+    got = np.array([float(v) for v in lines[1].split()])
+    x = np.arange(1 << 12, dtype=np.float32) * np.float32(0.5)
+    np.testing.assert_allclose(got, np.float32(3) * x + 1, rtol=1e-6)
+
+
+def test_cpu_device_first(kc):
+    execute_ok(kc, "%device cpu")
+
+
+def test_course_code_with_default_arguments(kc):
+    execute_ok(kc, KERNEL)
+    check_course_output(execute_ok(kc, COURSE))
+
+
+def test_the_real_declarations(kc):
+    # NVIDIA's structs and enums by their C++ names, the real cudaDeviceProp
+    # (CUDA 13 dropped clockRate: as with nvcc, it is not there), and
+    # functions gpuc's subset never had, with their defaults, compile
+    run = execute_ok(kc, """
+cudaMemcpyKind kind = cudaMemcpyHostToDevice;
+cudaPointerAttributes attributes;
+cudaFuncAttributes fattr;
+cudaDeviceProp prop;
+int version = 0;
+cudaRuntimeGetVersion(&version);
+printf("%d %d %zu\\n", kind, version, sizeof prop);
+void never_called(float *d, size_t pitch, cudaStream_t s) {
+    float **p = 0;
+    cudaHostAlloc(p, 64, cudaHostAllocDefault);
+    cudaMallocPitch(p, &pitch, 64, 4);
+    cudaMemcpy2DAsync(d, pitch, d, pitch, 64, 4, cudaMemcpyDeviceToDevice);
+    cudaStreamAttachMemAsync(s, d);
+    cudaStreamWaitEvent(s, (cudaEvent_t)0);
+    cudaLaunchHostFunc(s, 0, 0);
+    cudaMemLocation where = {cudaMemLocationTypeDevice, 0};
+    cudaMemPrefetchAsync(d, 64, where, 0);
+}
+""")
+    assert run.stream("stderr") == ""
+    kind, version, size = run.stream().split()
+    assert kind == "1" and int(version) >= 12000
+    assert int(size) > 700  # NVIDIA's struct, not gpuc's 360-byte one
+
+
+def test_wrong_calls_are_compile_errors_and_keep_the_session(kc):
+    execute_ok(kc, "int kept_value = 5;")
+    run = execute(kc, "cudaEvent_t e; cudaEventCreate(&e); cudaEventRecord();")
+    assert run.reply["content"]["ename"] == "CompileError"
+    run = execute(kc, "cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); int c = p.clockRate;")
+    assert run.reply["content"]["ename"] == "CompileError"
+    assert "clockRate" in run.reply["content"]["evalue"]
+    run = execute_ok(kc, 'printf("%d\\n", kept_value);')
+    assert run.stream().strip() == "5"
+
+
+@pytest.fixture
+def subset_kernel(monkeypatch):
+    monkeypatch.setenv("GPUC_CUDA_INCLUDE", "none")
+    km, kc = start_kernel("gpuc")
+    yield kc
+    stop_kernel(km, kc)
+
+
+def test_without_the_toolkit_header_the_subset_serves_course_code(subset_kernel):
+    kc = subset_kernel
+    execute_ok(kc, "%device cpu")
+    execute_ok(kc, KERNEL)
+    check_course_output(execute_ok(kc, COURSE))
