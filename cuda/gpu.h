@@ -486,8 +486,10 @@ void *gpu_runtime_handle(void);
  * and gpuc's macros (tracked cudaMalloc, device variables by name). Made
  * at the first call (which loads libcudart when there is one); borrowed,
  * the same for the whole process. GPUC_CUDA_INCLUDE names the toolkit's
- * include folder, or "none" for the subset. */
-const char *gpu_host_header(void);
+ * include folder, or "none" for the subset. toolkit 0: gpuc's subset in
+ * any case (for cells that name nothing of CUDA's: NVIDIA's header is big
+ * to preprocess and to keep, and only cells that use it pay for it). */
+const char *gpu_host_header(int toolkit);
 
 /* Where gpu_host_header's declarations come from, in words ("CUDA 13.0's
  * cuda_runtime_api.h (/usr/local/cuda/include)"). Borrowed. */

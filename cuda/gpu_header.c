@@ -248,24 +248,25 @@ static char source[900]; /* where the declarations came from */
 
 const char *gpu_host_header_source(void)
 {
-    gpu_host_header();
+    gpu_host_header(1);
     return source;
 }
 
-const char *gpu_host_header(void)
+const char *gpu_host_header(int toolkit)
 {
-    static char *text;
-    if (text)
-        return text;
-    char *toolkit = gpu_toolkit_header(source, sizeof source);
+    static char *text[2];
+    toolkit = toolkit != 0;
+    if (text[toolkit])
+        return text[toolkit];
+    char *nvidia = toolkit ? gpu_toolkit_header(source, sizeof source) : NULL;
     cm_buf_t b = {0};
     cm_buf_adds(&b, "/* gpuc: the CUDA runtime API for host cells (libcudart, loaded at run time) */\n"
                     "#ifndef GPUC_CUDA_RUNTIME_H\n#define GPUC_CUDA_RUNTIME_H\n#include <stddef.h>\n");
     cm_buf_adds(&b, types);
-    cm_buf_adds(&b, toolkit ? toolkit : subset);
+    cm_buf_adds(&b, nvidia ? nvidia : subset);
     cm_buf_adds(&b, macros);
     cm_buf_adds(&b, "#endif\n");
-    free(toolkit);
-    text = cm_buf_steal(&b);
-    return text;
+    free(nvidia);
+    text[toolkit] = cm_buf_steal(&b);
+    return text[toolkit];
 }

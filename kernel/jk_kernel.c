@@ -117,6 +117,8 @@ static void drop_executor(void *ctx)
     k->shell.executor = NULL;
 }
 
+#define IOPUB_QUEUE_MESSAGES 200000
+
 /* Binds a socket of type on channel. Returns it, or NULL with err set. */
 static void *bind_channel(jk_kernel_t *k, int type, jk_channel_t channel, cm_error_t *err)
 {
@@ -129,7 +131,14 @@ static void *bind_channel(jk_kernel_t *k, int type, jk_channel_t channel, cm_err
     int linger = 1000;
     int ipv6 = strchr(k->conn.ip, ':') != NULL;
     int64_t max_size = JK_WIRE_MAX_FRAME_BYTES;
+    /* ZeroMQ drops what a PUB socket cannot queue for a slow subscriber:
+     * past its high-water mark (1000 messages by default) IOPub output would
+     * be lost silently, and a cell that alternates stdout and stderr makes
+     * one message per switch. A cell's text is capped
+     * (JK_EXECUTOR_OUTPUT_CAP), so the deeper queue is bounded too. */
+    int hwm = type == ZMQ_PUB ? IOPUB_QUEUE_MESSAGES : 1000;
     if (!s || JK_ZMQ_CHECK(zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger), err) != 0 ||
+        JK_ZMQ_CHECK(zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof hwm), err) != 0 ||
         JK_ZMQ_CHECK(zmq_setsockopt(s, ZMQ_IPV6, &ipv6, sizeof ipv6), err) != 0 ||
         JK_ZMQ_CHECK(zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &max_size, sizeof max_size), err) != 0 ||
         JK_ZMQ_CHECK(zmq_bind(s, endpoint), err) != 0) {

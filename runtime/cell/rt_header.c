@@ -115,19 +115,22 @@ const char rt_header_text[] =
 static const char api_declarations[] = RT_API_LIST(RT_API_DECLARATION);
 
 
-const char *rt_header(void)
+const char *rt_header(int cuda_toolkit)
 {
-    static char *text;
-    if (!text) {
-        size_t a = strlen(rt_header_text), b = strlen(gpu_host_header()),
-               c = strlen(rt_launch_header), d = strlen(api_declarations);
-        text = malloc(a + b + c + d + 1);
-        if (!text)
+    static char *text[2];
+    cuda_toolkit = cuda_toolkit != 0;
+    if (!text[cuda_toolkit]) {
+        const char *cuda = gpu_host_header(cuda_toolkit);
+        size_t a = strlen(rt_header_text), b = strlen(cuda), c = strlen(rt_launch_header),
+               d = strlen(api_declarations);
+        char *t = malloc(a + b + c + d + 1);
+        if (!t)
             abort();
-        memcpy(text, rt_header_text, a);
-        memcpy(text + a, gpu_host_header(), b);
-        memcpy(text + a + b, rt_launch_header, c);
-        memcpy(text + a + b + c, api_declarations, d + 1);
+        memcpy(t, rt_header_text, a);
+        memcpy(t + a, cuda, b);
+        memcpy(t + a + b, rt_launch_header, c);
+        memcpy(t + a + b + c, api_declarations, d + 1);
+        text[cuda_toolkit] = t;
     }
-    return text;
+    return text[cuda_toolkit];
 }

@@ -115,7 +115,7 @@ static int first_statement(rt_session_t *s, const char *body)
 static void make_source(const rt_session_t *s, const char *excluded, const char *body, int cell,
                         cm_buf_t *src)
 {
-    cm_buf_adds(src, rt_header());
+    cm_buf_adds(src, rt_session_header(s));
     cm_buf_adds(src, "\n#line 1 \"session\"\n");
     for (size_t i = 0; i < s->prelude.n; i++) {
         if (excluded[i])
@@ -348,6 +348,7 @@ static void commit(rt_session_t *s, void *h, const rt_plan_t *plan, cm_buf_t *na
 int rt_magic_cc(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell,
                 rt_error_t *err)
 {
+    rt_session_note_code(s, code);
     char cc[PATH_MAX];
     if (find_compiler(cc, sizeof cc) != 0)
         return rt_error_set(err, "NoCompiler", 0, 0,

@@ -289,7 +289,7 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
         }
 
         cm_buf_t src = {0};
-        cm_buf_adds(&src, rt_header());
+        cm_buf_adds(&src, rt_session_header(s));
         cm_buf_adds(&src, "#line 1 \"session\"\n");
         rt_prelude_render(&s->prelude, excluded, &src);
         cm_buf_add(&src, cm_buf_str(&body), body.len);

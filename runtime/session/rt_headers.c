@@ -39,7 +39,7 @@ char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *c
         }
     }
     cm_buf_t key = {0};
-    cm_buf_adds(&key, rt_header());
+    cm_buf_adds(&key, rt_session_header(s));
     for (size_t i = 0; any && i <= last; i++) {
         const rt_entry_t *e = &s->prelude.v[i];
         if ((excluded && excluded[i]) || e->kind != RT_ENTRY_DIRECTIVE)

@@ -101,6 +101,7 @@ int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int
 static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *err)
 {
     run_t r = {0};
+    rt_session_note_code(s, code);
     if ((r.cell = find_rerun(s, code))) {
         rt_gpu_prepare_host(code, cell_no);
         s->stats.reruns++;
@@ -181,7 +182,7 @@ rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *
         return NULL;
     }
     cm_buf_t src = {0};
-    cm_buf_adds(&src, rt_header());
+    cm_buf_adds(&src, rt_session_header(s));
     cm_buf_adds(&src, "#line 1 \"session\"\n");
     rt_prelude_render(&s->prelude, NULL, &src);
     cm_buf_adds(&src, "#line 1 \"gpuc-magic\"\n");

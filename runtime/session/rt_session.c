@@ -12,6 +12,7 @@
 #include "gpuc_config.h"
 #include "rt_arrays.h"
 #include "rt_display.h"
+#include "rt_header.h"
 #include "rt_session_internal.h"
 #include "rt_session_query.h"
 
@@ -148,6 +149,19 @@ size_t rt_session_reset(rt_session_t *s)
     rt_options_clear(&s->options);
     rt_session_options_changed(s);
     return dropped;
+}
+
+const char *rt_session_header(const rt_session_t *s)
+{
+    return rt_header(s->cuda_toolkit);
+}
+
+void rt_session_note_code(rt_session_t *s, const char *code)
+{
+    if (s->cuda_toolkit || (!strstr(code, "cuda") && !strstr(code, "CUDA")))
+        return;
+    s->cuda_toolkit = 1;
+    s->generation++; /* cells compile against another gpuc.h from now on */
 }
 
 void rt_session_options_changed(rt_session_t *s)

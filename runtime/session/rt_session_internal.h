@@ -57,8 +57,17 @@ struct rt_session {
     int next_rerun;
     rt_options_t options;     /* %cflags and %lib */
     rt_value_t result;        /* the last run's final expression (text NULL: none) */
+    int cuda_toolkit;         /* a cell named CUDA: cells compile against NVIDIA's header */
     json_t *payload;          /* the cell's payloads for its execute_reply (NULL: none) */
 };
+
+/* gpuc.h as this session's cells compile against it (rt_header). */
+const char *rt_session_header(const rt_session_t *s);
+
+/* Notes a cell's code before it compiles: the first one that names CUDA
+ * (cuda... / CUDA...) switches the session to NVIDIA's runtime header for
+ * good (what cells compile against changes then). */
+void rt_session_note_code(rt_session_t *s, const char *code);
 
 /* Makes a compiled cell's declarations part of the session: the prelude
  * entries its keys replace go, its entries (those keep accepts; all when

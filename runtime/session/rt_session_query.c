@@ -24,7 +24,7 @@ rt_shake_t *rt_session_header_index(rt_session_t *s)
 {
     char *key = rt_session_header_key(s, NULL, NULL);
     if (!key)
-        key = cm_strndup(rt_header(), strlen(rt_header())); /* gpuc.h at least */
+        key = cm_strndup(rt_session_header(s), strlen(rt_session_header(s))); /* gpuc.h at least */
     rt_shake_t *sh = rt_session_shaker(s, key); /* the one the next cell uses */
     free(key);
     return sh;
