@@ -1,6 +1,6 @@
 /* Fuzzes the magic-line parser (runtime/magics/rt_magic.h): finds every
- * magic line of the input as the cell runner does and splits its
- * arguments. Nothing is run. */
+ * magic line (and `!command` shell line) of the input as the cell runner
+ * does and splits its arguments. Nothing is run. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rt_magic_line_t m;
     while (rt_magic_find(code, from, line, &m)) {
         if (m.start < from || m.end < m.start || m.next < m.end || m.next > len ||
-            m.args + m.args_len > len || m.line < line || code[m.start] != '%')
+            m.args + m.args_len > len || m.line < line ||
+            (code[m.start] != '%' && code[m.start] != '!'))
             abort(); /* offsets must stay inside the cell, in order */
         cm_names_t args = {0};
         rt_magic_args(code, &m, &args);
