@@ -126,6 +126,15 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
 void sim_module_keep(const char *source, const char *options, int n, const char *const *names,
                      const sim_entry_fn *entries);
 
+/* Calls fn for each data object of the module file path (a kernel cell's
+ * shared object): its symbol name, its address in the file's image, its
+ * size, and whether it is a __shared__ array (section gpuc_shared). The
+ * prelude's own objects are left out; nothing happens when the file
+ * cannot be read. */
+void sim_module_objects(const char *path, void *ctx,
+                        void (*fn)(void *ctx, const char *name, uintptr_t value, size_t size,
+                                   int shared));
+
 /* k as its checked variant (compiled now when it is not yet: g++'s time):
  * *checked the same kernel with the checked entry and shared memory, *base
  * where the checked module is loaded. -1 with err (a compile error). */

@@ -10,6 +10,7 @@
 #include "sim.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,60 @@ static void translate_options(const char *options, cm_buf_t *flags)
     " -D__GPUC_CHECK__ -fsanitize=thread --param tsan-instrument-func-entry-exit=0"            \
     " -fno-tree-vectorize -fno-tree-slp-vectorize -nodefaultlibs -lstdc++ -lm -lc -lgcc_s"
 
+#define MAX_STATIC_SHARED (48 * 1024) /* what a kernel may declare, as on a GPU */
+
+/* The static __shared__ bytes of each kernel: the objects of section
+ * gpuc_shared that are local statics of the kernel's function, whose
+ * mangled names begin _ZZ<length><kernel name>. */
+typedef struct shared_sum {
+    int n;
+    const char *const *names;
+    size_t *bytes;
+} shared_sum_t;
+
+static void add_shared(void *ctx, const char *name, uintptr_t value, size_t size, int shared)
+{
+    (void)value;
+    shared_sum_t *t = ctx;
+    if (!shared || strncmp(name, "_ZZ", 3) != 0)
+        return;
+    char *end;
+    unsigned long len = strtoul(name + 3, &end, 10);
+    for (int i = 0; i < t->n; i++)
+        if (len == strlen(t->names[i]) && strncmp(end, t->names[i], len) == 0)
+            t->bytes[i] += size;
+}
+
+/* A kernel whose static __shared__ arrays pass 48 KiB does not compile on
+ * a GPU (ptxas: "uses too much shared data"): nor here. -1 with err and
+ * *log in ptxas's words. */
+static int check_static_shared(sim_entry_fn first, int nkernels, const char *const *names,
+                               char **log, cm_error_t *err)
+{
+    Dl_info info;
+    if (!nkernels || !dladdr((void *)first, &info) || !info.dli_fname)
+        return 0;
+    size_t *bytes = calloc((size_t)nkernels, sizeof *bytes);
+    if (!bytes)
+        return 0;
+    shared_sum_t t = {nkernels, names, bytes};
+    sim_module_objects(info.dli_fname, &t, add_shared);
+    int rc = 0;
+    for (int i = 0; i < nkernels && !rc; i++) {
+        if (bytes[i] <= MAX_STATIC_SHARED)
+            continue;
+        char text[400];
+        snprintf(text, sizeof text,
+                 "ptxas error   : Entry function '%s' uses too much shared data (0x%zx bytes, "
+                 "0x%x max)", names[i], bytes[i], MAX_STATIC_SHARED);
+        CM_ERROR(err, SIM_E_COMPILE, "%s", text);
+        *log = strdup(text);
+        rc = -1;
+    }
+    free(bytes);
+    return rc;
+}
+
 int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
                         const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
                         int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
@@ -295,6 +350,8 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
         if (sizes && !(sizes[i] = (sim_sizes_fn)cm_jit_symbol(r.handle, sym, err)))
             return -1;
     }
+    if (!checked && check_static_shared(entries[0], nkernels, names, log, err))
+        return -1;
     for (int i = 0; i < nvars; i++) {
         char sym[200];
         snprintf(sym, sizeof sym, "__gpuc_var_%s", vars[i]);

@@ -111,10 +111,9 @@ static void short_name(const char *sym, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)last_len, last);
 }
 
-/* Adds the module's data objects at base (file path) to the memory map:
- * those of the section gpuc_shared as __shared__ arrays, the rest as
- * __device__ variables. Quietly does nothing when the file cannot be read. */
-static void add_symbols(const char *path, uintptr_t base)
+void sim_module_objects(const char *path, void *ctx,
+                        void (*fn)(void *ctx, const char *name, uintptr_t value, size_t size,
+                                   int shared))
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -156,13 +155,26 @@ static void add_symbols(const char *path, uintptr_t base)
             const char *name = str + s->st_name;
             if (strstr(name, "__gpuc") || !strncmp(name, "_ZGV", 4) || name[0] == '.')
                 continue; /* the prelude's own, guard variables */
-            char shown[48];
-            short_name(name, shown, sizeof shown);
-            sim_mem_add((void *)(base + s->st_value), s->st_size,
-                        s->st_shndx == shared_section ? SIM_MEM_SHARED : SIM_MEM_GLOBAL, shown);
+            fn(ctx, name, (uintptr_t)s->st_value, s->st_size, s->st_shndx == shared_section);
         }
     }
     cm_buf_free(&file);
+}
+
+/* Adds a module's data object at base to the memory map: one of the
+ * section gpuc_shared as a __shared__ array, the rest as a __device__
+ * variable. */
+static void add_object(void *ctx, const char *name, uintptr_t value, size_t size, int shared)
+{
+    uintptr_t base = *(const uintptr_t *)ctx;
+    char shown[48];
+    short_name(name, shown, sizeof shown);
+    sim_mem_add((void *)(base + value), size, shared ? SIM_MEM_SHARED : SIM_MEM_GLOBAL, shown);
+}
+
+static void add_symbols(const char *path, uintptr_t base)
+{
+    sim_module_objects(path, &base, add_object);
 }
 
 static int add_images(struct dl_phdr_info *info, size_t size, void *data)

@@ -249,6 +249,32 @@ def test_launch_configuration_error(kc):
     assert "shared memory" in run.content["evalue"]
 
 
+def test_static_shared_over_48_kib_does_not_compile(kc):
+    """A kernel's static __shared__ arrays may total 48 KiB, as on a GPU, where
+    ptxas refuses more; other kernels of the cell do not count against it."""
+    run = execute(kc, """%%kernel
+__global__ void sh_big(float *x) {
+    __shared__ float a[8192], b[4097];
+    a[threadIdx.x] = x[threadIdx.x]; b[threadIdx.x] = 1; __syncthreads();
+    x[threadIdx.x] = a[0] + b[1];
+}
+__global__ void sh_other(float *x) {
+    __shared__ float t[8192];
+    t[threadIdx.x] = 1; __syncthreads(); x[0] = t[0];
+}""")
+    assert run.ename == "CudaCompileError", run.describe()
+    assert ("Entry function 'sh_big' uses too much shared data (0xc004 bytes, 0xc000 max)"
+            in run.content["evalue"])
+    execute_ok(kc, """%%kernel
+__global__ void sh_full(float *x) {
+    __shared__ float a[8192], b[4096];
+    a[threadIdx.x] = 1; b[threadIdx.x] = 2; __syncthreads(); x[0] = a[0] + b[0];
+}""")
+    run = execute_ok(kc, "float *shf; cudaMallocManaged(&shf, 4);\nsh_full<<<1, 32>>>(shf);\n"
+                         "cudaDeviceSynchronize();\nprintf(\"%g\\n\", shf[0]);")
+    assert run.stream() == "3\n"
+
+
 def test_compile_error_maps_to_cell_line(kc):
     run = execute(kc, """%%kernel
 __global__ void broken(float *x) {
