@@ -157,7 +157,7 @@ static void cpu_fill(void *out, ga_dtype_t dtype, int64_t n, const ga_rng_params
     for (int64_t c = 0; c * per < n; c++) {
         ga_rng_block_t w = ga_rng_words(seed, start + (uint64_t)c);
         double v[4] = {0};
-        uint64_t u[2] = {0};
+        uint64_t u[4] = {0}; /* integers use two (per_block), the rest none */
         cpu_block(p, dtype, w, v, u);
         for (int64_t k = 0; k < per && c * per + k < n; k++) {
             int64_t i = c * per + k;

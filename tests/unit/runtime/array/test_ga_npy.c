@@ -82,7 +82,7 @@ static void check_loads(const golden_t *g, const char *file)
     ga_npy_info_t info;
     void *data;
     cm_error_t err = {0};
-    size_t blen;
+    size_t blen = 0;
     int rc = ga_npy_load(file, &info, &data, &err);
     if (rc)
         fprintf(stderr, "%s\n", err.text);
@@ -122,7 +122,7 @@ static int save_copy(const golden_t *g, const char *dir, char *out, size_t outle
 static void check_round_trip(const golden_t *g, const char *dir)
 {
     char saved[1024], path[1024];
-    size_t slen, tlen;
+    size_t slen = 0, tlen = 0;
     CHECK(save_copy(g, dir, saved, sizeof saved) == 0);
     snprintf(path, sizeof path, NPY_DIR "%s", g->twin);
     unsigned char *mine = read_file(saved, &slen), *twin = read_file(path, &tlen);
