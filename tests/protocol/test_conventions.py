@@ -80,14 +80,19 @@ def aborted_replies(kc, failing, then):
 
 
 def test_aborted_replies_carry_no_execution_count_as_ipykernel():
+    # the failing cell takes a moment, so that the two after it are surely
+    # queued behind it (a request that comes after the error's reply runs:
+    # only what was queued is aborted, in both kernels)
     km, kc = start_kernel("python3")
     try:
-        _, py = aborted_replies(kc, "raise ValueError('x')", ["1", "2"])
+        _, py = aborted_replies(kc, "import time; time.sleep(0.5); raise ValueError('x')",
+                                ["1", "2"])
     finally:
         stop_kernel(km, kc)
     km, kc = start_kernel("gpuc")
     try:
-        failed, c = aborted_replies(kc, "int bad = ;", ['printf("two\\n");', "2"])
+        failed, c = aborted_replies(kc, "#include <unistd.h>\nusleep(500000);\nabort();",
+                                    ['printf("two\\n");', "2"])
         next_run = execute_ok(kc, "40 + 2")
     finally:
         stop_kernel(km, kc)
