@@ -8,6 +8,7 @@
 #include "rt_arrays.h"
 #include "rt_device.h"
 #include "rt_magic.h"
+#include "rt_segment.h"
 #include "rt_shortcut.h"
 
 /* Non-zero when the cell's first non-blank characters are "%%". */
@@ -57,9 +58,35 @@ static int run_host(rt_session_t *s, const char *code, int cell_no, rt_value_t *
     return run_code(s, code, from, strlen(code), line, cell_no, result, err);
 }
 
+/* A `%%cuda` cell holding a whole program, as nvcc4jupyter runs them (its
+ * kernels and its host code, main() included): its body, the magic line
+ * blanked, to run as a .cu-style cell. NULL when the cell is not that (a
+ * `%%cuda` cell of device code only is %%kernel's). */
+static char *cuda_program(const char *code)
+{
+    rt_magic_line_t m;
+    if (!rt_magic_find(code, 0, 1, &m) || !m.cell || !m.first || strcmp(m.name, "cuda") != 0)
+        return NULL;
+    char *body = rt_segment_blank_outside(code, m.next, strlen(code));
+    char *device, *host;
+    if (body && rt_device_split(body, &device, &host)) {
+        free(device);
+        free(host);
+        return body;
+    }
+    free(body);
+    return NULL;
+}
+
 static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
+    char *program = cuda_program(code);
+    if (program) {
+        int rc = run_cell(s, program, cell_no, result, err);
+        free(program);
+        return rc;
+    }
     char *device, *host;
     if (!starts_with_cell_magic(code) && rt_device_split(code, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */

@@ -69,7 +69,9 @@
       "become callable from host cells with <<<grid, block>>>.") \
     X("cuda", 1, rt_magic_kernel, \
       "%%cuda [NVRTC OPTIONS]", \
-      "Another name for %%kernel.") \
+      "Another name for %%kernel. A cell that holds a whole program (its kernels and " \
+      "host code with main(), as nvcc4jupyter's %%cuda cells do) runs it: the kernels are " \
+      "compiled, then main() runs, on the GPU or on the simulator.") \
     X("elementwise", 1, rt_magic_elementwise, \
       "%%elementwise NAME(T a, T b, ...) -> T c", \
       "Defines an elementwise function of arrays from C statements that set the result " \

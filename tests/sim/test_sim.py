@@ -512,3 +512,41 @@ cudaFree(d);
     # a pointer where a number is expected is still an error
     run = execute(kc, "{ float *d = 0; conv<<<1, 1>>>(d, d, 1, 1, 1, 1, 1); }")
     assert run.status == "error" and run.reply["content"]["ename"] == "LaunchError"
+
+
+NVIDIA_BLOG_PROGRAM = """%%cuda
+#include <stdio.h>
+#include <math.h>
+
+__global__ void blog_add(int n, float *x, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + y[i];
+}
+
+int main(void) {
+    int N = 1 << 12;
+    float *x, *y;
+    cudaMallocManaged(&x, N * sizeof(float));
+    cudaMallocManaged(&y, N * sizeof(float));
+    for (int i = 0; i < N; i++) { x[i] = 1.0f; y[i] = 2.0f; }
+    blog_add<<<(N + 255) / 256, 256>>>(N, x, y);
+    cudaDeviceSynchronize();
+    float maxError = 0.0f;
+    for (int i = 0; i < N; i++) maxError = fmaxf(maxError, fabsf(y[i] - 3.0f));
+    printf("Max error: %f\\n", maxError);
+    cudaFree(x);
+    cudaFree(y);
+    return 0;
+}"""
+
+
+def test_cuda_cell_runs_a_whole_program(kc):
+    """A %%cuda cell holding a whole program (kernels and main), as
+    nvcc4jupyter runs them in Colab courses: compiled and run."""
+    run = execute_ok(kc, NVIDIA_BLOG_PROGRAM)
+    assert "Max error: 0.000000\n" in run.stream(), run.describe()
+    # an error in the program's host code names the cell's own line
+    run = execute(kc, "%%cuda\n__global__ void blog_k(int *p) { *p = 1; }\n"
+                      "int main(void) {\n    int *p;\n    p = undeclared_thing;\n    return 0;\n}")
+    assert run.status == "error"
+    assert "line 5" in run.content["evalue"] + "".join(run.content["traceback"]), run.describe()
