@@ -357,6 +357,23 @@ CURAND = [
 ]
 
 
+# a whole program in a %%cuda cell, as nvcc4jupyter's Colab cells are written
+# (NVIDIA's introductory "add" program): kernels compiled, main() run
+PROGRAM = [
+    "%%cuda\n#include <stdio.h>\n#include <math.h>\n\n"
+    "__global__ void add(int n, float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] + y[i];\n}\n\n"
+    "int main(void) {\n    int N = 1 << 20;\n    float *x, *y;\n"
+    "    cudaMallocManaged(&x, N * sizeof(float));\n    cudaMallocManaged(&y, N * sizeof(float));\n"
+    "    for (int i = 0; i < N; i++) { x[i] = 1.0f; y[i] = 2.0f; }\n"
+    "    add<<<(N + 255) / 256, 256>>>(N, x, y);\n    cudaDeviceSynchronize();\n"
+    "    float maxError = 0.0f;\n"
+    "    for (int i = 0; i < N; i++) maxError = fmaxf(maxError, fabsf(y[i] - 3.0f));\n"
+    "    printf(\"Max error: %f\\n\", maxError);\n    cudaFree(x);\n    cudaFree(y);\n"
+    "    return 0;\n}",
+]
+
+
 def cell(i, src):
     tags = ["parameters"] if src.startswith(PARAMETERS) else []
     return {"cell_type": "code", "execution_count": None, "id": f"c{i}",
@@ -375,6 +392,6 @@ def notebook(cells):
 
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
-                    ("curand", CURAND), ("waits", WAITS), ("params", PARAMS),
+                    ("curand", CURAND), ("waits", WAITS), ("program", PROGRAM), ("params", PARAMS),
                     ("runtime", RUNTIME)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

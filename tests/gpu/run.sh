@@ -96,6 +96,19 @@ sys.exit(0 if ok else 1)
 PY
 check $? "interrupts during GPU waits stop the cell; the device stays usable (gpuc run rc $rc)"
 
+# a whole program in a %%cuda cell, as nvcc4jupyter runs them
+"$bin/gpuc" run tests/gpu/program.ipynb -o "$out/program.ipynb" 2> "$out/program.log"
+rc=$?; cat "$out/program.log"
+python3 - "$out/program.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
+               if o["output_type"] == "stream" and o["name"] == "stdout")
+print(text)
+sys.exit(0 if "Max error: 0.000000" in text else 1)
+PY
+check $? "a %%cuda cell holding a whole program runs it (gpuc run rc $rc)"
+
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
 rc=$?
