@@ -58,37 +58,29 @@ static int run_host(rt_session_t *s, const char *code, int cell_no, rt_value_t *
     return run_code(s, code, from, strlen(code), line, cell_no, result, err);
 }
 
-/* A `%%cuda` cell holding a whole program, as nvcc4jupyter runs them (its
- * kernels and its host code, main() included): its body, the magic line
- * blanked, to run as a .cu-style cell. NULL when the cell is not that (a
- * `%%cuda` cell of device code only is %%kernel's). */
-static char *cuda_program(const char *code)
+/* The .cu-style parts of code (device code, host code) to run: those of a
+ * plain cell that holds kernels and host code, or of a `%%cuda` cell that
+ * holds a whole program as nvcc4jupyter runs them (kernels and host code,
+ * main() included; its magic line blanked). 0 when code is neither: a
+ * `%%cuda` cell of device code only is %%kernel's, through the magics. */
+static int split_parts(const char *code, char **device, char **host)
 {
+    if (!starts_with_cell_magic(code))
+        return rt_device_split(code, device, host);
     rt_magic_line_t m;
     if (!rt_magic_find(code, 0, 1, &m) || !m.cell || !m.first || strcmp(m.name, "cuda") != 0)
-        return NULL;
+        return 0;
     char *body = rt_segment_blank_outside(code, m.next, strlen(code));
-    char *device, *host;
-    if (body && rt_device_split(body, &device, &host)) {
-        free(device);
-        free(host);
-        return body;
-    }
+    int split = body && rt_device_split(body, device, host);
     free(body);
-    return NULL;
+    return split;
 }
 
 static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
-    char *program = cuda_program(code);
-    if (program) {
-        int rc = run_cell(s, program, cell_no, result, err);
-        free(program);
-        return rc;
-    }
     char *device, *host;
-    if (!starts_with_cell_magic(code) && rt_device_split(code, &device, &host)) {
+    if (split_parts(code, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */
         int rc = rt_magic_device_part(s, device, cell_no, err);
         if (rc == 0)
