@@ -309,56 +309,55 @@ static void wait_default_stream(const char *call, void *ret)
 typedef int (*cuda_void_fn)(void);
 typedef int (*cuda_handle_fn)(void *handle);
 
-/* On a GPU these wait in wait_done first, then call the runtime (which has
- * nothing left to wait for, and returns the error of the work); on the
- * simulator kernels ran at their launch, and an interrupt stopped them. */
-int rt_gpu_device_synchronize(void)
+typedef int (*cuda_memcpy_fn)(void *dst, const void *src, size_t count, int kind);
+typedef int (*cuda_memcpy_async_fn)(void *dst, const void *src, size_t count, int kind,
+                                    void *stream);
+
+/* The runtime's function name (libcudart's or the simulator's, as the
+ * device is now), or NULL when there is no runtime. */
+static void *runtime_function(const char *name)
 {
     cm_error_t err = {0};
-    if (gpu_runtime_load(&err) != 0)
-        return 35; /* cudaErrorInsufficientDriver */
-    if (!gpu_simulating())
+    return gpu_runtime_load(&err) == 0 ? gpu_runtime_function(name) : NULL;
+}
+
+/* On a GPU these wait in wait_done first, then call the runtime (which has
+ * nothing left to wait for, and returns the error of the work); on the
+ * simulator kernels ran at their launch, and an interrupt stopped them.
+ * 35 (cudaErrorInsufficientDriver) where there is no runtime. */
+int rt_gpu_device_synchronize(void)
+{
+    cuda_void_fn f = (cuda_void_fn)runtime_function("cudaDeviceSynchronize");
+    if (f && !gpu_simulating())
         wait_default_stream("cudaDeviceSynchronize", __builtin_return_address(0));
-    cuda_void_fn f = (cuda_void_fn)gpu_runtime_function("cudaDeviceSynchronize");
     return f ? f() : 35;
 }
 
 int rt_gpu_stream_synchronize(void *stream)
 {
-    cm_error_t err = {0};
-    if (gpu_runtime_load(&err) != 0)
-        return 35;
-    if (!gpu_simulating())
+    cuda_handle_fn f = (cuda_handle_fn)runtime_function("cudaStreamSynchronize");
+    if (f && !gpu_simulating())
         wait_done("cudaStreamSynchronize", "cudaStreamQuery", stream,
                   __builtin_return_address(0));
-    cuda_handle_fn f = (cuda_handle_fn)gpu_runtime_function("cudaStreamSynchronize");
     return f ? f(stream) : 35;
 }
 
 int rt_gpu_event_synchronize(void *event)
 {
-    cm_error_t err = {0};
-    if (gpu_runtime_load(&err) != 0)
-        return 35;
-    if (!gpu_simulating())
+    cuda_handle_fn f = (cuda_handle_fn)runtime_function("cudaEventSynchronize");
+    if (f && !gpu_simulating())
         wait_done("cudaEventSynchronize", "cudaEventQuery", event, __builtin_return_address(0));
-    cuda_handle_fn f = (cuda_handle_fn)gpu_runtime_function("cudaEventSynchronize");
     return f ? f(event) : 35;
 }
-
-typedef int (*cuda_memcpy_fn4)(void *dst, const void *src, size_t count, int kind);
 
 /* A blocking copy waits for the default stream's earlier work first (that
  * wait is what can be long: a kernel still running); the copy itself then
  * takes its bandwidth's time. */
 int rt_gpu_memcpy(void *dst, const void *src, size_t count, int kind)
 {
-    cm_error_t err = {0};
-    if (gpu_runtime_load(&err) != 0)
-        return 35;
-    if (!gpu_simulating() && kind != 0 /* cudaMemcpyHostToHost */)
+    cuda_memcpy_fn f = (cuda_memcpy_fn)runtime_function("cudaMemcpy");
+    if (f && !gpu_simulating() && kind != 0 /* cudaMemcpyHostToHost */)
         wait_default_stream("cudaMemcpy", __builtin_return_address(0));
-    cuda_memcpy_fn4 f = (cuda_memcpy_fn4)gpu_runtime_function("cudaMemcpy");
     return f ? f(dst, src, count, kind) : 35;
 }
 
@@ -371,10 +370,6 @@ static int find_symbol(const char *call, const char *name, void **addr, size_t *
                     "cell (cudaErrorInvalidSymbol)\n", current_cell, call, name, name);
     return 13;
 }
-
-typedef int (*cuda_memcpy_fn)(void *dst, const void *src, size_t count, int kind);
-typedef int (*cuda_memcpy_async_fn)(void *dst, const void *src, size_t count, int kind,
-                                    void *stream);
 
 int rt_gpu_memcpy_symbol(const char *name, void *buf, size_t count, size_t offset, int kind,
                          int to_device, void *stream, int async)
@@ -392,17 +387,14 @@ int rt_gpu_memcpy_symbol(const char *name, void *buf, size_t count, size_t offse
                 size);
         return 1;
     }
-    cm_error_t err = {0};
-    if (gpu_runtime_load(&err) != 0)
-        return 35; /* cudaErrorInsufficientDriver */
     char *dev = (char *)addr + offset;
     void *dst = to_device ? (void *)dev : buf;
     const void *src = to_device ? (const void *)buf : (const void *)dev;
     if (async) {
-        cuda_memcpy_async_fn f = (cuda_memcpy_async_fn)gpu_runtime_function("cudaMemcpyAsync");
+        cuda_memcpy_async_fn f = (cuda_memcpy_async_fn)runtime_function("cudaMemcpyAsync");
         return f ? f(dst, src, count, kind, stream) : 35;
     }
-    cuda_memcpy_fn f = (cuda_memcpy_fn)gpu_runtime_function("cudaMemcpy");
+    cuda_memcpy_fn f = (cuda_memcpy_fn)runtime_function("cudaMemcpy");
     return f ? f(dst, src, count, kind) : 35;
 }
 
