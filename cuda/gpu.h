@@ -262,6 +262,68 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
                const size_t *arg_sizes, const char *arg_kinds, const char *const *arg_types,
                int cell, int line, cm_error_t *err);
 
+/* Launches kernel name with cuLaunchKernel's kernelParams args (args[i]
+ * points at argument i, in the kernel's own types: nothing is checked or
+ * converted), as cudaLaunchKernel does; cooperative: with
+ * cuLaunchCooperativeKernel (on the simulator, as any launch). Errors as
+ * gpu_launch's. 0 / -1. */
+int gpu_launch_params(const char *name, const unsigned grid[3], const unsigned block[3],
+                      unsigned shared_bytes, void *stream, void **args, int cooperative,
+                      int cell, int line, cm_error_t *err);
+
+/* ---- template kernels (gpu_template.c) -------------------------------- */
+
+/* Makes sure kernel name can be launched: a kernel cell's kernel is there
+ * already; a template instance ("scale<float>", "tile<float, 16>") of a
+ * template __global__ function of the kernel cells is compiled the first
+ * time (NVRTC, and g++ on the simulator: once, then cached) and registered
+ * under its name as written in canonical form (canon, at least 128 bytes:
+ * "tile<float,16>"), which later calls use. cell/line: where it is used,
+ * for messages. 0, or -1 with err: GPU_E_NO_KERNEL ("no template kernel
+ * named scale", "saxpy is not a template kernel"), GPU_E_ARGS (the number
+ * of template arguments), GPU_E_COMPILE ("cell 5, line 2: scale<Foo>
+ * cannot be instantiated: cell 3, line 4: error: ..."). */
+int gpu_kernel_instance(const char *name, char *canon, size_t canon_len, int cell, int line,
+                        cm_error_t *err);
+
+/* ---- kernels as values in host cells (gpu_func.c) --------------------- */
+
+/* The handle of kernel name for host cells: a stable address (the same for
+ * the name for the whole process, whichever cell defines it last) that
+ * the runtime functions taking a kernel accept (const void *func). Static;
+ * NULL on out of memory. */
+const void *gpu_kernel_handle(const char *name);
+
+/* The kernel name of handle h (borrowed), or NULL when h is none. */
+const char *gpu_kernel_of_handle(const void *h);
+
+/* err's code (of a gpu_ function) as the cudaError_t the runtime would
+ * return: the driver's CUresults and the simulator's errors keep their
+ * numbers; an unknown kernel is 98 (cudaErrorInvalidDeviceFunction), no
+ * GPU 100, no driver 35, anything else 999. */
+int gpu_cuda_error_code(const cm_error_t *err);
+
+/* What cudaFuncGetAttributes reports, in the order of the fields that
+ * struct cudaFuncAttributes has had since CUDA 11. */
+typedef struct gpu_func_attrs {
+    size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+    int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA;
+    int maxDynamicSharedSizeBytes, preferredShmemCarveout;
+} gpu_func_attrs_t;
+
+/* The runtime functions that take a kernel, on the kernel's CUfunction
+ * (the driver's cuFuncGetAttribute & co.) or the simulated device. Each
+ * returns a cudaError_t value: 0; 98 (cudaErrorInvalidDeviceFunction) for
+ * an unknown name; the driver's error (numbered as the runtime numbers
+ * it); why in err. */
+int gpu_func_attributes(const char *name, gpu_func_attrs_t *a, cm_error_t *err);
+int gpu_func_set_attribute(const char *name, int attr, int value, cm_error_t *err);
+int gpu_func_set_cache_config(const char *name, int config, cm_error_t *err);
+int gpu_occupancy_blocks(const char *name, int block_size, size_t shared, int *blocks,
+                         cm_error_t *err);
+int gpu_occupancy_block_size(const char *name, size_t shared, int block_limit, int *min_grid,
+                             int *block_size, cm_error_t *err);
+
 /* The last launch that reached the driver: 1 and its kernel name (borrowed,
  * until the next launch), cell and line; 0 when there was none. */
 int gpu_last_launch(const char **name, int *cell, int *line);

@@ -26,9 +26,7 @@ static char runtime_note[CM_ERROR_TEXT + 64];
 
 /* ---- launches from host cells ----------------------------------------- */
 
-/* A grid or block as the cell gave it: a dim3, or an integer of `size`
- * bytes (x only). */
-static void read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
+void rt_gpu_read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
 {
     if (is_dim3) {
         const dim3_t *d = v;
@@ -167,9 +165,13 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
                   int cell, int line)
 {
     cm_error_t err = {0};
+    char instance[256]; /* a template kernel's instance is compiled at its first launch */
+    if (gpu_kernel_instance(kernel, instance, sizeof instance, cell, line, &err) != 0)
+        rt_protect_raise(err.code == GPU_E_COMPILE ? "CudaCompileError" : "LaunchError", err.text);
+    kernel = instance;
     unsigned g[3], b[3];
-    read_dim(grid, grid_is_dim3, grid_size, g);
-    read_dim(block, block_is_dim3, block_size, b);
+    rt_gpu_read_dim(grid, grid_is_dim3, grid_size, g);
+    rt_gpu_read_dim(block, block_is_dim3, block_size, b);
     size_t sz[64];
     void *ptrs[64], *argv[64];
     unsigned char converted[64][16];
@@ -477,6 +479,17 @@ void rt_gpu_interrupted(rt_error_t *error, int cell)
                     "variables are kept.",
                     where, name, at_cell, line);
     error->cell = error->line = 0;
+}
+
+void rt_gpu_note_launch(void)
+{
+    launched++;
+    launches++;
+}
+
+int rt_gpu_current_cell(void)
+{
+    return current_cell;
 }
 
 unsigned long rt_gpu_launch_count(void)

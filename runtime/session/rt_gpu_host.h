@@ -61,6 +61,17 @@ void rt_gpu_stopped(rt_error_t *err, const void *ip);
  * timing magics compare counts to tell whether code ran GPU work). */
 unsigned long rt_gpu_launch_count(void);
 
+/* A grid or block as a cell gave it: a dim3 (is_dim3), or an integer of
+ * size bytes (x only), into out. */
+void rt_gpu_read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3]);
+
+/* A kernel launched by other means than a launch (cudaLaunchKernel): the
+ * cell waits for it at its end. */
+void rt_gpu_note_launch(void);
+
+/* The cell running now (for messages). */
+int rt_gpu_current_cell(void);
+
 /* Non-zero once the GPU context is lost (a sticky error): the executor
  * must be replaced after its reply. */
 int rt_gpu_context_lost(void);
