@@ -286,6 +286,10 @@ int gpu_launch_params(const char *name, const unsigned grid[3], const unsigned b
 int gpu_kernel_instance(const char *name, char *canon, size_t canon_len, int cell, int line,
                         cm_error_t *err);
 
+/* 1 when a kernel cell defines a template __global__ function name (so
+ * that `name<...>` in a host cell names one of its instances), else 0. */
+int gpu_kernel_is_template(const char *name);
+
 /* ---- kernels as values in host cells (gpu_func.c) --------------------- */
 
 /* The handle of kernel name for host cells: a stable address (the same for

@@ -993,3 +993,18 @@ int gpu_compile_instance(const char *name, const char *base, const char *const *
     }
     return 0;
 }
+
+int gpu_kernel_is_template(const char *name)
+{
+    for (int i = nprelude; i-- > 0;) {
+        gpu_kernel_info_t *k = NULL;
+        char why[CM_ERROR_TEXT];
+        if (!uses_word(prelude[i].source, name))
+            continue;
+        int found = gpu_scan_template(prelude[i].source, name, NULL, 0, &k, why, sizeof why);
+        gpu_kernels_free(k, k ? 1 : 0);
+        if (found != 0) /* made, or refused for want of arguments: a template either way */
+            return 1;
+    }
+    return 0;
+}

@@ -342,6 +342,21 @@ static int parse_params(const char *text, size_t len, gpu_kernel_info_t *k)
  * a body or the ';' that ends it; body = 1 when a '{' follows. */
 typedef int (*visit_fn)(scan_t *s, int a, int b, int body, void *ctx);
 
+/* 1 when tokens [a, b) before a '{' open a type's body (struct, class,
+ * union, enum), which declarators may follow; the `class` of a template
+ * parameter (`template <class T>`) does not count. */
+static int defines_type(const scan_t *s, int a, int b)
+{
+    for (int j = a; j < b && j < s->ntoks; j++) {
+        const token_t *t = &s->toks[j];
+        int param = j > a && (tok_is(&s->toks[j - 1], "<") || tok_is(&s->toks[j - 1], ","));
+        if (tok_is(t, "struct") || tok_is(t, "union") || tok_is(t, "enum") ||
+            (tok_is(t, "class") && !param))
+            return 1;
+    }
+    return 0;
+}
+
 static int walk(scan_t *s, visit_fn visit, void *ctx)
 {
     int a = 0;
@@ -368,12 +383,7 @@ static int walk(scan_t *s, visit_fn visit, void *ctx)
             }
             /* a function body ends the declaration; a struct body may be
              * followed by declarators up to ';' */
-            int is_type = 0;
-            for (int j = a; j < i && j < s->ntoks; j++)
-                if (tok_is(&s->toks[j], "struct") || tok_is(&s->toks[j], "class") ||
-                    tok_is(&s->toks[j], "union") || tok_is(&s->toks[j], "enum"))
-                    is_type = 1;
-            if (!is_type)
+            if (!defines_type(s, a, i))
                 a = i + 1;
         } else if (tok_is(t, "}")) {
             a = i + 1; /* the end of an extern "C" block */
@@ -646,11 +656,7 @@ int gpu_scan_vars(const char *src, gpu_var_info_t **out)
                 else if (tok_is(&s.toks[i], "}") && --depth == 0)
                     break;
             depth = 0;
-            int is_type = 0;
-            for (int j = a; j < i && j < s.ntoks; j++)
-                is_type |= tok_is(&s.toks[j], "struct") || tok_is(&s.toks[j], "class") ||
-                           tok_is(&s.toks[j], "union") || tok_is(&s.toks[j], "enum");
-            if (!is_type)
+            if (!defines_type(&s, a, i))
                 a = i + 1;
         } else if (tok_is(t, "}")) {
             a = i + 1;
@@ -716,15 +722,21 @@ static int visit_template(scan_t *s, int a, int b, int body, void *ctx)
 {
     template_ctx_t *tc = ctx;
     int global = -1, close = -1;
-    if (!body || tc->found || b - a < 4 || !tok_is(&s->toks[a], "template") ||
-        !tok_is(&s->toks[a + 1], "<"))
+    if (!body || tc->found)
         return 0;
     for (int i = a; i < b && global < 0; i++)
         if (tok_is(&s->toks[i], "__global__"))
             global = i;
+    /* the last `template <` before it (walk joins a `template <class U>`
+     * function to the declaration after it) */
+    int t = -1;
+    for (int i = a; i + 1 < global; i++)
+        if (tok_is(&s->toks[i], "template") && tok_is(&s->toks[i + 1], "<"))
+            t = i;
     int open = last_paren(s, a, b, &close);
-    if (global < 0 || open < 1 || close < open || !tok_is(&s->toks[open - 1], tc->name))
+    if (t < 0 || open < 1 || close < open || !tok_is(&s->toks[open - 1], tc->name))
         return 0;
+    a = t;
     /* template < P, P = default, ... >: each parameter's name and default */
     char names[16][64], values[16][128];
     int n = 0, depth = 0, start = a + 2, eq = -1;

@@ -85,6 +85,8 @@
     X(int, __gpuc_occupancy_block_size,                                                       \
       (int *min_grid, int *block, const void *func, size_t shared, int limit),               \
       rt_gpu_occupancy_block_size)                                                            \
+    X(const void *, __gpuc_kernel_handle, (const char *name, int cell, int line),             \
+      rt_gpu_kernel_handle)                                                                   \
     X(int, __gpuc_launch_kernel,                                                              \
       (const void *func, const void *grid, int grid_is_dim3, unsigned grid_size,              \
        const void *block, int block_is_dim3, unsigned block_size, void **args,                \

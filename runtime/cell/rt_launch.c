@@ -200,6 +200,27 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
     return end + 1;
 }
 
+/* A template kernel's instance as a value (`cudaFuncGetAttributes(&a,
+ * scale<float>)`): its handle, the instance made when the cell runs.
+ * toks[i] is the name. The index after the instance, or 0 when it is not
+ * one. */
+static size_t rewrite_instance(const char *src, const rt_tok_t *toks, size_t n, size_t i,
+                               int cell, cm_buf_t *out)
+{
+    size_t end = after_template_args(src, toks, n, i);
+    if (end == i + 1)
+        return 0;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)toks[i].len, src + toks[i].start);
+    if (!gpu_kernel_is_template(name))
+        return 0;
+    cm_buf_adds(out, "__gpuc_kernel_handle(\"");
+    add_kernel_name(out, src, toks, i, end);
+    cm_buf_addf(out, "\", %d, %d)", cell, toks[i].line);
+    add_newlines(out, src, toks[i].start, toks[end - 1].start);
+    return end;
+}
+
 /* dim3 name(x, y) -> dim3 name = {x, y, 1}; dim3(x) -> ((dim3){x, 1, 1}).
  * toks[i] is "dim3". Returns the index after what was rewritten, or 0. */
 static size_t rewrite_dim3(const char *src, const rt_tok_t *toks, size_t n, size_t i,
@@ -256,8 +277,8 @@ static char *rewrite_pass(const char *code, int cell, int launches)
         if (toks[i].kind == RT_TOK_IDENT && !prev_member) {
             if (!launches && rt_tok_is(code, &toks[i], "dim3"))
                 next = rewrite_dim3(code, toks, n, i, &piece);
-            else if (launches)
-                next = rewrite_launch(code, toks, n, i, cell, &piece);
+            else if (launches && !(next = rewrite_launch(code, toks, n, i, cell, &piece)))
+                next = rewrite_instance(code, toks, n, i, cell, &piece);
         }
         if (!next) {
             cm_buf_free(&piece);

@@ -11,6 +11,7 @@
 
 #include "gpu.h"
 #include "rt_gpu_host.h"
+#include "rt_protect.h"
 
 enum { INVALID_DEVICE_FUNCTION = 98 };
 
@@ -108,4 +109,13 @@ int rt_gpu_launch_kernel(const void *func, const void *grid, int grid_is_dim3,
     }
     fprintf(stderr, "%s\n", err.text);
     return gpu_cuda_error_code(&err);
+}
+
+const void *rt_gpu_kernel_handle(const char *name, int cell, int line)
+{
+    char canon[256];
+    cm_error_t err = {0};
+    if (gpu_kernel_instance(name, canon, sizeof canon, cell, line, &err) != 0)
+        rt_protect_raise(err.code == GPU_E_COMPILE ? "CudaCompileError" : "LaunchError", err.text);
+    return gpu_kernel_handle(canon);
 }

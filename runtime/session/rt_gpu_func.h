@@ -28,4 +28,9 @@ int rt_gpu_launch_kernel(const void *func, const void *grid, int grid_is_dim3,
                          unsigned block_size, void **args, unsigned long long shared,
                          void *stream, int cooperative, int line);
 
+/* What a template kernel's instance as a value in a host cell becomes
+ * (`scale<float>`, rt_launch.c): its handle, the instance compiled the
+ * first time; a bad instance ends the cell, as its launch would. */
+const void *rt_gpu_kernel_handle(const char *name, int cell, int line);
+
 #endif

@@ -45,7 +45,7 @@ void rt_gpu_read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
  * take ends the cell. */
 static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, int line)
 {
-    char msg[CM_ERROR_TEXT + 256];
+    char msg[CM_ERROR_TEXT + 512];
     cm_error_t err = {0};
     if (ga_array_check(a, &err) != 0) {
         snprintf(msg, sizeof msg, "cell %d, line %d: argument %d of %s: %s", cell, line, i + 1,

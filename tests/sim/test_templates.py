@@ -198,3 +198,25 @@ printf("%d %d %d %s\\n", e1, e2, e3, cudaGetErrorName(e1));
 def test_kernel_name_as_value(kc):
     run = execute_ok(kc, "axpy")
     assert run.result == '"axpy"' or "axpy" in (run.result or "")
+
+
+def test_template_instance_as_value(kc):
+    run = execute_ok(kc, """
+struct cudaFuncAttributes ta;
+cudaError_t et = cudaFuncGetAttributes(&ta, scale<float>);
+float v = 4.0f, two = 2.0f, *dv;
+int one_n = 1, below = 0;
+for (int i = 0; i < 3; i++) below += i < one_n;   /* comparisons stay comparisons */
+cudaMalloc(&dv, sizeof v);
+cudaMemcpy(dv, &v, sizeof v, cudaMemcpyHostToDevice);
+void *sargs[] = {&dv, &two, &one_n};
+cudaError_t el = cudaLaunchKernel((const void *)scale<float>, 1, 1, sargs);
+int nb = 0;
+cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, scale< double >, 128, 0);
+cudaMemcpy(&v, dv, sizeof v, cudaMemcpyDeviceToHost);
+printf("et=%d el=%d v=%g below=%d nb=%d threads=%d\\n", et, el, v, below, nb, ta.maxThreadsPerBlock);
+""")
+    assert "et=0 el=0 v=8 below=1 nb=8 threads=1024" in run.stream()
+    run = execute(kc, "struct cudaFuncAttributes tb;\n\ncudaFuncGetAttributes(&tb, scale<Nowhere>);")
+    assert run.ename == "CudaCompileError"
+    assert "line 3: scale<Nowhere> cannot be instantiated" in run.content["evalue"]
