@@ -373,6 +373,114 @@ PROGRAM = [
     "    return 0;\n}",
 ]
 
+# template kernels launched by instance, and the runtime functions that take
+# a kernel (issue 12); run.sh checks the PASS lines and the one error cell
+TEMPLATES = [
+    "%gpu",
+    "%%kernel\ntemplate <typename T>\n__global__ void scale(T *x, T a, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] = a * x[i];\n}\n"
+    "template <int BLOCK>\n__global__ void block_sum(const float *x, float *out, int n) {\n"
+    "    __shared__ float part[BLOCK];\n    int i = blockIdx.x * BLOCK + threadIdx.x;\n"
+    "    part[threadIdx.x] = i < n ? x[i] : 0.0f;\n    __syncthreads();\n"
+    "    for (int s = BLOCK / 2; s > 0; s /= 2) {\n"
+    "        if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];\n"
+    "        __syncthreads();\n    }\n    if (threadIdx.x == 0) atomicAdd(out, part[0]);\n}\n"
+    "template <typename T, int K>\n__global__ void times_k(T *x, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= K;\n}\n"
+    "__global__ void saxpy(int n, float a, const float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = a * x[i] + y[i];\n}\n"
+    "__global__ void dyn_fill(float *out) {\n    extern __shared__ float buf[];\n"
+    "    int per = 16384 / blockDim.x;\n"
+    "    for (int k = 0; k < per; k++) buf[threadIdx.x * per + k] = threadIdx.x * per + k;\n"
+    "    __syncthreads();\n    if (threadIdx.x == 0) { double s = 0;\n"
+    "        for (int k = 0; k < 16384; k++) s += buf[k];\n        out[0] = s; }\n}",
+    # 1. type templates: float, double, int instances, each checked
+    "int n = 1 << 20;\nsize_t fb = n * sizeof(float), db = n * sizeof(double), ib = n * sizeof(int);\n"
+    "float *hf = malloc(fb); double *hd = malloc(db); int *hi = malloc(ib);\n"
+    "for (int i = 0; i < n; i++) { hf[i] = i % 1000; hd[i] = (i % 1000) * 0.25; hi[i] = i % 1000; }\n"
+    "float *df; double *dd; int *di;\ncudaMalloc(&df, fb); cudaMalloc(&dd, db); cudaMalloc(&di, ib);\n"
+    "cudaMemcpy(df, hf, fb, cudaMemcpyHostToDevice);\ncudaMemcpy(dd, hd, db, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(di, hi, ib, cudaMemcpyHostToDevice);\n"
+    "scale<float><<<(n + 255) / 256, 256>>>(df, 2.0f, n);\n"
+    "scale<double><<<(n + 255) / 256, 256>>>(dd, 3, n);\n"
+    "scale<int><<<(n + 255) / 256, 256>>>(di, 4, n);\n"
+    "cudaMemcpy(hf, df, fb, cudaMemcpyDeviceToHost);\ncudaMemcpy(hd, dd, db, cudaMemcpyDeviceToHost);\n"
+    "cudaMemcpy(hi, di, ib, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < n; i++)\n"
+    "    if (hf[i] != (i % 1000) * 2.0f || hd[i] != (i % 1000) * 0.75 || hi[i] != (i % 1000) * 4) abort();\n"
+    "printf(\"PASS template instances float, double, int\\n\");",
+    # 2. non-type template arguments
+    "float *ones = malloc(fb), *dsum, sum = 0;\nfor (int i = 0; i < n; i++) ones[i] = 1.0f;\n"
+    "cudaMemcpy(df, ones, fb, cudaMemcpyHostToDevice);\ncudaMalloc(&dsum, sizeof(float));\n"
+    "times_k<float, 3><<<(n + 127) / 128, 128>>>(df, n);\ncudaMemset(dsum, 0, sizeof(float));\n"
+    "block_sum<256><<<(n + 255) / 256, 256>>>(df, dsum, n);\n"
+    "cudaMemcpy(&sum, dsum, sizeof sum, cudaMemcpyDeviceToHost);\n"
+    "printf(\"block_sum<256> of 3 * ones: %g\\n\", sum);\nif (sum != 3.0f * n) abort();\n"
+    "printf(\"PASS non-type template arguments\\n\");",
+    # 3. a second launch of an instance costs what an ordinary launch costs
+    "#include <time.h>\nstatic double now_s(void) { struct timespec t; "
+    "clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }\n"
+    "cudaDeviceSynchronize();\ndouble t0 = now_s();\n"
+    "for (int i = 0; i < 2000; i++) scale<float><<<1, 32>>>(df, 1.0f, 32);\n"
+    "cudaDeviceSynchronize();\ndouble t1 = now_s();\n"
+    "for (int i = 0; i < 2000; i++) saxpy<<<1, 32>>>(32, 0.0f, df, df);\n"
+    "cudaDeviceSynchronize();\ndouble t2 = now_s();\n"
+    "printf(\"launch of an instance %.2f us, of a kernel %.2f us\\n\", (t1 - t0) / 2000 * 1e6, "
+    "(t2 - t1) / 2000 * 1e6);\n"
+    "if ((t1 - t0) > 3 * (t2 - t1) + 0.002) abort();\nprintf(\"PASS instance launch cost\\n\");",
+    # 4. a bad instantiation: an error naming the cell and line, the session kept
+    "%%kernel\nstruct Pair { int a, b; };",
+    "int k = 1;\nscale<Pair><<<1, 1>>>(0, 0, k);",
+    # 5. the functions that take a kernel, on its CUfunction
+    "cudaDeviceProp prop;\ncudaGetDeviceProperties(&prop, 0);\n"
+    "struct cudaFuncAttributes attr;\n"
+    "if (cudaFuncGetAttributes(&attr, saxpy) != cudaSuccess) abort();\n"
+    "printf(\"saxpy: %d threads a block at most, %d registers, binary %d, ptx %d\\n\",\n"
+    "       attr.maxThreadsPerBlock, attr.numRegs, attr.binaryVersion, attr.ptxVersion);\n"
+    "if (attr.maxThreadsPerBlock != 1024 || attr.numRegs <= 0 || "
+    "attr.binaryVersion != prop.major * 10 + prop.minor) abort();\n"
+    "struct cudaFuncAttributes battr;\n"
+    "if (cudaFuncGetAttributes(&battr, block_sum<256>) != cudaSuccess || battr.sharedSizeBytes != 1024) abort();\n"
+    "printf(\"PASS cudaFuncGetAttributes\\n\");",
+    "int blocks = 0, minGrid = 0, block = 0, atBlock = 0;\n"
+    "if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, saxpy, 256, 0)) abort();\n"
+    "if (cudaOccupancyMaxPotentialBlockSize(&minGrid, &block, saxpy, 0, 0)) abort();\n"
+    "if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&atBlock, saxpy, block, 0)) abort();\n"
+    "printf(\"saxpy: %d blocks of 256 a multiprocessor; best block %d, min grid %d\\n\", blocks, block, minGrid);\n"
+    "if (blocks != prop.maxThreadsPerMultiProcessor / 256) abort();\n"
+    "if (block <= 0 || block > 1024 || minGrid != atBlock * prop.multiProcessorCount) abort();\n"
+    "printf(\"PASS occupancy\\n\");",
+    "float *dout, got = 0;\ncudaMalloc(&dout, sizeof(float));\n"
+    "if (cudaFuncSetAttribute(dyn_fill, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536)) abort();\n"
+    "if (cudaFuncSetCacheConfig(saxpy, cudaFuncCachePreferL1)) abort();\n"
+    "dyn_fill<<<1, 256, 65536>>>(dout);\ncudaDeviceSynchronize();\n"
+    "cudaMemcpy(&got, dout, sizeof got, cudaMemcpyDeviceToHost);\n"
+    "struct cudaFuncAttributes dattr;\ncudaFuncGetAttributes(&dattr, dyn_fill);\n"
+    "printf(\"64 KiB of dynamic shared memory: sum %g, max dynamic %d\\n\", got, dattr.maxDynamicSharedSizeBytes);\n"
+    "if (got != 16384.0f * 16383.0f / 2 || dattr.maxDynamicSharedSizeBytes != 65536) abort();\n"
+    "printf(\"PASS cudaFuncSetAttribute\\n\");",
+    "float a = 2.0f, *dx, *dy;\ncudaMalloc(&dx, fb); cudaMalloc(&dy, fb);\n"
+    "for (int i = 0; i < n; i++) { hf[i] = i % 100; ones[i] = 1.0f; }\n"
+    "cudaMemcpy(dx, hf, fb, cudaMemcpyHostToDevice);\ncudaMemcpy(dy, ones, fb, cudaMemcpyHostToDevice);\n"
+    "void *args[] = {&n, &a, &dx, &dy};\ncudaStream_t st;\ncudaStreamCreate(&st);\n"
+    "if (cudaLaunchKernel((const void *)saxpy, dim3((n + 255) / 256), dim3(256), args, 0, st)) abort();\n"
+    "cudaStreamSynchronize(st);\n"
+    "if (cudaLaunchKernel(saxpy, (n + 255) / 256, 256, args)) abort();\n"
+    "int grid = prop.multiProcessorCount, m = grid * 256;\nvoid *cargs[] = {&m, &a, &dx, &dy};\n"
+    "if (cudaLaunchCooperativeKernel((void *)saxpy, grid, 256, cargs)) abort();\n"
+    "int one = 1;\nfloat two = 2.0f;\nvoid *sargs[] = {&dy, &two, &one};\n"
+    "if (cudaLaunchKernel((const void *)scale<float>, 1, 1, sargs)) abort();\n"
+    "cudaDeviceSynchronize();\ncudaMemcpy(hf, dy, fb, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < n; i++) {\n"
+    "    float want = 1.0f + 2 * 2.0f * (i % 100) + (i < m ? 2.0f * (i % 100) : 0);\n"
+    "    if (i == 0) want *= 2;\n    if (hf[i] != want) { printf(\"y[%d] = %g, not %g\\n\", i, hf[i], want); abort(); }\n}\n"
+    "printf(\"PASS cudaLaunchKernel and cudaLaunchCooperativeKernel\\n\");",
+    "int notKernel = 0;\nstruct cudaFuncAttributes nattr;\n"
+    "cudaError_t e = cudaFuncGetAttributes(&nattr, &notKernel);\n"
+    "printf(\"%s\\n\", cudaGetErrorName(e));\nif (e != cudaErrorInvalidDeviceFunction) abort();\n"
+    "printf(\"PASS not a kernel\\n\");",
+]
+
 
 def cell(i, src):
     tags = ["parameters"] if src.startswith(PARAMETERS) else []
@@ -393,5 +501,5 @@ def notebook(cells):
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
                     ("curand", CURAND), ("waits", WAITS), ("program", PROGRAM), ("params", PARAMS),
-                    ("runtime", RUNTIME)):
+                    ("runtime", RUNTIME), ("templates", TEMPLATES)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

@@ -199,6 +199,28 @@ sys.exit(0 if ok else 1)
 PY
 check $? "kernel parameter types notebook"
 
+# template kernels launched by instance, and the runtime functions that take
+# a kernel: attributes, occupancy, cudaLaunchKernel (issue 12)
+"$bin/gpuc" run --allow-errors tests/gpu/templates.ipynb -o "$out/templates.ipynb" 2> "$out/templates.log"
+cat "$out/templates.log"
+python3 - "$out/templates.ipynb" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+text = "".join(o.get("text", "") for c in cells for o in c["outputs"] if o["output_type"] == "stream")
+errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+print(text)
+passes = [l for l in text.splitlines() if l.startswith("PASS ")]
+ok = passes == ["PASS template instances float, double, int", "PASS non-type template arguments",
+                "PASS instance launch cost", "PASS cudaFuncGetAttributes", "PASS occupancy",
+                "PASS cudaFuncSetAttribute",
+                "PASS cudaLaunchKernel and cudaLaunchCooperativeKernel", "PASS not a kernel"]
+ok = ok and len(errors) == 1 and errors[0]["ename"] == "CudaCompileError" and \
+    "line 2: scale<Pair> cannot be instantiated" in errors[0]["evalue"]
+print([e["evalue"] for e in errors])
+sys.exit(0 if ok else 1)
+PY
+check $? "template kernels notebook"
+
 # NVIDIA's runtime API in host cells (issue 12): defaults, void ** casts,
 # the real cudaDeviceProp, functions beyond gpuc's subset; no warnings
 "$bin/gpuc" run tests/gpu/runtime.ipynb -o "$out/runtime.ipynb" 2> "$out/runtime.log"
