@@ -9,6 +9,28 @@ mkdir -p "$out"
 fail=0
 check() { if [ "$1" -eq 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
 
+# Runs tests/gpu/NAME.ipynb with --allow-errors; 0 when its PASS lines are
+# the arguments after the third, in order, and its one error cell has ename
+# $2 with $3 in its text.
+notebook_passes() {
+    name=$1; shift
+    "$bin/gpuc" run --allow-errors "tests/gpu/$name.ipynb" -o "$out/$name.ipynb" 2> "$out/$name.log"
+    cat "$out/$name.log"
+    python3 - "$out/$name.ipynb" "$@" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+ename, text, want = sys.argv[2], sys.argv[3], sys.argv[4:]
+out = "".join(o.get("text", "") for c in cells for o in c["outputs"] if o["output_type"] == "stream")
+errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+print(out)
+passes = [l for l in out.splitlines() if l.startswith("PASS ")]
+ok = passes == want and len(errors) == 1 and errors[0]["ename"] == ename and \
+    text in errors[0]["evalue"]
+print([e["evalue"] for e in errors])
+sys.exit(0 if ok else 1)
+PY
+}
+
 "$bin/gpu_smoke" > "$out/smoke.txt" 2>&1; check $? "gpu_smoke"; cat "$out/smoke.txt"
 
 # random numbers against the CPU backend bit for bit, matmul against OpenBLAS
@@ -182,43 +204,17 @@ check $rc "device symbols notebook"
 
 # any kernel parameter type (issue 12): structs, vector types, __half; the
 # by-value struct's size checked against the driver's (cuFuncGetParamInfo)
-"$bin/gpuc" run --allow-errors tests/gpu/params.ipynb -o "$out/params.ipynb" 2> "$out/params.log"
-cat "$out/params.log"
-python3 - "$out/params.ipynb" <<'PY'
-import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
-text = "".join(o.get("text", "") for c in cells for o in c["outputs"] if o["output_type"] == "stream")
-errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
-print(text)
-passes = [l for l in text.splitlines() if l.startswith("PASS ")]
-ok = passes == ["PASS struct by value", "PASS vector types", "PASS __half"]
-ok = ok and len(errors) == 1 and errors[0]["ename"] == "LaunchError" and \
-    "argument 1 of apply is Params q (80 bytes), got a 48-byte value" in errors[0]["evalue"]
-print([e["evalue"] for e in errors])
-sys.exit(0 if ok else 1)
-PY
+notebook_passes params LaunchError "argument 1 of apply is Params q (80 bytes), got a 48-byte value" \
+    "PASS struct by value" "PASS vector types" "PASS __half"
 check $? "kernel parameter types notebook"
 
 # template kernels launched by instance, and the runtime functions that take
 # a kernel: attributes, occupancy, cudaLaunchKernel (issue 12)
-"$bin/gpuc" run --allow-errors tests/gpu/templates.ipynb -o "$out/templates.ipynb" 2> "$out/templates.log"
-cat "$out/templates.log"
-python3 - "$out/templates.ipynb" <<'PY'
-import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
-text = "".join(o.get("text", "") for c in cells for o in c["outputs"] if o["output_type"] == "stream")
-errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
-print(text)
-passes = [l for l in text.splitlines() if l.startswith("PASS ")]
-ok = passes == ["PASS template instances float, double, int", "PASS non-type template arguments",
-                "PASS instance launch cost", "PASS cudaFuncGetAttributes", "PASS occupancy",
-                "PASS cudaFuncSetAttribute",
-                "PASS cudaLaunchKernel and cudaLaunchCooperativeKernel", "PASS not a kernel"]
-ok = ok and len(errors) == 1 and errors[0]["ename"] == "CudaCompileError" and \
-    "line 2: scale<Pair> cannot be instantiated" in errors[0]["evalue"]
-print([e["evalue"] for e in errors])
-sys.exit(0 if ok else 1)
-PY
+notebook_passes templates CudaCompileError "line 2: scale<Pair> cannot be instantiated" \
+    "PASS template instances float, double, int" "PASS non-type template arguments" \
+    "PASS instance launch cost" "PASS cudaFuncGetAttributes" "PASS occupancy" \
+    "PASS cudaFuncSetAttribute" "PASS cudaLaunchKernel and cudaLaunchCooperativeKernel" \
+    "PASS not a kernel"
 check $? "template kernels notebook"
 
 # NVIDIA's runtime API in host cells (issue 12): defaults, void ** casts,
