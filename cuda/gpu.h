@@ -58,6 +58,9 @@
  *             gpu_error    what a failure costs, in words
  *             gpu_scan     kernels, parameters, variables and names in device source
  *             gpu_symbol   the session's device variables: one storage each
+ *             gpu_template template kernels launched by an instance's name
+ *             gpu_func     kernels as values in host cells: handles,
+ *                          attributes, occupancy
  *             gpu_header   the runtime API declarations host cells see
  * gpu_internal.h is what the policy files share; cuda/sim/ will hold the
  * simulator (cuda/sim/README.md). */
