@@ -306,7 +306,8 @@ const char *gpu_kernel_of_handle(const void *h);
 
 /* err's code (of a gpu_ function) as the cudaError_t the runtime would
  * return: the driver's CUresults and the simulator's errors keep their
- * numbers; an unknown kernel is 98 (cudaErrorInvalidDeviceFunction), no
+ * numbers; an unknown kernel or a bad template instance is 98
+ * (cudaErrorInvalidDeviceFunction), no
  * GPU 100, no driver 35, anything else 999. */
 int gpu_cuda_error_code(const cm_error_t *err);
 

@@ -62,6 +62,7 @@ int gpu_cuda_error_code(const cm_error_t *err)
     switch (c) {
     case GPU_E_NO_KERNEL:
     case GPU_E_COMPILE:
+    case GPU_E_ARGS: /* an instance with the wrong number of template arguments */
         return CUDA_INVALID_DEVICE_FUNCTION;
     case GPU_E_NO_GPU:
         return CUDA_NO_DEVICE;
@@ -73,10 +74,17 @@ int gpu_cuda_error_code(const cm_error_t *err)
 }
 
 /* Kernel name ready: its CUfunction on a GPU (NULL on the simulator) and,
- * there, its module's static shared memory. 0, or a cudaError_t. */
+ * there, its module's static shared memory; a template instance made
+ * again if its template's cell ran since. 0, or a cudaError_t. */
 static int function(const char *name, gpu_cufunction_t *fn, size_t *sim_shared, cm_error_t *err)
 {
-    return gpu_module_function(name, fn, sim_shared, err) ? gpu_cuda_error_code(err) : 0;
+    char canon[256];
+    *fn = NULL;
+    *sim_shared = 0;
+    if (gpu_kernel_instance(name, canon, sizeof canon, 0, 0, err) ||
+        gpu_module_function(canon, fn, sim_shared, err))
+        return gpu_cuda_error_code(err);
+    return 0;
 }
 
 /* A driver call that may be missing (older drivers): a cudaError_t. */

@@ -80,6 +80,11 @@ int gpu_kernel_instance(const char *name, char *canon, size_t canon_len, int cel
     if (nargs < 0)
         return 0; /* no instance: gpu_launch says the name is unknown */
     where(at, sizeof at, cell, line);
+    if (strlen(canon) >= sizeof ((gpu_kernel_info_t *)0)->name) {
+        CM_ERROR(err, GPU_E_ARGS, "%sthe instance name %s is too long (at most %zu characters)",
+                 at, canon, sizeof ((gpu_kernel_info_t *)0)->name - 1);
+        return -1;
+    }
     if (gpu_kernel_params(base, &params) >= 0) {
         CM_ERROR(err, GPU_E_NO_KERNEL, "%s%s is not a template kernel: launch it as %s<<<...>>>",
                  at, base, base);

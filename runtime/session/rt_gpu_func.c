@@ -102,7 +102,9 @@ int rt_gpu_launch_kernel(const void *func, const void *grid, int grid_is_dim3,
     rt_gpu_read_dim(block, block_is_dim3, block_size, b);
     cm_error_t err = {0};
     int cell = rt_gpu_current_cell();
-    if (gpu_launch_params(name, g, b, (unsigned)shared, stream, args, cooperative, cell, line,
+    char canon[256]; /* an instance made again if its template's cell ran since */
+    if (gpu_kernel_instance(name, canon, sizeof canon, cell, line, &err) == 0 &&
+        gpu_launch_params(canon, g, b, (unsigned)shared, stream, args, cooperative, cell, line,
                           &err) == 0) {
         rt_gpu_note_launch();
         return 0;

@@ -128,12 +128,19 @@ __global__ void fill(T *x, T v) { x[threadIdx.x] = v; }""")
     run = execute_ok(kc, """fill<int><<<1, 4>>>(dfill, 7);
 cudaMemcpy(hfill, dfill, sizeof hfill, cudaMemcpyDeviceToHost); printf("%d\\n", hfill[3]);""")
     assert run.stream().strip() == "7"
+    execute_ok(kc, "const void *fill_int = fill<int>;")
     execute_ok(kc, """%%kernel
 template <typename T>
 __global__ void fill(T *x, T v) { x[threadIdx.x] = v + (T)threadIdx.x; }""")
     run = execute_ok(kc, """fill<int><<<1, 4>>>(dfill, 7);
 cudaMemcpy(hfill, dfill, sizeof hfill, cudaMemcpyDeviceToHost); printf("%d\\n", hfill[3]);""")
     assert run.stream().strip() == "10"
+    # a handle taken before: the new definition's instance, made again
+    run = execute_ok(kc, """int eight = 8;
+void *fargs[] = {&dfill, &eight};
+cudaError_t ef = cudaLaunchKernel(fill_int, 1, 4, fargs);
+cudaMemcpy(hfill, dfill, sizeof hfill, cudaMemcpyDeviceToHost); printf("%d %d\\n", ef, hfill[3]);""")
+    assert run.stream().strip() == "0 11"
 
 
 def test_functions_that_take_a_kernel(kc):
