@@ -216,6 +216,30 @@ sys.exit(0 if len(passes) == 4 and "warning" not in err else 1)
 PY
 check $? "runtime API notebook (gpuc run rc $rc)"
 
+# CUDA's libraries from host cells as courses write them (issue 12): cuBLAS
+# SGEMM with a known answer, cuRAND uniform and normal statistics, a cuFFT
+# round trip, a cuSPARSE SpMV; each cell aborts on a wrong answer
+"$bin/gpuc" run tests/gpu/cuda_libraries.ipynb -o "$out/cuda_libraries.ipynb" \
+    2> "$out/cuda_libraries.log"
+rc=$?; cat "$out/cuda_libraries.log"
+python3 - "$out/cuda_libraries.ipynb" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+out = "".join(o.get("text", "") for c in cells for o in c["outputs"]
+              if o["output_type"] == "stream" and o["name"] == "stdout")
+err = "".join(o.get("text", "") for c in cells for o in c["outputs"]
+              if o["output_type"] == "stream" and o["name"] == "stderr")
+errors = [o["ename"] + ": " + o["evalue"] for c in cells for o in c["outputs"]
+          if o["output_type"] == "error"]
+print(out, err, errors)
+passes = [l.split(" (")[0] for l in out.splitlines() if l.startswith("PASS ")]
+want = ["PASS cublasSgemm 2x2 and 64x48x32", "PASS curandGenerateUniform and curandGenerateNormal "
+        "statistics", "PASS cufftExecC2C forward and inverse round trip",
+        "PASS cusparseSpMV with a CSR matrix", "PASS cleanup"]
+sys.exit(0 if passes == want and not errors and "warning" not in err else 1)
+PY
+check $? "cuBLAS, cuRAND, cuFFT and cuSPARSE from host cells (gpuc run rc $rc)"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
