@@ -199,46 +199,42 @@ sys.exit(0 if ok else 1)
 PY
 check $? "kernel parameter types notebook"
 
-# NVIDIA's runtime API in host cells (issue 12): defaults, void ** casts,
-# the real cudaDeviceProp, functions beyond gpuc's subset; no warnings
-"$bin/gpuc" run tests/gpu/runtime.ipynb -o "$out/runtime.ipynb" 2> "$out/runtime.log"
-rc=$?; cat "$out/runtime.log"
-python3 - "$out/runtime.ipynb" <<'PY'
+# Runs tests/gpu/NAME.ipynb with gpuc run; passes when its PASS lines are,
+# in order, the ones given (each compared up to a " (" that adds figures),
+# no cell failed and no cell warned on stderr.
+notebook_passes() {
+    local name=$1; shift
+    "$bin/gpuc" run "tests/gpu/$name.ipynb" -o "$out/$name.ipynb" 2> "$out/$name.log"
+    local rc=$?; cat "$out/$name.log"
+    python3 - "$out/$name.ipynb" "$@" <<'PY'
 import json, sys
 cells = json.load(open(sys.argv[1]))["cells"]
-out = "".join(o.get("text", "") for c in cells for o in c["outputs"]
-              if o["output_type"] == "stream" and o["name"] == "stdout")
-err = "".join(o.get("text", "") for c in cells for o in c["outputs"]
-              if o["output_type"] == "stream" and o["name"] == "stderr")
-print(out, err)
-passes = [l for l in out.splitlines() if l.startswith("PASS ")]
-sys.exit(0 if len(passes) == 4 and "warning" not in err else 1)
-PY
-check $? "runtime API notebook (gpuc run rc $rc)"
-
-# CUDA's libraries from host cells as courses write them (issue 12): cuBLAS
-# SGEMM with a known answer, cuRAND uniform and normal statistics, a cuFFT
-# round trip, a cuSPARSE SpMV; each cell aborts on a wrong answer
-"$bin/gpuc" run tests/gpu/cuda_libraries.ipynb -o "$out/cuda_libraries.ipynb" \
-    2> "$out/cuda_libraries.log"
-rc=$?; cat "$out/cuda_libraries.log"
-python3 - "$out/cuda_libraries.ipynb" <<'PY'
-import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
-out = "".join(o.get("text", "") for c in cells for o in c["outputs"]
-              if o["output_type"] == "stream" and o["name"] == "stdout")
-err = "".join(o.get("text", "") for c in cells for o in c["outputs"]
-              if o["output_type"] == "stream" and o["name"] == "stderr")
+def text(name):
+    return "".join(o.get("text", "") for c in cells for o in c["outputs"]
+                   if o["output_type"] == "stream" and o["name"] == name)
+out, err = text("stdout"), text("stderr")
 errors = [o["ename"] + ": " + o["evalue"] for c in cells for o in c["outputs"]
           if o["output_type"] == "error"]
 print(out, err, errors)
 passes = [l.split(" (")[0] for l in out.splitlines() if l.startswith("PASS ")]
-want = ["PASS cublasSgemm 2x2 and 64x48x32", "PASS curandGenerateUniform and curandGenerateNormal "
-        "statistics", "PASS cufftExecC2C forward and inverse round trip",
-        "PASS cusparseSpMV with a CSR matrix", "PASS cleanup"]
-sys.exit(0 if passes == want and not errors and "warning" not in err else 1)
+sys.exit(0 if passes == sys.argv[2:] and not errors and "warning" not in err else 1)
 PY
-check $? "cuBLAS, cuRAND, cuFFT and cuSPARSE from host cells (gpuc run rc $rc)"
+    check $? "$name notebook (gpuc run rc $rc)"
+}
+
+# NVIDIA's runtime API in host cells (issue 12): defaults, void ** casts,
+# the real cudaDeviceProp, functions beyond gpuc's subset; no warnings
+notebook_passes runtime "PASS managed memory, events, streams with defaults" \
+    "PASS pitched memory and cudaMemcpy2DAsync without a stream" "PASS the real cudaDeviceProp" \
+    "PASS cleanup"
+
+# CUDA's libraries from host cells as courses write them (issue 12): cuBLAS
+# SGEMM with a known answer, cuRAND uniform and normal statistics, a cuFFT
+# round trip, a cuSPARSE SpMV; each cell aborts on a wrong answer
+notebook_passes cuda_libraries "PASS cublasSgemm 2x2 and 64x48x32" \
+    "PASS curandGenerateUniform and curandGenerateNormal statistics" \
+    "PASS cufftExecC2C forward and inverse round trip" "PASS cusparseSpMV with a CSR matrix" \
+    "PASS cleanup"
 
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_util import execute, execute_ok, start_kernel, stop_kernel
+from kernel_util import execute, execute_ok
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "gpu" / "cuda_libraries.ipynb"
 CELLS = [c["source"] for c in json.loads(NOTEBOOK.read_text())["cells"]]
@@ -67,15 +67,9 @@ curandDestroyGenerator(cpu_gen);
     assert run.stream() == "1\n"
 
 
-@pytest.fixture
-def no_cufft(monkeypatch):
-    monkeypatch.setenv("GPUC_HIDE_LIBS", "libcufft")
-    km, kc = start_kernel("gpuc")
-    yield kc
-    stop_kernel(km, kc)
-
-
-def test_a_missing_library_is_named_and_the_session_kept(no_cufft):
+@pytest.mark.parametrize("kernel_with_env", [{"GPUC_HIDE_LIBS": "libcufft"}], indirect=True)
+def test_a_missing_library_is_named_and_the_session_kept(kernel_with_env):
+    no_cufft = kernel_with_env
     execute_ok(no_cufft, "int kept = 7;")
     run = execute(no_cufft, CELLS[3])
     assert run.ename == "CompileError"
