@@ -437,7 +437,7 @@ CUDA_LIBRARIES = [
     "    printf(\"cuFFT error %d at line %d\\n\", (int)r_, __LINE__); abort(); } } while (0)\n"
     "int NX = 256;\ncufftComplex *sig = malloc(NX * sizeof(cufftComplex)), *spec = malloc(NX * sizeof(cufftComplex));\n"
     "cufftComplex *back = malloc(NX * sizeof(cufftComplex));\n"
-    "for (int i = 0; i < NX; i++) { sig[i].x = cosf(2 * 3.14159265f * 5 * i / NX); sig[i].y = 0.25f * (i % 3); }\n"
+    "for (int i = 0; i < NX; i++) { sig[i].x = cosf(2 * 3.14159265f * 5 * i / NX); sig[i].y = 0.5f * sinf(2 * 3.14159265f * 12 * i / NX); }\n"
     "cufftComplex *d_sig;\ncudaMalloc(&d_sig, NX * sizeof(cufftComplex));\n"
     "cudaMemcpy(d_sig, sig, NX * sizeof(cufftComplex), cudaMemcpyHostToDevice);\n"
     "cufftHandle plan;\nCHECK_CUFFT(cufftPlan1d(&plan, NX, CUFFT_C2C, 1));\n"
@@ -449,7 +449,7 @@ CUDA_LIBRARIES = [
     "    maxerr = fmaxf(maxerr, fmaxf(fabsf(back[i].x / NX - sig[i].x), fabsf(back[i].y / NX - sig[i].y)));\n"
     "float tone = sqrtf(spec[5].x * spec[5].x + spec[5].y * spec[5].y);\n"
     "printf(\"|X[5]| = %.2f (want %d), round trip max error %.2e\\n\", tone, NX / 2, maxerr);\n"
-    "if (fabsf(tone - NX / 2) > 0.01f || maxerr > 1e-5f) abort();\n"
+    "if (fabsf(tone - NX / 2) > 0.01f || maxerr > 1e-4f) abort();\n"
     "printf(\"PASS cufftExecC2C forward and inverse round trip\\n\");",
     # cuSPARSE's generic API: y = A x for a 3 x 3 CSR matrix
     "#include <cusparse.h>\n"
