@@ -505,9 +505,10 @@ const char *gpu_host_include_dir(void);
 /* ---- CUDA's libraries in host cells (gpu_hostlibs.c) ------------------ */
 
 /* cuBLAS, cuRAND, cuFFT and cuSPARSE as bits of a mask (bit i is
- * gpu_hostlib_name(i)) that a host cell names when its text holds
- * "cublas", "curand", "cufft" or "cusparse" (the headers, the functions,
- * the types). A few substring searches: cheap for every cell. */
+ * gpu_hostlib_name(i)) that a host cell names when a word of its text
+ * starts with "cublas", "curand", "cufft" or "cusparse" (the headers, the
+ * functions, the types; not cuRAND's device API, curand_init and
+ * curandState). A few substring searches: cheap for every cell. */
 unsigned gpu_hostlibs_named(const char *code);
 
 /* Loads (once, RTLD_GLOBAL) each library code names, so that host cells

@@ -60,11 +60,33 @@ static void load(hostlib_t *l)
                  "toolkit's lib%s or set CUDA_HOME)", l->name, l->prefix, where, l->prefix);
 }
 
+static int is_ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Non-zero when code has a word that starts with l's prefix and belongs to
+ * its host API: cuRAND's device API (curand_kernel.h: curand_init,
+ * curandState...) is a kernel cell's, compiled by NVRTC, and needs no
+ * library. */
+static int names(const char *code, const hostlib_t *l)
+{
+    size_t n = strlen(l->prefix);
+    for (const char *p = strstr(code, l->prefix); p; p = strstr(p + n, l->prefix)) {
+        if (p > code && is_ident(p[-1]))
+            continue;
+        if (l->sonames == curand_names && (p[n] == '_' || strncmp(p + n, "State", 5) == 0))
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
 unsigned gpu_hostlibs_named(const char *code)
 {
     unsigned mask = 0;
     for (int i = 0; i < NLIBS; i++)
-        if (strstr(code, libs[i].prefix))
+        if (names(code, &libs[i]))
             mask |= 1u << i;
     return mask;
 }

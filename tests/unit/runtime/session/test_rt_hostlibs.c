@@ -95,6 +95,10 @@ int main(void)
     test_headers_compile_and_calls_link();
     test_later_cells_are_shaken();
     CHECK(gpu_hostlibs_named("int x = 1;") == 0);
+    CHECK(gpu_hostlibs_named("#include <curand_kernel.h>\ncurandState s; curand_init(1, 0, 0, &s);") == 0);
+    CHECK(gpu_hostlibs_named("int my_cublas_calls = 0;") == 0);
+    CHECK(gpu_hostlibs_named("#include <curand.h>") == 2u);
+    CHECK(gpu_hostlibs_named("cublasSgemm(h); cufftExecC2C(p); cusparseSpMV(s);") == 13u);
     rt_session_free(S);
     json_decref(emitted);
     return check_report("test_rt_hostlibs");
