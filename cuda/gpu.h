@@ -43,6 +43,8 @@
  *             gpu_nvrtc    libnvrtc, GPU_NVRTC_CHECK
  *             gpu_cudart   libcudart, GPU_CUDART_CHECK
  *             gpu_cublas   libcublas, GPU_CUBLAS_CHECK
+ *             gpu_hostlibs cuBLAS, cuRAND, cuFFT, cuSPARSE for host cells:
+ *                          loaded RTLD_GLOBAL when a cell names them
  *   policy    gpu_device   devices, selection, the primary context; tells
  *                          context changes to listeners
  *                          (gpu_device_on_context)
@@ -564,6 +566,37 @@ const char *gpu_host_header(int toolkit);
 /* Where gpu_host_header's declarations come from, in words ("CUDA 13.0's
  * cuda_runtime_api.h (/usr/local/cuda/include)"). Borrowed. */
 const char *gpu_host_header_source(void);
+
+/* The toolkit's include folder whose cuda_runtime_api.h host cells see
+ * (gpu_host_header(1) made, so loading libcudart), where the headers of
+ * CUDA's libraries are; NULL when gpuc's subset is used. Borrowed. */
+const char *gpu_host_include_dir(void);
+
+/* ---- CUDA's libraries in host cells (gpu_hostlibs.c) ------------------ */
+
+/* cuBLAS, cuRAND, cuFFT and cuSPARSE as bits of a mask (bit i is
+ * gpu_hostlib_name(i)) that a host cell names when a word of its text
+ * starts with "cublas", "curand", "cufft" or "cusparse" (the headers, the
+ * functions, the types; not cuRAND's device API, curand_init and
+ * curandState). A few substring searches: cheap for every cell. */
+unsigned gpu_hostlibs_named(const char *code);
+
+/* Loads (once, RTLD_GLOBAL) each library code names, so that host cells
+ * compiled after it link to the library's functions by name. MUST BE
+ * CALLED before compiling such a cell. Returns the mask of those named
+ * that are loaded; *fresh (may be NULL) gets those loaded by this call. A
+ * library that cannot be loaded is left out, and gpu_hostlibs_missing says
+ * why. */
+unsigned gpu_hostlibs_load(const char *code, unsigned *fresh);
+
+/* "cuBLAS", "cuRAND", "cuFFT", "cuSPARSE" for bit i; NULL past them. */
+const char *gpu_hostlib_name(int i);
+
+/* For an undefined symbol of a host cell ("cublasCreate_v2"): why the
+ * library that defines it could not be loaded ("cuFFT not found: host
+ * cells cannot call cufft* (looked for libcufft.so.12, ... in the loader's
+ * path, /usr/local/cuda/lib64)"), or NULL. Static. */
+const char *gpu_hostlibs_missing(const char *symbol);
 
 /* CUDA's vector types as vector_types.h lays them out: X(name, element
  * type, count, alignment). nvcc aligns float2 to 8 and float4 to 16, which

@@ -412,9 +412,26 @@ int rt_gpu_symbol_size(size_t *size, const char *name)
     return find_symbol("cudaGetSymbolSize", name, &addr, size);
 }
 
+/* Once per library: on the simulator, CUDA's libraries still want a GPU. */
+static void note_simulated(unsigned fresh)
+{
+    for (int i = 0; fresh && gpu_hostlib_name(i); i++)
+        if (fresh & (1u << i) && gpu_simulating())
+            fprintf(stderr,
+                    "note: %s needs a GPU; cells run on the CUDA simulator now, whose memory "
+                    "it cannot use (without a GPU its calls return an error status%s)\n",
+                    gpu_hostlib_name(i),
+                    strcmp(gpu_hostlib_name(i), "cuRAND") == 0
+                        ? "; curandCreateGeneratorHost works on the CPU"
+                        : "");
+}
+
 void rt_gpu_prepare_host(const char *code, int cell)
 {
     current_cell = cell;
+    unsigned fresh = 0;
+    if (gpu_hostlibs_load(code, &fresh))
+        note_simulated(fresh);
     if (!strstr(code, "cuda") && !strstr(code, "<<<"))
         return;
     cm_error_t err = {0};
@@ -426,9 +443,15 @@ void rt_gpu_prepare_host(const char *code, int cell)
              "the CUDA runtime cannot be used here: %s", err.text);
 }
 
-const char *rt_gpu_runtime_note(void)
+const char *rt_gpu_link_note(const char *message)
 {
-    return runtime_note;
+    const char *q = strstr(message, "undefined symbol '");
+    if (!q)
+        return NULL;
+    q += strlen("undefined symbol '");
+    if (strncmp(q, "cuda", 4) == 0)
+        return runtime_note[0] ? runtime_note : NULL;
+    return gpu_hostlibs_missing(q);
 }
 
 int rt_gpu_after_cell(int cell, rt_error_t *error)

@@ -76,9 +76,11 @@ int rt_gpu_current_cell(void);
  * must be replaced after its reply. */
 int rt_gpu_context_lost(void);
 
-/* A note for a link error about a missing cuda* symbol: why the CUDA
- * runtime is not there. Static; "" when it is. */
-const char *rt_gpu_runtime_note(void);
+/* A note for a link error (message: "undefined symbol 'cudaMalloc'"):
+ * why the library that would define the symbol is not there (the CUDA
+ * runtime for cuda*, cuBLAS for cublas*...). Static; NULL when there is
+ * none to give. */
+const char *rt_gpu_link_note(const char *message);
 
 /* cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize and
  * cudaMemcpy as host cells call them (macros of the CUDA header): on a GPU

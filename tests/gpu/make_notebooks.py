@@ -482,6 +482,123 @@ TEMPLATES = [
 ]
 
 
+# CUDA's libraries from host cells as their documentation writes them
+# (issue 12): each cell checks every status with the course's CHECK macro
+# (abort() on an error, after printing it) and prints one PASS line that
+# run.sh checks. tests/sim/test_cuda_libraries.py runs the same cells on
+# the simulator, where they compile and link and stop at the library's own
+# no-GPU status.
+CUDA_LIBRARIES = [
+    "%gpu",
+    # cuBLAS: a known 2x2 product, then a 64 x 48 x 32 SGEMM against the CPU
+    "#include <cublas_v2.h>\n"
+    "#define CHECK_CUBLAS(call) do { cublasStatus_t s_ = (call); if (s_ != CUBLAS_STATUS_SUCCESS) { \\\n"
+    "    printf(\"cuBLAS error %s at line %d\\n\", cublasGetStatusName(s_), __LINE__); abort(); } } while (0)\n"
+    "cublasHandle_t handle;\nCHECK_CUBLAS(cublasCreate(&handle));\n"
+    "/* column-major: A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]] */\n"
+    "float hA[4] = {1, 3, 2, 4}, hB[4] = {5, 7, 6, 8}, hC[4];\n"
+    "float *dA, *dB, *dC;\n"
+    "cudaMalloc(&dA, sizeof hA); cudaMalloc(&dB, sizeof hB); cudaMalloc(&dC, sizeof hC);\n"
+    "cudaMemcpy(dA, hA, sizeof hA, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(dB, hB, sizeof hB, cudaMemcpyHostToDevice);\n"
+    "const float alpha = 1.0f, beta = 0.0f;\n"
+    "CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &alpha, dA, 2, dB, 2, &beta, dC, 2));\n"
+    "cudaMemcpy(hC, dC, sizeof hC, cudaMemcpyDeviceToHost);\n"
+    "printf(\"C = [[%g, %g], [%g, %g]]\\n\", hC[0], hC[2], hC[1], hC[3]);\n"
+    "if (hC[0] != 19 || hC[2] != 22 || hC[1] != 43 || hC[3] != 50) abort();\n"
+    "int M = 64, N = 48, K = 32;\n"
+    "float *A = malloc(M * K * sizeof(float)), *B = malloc(K * N * sizeof(float)), *C = malloc(M * N * sizeof(float));\n"
+    "for (int i = 0; i < M * K; i++) A[i] = (i % 7) - 3;\nfor (int i = 0; i < K * N; i++) B[i] = (i % 5) * 0.5f;\n"
+    "float *dA2, *dB2, *dC2;\n"
+    "cudaMalloc(&dA2, M * K * sizeof(float)); cudaMalloc(&dB2, K * N * sizeof(float)); cudaMalloc(&dC2, M * N * sizeof(float));\n"
+    "cublasSetMatrix(M, K, sizeof(float), A, M, dA2, M);\ncublasSetMatrix(K, N, sizeof(float), B, K, dB2, K);\n"
+    "CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, M, N, K, &alpha, dA2, M, dB2, K, &beta, dC2, M));\n"
+    "CHECK_CUBLAS(cublasGetMatrix(M, N, sizeof(float), dC2, M, C, M));\n"
+    "double err = 0;\nfor (int i = 0; i < M; i++)\n    for (int j = 0; j < N; j++) {\n"
+    "        double r = 0;\n        for (int k = 0; k < K; k++) r += A[i + k * M] * B[k + j * K];\n"
+    "        err = fmax(err, fabs(r - C[i + j * M]));\n    }\n"
+    "if (err > 1e-3) abort();\nprintf(\"PASS cublasSgemm 2x2 and 64x48x32 (max error %g)\\n\", err);",
+    # cuRAND's host API: uniform and normal numbers on the device, statistics
+    "#include <curand.h>\n"
+    "#define CHECK_CURAND(call) do { curandStatus_t s_ = (call); if (s_ != CURAND_STATUS_SUCCESS) { \\\n"
+    "    printf(\"cuRAND error %d at line %d\\n\", (int)s_, __LINE__); abort(); } } while (0)\n"
+    "size_t n = 1 << 20;\nfloat *d_u, *d_n;\n"
+    "cudaMalloc(&d_u, n * sizeof(float));\ncudaMalloc(&d_n, n * sizeof(float));\n"
+    "curandGenerator_t gen;\nCHECK_CURAND(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT));\n"
+    "CHECK_CURAND(curandSetPseudoRandomGeneratorSeed(gen, 1234ULL));\n"
+    "CHECK_CURAND(curandGenerateUniform(gen, d_u, n));\n"
+    "CHECK_CURAND(curandGenerateNormal(gen, d_n, n, 2.0f, 0.5f));\n"
+    "float *h_u = malloc(n * sizeof(float)), *h_n = malloc(n * sizeof(float));\n"
+    "cudaMemcpy(h_u, d_u, n * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "cudaMemcpy(h_n, d_n, n * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "double su = 0, su2 = 0, sn = 0, sn2 = 0;\nint outside = 0;\n"
+    "for (size_t i = 0; i < n; i++) {\n    su += h_u[i]; su2 += (double)h_u[i] * h_u[i];\n"
+    "    sn += h_n[i]; sn2 += (double)h_n[i] * h_n[i];\n    outside += !(h_u[i] > 0.0f && h_u[i] <= 1.0f);\n}\n"
+    "double mu = su / n, vu = su2 / n - mu * mu, mn = sn / n, sdn = sqrt(sn2 / n - mn * mn);\n"
+    "printf(\"uniform: mean %.4f var %.4f, normal: mean %.4f std %.4f\\n\", mu, vu, mn, sdn);\n"
+    "if (outside || fabs(mu - 0.5) > 0.002 || fabs(vu - 1.0 / 12) > 0.001 || fabs(mn - 2.0) > 0.003 ||\n"
+    "    fabs(sdn - 0.5) > 0.003) abort();\n"
+    "printf(\"PASS curandGenerateUniform and curandGenerateNormal statistics\\n\");",
+    # cuFFT: a C2C forward transform finds the tone, the inverse gives the signal back
+    "#include <cufft.h>\n"
+    "#define CHECK_CUFFT(call) do { cufftResult r_ = (call); if (r_ != CUFFT_SUCCESS) { \\\n"
+    "    printf(\"cuFFT error %d at line %d\\n\", (int)r_, __LINE__); abort(); } } while (0)\n"
+    "int NX = 256;\ncufftComplex *sig = malloc(NX * sizeof(cufftComplex)), *spec = malloc(NX * sizeof(cufftComplex));\n"
+    "cufftComplex *back = malloc(NX * sizeof(cufftComplex));\n"
+    "for (int i = 0; i < NX; i++) { sig[i].x = cosf(2 * 3.14159265f * 5 * i / NX); sig[i].y = 0.5f * sinf(2 * 3.14159265f * 12 * i / NX); }\n"
+    "cufftComplex *d_sig;\ncudaMalloc(&d_sig, NX * sizeof(cufftComplex));\n"
+    "cudaMemcpy(d_sig, sig, NX * sizeof(cufftComplex), cudaMemcpyHostToDevice);\n"
+    "cufftHandle plan;\nCHECK_CUFFT(cufftPlan1d(&plan, NX, CUFFT_C2C, 1));\n"
+    "CHECK_CUFFT(cufftExecC2C(plan, d_sig, d_sig, CUFFT_FORWARD));\n"
+    "cudaMemcpy(spec, d_sig, NX * sizeof(cufftComplex), cudaMemcpyDeviceToHost);\n"
+    "CHECK_CUFFT(cufftExecC2C(plan, d_sig, d_sig, CUFFT_INVERSE));\n"
+    "cudaMemcpy(back, d_sig, NX * sizeof(cufftComplex), cudaMemcpyDeviceToHost);\n"
+    "float maxerr = 0;\nfor (int i = 0; i < NX; i++)\n"
+    "    maxerr = fmaxf(maxerr, fmaxf(fabsf(back[i].x / NX - sig[i].x), fabsf(back[i].y / NX - sig[i].y)));\n"
+    "float tone = sqrtf(spec[5].x * spec[5].x + spec[5].y * spec[5].y);\n"
+    "printf(\"|X[5]| = %.2f (want %d), round trip max error %.2e\\n\", tone, NX / 2, maxerr);\n"
+    "if (fabsf(tone - NX / 2) > 0.01f || maxerr > 1e-4f) abort();\n"
+    "printf(\"PASS cufftExecC2C forward and inverse round trip\\n\");",
+    # cuSPARSE's generic API: y = A x for a 3 x 3 CSR matrix
+    "#include <cusparse.h>\n"
+    "#define CHECK_CUSPARSE(call) do { cusparseStatus_t s_ = (call); if (s_ != CUSPARSE_STATUS_SUCCESS) { \\\n"
+    "    printf(\"cuSPARSE error %s at line %d\\n\", cusparseGetErrorName(s_), __LINE__); abort(); } } while (0)\n"
+    "/* A = [[1, 0, 2], [0, 3, 0], [4, 0, 5]], x = [1, 2, 3]: y = [7, 6, 19] */\n"
+    "int hRowPtr[] = {0, 2, 3, 5}, hColInd[] = {0, 2, 1, 0, 2};\n"
+    "float hVal[] = {1, 2, 3, 4, 5}, hX[] = {1, 2, 3}, hY[3];\n"
+    "int *dRowPtr, *dColInd;\nfloat *dVal, *dX, *dY;\n"
+    "cudaMalloc(&dRowPtr, sizeof hRowPtr); cudaMalloc(&dColInd, sizeof hColInd);\n"
+    "cudaMalloc(&dVal, sizeof hVal); cudaMalloc(&dX, sizeof hX); cudaMalloc(&dY, sizeof hY);\n"
+    "cudaMemcpy(dRowPtr, hRowPtr, sizeof hRowPtr, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(dColInd, hColInd, sizeof hColInd, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(dVal, hVal, sizeof hVal, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(dX, hX, sizeof hX, cudaMemcpyHostToDevice);\n"
+    "cusparseHandle_t sparse;\nCHECK_CUSPARSE(cusparseCreate(&sparse));\n"
+    "cusparseSpMatDescr_t matA;\ncusparseDnVecDescr_t vecX, vecY;\n"
+    "CHECK_CUSPARSE(cusparseCreateCsr(&matA, 3, 3, 5, dRowPtr, dColInd, dVal, CUSPARSE_INDEX_32I,\n"
+    "                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));\n"
+    "CHECK_CUSPARSE(cusparseCreateDnVec(&vecX, 3, dX, CUDA_R_32F));\n"
+    "CHECK_CUSPARSE(cusparseCreateDnVec(&vecY, 3, dY, CUDA_R_32F));\n"
+    "float one = 1.0f, zero = 0.0f;\nsize_t bufferSize = 0;\nvoid *dBuffer = NULL;\n"
+    "CHECK_CUSPARSE(cusparseSpMV_bufferSize(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matA, vecX,\n"
+    "                                       &zero, vecY, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &bufferSize));\n"
+    "cudaMalloc(&dBuffer, bufferSize);\n"
+    "CHECK_CUSPARSE(cusparseSpMV(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, matA, vecX, &zero, vecY,\n"
+    "                            CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, dBuffer));\n"
+    "cudaMemcpy(hY, dY, sizeof hY, cudaMemcpyDeviceToHost);\n"
+    "printf(\"y = [%g, %g, %g]\\n\", hY[0], hY[1], hY[2]);\n"
+    "if (hY[0] != 7 || hY[1] != 6 || hY[2] != 19) abort();\n"
+    "printf(\"PASS cusparseSpMV with a CSR matrix\\n\");",
+    # everything released, as courses end
+    "cusparseDestroySpMat(matA); cusparseDestroyDnVec(vecX); cusparseDestroyDnVec(vecY);\n"
+    "cusparseDestroy(sparse); cufftDestroy(plan); curandDestroyGenerator(gen); cublasDestroy(handle);\n"
+    "cudaFree(dA); cudaFree(dB); cudaFree(dC); cudaFree(dA2); cudaFree(dB2); cudaFree(dC2);\n"
+    "cudaFree(d_u); cudaFree(d_n); cudaFree(d_sig); cudaFree(dBuffer);\n"
+    "cudaFree(dRowPtr); cudaFree(dColInd); cudaFree(dVal); cudaFree(dX); cudaFree(dY);\n"
+    "printf(\"PASS cleanup\\n\");",
+]
+
+
 def cell(i, src):
     tags = ["parameters"] if src.startswith(PARAMETERS) else []
     return {"cell_type": "code", "execution_count": None, "id": f"c{i}",
@@ -501,5 +618,6 @@ def notebook(cells):
 for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDLESS),
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
                     ("curand", CURAND), ("waits", WAITS), ("program", PROGRAM), ("params", PARAMS),
-                    ("runtime", RUNTIME), ("templates", TEMPLATES)):
+                    ("runtime", RUNTIME), ("templates", TEMPLATES),
+                    ("cuda_libraries", CUDA_LIBRARIES)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")
