@@ -8,10 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cm_buf.h"
+#include "cm_file.h"
+#include "cm_jit.h"
 #include "cm_vec.h"
 
 struct rt_tcc {
@@ -56,20 +60,93 @@ static void on_message(void *opaque, const char *msg)
     }
 }
 
+/* The file the shared library holding fn was loaded from, if its name
+ * contains stem, into path (PATH_MAX bytes); 0, or -1. */
+static int loaded_from(void *fn, const char *stem, char *path)
+{
+    Dl_info info;
+    if (!dladdr(fn, &info) || !info.dli_fname || !strstr(info.dli_fname, stem) ||
+        strlen(info.dli_fname) >= PATH_MAX)
+        return -1;
+    strcpy(path, info.dli_fname);
+    return 0;
+}
+
 /* The file the process's libm was loaded from, or NULL. */
 static const char *libm_path(void)
 {
-    static char path[4096];
+    static char path[PATH_MAX];
     static int done;
     if (!done) {
-        Dl_info info;
         double (*fn)(double) = cos;
-        if (dladdr((void *)fn, &info) && info.dli_fname && strstr(info.dli_fname, "libm") &&
-            strlen(info.dli_fname) < sizeof path)
-            strcpy(path, info.dli_fname);
+        if (loaded_from((void *)fn, "libm", path) != 0)
+            path[0] = '\0';
         done = 1;
     }
     return path[0] ? path : NULL;
+}
+
+/* libc without its linker script. At relocation libtcc adds "-lc": it
+ * finds libc.so, glibc's linker script, and reads it one byte per read()
+ * call (~250 system calls, ~0.16 ms of every state). A folder of our own,
+ * searched first, holds libc.so as a link to the libc this process runs
+ * (which libtcc only dlopen()s: already loaded, nothing is read), and the
+ * script's other member, libc_nonshared.a (atexit, pthread_atfork), is
+ * added by rt_tcc_relocate. The folder is in gpuc's cache, named after
+ * the libc's path, so every writer writes the same link; it is used only
+ * when the link is the very file this process loaded (device and inode).
+ * Without a cache folder, or on any doubt, libtcc reads the script. */
+static struct {
+    int state;                /* 0 not yet looked at, 1 usable, -1 not */
+    char dir[PATH_MAX];       /* the folder with libc.so */
+    char nonshared[PATH_MAX]; /* libc_nonshared.a */
+} libc_link;
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static int make_libc_link(void)
+{
+    char libc[PATH_MAX];
+    int (*fn)(const char *, ...) = printf;
+    const char *cache = cm_jit_cache_dir();
+    if (!cache || loaded_from((void *)fn, "libc.so", libc) != 0)
+        return -1;
+    /* the script's directory: /usr + the libc's (/lib/x86_64-linux-gnu) */
+    const char *slash = strrchr(libc, '/');
+    int n = snprintf(libc_link.nonshared, PATH_MAX, "%s%.*s/libc_nonshared.a",
+                     strncmp(libc, "/usr/", 5) == 0 ? "" : "/usr", (int)(slash - libc), libc);
+    if (n >= PATH_MAX || access(libc_link.nonshared, R_OK) != 0)
+        return -1;
+    n = snprintf(libc_link.dir, PATH_MAX, "%s/tcc-libc", cache);
+    for (const char *p = libc; *p && n < PATH_MAX - 1; p++) /* the libc's path, flattened */
+        libc_link.dir[n++] = *p == '/' ? '_' : *p;
+    libc_link.dir[n] = '\0';
+    char link[PATH_MAX + 16], tmp[PATH_MAX + 48];
+    snprintf(link, sizeof link, "%s/libc.so", libc_link.dir);
+    if (same_file(link, libc))
+        return 0;
+    if (n >= PATH_MAX - 1 || cm_file_mkdirs(libc_link.dir, NULL) != 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s/libc.so.%ld", libc_link.dir, (long)getpid());
+    unlink(tmp);
+    if (symlink(libc, tmp) != 0 || rename(tmp, link) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return same_file(link, libc) ? 0 : -1;
+}
+
+/* The folder with libc.so (see libc_link), or NULL. */
+static const char *libc_link_dir(void)
+{
+    if (!libc_link.state)
+        libc_link.state = make_libc_link() == 0 ? 1 : -1;
+    return libc_link.state == 1 ? libc_link.dir : NULL;
 }
 
 /* The session's %cflags and %lib (rt_tcc_set_extra). */
@@ -101,6 +178,9 @@ rt_tcc_t *rt_tcc_new(const char *libdir, cm_error_t *err)
     tcc_set_error_func(t->s, t, on_message);
     if (libdir && *libdir)
         tcc_set_lib_path(t->s, libdir);
+    const char *libc_dir = libc_link_dir();
+    if (libc_dir)
+        tcc_add_library_path(t->s, libc_dir); /* before the defaults: the first libc.so */
     /* -g: the line tables of rt_tcc_lines (fault reports name the line) */
     tcc_set_options(t->s, "-g -Wall -Wno-unused-function");
     tcc_set_output_type(t->s, TCC_OUTPUT_MEMORY);
@@ -163,6 +243,8 @@ int rt_tcc_owns_code(const void *ip)
 
 int rt_tcc_relocate(rt_tcc_t *t)
 {
+    if (libc_link.state == 1 && tcc_add_file(t->s, libc_link.nonshared) < 0)
+        return -1;
     int size = tcc_relocate(t->s, NULL);
     if (size < 0)
         return -1;
