@@ -20,6 +20,9 @@
 
 struct rt_tcc {
     TCCState *s;
+    unsigned char *image; /* the relocated code and data in the arena, or NULL */
+    size_t image_size;    /* bytes reserved for it (a multiple of ARENA_ALIGN) */
+    size_t image_raw;     /* bytes libtcc asked for */
     rt_diag_t *diags;
     size_t n, cap;
 };
@@ -214,10 +217,18 @@ int rt_tcc_compile(rt_tcc_t *t, const char *src)
  * an operand of floating-point arithmetic, and only hidden-visibility
  * symbols (see rt_plan.c) get such direct references resolved right. */
 #define ARENA_BYTES (1ul << 30) /* address space only: pages come when used */
+#define ARENA_ALIGN 64ul
 
 static unsigned char *arena;
 static size_t arena_used;
 
+/* Released code (rt_tcc_release_code), by address, for later images. */
+static struct hole {
+    size_t at, size; /* offset in the arena; both multiples of ARENA_ALIGN */
+} *holes;
+static size_t nholes, capholes;
+
+/* The smallest hole that fits size, carved from its start; else the end. */
 static void *arena_alloc(size_t size)
 {
     if (!arena) {
@@ -227,12 +238,65 @@ static void *arena_alloc(size_t size)
             return NULL;
         arena = p;
     }
-    size = (size + 63) & ~(size_t)63;
+    size = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+    size_t best = nholes;
+    for (size_t i = 0; i < nholes; i++)
+        if (holes[i].size >= size && (best == nholes || holes[i].size < holes[best].size))
+            best = i;
+    if (best < nholes) {
+        void *p = arena + holes[best].at;
+        holes[best].at += size;
+        holes[best].size -= size;
+        if (!holes[best].size) {
+            memmove(&holes[best], &holes[best + 1], (nholes - best - 1) * sizeof *holes);
+            nholes--;
+        }
+        return p;
+    }
     if (size > ARENA_BYTES - arena_used)
         return NULL;
     void *p = arena + arena_used;
     arena_used += size;
     return p;
+}
+
+/* Makes [p, p + size) of the arena free for later images (the whole
+ * ARENA_ALIGN blocks inside it), merged with its neighbours. */
+static void arena_release(const unsigned char *p, size_t size)
+{
+    size_t at = ((size_t)(p - arena) + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+    size_t end = ((size_t)(p - arena) + size) & ~(ARENA_ALIGN - 1);
+    if (end <= at)
+        return;
+    size_t i = 0;
+    while (i < nholes && holes[i].at < at)
+        i++;
+    if (i > 0 && holes[i - 1].at + holes[i - 1].size == at) { /* grows the one before */
+        holes[i - 1].size += end - at;
+        if (i < nholes && holes[i].at == end) {
+            holes[i - 1].size += holes[i].size;
+            memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
+            nholes--;
+        }
+        return;
+    }
+    if (i < nholes && holes[i].at == end) { /* grows the one after */
+        holes[i].at = at;
+        holes[i].size += end - at;
+        return;
+    }
+    CM_VEC_GROW(holes, nholes, capholes);
+    memmove(&holes[i + 1], &holes[i], (nholes - i) * sizeof *holes);
+    holes[i] = (struct hole){at, end - at};
+    nholes++;
+}
+
+void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes)
+{
+    *placed = arena_used;
+    *free_bytes = 0;
+    for (size_t i = 0; i < nholes; i++)
+        *free_bytes += holes[i].size;
 }
 
 int rt_tcc_owns_code(const void *ip)
@@ -254,7 +318,12 @@ int rt_tcc_relocate(rt_tcc_t *t)
                       "or restart the kernel");
         return -1;
     }
-    return tcc_relocate(t->s, mem) < 0 ? -1 : 0;
+    if (tcc_relocate(t->s, mem) < 0)
+        return -1;
+    t->image = mem;
+    t->image_size = ((size_t)size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+    t->image_raw = (size_t)size;
+    return 0;
 }
 
 /* This libtcc writes preprocessed text only to stdout (the state's output
@@ -303,10 +372,17 @@ void *rt_tcc_symbol(rt_tcc_t *t, const char *name)
  * ".stab" (12-byte entries) and ".stabstr" (their strings). Sections are
  * not part of libtcc's API: find_section is an exported function of the
  * libtcc.a gpuc links (0.9.27), and a section begins with its used size
- * and its data, as in every libtcc since 0.9.25. */
+ * and its data, as in every libtcc since 0.9.25; the fields up to sh_addr
+ * (where it was relocated) are those of 0.9.27's Section, and are used
+ * only where the address checks out (rt_tcc_code_of). */
 typedef struct tcc_section_head {
     unsigned long data_offset;
     unsigned char *data;
+    unsigned long data_allocated;
+    void *s1;
+    int sh_name, sh_num, sh_type, sh_flags, sh_info, sh_addralign, sh_entsize;
+    unsigned long sh_size;
+    uintptr_t sh_addr;
 } tcc_section_head_t;
 extern tcc_section_head_t *find_section(TCCState *s1, const char *name);
 
@@ -355,6 +431,85 @@ void rt_tcc_lines(rt_tcc_t *t, void *ctx,
     }
 }
 
+/* Non-zero when every function of the compilation's stabs is named with
+ * prefix ("__gpuc_cell": a cell's generated parts and entry). */
+static int only_functions_of(TCCState *s, const char *prefix)
+{
+    tcc_section_head_t *st = find_section(s, ".stab");
+    tcc_section_head_t *str = find_section(s, ".stabstr");
+    if (!st || !str || !st->data || !str->data || st->data_offset % sizeof(stab_entry_t))
+        return 0;
+    const stab_entry_t *e = (const stab_entry_t *)st->data;
+    size_t n = st->data_offset / sizeof *e, len = strlen(prefix);
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].type != N_FUN || e[i].strx >= str->data_offset)
+            continue;
+        const char *name = (const char *)str->data + e[i].strx;
+        if (name[0] && strncmp(name, prefix, len) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static uintptr_t section_end(const tcc_section_head_t *sec)
+{
+    return sec->sh_addr + sec->data_offset;
+}
+
+/* This libtcc lays an image out in groups, each starting on a 64-byte
+ * boundary and holding its sections in the order they were made: the
+ * executable ones (.text, .plt), then the writable ones (.data, .bss, the
+ * ones a cell names itself, .got: made at relocation, so last); the size
+ * it asks for is the end of the last section plus the largest alignment
+ * less one (63 at least). Where the sections found are not where that
+ * says, nothing is given. */
+int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code)
+{
+    memset(code, 0, sizeof *code);
+    if (!t->s || !t->image || !only_functions_of(t->s, prefix))
+        return -1;
+    tcc_section_head_t *text = find_section(t->s, ".text"), *plt = find_section(t->s, ".plt");
+    tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
+    tcc_section_head_t *got = find_section(t->s, ".got");
+    uintptr_t lo = (uintptr_t)t->image, hi = lo + t->image_size;
+    if (!text || !plt || !data || !bss || !got || text->sh_addr != lo || section_end(text) > hi)
+        return -1;
+    uintptr_t exec_end = section_end(text);
+    if (plt->data_offset) {
+        if (plt->sh_addr < exec_end || plt->sh_addr - exec_end >= 16 || section_end(plt) > hi)
+            return -1;
+        exec_end = section_end(plt);
+    }
+    if (data->sh_addr < exec_end || data->sh_addr - exec_end >= 64 || got->sh_addr < data->sh_addr)
+        return -1;
+    int max_align = 63;
+    tcc_section_head_t *all[] = {text, plt, data, bss, got};
+    for (int i = 0; i < 5; i++)
+        if (all[i]->sh_addralign - 1 > max_align)
+            max_align = all[i]->sh_addralign - 1;
+    /* the GOT is the last section: nothing of size lies after it */
+    int got_last = lo + t->image_raw == section_end(got) + (uintptr_t)max_align;
+    if (got_last && !data->data_offset && !bss->data_offset && got->sh_addr == data->sh_addr &&
+        bss->sh_addr == data->sh_addr) { /* no data: all of it is code */
+        code->at[code->n] = t->image;
+        code->size[code->n++] = t->image_size;
+        return 0;
+    }
+    code->at[code->n] = t->image;
+    code->size[code->n++] = exec_end - lo;
+    if (got->data_offset) {
+        code->at[code->n] = (void *)got->sh_addr;
+        code->size[code->n++] = (got_last ? hi : section_end(got)) - got->sh_addr;
+    }
+    return 0;
+}
+
+void rt_tcc_release_code(const rt_tcc_code_t *code)
+{
+    for (int i = 0; i < code->n; i++)
+        arena_release(code->at[i], code->size[i]);
+}
+
 const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n)
 {
     *n = t->n;
@@ -384,14 +539,6 @@ void rt_tcc_list_symbols(rt_tcc_t *t, void *ctx,
 {
     if (t->s)
         tcc_list_symbols(t->s, ctx, fn);
-}
-
-void rt_tcc_drop_compiler(rt_tcc_t *t)
-{
-    if (t && t->s) {
-        tcc_delete(t->s); /* the code and data stay: they are in the arena */
-        t->s = NULL;
-    }
 }
 
 void rt_tcc_free(rt_tcc_t *t)
