@@ -20,12 +20,13 @@ typedef struct jk_journal_entry {
     const char *code; /* borrowed from the buffer jk_journal_take_recover gives */
 } jk_journal_entry_t;
 
-/* Zero-initialised is empty. */
+/* Zero-initialised is empty. Both records are in one file (one
+ * descriptor, made at the first cell): 'L' records are live, 'R' ones
+ * recoverable. */
 typedef struct jk_journal {
-    jk_spool_t *live;     /* the current executor's cells, or NULL */
-    size_t nlive;
-    jk_spool_t *recover;  /* the last replaced executor's, for %recover, or NULL */
-    size_t nrecover;
+    jk_spool_t *spool;
+    size_t nlive;         /* the current executor's cells */
+    size_t nrecover;      /* the last replaced executor's, for %recover */
 } jk_journal_t;
 
 /* A cell that succeeded in the current executor (code copied). */

@@ -101,6 +101,14 @@ int jk_spool_add(jk_spool_t *sp, char tag, int number, const char *text, size_t 
     return 0;
 }
 
+int jk_spool_clear(jk_spool_t *sp)
+{
+    if (ftruncate(sp->fd, 0) != 0)
+        return -1;
+    sp->size = 0;
+    return 0;
+}
+
 jk_spool_record_t *jk_spool_read(const jk_spool_t *sp, size_t *n, char **buf)
 {
     *n = 0;

@@ -29,6 +29,9 @@ void jk_spool_free(jk_spool_t *sp);
 /* Appends a record (text copied). Returns 0, or -1 (the disk is full). */
 int jk_spool_add(jk_spool_t *sp, char tag, int number, const char *text, size_t len);
 
+/* Drops every record. Returns 0, or -1. */
+int jk_spool_clear(jk_spool_t *sp);
+
 /* Every record in the order added: returns an array of *n records (free it
  * with free()) whose texts live in *buf (free it with free()), or NULL with
  * *n = 0 when there are none or on failure. */

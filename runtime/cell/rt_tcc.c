@@ -228,7 +228,9 @@ static struct hole {
 } *holes;
 static size_t nholes, capholes;
 
-/* The smallest hole that fits size, carved from its start; else the end. */
+/* The smallest hole that fits size, carved from its end (the rest of the
+ * hole then meets the code this image gives back, which comes first in
+ * it: holes stay large); else the end of the arena. */
 static void *arena_alloc(size_t size)
 {
     if (!arena) {
@@ -244,9 +246,8 @@ static void *arena_alloc(size_t size)
         if (holes[i].size >= size && (best == nholes || holes[i].size < holes[best].size))
             best = i;
     if (best < nholes) {
-        void *p = arena + holes[best].at;
-        holes[best].at += size;
         holes[best].size -= size;
+        void *p = arena + holes[best].at + holes[best].size;
         if (!holes[best].size) {
             memmove(&holes[best], &holes[best + 1], (nholes - best - 1) * sizeof *holes);
             nholes--;
