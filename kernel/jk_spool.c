@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cm_vec.h"
@@ -67,22 +68,6 @@ void jk_spool_free(jk_spool_t *sp)
     free(sp);
 }
 
-static int write_all(int fd, const void *p, size_t n, off_t at)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = pwrite(fd, c, n, at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-        at += w;
-    }
-    return 0;
-}
-
 int jk_spool_add(jk_spool_t *sp, char tag, int number, const char *text, size_t len)
 {
     if (len > UINT32_MAX - 1)
@@ -93,11 +78,25 @@ int jk_spool_add(jk_spool_t *sp, char tag, int number, const char *text, size_t 
     head[0] = tag;
     memcpy(head + 1, &num, 4);
     memcpy(head + 5, &n, 4);
+    /* one system call per record (the shell writes two or three a cell) */
+    struct iovec iov[3] = {{head, HEAD}, {(void *)text, len}, {"", 1}};
+    size_t want = HEAD + len + 1, done = 0;
     off_t at = sp->size;
-    if (write_all(sp->fd, head, HEAD, at) != 0 || write_all(sp->fd, text, len, at + HEAD) != 0 ||
-        write_all(sp->fd, "", 1, at + HEAD + (off_t)len) != 0)
-        return -1; /* a partial record is past size: the next one overwrites it */
-    sp->size = at + HEAD + (off_t)len + 1;
+    while (done < want) {
+        ssize_t w = pwritev(sp->fd, iov, 3, at + (off_t)done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1; /* a partial record is past size: the next one overwrites it */
+        done += (size_t)w;
+        for (int i = 0; i < 3; i++) { /* skip what was written */
+            size_t k = (size_t)w < iov[i].iov_len ? (size_t)w : iov[i].iov_len;
+            iov[i].iov_base = (char *)iov[i].iov_base + k;
+            iov[i].iov_len -= k;
+            w -= (ssize_t)k;
+        }
+    }
+    sp->size = at + (off_t)want;
     return 0;
 }
 
