@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -182,20 +181,6 @@ static void dispatch(executor_t *x, json_t *req)
     json_decref(reply);
 }
 
-/* Between requests: every TRIM_EVERY requests, when none is waiting, the
- * heap's free pages go back to the system. A cell's compile leaves
- * libtcc's freed buffers among the pages the session keeps; without this
- * the resident size follows glibc's own trimming, not what is in use.
- * malloc_trim takes ~0.5 ms, so it runs only while the link is idle. */
-#define TRIM_EVERY 64
-
-static void idle_housekeeping(executor_t *x, unsigned long *requests)
-{
-    struct pollfd p = {.fd = x->fd, .events = POLLIN};
-    if (++*requests % TRIM_EVERY == 0 && poll(&p, 1, 0) == 0)
-        malloc_trim(0);
-}
-
 /* The fd given as --NAME N, or -1. */
 static int parse_fd(int argc, char **argv, const char *name)
 {
@@ -233,7 +218,6 @@ int rt_executor_main(int argc, char **argv)
     send_frame(&x, ready);
     json_decref(ready);
     int status = 0;
-    unsigned long requests = 0;
     while (!x.done && !x.link_failed) {
         json_t *req = NULL;
         int rc = cm_link_recv(x.fd, &req, &err);
@@ -258,7 +242,6 @@ int rt_executor_main(int argc, char **argv)
             status = 75;
             break;
         }
-        idle_housekeeping(&x, &requests);
     }
     rt_output_flush();
     rt_session_free(x.session);
