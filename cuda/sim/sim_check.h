@@ -141,6 +141,12 @@ void sim_module_objects(const char *path, void *ctx,
 int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *base,
                        cm_error_t *err);
 
+/* The calling thread's copy of template_at, an address in the template of
+ * a module's thread-local storage (its __shared__ section, which each
+ * worker thread has a copy of), allocated at its first use; NULL when
+ * template_at lies in no module's TLS segment. */
+char *sim_module_tls(char *template_at);
+
 /* 1 when addr lies in a checked module's loaded image (string literals,
  * tables, variables without a symbol). */
 int sim_module_image(uintptr_t addr);

@@ -2,9 +2,10 @@
  *
  * The built-in variables read the running simulated thread through the
  * hooks (sim_abi.h), which the module gets from __gpuc_bind when it is
- * loaded; barriers and warp intrinsics call the scheduler. Blocks run one
- * at a time, so __shared__ is static storage (in the section gpuc_shared,
- * which the scheduler poisons before each block). `extern __shared__`
+ * loaded; barriers and warp intrinsics call the scheduler. A worker
+ * thread runs one block at a time, so __shared__ is thread-local storage
+ * (in the section gpuc_shared, which the scheduler poisons before each
+ * block, in the worker's copy). `extern __shared__`
  * arrays are rewritten by sim_compile.c into the launch's dynamic shared
  * memory. */
 #include "sim_prelude.h"
@@ -48,10 +49,11 @@ const char sim_prelude[] =
     "#define __host__\n"
     "#define __constant__\n"
     "#define __managed__\n"
-    /* in a section of its own, which the scheduler fills with 0xff bytes
+    /* thread-local (each worker thread runs its own blocks: its own copy),
+     * in a section of its own, which the scheduler fills with 0xff bytes
      * before each block: memory read before any thread of the block wrote
      * it reads as NaN or -1, the same in every run */
-    "#define __shared__ static __attribute__((section(\"gpuc_shared\")))\n"
+    "#define __shared__ static __thread __attribute__((section(\"gpuc_shared\")))\n"
     "extern \"C\" char __start_gpuc_shared[] __attribute__((weak));\n"
     "extern \"C\" char __stop_gpuc_shared[] __attribute__((weak));\n"
     "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread))"
@@ -74,9 +76,9 @@ const char sim_prelude[] =
      * scheduler's memory is no device memory) */
     "#ifdef __GPUC_CHECK__\n"
     "#define __GPUC_VIEW(T, name, expr) static __attribute__((noinline, no_sanitize_thread, pure))"
-    " T name(void) { return (*__gpuc_h->self)->expr; }\n"
+    " T name(void) { return sim_self(__gpuc_h)->expr; }\n"
     "#else\n"
-    "#define __GPUC_VIEW(T, name, expr) static inline T name(void) { return (*__gpuc_h->self)->expr; }\n"
+    "#define __GPUC_VIEW(T, name, expr) static inline T name(void) { return sim_self(__gpuc_h)->expr; }\n"
     "#endif\n"
     "__GPUC_VIEW(sim_uint3_t, __gpuc_thread_idx3, thread_idx)\n"
     "__GPUC_VIEW(sim_uint3_t, __gpuc_block_idx3, block->block_idx)\n"
