@@ -127,7 +127,8 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
                      const sim_entry_fn *entries);
 
 /* Calls fn for each data object of the module file path (a kernel cell's
- * shared object): its symbol name, its address in the file's image, its
+ * shared object): its symbol name, its address in the file's image (for
+ * a __shared__ array, thread-local: its offset in the TLS segment), its
  * size, and whether it is a __shared__ array (section gpuc_shared). The
  * prelude's own objects are left out; nothing happens when the file
  * cannot be read. */

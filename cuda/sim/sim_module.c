@@ -147,7 +147,8 @@ void sim_module_objects(const char *path, void *ctx,
         const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
         for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
             const Elf64_Sym *s = &sym[k];
-            if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || !s->st_size ||
+            int type = ELF64_ST_TYPE(s->st_info); /* __shared__: thread-local */
+            if ((type != STT_OBJECT && type != STT_TLS) || !s->st_size ||
                 s->st_shndx == SHN_UNDEF || s->st_shndx >= eh->e_shnum ||
                 (sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
                 !(sh[s->st_shndx].sh_flags & SHF_ALLOC))
