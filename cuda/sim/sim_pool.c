@@ -44,22 +44,47 @@ static struct {
     atomic_int busy;           /* workers still in the current run */
     atomic_int quit;
     void (*share)(int);
-    sim_pool_fault_fn on_fault;
+    sim_pool_signal_fn on_signal;
     struct sigaction before[NFAULT]; /* the handlers ours replaced */
     int exit_registered;
 } P;
 
 static __thread slot_t *me;    /* the calling worker's slot; NULL elsewhere */
 
+/* A system call made here rather than through libc's syscall(): a signal
+ * it lets in on the executor's thread (an interrupt in the wait, a fault
+ * raised again) is then seen at an address of no named function, which
+ * the fault report leaves out, and not as "in syscall()". */
+static long system_call(long number, long a, long b, long c, long d)
+{
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+#else
+    return syscall(number, a, b, c, d);
+#endif
+}
+
 static void futex_wait(atomic_int *word, int value, long ns)
 {
     struct timespec t = {ns / 1000000000L, ns % 1000000000L};
-    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, ns ? &t : NULL, NULL, 0);
+    system_call(SYS_futex, (long)word, FUTEX_WAIT_PRIVATE, value, ns ? (long)&t : 0);
 }
 
 static void futex_wake(atomic_int *word)
 {
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    system_call(SYS_futex, (long)word, FUTEX_WAKE_PRIVATE, INT_MAX, 0);
+}
+
+void sim_pool_raise(int sig, const siginfo_t *info)
+{
+    siginfo_t copy = *info;
+    system_call(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, (long)&copy);
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -72,19 +97,21 @@ static void leave_share(int how)
 
 static void on_stop(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig, (void)si, (void)uc;
+    (void)sig;
     if (!me || !me->armed)
         return;
-    if (me->holding)
+    if (me->holding) {
         me->stop_wanted = 1;
-    else
-        leave_share(2);
+        return;
+    }
+    P.on_signal(0, si, uc);
+    leave_share(2);
 }
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     if (me && me->armed) {
-        P.on_fault(sig, si, uc);
+        P.on_signal(sig, si, uc);
         leave_share(3);
     }
     if (me) { /* a fault in gpuc's own code on a worker: die as it would */
@@ -214,7 +241,7 @@ static int start_workers(int n)
     return P.started < n ? P.started : n;
 }
 
-int sim_pool_run(int n, void (*share)(int worker), sim_pool_fault_fn on_fault,
+int sim_pool_run(int n, void (*share)(int worker), sim_pool_signal_fn on_signal,
                  cm_error_t *err)
 {
     if (n > SIM_POOL_MAX)
@@ -226,7 +253,7 @@ int sim_pool_run(int n, void (*share)(int worker), sim_pool_fault_fn on_fault,
     }
     install_handlers();
     P.share = share;
-    P.on_fault = on_fault;
+    P.on_signal = on_signal;
     atomic_store(&P.busy, n);
     for (int i = 0; i < n; i++) {
         atomic_fetch_add(&P.slots[i]->go, 1);

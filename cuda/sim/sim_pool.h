@@ -8,11 +8,12 @@
  * from it. While a worker runs it:
  *
  *   - a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) calls the
- *     launch's fault function on the worker (to record it) and leaves the
+ *     launch's signal function on the worker (to record it) and leaves the
  *     worker's share of the launch; a fault on any other thread goes to
  *     the handler that was installed before the pool's (rt_protect's);
  *   - sim_pool_stop (after an interrupt jumped out of the wait) makes the
- *     workers leave their share at once, by a signal, except inside
+ *     workers leave their share at once, by a signal (the signal function
+ *     is called with sig 0, to note where the worker was), except inside
  *     sim_pool_hold / sim_pool_release, where the signal waits for the
  *     release (no jump out of malloc or stdio);
  *   - asynchronous signals (SIGINT) are blocked: they reach the executor's
@@ -29,19 +30,25 @@
 /* The most workers a launch can use. */
 #define SIM_POOL_MAX 256
 
-/* What a fault on a worker calls, in the signal handler, on that worker. */
-typedef void (*sim_pool_fault_fn)(int sig, const siginfo_t *si, const void *ucontext);
+/* What a fault (sig its signal) or a stop (sig 0) on a worker calls, in
+ * the signal handler, on that worker, before the worker leaves its share. */
+typedef void (*sim_pool_signal_fn)(int sig, const siginfo_t *si, const void *ucontext);
 
 /* Runs share(0) ... share(n - 1) on n workers at once and returns when all
  * have returned (or left after a fault or sim_pool_stop): the number of
  * workers used (fewer than n when no more threads could be started), or
  * -1 with err when none could. */
-int sim_pool_run(int n, void (*share)(int worker), sim_pool_fault_fn on_fault, cm_error_t *err);
+int sim_pool_run(int n, void (*share)(int worker), sim_pool_signal_fn on_signal, cm_error_t *err);
 
 /* Makes the workers of a run that was left (an interrupt jumped out of
  * sim_pool_run's wait) stop now, and waits until they have. Nothing when
  * none runs. */
 void sim_pool_stop(void);
+
+/* Raises sig on the calling thread with info as it came (the fault of a
+ * worker, for the executor's boundary): the handler runs before this
+ * returns. */
+void sim_pool_raise(int sig, const siginfo_t *info);
 
 /* Around code of a worker that must not be left halfway (it holds a lock
  * or allocates): a stop waits for the release. Nothing on other threads. */

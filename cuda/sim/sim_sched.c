@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -100,6 +99,7 @@ typedef struct worker {
     char *shared;              /* this thread's copy of the kernel's __shared__ */
     char *dyn_shared;          /* MAX_SHARED bytes */
     failure_t failure;
+    const void *stopped_at;    /* a stop left the running thread (W->cur) at this address */
     chunk_t *chunks;           /* the launch's output so far, by block */
     size_t nchunks, cap_chunks;
 } worker_t;
@@ -248,21 +248,27 @@ static void fail(int cuda_code, const char *fmt, ...)
     sim_pool_release();
 }
 
-/* A fault on a pool worker (in its signal handler): kept, to be raised
- * again on the executor's thread if it is the launch's first failure. */
-static void fault_on_worker(int sig, const siginfo_t *si, const void *ucontext)
+/* A fault on a pool worker, or a stop (sig 0), in its signal handler. A
+ * fault is kept, to be raised again on the executor's thread if it is the
+ * launch's first failure; a stop notes where the running thread was. */
+static void signal_on_worker(int sig, const siginfo_t *si, const void *ucontext)
 {
+    const void *ip = NULL;
+#if defined(__x86_64__) && defined(REG_RIP)
+    ip = (const void *)((const ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
+#else
+    (void)ucontext;
+#endif
+    if (!sig) {
+        W->stopped_at = ip;
+        return;
+    }
     failure_t *f = &W->failure;
     if (f->have)
         return;
     f->signo = sig;
     f->info = *si;
-    f->ip = NULL;
-#if defined(__x86_64__) && defined(REG_RIP)
-    f->ip = (const void *)((const ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
-#else
-    (void)ucontext;
-#endif
+    f->ip = ip;
     if (W->cur)
         where_in_grid(f->where, sizeof f->where, S.kernel->name);
     else
@@ -315,6 +321,13 @@ int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_
     sim_now.active = 0;
     stop_workers();
     W = S.workers[0];
+    for (int w = 1; w < S.nworkers; w++) { /* stopped in a block: the first in order */
+        worker_t *k = S.workers[w];
+        if (k->cur && k->stopped_at && (W == S.workers[0] || k->seq < W->seq))
+            W = k;
+    }
+    if (W != S.workers[0])
+        ip = W->stopped_at;
     if (S.fault_raised) {
         S.fault_raised = 0;
         ip = S.fault.ip;
@@ -325,6 +338,7 @@ int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_
         snprintf(where, where_len, "%s", S.kernel->name);
     }
     source_line_of(ip, line, line_len);
+    W = S.workers[0];
     return 1;
 }
 
@@ -887,6 +901,7 @@ static void run_share(worker_t *me)
 {
     W = me;
     W->failure.have = 0;
+    W->stopped_at = NULL;
     W->abort = 0;
     W->cur = NULL;
     W->seq = 0;
@@ -934,18 +949,19 @@ static void raise_again(const failure_t *f)
 {
     S.fault = *f;
     S.fault_raised = 1;
-    siginfo_t info = f->info;
-    syscall(SYS_rt_tgsigqueueinfo, getpid(), (pid_t)syscall(SYS_gettid), f->signo, &info);
+    sim_pool_raise(f->signo, &f->info);
     S.fault_raised = 0; /* nobody took it (no boundary): a launch failure then */
 }
 
-/* Workers for a launch of nblocks blocks: the setting, one for a checked
- * launch (the checkers' records are not shared between threads), no more
- * than there are blocks. 1: the calling thread runs every block. */
+/* Workers for a launch of nblocks blocks: the setting; one for a checked
+ * launch (the checkers' records are not shared between threads) and under
+ * a seed (the shuffled order is then the order blocks run in, also as
+ * seen through atomics and global memory); no more than there are blocks.
+ * 1: the calling thread runs every block. */
 static int workers_for(unsigned long long nblocks)
 {
     long long n = sim_threads();
-    if (S.checking || n < 1)
+    if (S.checking || S.seed >= 0 || n < 1)
         n = 1;
     if ((unsigned long long)n > nblocks)
         n = (long long)nblocks;
@@ -1003,12 +1019,11 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
         sim_check_launch(S.workers[0]->dyn_shared, shared_bytes);
         sim_now.active = 1;
     }
-    S.nworkers = 1;
     S.workers[0]->failure.have = 0;
-    int used = n > 1 ? sim_pool_run(n, pool_share, fault_on_worker, NULL) : 0;
-    if (used > 0)
-        S.nworkers = used + 1;
-    else
+    S.nworkers = n > 1 ? n + 1 : 1; /* for sim_cut_off, should the wait be left */
+    int used = n > 1 ? sim_pool_run(n, pool_share, signal_on_worker, NULL) : 0;
+    S.nworkers = used > 0 ? used + 1 : 1;
+    if (used <= 0)
         run_share(S.workers[0]);
     sim_now.active = 0;
     W = S.workers[0];
