@@ -47,8 +47,8 @@ void sim_pool_stop(void);
 
 /* Raises sig on the calling thread with info as it came (the fault of a
  * worker, for the executor's boundary): the handler runs before this
- * returns. */
-void sim_pool_raise(int sig, const siginfo_t *info);
+ * returns. Hidden: the fault's report names no function of gpuc's for it. */
+__attribute__((visibility("hidden"))) void sim_pool_raise(int sig, const siginfo_t *info);
 
 /* Around code of a worker that must not be left halfway (it holds a lock
  * or allocates): a stop waits for the release. Nothing on other threads. */

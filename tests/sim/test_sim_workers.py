@@ -4,12 +4,11 @@ printf output and errors as on one (docs/simulator.md). Each test's kernels
 have names of their own, since the module's tests share one session."""
 import re
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from kernel_util import execute, execute_ok, scaled, value_of
+from kernel_util import execute, execute_ok, value_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "bench"))
 from bench_sim import MATMUL  # noqa: E402
@@ -226,29 +225,3 @@ def test_threads_usage_errors(kc):
         run = execute(kc, f"%sim {bad}")
         assert run.ename == "UsageError", (bad, run.describe())
         assert "--threads: give a number from 1 to 256, or auto" in run.content["evalue"]
-
-
-def test_interrupt_endless_kernel_on_several_workers(fresh_kernel):
-    km, kc = fresh_kernel
-    execute_ok(kc, "%device cpu")
-    execute_ok(kc, "%sim --threads 3")
-    execute_ok(kc, """%%kernel
-__global__ void w_forever(volatile int *flag) {
-    while (*flag == 0) { }
-}""")
-    execute_ok(kc, "int *flag; cudaMalloc(&flag, 4); cudaMemset(flag, 0, 4); int kept = 1;")
-    t0 = time.monotonic()
-    run = execute(kc, "w_forever<<<64, 32>>>(flag);\nkept = 2;",
-                  actions=[(1.0, km.interrupt_kernel)], timeout=scaled(30))
-    assert run.status == "error"
-    assert run.ename == "Interrupted", run.describe()
-    assert value_of(kc, "kept") == "1"
-    assert time.monotonic() - t0 < scaled(10)
-    trace = "\n".join(run.content["traceback"])
-    assert re.search(r"the simulated kernel w_forever \(launched at cell \d+, line 1\) stopped "
-                     r"at cell \d+, line 3, in block \[\d+,0,0\], thread \[0,0,0\]", trace), trace
-    # the session and the workers are kept
-    execute_ok(kc, "%%kernel\n__global__ void w_setone(volatile int *f) { *f = 1; }")
-    run = execute_ok(kc, "w_setone<<<1, 1>>>(flag); w_forever<<<64, 32>>>(flag); "
-                         "printf(\"done\\n\");")
-    assert "done" in run.stream()
