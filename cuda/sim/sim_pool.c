@@ -161,8 +161,8 @@ static void *worker_main(void *arg)
 {
     slot_t *s = arg;
     me = s;
-    stack_t ss = {.ss_sp = s->alt_stack, .ss_size = ALT_STACK_BYTES};
-    sigaltstack(&ss, NULL);
+    stack_t ss = {.ss_sp = s->alt_stack, .ss_size = ALT_STACK_BYTES}, before;
+    sigaltstack(&ss, &before); /* put back at the end (a sanitizer frees its own) */
     sigset_t wanted;
     sigemptyset(&wanted);
     for (int i = 0; i < NFAULT; i++)
@@ -187,6 +187,7 @@ static void *worker_main(void *arg)
         if (atomic_fetch_sub(&P.busy, 1) == 1)
             futex_wake(&P.busy);
     }
+    sigaltstack(&before, NULL);
     return NULL;
 }
 
