@@ -22,6 +22,7 @@
 
 #define ALT_STACK_BYTES (64 * 1024)
 #define STOP_SIGNAL (SIGRTMIN + 4) /* rt_protect's retry signal is SIGRTMIN + 3 */
+#define STOP_GRACE_WAITS 4         /* of 5 ms before a stop is signalled */
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NFAULT (int)(sizeof fault_signals / sizeof fault_signals[0])
@@ -270,12 +271,15 @@ void sim_pool_stop(void)
 {
     if (!P.started || P.pid != getpid())
         return;
-    int busy;
+    int busy, waits = 0;
     while ((busy = atomic_load(&P.busy)) > 0) {
-        for (int i = 0; i < P.started; i++)
+        /* a while for the workers to stop at a barrier or between blocks
+         * (the launch's cut flag), then by the signal */
+        for (int i = 0; i < P.started && waits >= STOP_GRACE_WAITS; i++)
             if (P.slots[i]->armed)
                 pthread_kill(P.slots[i]->tid, STOP_SIGNAL);
-        futex_wait(&P.busy, busy, 10 * 1000 * 1000L);
+        futex_wait(&P.busy, busy, 5 * 1000 * 1000L);
+        waits++;
     }
 }
 
