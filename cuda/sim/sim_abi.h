@@ -52,8 +52,9 @@ SIM_ABI_DECLS
 enum { SIM_SHFL_IDX = 0, SIM_SHFL_UP = 1, SIM_SHFL_DOWN = 2, SIM_SHFL_XOR = 3 };
 enum { SIM_VOTE_BALLOT = 0, SIM_VOTE_ANY = 1, SIM_VOTE_ALL = 2 };
 enum { SIM_SYNC_COUNT = 0, SIM_SYNC_AND = 1, SIM_SYNC_OR = 2 };
-/* sim_hooks_t.access's flags: a store (else a load), an atomic operation */
-enum { SIM_ACCESS_WRITE = 1, SIM_ACCESS_ATOMIC = 2 };
+/* sim_hooks_t.access's flags: a store (else a load), an atomic operation;
+ * a __threadfence() (no address) */
+enum { SIM_ACCESS_WRITE = 1, SIM_ACCESS_ATOMIC = 2, SIM_ACCESS_FENCE = 4 };
 
 #define SIM_STR_(...) #__VA_ARGS__
 #define SIM_STR(...) SIM_STR_(__VA_ARGS__)

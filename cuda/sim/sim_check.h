@@ -158,8 +158,13 @@ int sim_module_image(uintptr_t addr);
 void sim_race_access(sim_region_t *r, uintptr_t addr, unsigned long size, int flags,
                      const void *pc);
 
-/* Forgets the races of the last launch. */
+/* Forgets the races (and the fences) of the last launch. */
 void sim_race_reset(void);
+
+/* The running thread ran a __threadfence(); the running block passed a
+ * __syncthreads(). */
+void sim_race_fence(void);
+void sim_race_barrier(void);
 
 /* The races seen since sim_race_reset, in words: 0 when none. */
 int sim_race_report(char *text, size_t len);

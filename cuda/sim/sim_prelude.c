@@ -100,9 +100,19 @@ const char sim_prelude[] =
     "static inline int __syncthreads_count(int p) { return __gpuc_h->syncthreads_pred(0, p); }\n"
     "static inline int __syncthreads_and(int p) { return __gpuc_h->syncthreads_pred(1, p); }\n"
     "static inline int __syncthreads_or(int p) { return __gpuc_h->syncthreads_pred(2, p); }\n"
-    "static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
-    "static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
-    "static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
+    /* a device-wide fence (racecheck: a release of the thread's earlier
+     * accesses, an acquire of what other blocks released before it) */
+    /* (not instrumented in a checked module: no ThreadSanitizer runtime) */
+    "#ifdef __GPUC_CHECK__\n"
+    "static __attribute__((noinline, no_sanitize_thread)) void __gpuc_fence(int seen) {"
+    " __atomic_thread_fence(__ATOMIC_SEQ_CST);"
+    " if (seen) __gpuc_h->access((const void *)0, 0, 4, __builtin_return_address(0)); }\n"
+    "#else\n"
+    "static inline void __gpuc_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
+    "#endif\n"
+    "static inline void __threadfence(void) { __gpuc_fence(1); }\n"
+    "static inline void __threadfence_block(void) { __gpuc_fence(0); }\n"
+    "static inline void __threadfence_system(void) { __gpuc_fence(1); }\n"
     "static inline void __trap(void) { __gpuc_h->trap(); __builtin_unreachable(); }\n"
     "template <class T> static inline T __gpuc_shfl(int op, unsigned int mask, T v, int arg, int width) {\n"
     "  static_assert(sizeof(T) <= 8, \"warp shuffles move at most 8 bytes\");\n"

@@ -377,8 +377,11 @@ static void release_block(void)
             push_ready(W->order[k]);
     W->bar_n[W->block_gen & 1] = W->arrived;
     W->block_gen++;
-    if (S.checking)
+    if (S.checking) {
         sim_now.bgen = W->block_gen;
+        if (sim_racecheck_on)
+            sim_race_barrier();
+    }
     W->bar_sum[W->block_gen & 1] = 0; /* the other gen's sum is read until the next barrier */
     W->arrived = 0;
 }
