@@ -89,7 +89,8 @@ const struct sim_hooks *sim_hooks(void);
 
 /* Order of execution: seed < 0 runs warps and blocks in index order (the
  * default); otherwise their order is shuffled by a generator seeded with
- * seed, the same for the same seed and launch sequence. */
+ * seed, the same for the same seed and launch sequence, and launches run
+ * on one worker (so that the shuffled order is the order blocks run in). */
 void sim_set_seed(long long seed);
 long long sim_seed(void);
 
