@@ -1,5 +1,7 @@
-/* sim_sched: running a grid - blocks one after another, the threads of a
- * block as fibers (see sim.h).
+/* sim_sched: running a grid - its blocks handed out in order to workers
+ * (the pool's threads, sim_pool.c, or the executor's thread alone), each
+ * running one block at a time with the block's threads as fibers (see
+ * sim.h).
  *
  * A thread runs until it ends or waits: at __syncthreads() for the rest of
  * its block, at __syncwarp() or a warp intrinsic for the rest of its warp.
