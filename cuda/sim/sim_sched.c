@@ -14,7 +14,6 @@
 #include "sim.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -30,11 +29,11 @@
 #include "sim_check.h"
 #include "sim_fiber.h"
 #include "sim_pool.h"
+#include "sim_settings.h"
 
 #define STACK_BYTES (256 * 1024)
-#define MAX_THREADS 1024
-#define MAX_SHARED (48 * 1024)
-#define DEFAULT_THREADS_CAP 64     /* workers by default: the cores, up to this */
+#define MAX_THREADS SIM_MAX_THREADS
+#define MAX_SHARED SIM_MAX_SHARED
 
 enum { NEW, READY, RUNNING, WAIT_BLOCK, WAIT_WARP, DONE };
 
@@ -123,81 +122,24 @@ static struct {
     int checking;              /* a checked launch (one worker) */
     int nworkers;              /* of this launch; worker i > 0 is pool thread i - 1 */
     worker_t *workers[SIM_POOL_MAX + 1];
-    int threads;               /* the setting: 0 the default */
     failure_t fault;           /* a pool worker's fault, being raised again */
     int fault_raised;
     cm_error_t pending;        /* the failure sim_take_error returns */
     int have_pending;
-    long long seed;
-    unsigned long long rng;
+    int seeded;                /* this launch runs under a seed */
     double seconds;
     uint32_t stamps;           /* checked blocks run since the process started */
     size_t page;               /* the size of a stack's guard page */
-} S = {.seed = -1};
+} S;
 
 static __thread worker_t *W;   /* the calling thread's worker */
 static __thread sim_thread_view_t *running_view; /* what sim_self reads */
 
 sim_now_t sim_now;
 
-/* ---- the generator of shuffled orders (splitmix64) -------------------- */
-
-static unsigned long long next_random(unsigned long long *state)
-{
-    unsigned long long z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static void shuffle(unsigned long long *v, unsigned long long n, unsigned long long *state)
-{
-    for (unsigned long long i = n; i > 1; i--) {
-        unsigned long long j = next_random(state) % i, t = v[i - 1];
-        v[i - 1] = v[j];
-        v[j] = t;
-    }
-}
-
-void sim_set_seed(long long seed)
-{
-    S.seed = seed < 0 ? -1 : seed;
-    S.rng = (unsigned long long)seed;
-}
-
-long long sim_seed(void)
-{
-    return S.seed;
-}
-
 double sim_kernel_seconds(void)
 {
     return S.seconds;
-}
-
-int sim_cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
-int sim_default_threads(void)
-{
-    int n = sim_cores();
-    return n < DEFAULT_THREADS_CAP ? n : DEFAULT_THREADS_CAP;
-}
-
-void sim_set_threads(int n)
-{
-    S.threads = n < 0 ? 0 : n > SIM_POOL_MAX ? SIM_POOL_MAX : n;
-}
-
-int sim_threads(void)
-{
-    return S.threads ? S.threads : sim_default_threads();
 }
 
 /* ---- failures ---------------------------------------------------------- */
@@ -585,18 +527,6 @@ void sim_sched_line(const void *pc, char *buf, size_t len)
     source_line_of(pc, buf, len);
 }
 
-void sim_set_checks(int memcheck, int racecheck)
-{
-    sim_memcheck_on = memcheck != 0;
-    sim_racecheck_on = racecheck != 0;
-}
-
-void sim_checks(int *memcheck, int *racecheck)
-{
-    *memcheck = sim_memcheck_on;
-    *racecheck = sim_racecheck_on;
-}
-
 static sim_hooks_t hooks = {
     .syncthreads = sync_block,
     .syncthreads_pred = sync_block_pred,
@@ -757,12 +687,9 @@ static void run_block(unsigned long long linear)
         memset(&W->warps[w], 0, sizeof W->warps[w]);
         W->warps[w].live = lanes == 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
     }
-    if (S.seed >= 0 && nwarps > 1) {
-        /* the block's own generator: the same order on any worker */
-        unsigned long long wo[MAX_THREADS / 32], rng = S.warp_key ^ (linear * 0xD1B54A32D192ED03ULL);
-        for (int w = 0; w < nwarps; w++)
-            wo[w] = (unsigned long long)w;
-        shuffle(wo, (unsigned long long)nwarps, &rng);
+    if (S.seeded && nwarps > 1) {
+        unsigned long long wo[MAX_THREADS / 32];
+        sim_warp_order(S.warp_key, linear, wo, nwarps);
         int k = 0;
         for (int w = 0; w < nwarps; w++)
             for (int i = (int)wo[w] * 32; i < n && i < (int)wo[w] * 32 + 32; i++)
@@ -835,33 +762,6 @@ static void run_block(unsigned long long linear)
 }
 
 /* ---- launches ------------------------------------------------------------- */
-
-static int check_config(const char *name, const unsigned g[3], const unsigned b[3],
-                        unsigned shared, cm_error_t *err)
-{
-    static const char *head = "CUDA_ERROR_INVALID_VALUE (1): invalid argument";
-    unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
-    const char *why = NULL;
-    char buf[200];
-    if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2])
-        why = "a grid or block dimension is 0";
-    else if (threads > MAX_THREADS)
-        why = buf, snprintf(buf, sizeof buf, "%llu threads per block, at most %d", threads,
-                            MAX_THREADS);
-    else if (b[0] > 1024 || b[1] > 1024 || b[2] > 64)
-        why = buf, snprintf(buf, sizeof buf, "block (%u,%u,%u): at most (1024,1024,64)", b[0],
-                            b[1], b[2]);
-    else if (g[0] > 2147483647u || g[1] > 65535 || g[2] > 65535)
-        why = buf, snprintf(buf, sizeof buf, "grid (%u,%u,%u): at most (2147483647,65535,65535)",
-                            g[0], g[1], g[2]);
-    else if (shared > MAX_SHARED)
-        why = buf, snprintf(buf, sizeof buf, "%u bytes of dynamic shared memory, at most %d",
-                            shared, MAX_SHARED);
-    if (!why)
-        return 0;
-    CM_ERROR(err, SIM_E_CUDA + 1, "%s: %s (kernel %s)", head, why, name);
-    return -1;
-}
 
 /* Forgets what an interrupted launch left: output not yet written, the
  * block order. Stacks of threads that were waiting when the launch was
@@ -966,7 +866,7 @@ static void raise_again(const failure_t *f)
 static int workers_for(unsigned long long nblocks)
 {
     long long n = sim_threads();
-    if (S.checking || S.seed >= 0 || n < 1)
+    if (S.checking || S.seeded || n < 1)
         n = 1;
     if ((unsigned long long)n > nblocks)
         n = (long long)nblocks;
@@ -976,7 +876,7 @@ static int workers_for(unsigned long long nblocks)
 int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void **args, cm_error_t *err)
 {
-    if (check_config(kernel->name, grid, block, shared_bytes, err))
+    if (sim_check_config(kernel->name, grid, block, shared_bytes, err))
         return -1;
     int checking = sim_memcheck_on || sim_racecheck_on;
     sim_kernel_t checked;
@@ -1008,12 +908,11 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     }
     S.dyn_bytes = shared_bytes;
     S.nblocks = nblocks;
-    if (S.seed >= 0 && nblocks > 1 && (S.block_order = malloc(nblocks * sizeof *S.block_order))) {
-        for (unsigned long long i = 0; i < nblocks; i++)
-            S.block_order[i] = i;
-        shuffle(S.block_order, nblocks, &S.rng);
-    }
-    S.warp_key = S.seed >= 0 ? next_random(&S.rng) : 0;
+    S.seeded = sim_seed() >= 0;
+    if (S.seeded && nblocks > 1)
+        S.block_order = malloc(nblocks * sizeof *S.block_order);
+    if (S.seeded)
+        sim_seeded_launch(S.block_order, nblocks, &S.warp_key);
     memcpy(S.grid, grid, sizeof S.grid);
     atomic_store(&S.next, 0);
     atomic_store(&S.stop_at, ~0ULL);
