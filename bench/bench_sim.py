@@ -10,8 +10,8 @@ gpuc's times come from a notebook run by `gpuc run` after `%device cpu`,
 with each number of worker threads given (--threads, default 1,auto: the
 first is the one compared with Numba), a vector add of 1e7 elements too:
 each kernel is compiled and run once (warm-up), then the launch is timed
-with the wall clock around launch + cudaDeviceSynchronize (best of 3; the
-matmul once more). Numba's simulator runs each thread as a Python thread,
+with the wall clock around launch + cudaDeviceSynchronize (best of --runs,
+default 3; 10 gives steadier figures on a shared machine). Numba's simulator runs each thread as a Python thread,
 so it is measured at small sizes (vector add: 2^14 elements; matmul:
 32x32) and scaled by the work (elements; n^3). numba is installed into
 this Python's environment with pip when it is missing. Prints one line per
@@ -66,7 +66,7 @@ cudaMalloc(&A, m * m * 4); cudaMalloc(&B, m * m * 4); cudaMalloc(&C, m * m * 4);
 for (int i = 0; i < n; i++) { a[i] = i; b[i] = 1; }       /* device memory is host memory here */
 for (int i = 0; i < m * m; i++) { A[i] = (i % 13) * 0.25f; B[i] = (i % 7) - 3; }
 double best = 1e9, t0;
-for (int r = 0; r < 4; r++) {
+for (int r = 0; r <= BENCH_RUNS; r++) {
     t0 = bench_now();
     bench_vadd<<<(n + 255) / 256, 256>>>(a, b, c, n);
     cudaDeviceSynchronize();
@@ -76,7 +76,7 @@ printf("vadd %.6f check %.1f\n", best, c[n - 1]);
 best = 1e9;
 dim3 grid(m / 16, m / 16);
 dim3 block(16, 16);
-for (int r = 0; r < 3; r++) {
+for (int r = 0; r <= BENCH_RUNS; r++) {
     t0 = bench_now();
     bench_matmul<<<grid, block>>>(A, B, C, m);
     cudaDeviceSynchronize();
@@ -96,7 +96,7 @@ float *a, *b, *c;
 cudaMalloc(&a, nb * 4); cudaMalloc(&b, nb * 4); cudaMalloc(&c, nb * 4);
 for (int i = 0; i < nb; i++) { a[i] = i % 1000; b[i] = 1; }
 double best = 1e9, t0;
-for (int r = 0; r < 4; r++) {
+for (int r = 0; r <= BENCH_RUNS; r++) {
     t0 = bench_now();
     bench_vadd<<<(nb + 255) / 256, 256>>>(a, b, c, nb);
     cudaDeviceSynchronize();
@@ -128,20 +128,21 @@ def parse_times(text: str) -> dict:
     return got
 
 
-def gpuc_times(gpuc: Path, threads: list) -> dict:
+def gpuc_times(gpuc: Path, threads: list, runs: int = 3) -> dict:
     """{"threads": {"1": {"vadd": s, "vadd10m": s, "matmul": s}, "2": ...},
     "memcheck": {"vadd": s, "matmul": s}, "racecheck": ...}: unchecked with each
-    number of worker threads (%sim --threads), then each check."""
+    number of worker threads (%sim --threads), then each check; each the best
+    of runs launches after a first one."""
     cells = ["%device cpu", KERNELS]
     timed = []                 # (cell index, where the times go, name)
     for t in threads:
         cells.append(f"%sim --no-memcheck --no-racecheck --threads {t}")
         timed += [(len(cells), "threads", t), (len(cells) + 1, "threads", t)]
-        cells += [HOST, HOST_BIG]
+        cells += [HOST.replace("BENCH_RUNS", str(runs)), HOST_BIG.replace("BENCH_RUNS", str(runs))]
     for magic, name in CHECKS:
         cells += [magic]
         timed.append((len(cells), name, None))
-        cells.append(HOST)
+        cells.append(HOST.replace("BENCH_RUNS", str(runs)))
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                      "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
           "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
@@ -229,12 +230,14 @@ def main():
     ap.add_argument("--threads", default="1,auto",
                     help="worker thread counts to time, comma-separated (%%sim --threads): "
                          "1,2,4,16 or auto")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="timed launches per case, after a first one; the best is kept")
     ap.add_argument("--no-numba", action="store_true", help="gpuc's times only")
     ap.add_argument("--numba-n", type=int, default=16384)
     ap.add_argument("--numba-m", type=int, default=32)
     args = ap.parse_args()
     threads = args.threads.split(",")
-    times = gpuc_times(Path(args.gpuc), threads)
+    times = gpuc_times(Path(args.gpuc), threads, args.runs)
     machine = f"{platform.node()}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}"
     nb = None if args.no_numba else numba_times(args.numba_n, args.numba_m)
     versions = ""
