@@ -53,7 +53,14 @@ const char sim_prelude[] =
      * in a section of its own, which the scheduler fills with 0xff bytes
      * before each block: memory read before any thread of the block wrote
      * it reads as NaN or -1, the same in every run */
+    /* (in a checked module each one 64 KiB-aligned: an overflow past the
+     * end of one, at most 48 KiB long, lands in a gap before the next,
+     * which memcheck reports; the compiler leaves no gap otherwise) */
+    "#ifdef __GPUC_CHECK__\n"
+    "#define __shared__ static __thread __attribute__((section(\"gpuc_shared\"), aligned(65536)))\n"
+    "#else\n"
     "#define __shared__ static __thread __attribute__((section(\"gpuc_shared\")))\n"
+    "#endif\n"
     "extern \"C\" char __start_gpuc_shared[] __attribute__((weak));\n"
     "extern \"C\" char __stop_gpuc_shared[] __attribute__((weak));\n"
     "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread))"

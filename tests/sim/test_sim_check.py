@@ -131,6 +131,24 @@ __global__ void mc_dyn(float *out) {
     assert "0 bytes after the end of the 256 bytes of dynamic shared memory" in err
 
 
+def test_overflow_from_one_static_shared_array_into_the_next(kc, checks):
+    checks("--memcheck")
+    k = cell_no(kc, """%%kernel
+__global__ void mc_two(float *out, int n) {
+    __shared__ float first[32];
+    __shared__ float second[32];
+    second[threadIdx.x % 32] = 1;
+    first[threadIdx.x % n] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = first[threadIdx.x % 32] + second[threadIdx.x % 32];
+}""")
+    execute_ok(kc, "{ float *o; cudaMalloc(&o, 4096); mc_two<<<2, 64>>>(o, 32); }")
+    err = error_of(kc, "{ float *o; cudaMalloc(&o, 4096); mc_two<<<2, 64>>>(o, 40); }")
+    assert (f"out-of-bounds write of 4 bytes at cell {k}, line 6 by block [0,0,0], "
+            "thread [32,0,0]") in err, err
+    assert "0 bytes after the end of the 128-byte __shared__ array first" in err, err
+
+
 def test_memcheck_passes_correct_kernels_and_device_arrays(kc, checks):
     checks("--memcheck")
     execute_ok(kc, """%%kernel
