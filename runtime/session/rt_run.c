@@ -127,7 +127,13 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
             return rt_error_set(err, "CompileError", 0, 0,
                                 "the cell's code was not found after linking");
     }
+    return rt_session_run_entry(s, r.cell, r.main, cell_no, err);
+}
 
+int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, char **),
+                         int cell_no, rt_error_t *err)
+{
+    run_t r = {cell, main, 0};
     rt_result_reset();
     rt_display_set_emit(s->emit, s->emit_ctx);
     rt_fault_t fault;

@@ -1,0 +1,578 @@
+/* rt_cxx: C++ host cells as text (see rt_cxx.h). */
+#include "rt_cxx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cm_buf.h"
+#include "gpu.h"
+#include "rt_lex.h"
+
+typedef struct toks {
+    const char *src;
+    rt_tok_t *v;
+    size_t n;
+} toks_t;
+
+static int is(const toks_t *t, size_t i, const char *text)
+{
+    return i < t->n && rt_tok_is(t->src, &t->v[i], text);
+}
+
+static int is_ident(const toks_t *t, size_t i)
+{
+    return i < t->n && t->v[i].kind == RT_TOK_IDENT;
+}
+
+/* toks[i], toks[i + 1] are "::" (the lexer knows C: two ':'). */
+static int is_scope(const toks_t *t, size_t i)
+{
+    return is(t, i, ":") && is(t, i + 1, ":") && t->v[i + 1].start == t->v[i].start + 1;
+}
+
+static int one_of(const toks_t *t, size_t i, const char *const *words)
+{
+    for (int k = 0; words[k]; k++)
+        if (is(t, i, words[k]))
+            return 1;
+    return 0;
+}
+
+/* ---- detection ------------------------------------------------------ */
+
+/* #include <name> with no '.' in name: a C++ header (C headers end in .h). */
+static int cxx_include(const char *src, const rt_tok_t *d)
+{
+    const char *p = src + d->start, *end = p + d->len;
+    p++; /* '#' */
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if ((size_t)(end - p) < 7 || memcmp(p, "include", 7) != 0)
+        return 0;
+    p += 7;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || *p != '<')
+        return 0;
+    const char *close = memchr(p, '>', (size_t)(end - p));
+    if (!close || close == p + 1)
+        return 0;
+    const char *dot = memchr(p, '.', (size_t)(close - p));
+    return !dot || (close - p == 14 && memcmp(p + 1, "bits/stdc++.h", 13) == 0);
+}
+
+/* Where a declaration or statement may start: the cell's start or after
+ * ; { } or a directive. */
+static int at_item_start(const toks_t *t, size_t i)
+{
+    return i == 0 || t->v[i - 1].kind == RT_TOK_DIRECTIVE || is(t, i - 1, ";") ||
+           is(t, i - 1, "{") || is(t, i - 1, "}");
+}
+
+static int marker(const toks_t *t, size_t i)
+{
+    static const char *const casts[] = {"static_cast", "dynamic_cast", "reinterpret_cast",
+                                        "const_cast", NULL};
+    if (t->v[i].kind == RT_TOK_DIRECTIVE)
+        return cxx_include(t->src, &t->v[i]);
+    if (is(t, i, "std") && is_scope(t, i + 1))
+        return 1;
+    if (is(t, i, "using") && is(t, i + 1, "namespace"))
+        return 1;
+    if (is(t, i, "extern") && i + 1 < t->n && t->v[i + 1].kind == RT_TOK_STRING)
+        return 1;
+    if (is(t, i, "namespace") && at_item_start(t, i) && is_ident(t, i + 1) && is(t, i + 2, "{"))
+        return 1;
+    if (is(t, i, "class") && at_item_start(t, i) && is_ident(t, i + 1) &&
+        (is(t, i + 2, "{") || (is(t, i + 2, ":") && !is_scope(t, i + 2))))
+        return 1;
+    if (is(t, i, "template") && is(t, i + 1, "<") && at_item_start(t, i))
+        return 1;
+    if (one_of(t, i, casts) && is(t, i + 1, "<"))
+        return 1;
+    /* new T... where new is not a name being declared or used (`int new;`,
+     * `new = 3`, `new(x)`, `p->new`) */
+    if (is(t, i, "new") && is_ident(t, i + 1) && i > 0 && !is_ident(t, i - 1) &&
+        !is(t, i - 1, "*") && !is(t, i - 1, ".") && !is(t, i - 1, "->"))
+        return 1;
+    if (is(t, i, "delete") && at_item_start(t, i) &&
+        ((is(t, i + 1, "[") && is(t, i + 2, "]")) || (is_ident(t, i + 1) && is(t, i + 2, ";"))))
+        return 1;
+    if ((is(t, i, "cout") || is(t, i, "cerr")) && is(t, i + 1, "<<") && at_item_start(t, i))
+        return 1;
+    if (is(t, i, "cin") && is(t, i + 1, ">>") && at_item_start(t, i))
+        return 1;
+    return 0;
+}
+
+static void lex(const char *code, toks_t *t)
+{
+    t->src = code;
+    t->n = rt_lex_all(code, 0, strlen(code), 1, &t->v, NULL);
+}
+
+int rt_cxx_detect(const char *code)
+{
+    toks_t t;
+    lex(code, &t);
+    int found = 0;
+    for (size_t i = 0; i < t.n && !found; i++)
+        found = marker(&t, i);
+    free(t.v);
+    return found;
+}
+
+int rt_cxx_has_device_words(const char *code)
+{
+    static const char *const words[] = {"__global__", "__device__", "__constant__",
+                                        "__managed__", "__shared__", NULL};
+    toks_t t;
+    lex(code, &t);
+    int found = 0;
+    for (size_t i = 0; i < t.n && !found; i++)
+        found = one_of(&t, i, words);
+    free(t.v);
+    return found;
+}
+
+/* ---- splitting ------------------------------------------------------ */
+
+/* Words that start a declaration. */
+static const char *const decl_words[] = {
+    "template", "class", "struct", "union", "enum", "namespace", "using", "typedef", "extern",
+    "static", "inline", "constexpr", "consteval", "constinit", "const", "volatile", "auto",
+    "void", "int", "char", "short", "long", "float", "double", "signed", "unsigned", "bool",
+    "wchar_t", "char8_t", "char16_t", "char32_t", "thread_local", "register", "static_assert",
+    "virtual", "explicit", "friend", "mutable", "alignas", "__attribute__", "_Bool", NULL};
+
+/* Words that start a statement. */
+static const char *const stmt_words[] = {"if", "for", "while", "do", "switch", "return",
+                                         "break", "continue", "goto", "try", "throw",
+                                         "delete", "case", "default", NULL};
+
+/* The index after a template argument list opening at toks[i] ('<'), or
+ * 0 when it is not one (a comparison). */
+static size_t skip_angles(const toks_t *t, size_t i, size_t end)
+{
+    int depth = 0;
+    for (size_t k = i; k < end; k++) {
+        if (is(t, k, "<"))
+            depth++;
+        else if (is(t, k, ">"))
+            depth--;
+        else if (is(t, k, ">>"))
+            depth -= 2;
+        else if (is(t, k, ";") || is(t, k, "{") || is(t, k, "}"))
+            return 0;
+        else if (rt_tok_opens(t->src, &t->v[k])) {
+            k = rt_tok_match(t->src, t->v, end, k);
+            if (k >= end)
+                return 0;
+        }
+        if (depth <= 0)
+            return depth == 0 ? k + 1 : 0;
+    }
+    return 0;
+}
+
+/* A qualified name with template arguments from toks[i] (`std::vector<int>`,
+ * `::f`, `A<B>::C`, `Foo::~Foo`): the index after it, or i when none. */
+static size_t skip_name(const toks_t *t, size_t i, size_t end)
+{
+    size_t k = i;
+    if (is_scope(t, k))
+        k += 2;
+    for (;;) {
+        if (is(t, k, "~"))
+            k++;
+        if (!is_ident(t, k) || k >= end)
+            return i;
+        k++;
+        if (is(t, k, "<")) {
+            size_t after = skip_angles(t, k, end);
+            if (after)
+                k = after;
+        }
+        if (!is_scope(t, k))
+            return k;
+        k += 2;
+    }
+}
+
+/* Whether the item toks[i, end) that starts with a name is a declaration:
+ * `Type name...`, `Type *name`, `Type &name`, or an out-of-class
+ * definition `A::f(...) {` (a call `f(x);` is a statement). */
+static int name_declares(const toks_t *t, size_t i, size_t end)
+{
+    size_t k = skip_name(t, i, end);
+    if (k == i)
+        return 0;
+    if (is(t, k, "(")) {
+        size_t close = rt_tok_match(t->src, t->v, end, k);
+        return close < end && (is(t, close + 1, "{") || (is(t, close + 1, ":") && !is_scope(t, close + 1)) ||
+                               is(t, close + 1, "const") || is(t, close + 1, "noexcept") ||
+                               is(t, close + 1, "->") || is(t, close + 1, "override"));
+    }
+    size_t names = k;
+    while (k < end && (is(t, k, "*") || is(t, k, "&") || is(t, k, "&&") || is(t, k, "const") ||
+                       is(t, k, "volatile")))
+        k++;
+    if (is(t, k, "operator"))
+        return 1;
+    /* `a * b;` declares b, as C++ reads it; `x = 1`, `x.f()`, `a < b` do not */
+    return k < end && is_ident(t, k) && (k > names || is_ident(t, names));
+}
+
+static rt_item_kind_t classify(const toks_t *t, size_t i, size_t end)
+{
+    if (one_of(t, i, stmt_words) || is(t, i, "{"))
+        return RT_ITEM_STATEMENT;
+    if (one_of(t, i, decl_words) || is(t, i, "[") /* [[attribute]] */)
+        return RT_ITEM_DECLARATION;
+    if (is_ident(t, i) || is_scope(t, i))
+        return name_declares(t, i, end) ? RT_ITEM_DECLARATION : RT_ITEM_STATEMENT;
+    return RT_ITEM_STATEMENT;
+}
+
+/* Whether the item toks[first, ...) is a class, struct, union or enum
+ * definition (it ends at ';', not at its closing brace), with the brace
+ * that just closed opening at toks[open]. */
+static int class_like(const toks_t *t, size_t first, size_t open)
+{
+    size_t k = first;
+    if (is(t, k, "template") && is(t, k + 1, "<"))
+        k = skip_angles(t, k + 1, open);
+    while (is(t, k, "typedef") || is(t, k, "static") || is(t, k, "const"))
+        k++;
+    return (is(t, k, "class") || is(t, k, "struct") || is(t, k, "union") || is(t, k, "enum")) &&
+           open > 0 && !is(t, open - 1, ")");
+}
+
+static void add_item(rt_cell_t *out, size_t *cap, const toks_t *t, size_t first, size_t last)
+{
+    if (out->n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        out->items = realloc(out->items, *cap * sizeof *out->items);
+        if (!out->items)
+            abort();
+    }
+    const rt_tok_t *a = &t->v[first], *b = &t->v[last];
+    rt_item_t *it = &out->items[out->n++];
+    memset(it, 0, sizeof *it);
+    it->kind = a->kind == RT_TOK_DIRECTIVE ? RT_ITEM_DIRECTIVE : classify(t, first, last + 1);
+    it->start = a->start;
+    it->end = b->start + b->len;
+    it->line = a->line;
+    it->end_line = b->line;
+    for (size_t k = b->start; k < it->end; k++)
+        it->end_line += t->src[k] == '\n';
+    it->has_semicolon = is(t, last, ";");
+}
+
+static void split_toks(const toks_t *t, rt_cell_t *out)
+{
+    size_t cap = 0, first = 0;
+    int depth = 0;
+    size_t open = 0; /* the depth-0 '{' of the current item */
+    out->items = NULL;
+    out->n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (depth == 0 && t->v[i].kind == RT_TOK_DIRECTIVE) {
+            if (first < i)
+                add_item(out, &cap, t, first, i - 1);
+            add_item(out, &cap, t, i, i);
+            first = i + 1;
+            continue;
+        }
+        if (rt_tok_opens(t->src, &t->v[i])) {
+            if (depth == 0 && is(t, i, "{"))
+                open = i;
+            depth++;
+        } else if (rt_tok_closes(t->src, &t->v[i]) && depth > 0) {
+            depth--;
+        }
+        int end = 0;
+        if (depth == 0 && is(t, i, ";"))
+            end = 1;
+        else if (depth == 0 && is(t, i, "}")) {
+            /* a body or block ends the item; a class or initialiser waits
+             * for its ';', an if for its else, a try for its catch */
+            size_t n = i + 1;
+            end = !(is(t, n, ";") || is(t, n, ",") || is(t, n, "=") || is(t, n, "else") ||
+                    is(t, n, "catch") || (is(t, n, "while") && is(t, first, "do")) ||
+                    is(t, n, ")") || class_like(t, first, open));
+        }
+        if (end) {
+            add_item(out, &cap, t, first, i);
+            first = i + 1;
+        }
+    }
+    if (first < t->n) {
+        add_item(out, &cap, t, first, t->n - 1);
+        rt_item_t *last = &out->items[out->n - 1];
+        if (last->kind == RT_ITEM_STATEMENT && !last->has_semicolon)
+            last->kind = RT_ITEM_EXPRESSION;
+    }
+}
+
+void rt_cxx_split(const char *code, rt_cell_t *out)
+{
+    toks_t t;
+    lex(code, &t);
+    split_toks(&t, out);
+    free(t.v);
+}
+
+/* ---- what C cells see ----------------------------------------------- */
+
+/* The index of `main` declared as a function at depth 0 in toks[i, end),
+ * or end. */
+static size_t find_function(const toks_t *t, size_t i, size_t end, const char *name)
+{
+    int depth = 0;
+    for (size_t k = i; k < end; k++) {
+        depth += rt_tok_opens(t->src, &t->v[k]) - rt_tok_closes(t->src, &t->v[k]);
+        if (depth == 0 && is(t, k, name) && is(t, k + 1, "(") && (k == i || !is(t, k - 1, ".")))
+            return k;
+    }
+    return end;
+}
+
+int rt_cxx_main_kind(const char *code, const rt_cell_t *items)
+{
+    toks_t t;
+    lex(code, &t);
+    int kind = 0;
+    for (size_t i = 0, k = 0; i < items->n && !kind; i++) {
+        const rt_item_t *it = &items->items[i];
+        if (it->kind != RT_ITEM_DECLARATION)
+            continue;
+        while (k < t.n && t.v[k].start < it->start)
+            k++;
+        size_t end = k;
+        while (end < t.n && t.v[end].start < it->end)
+            end++;
+        size_t m = find_function(&t, k, end, "main");
+        if (m < end && is(&t, m + 2, ")"))
+            kind = 1;
+        else if (m < end)
+            kind = is(&t, m + 2, "void") && is(&t, m + 3, ")") ? 1 : 2;
+    }
+    free(t.v);
+    return kind;
+}
+
+/* Whether toks[i, end) names only C things: C type words, session types,
+ * struct/union/enum tags, '*' and const. */
+static int c_type_words(const toks_t *t, size_t i, size_t end, rt_is_type_fn is_type, void *ctx)
+{
+    static const char *const words[] = {"void", "int", "char", "short", "long", "float",
+                                        "double", "signed", "unsigned", "bool", "_Bool",
+                                        "const", "volatile", NULL};
+    for (size_t k = i; k < end; k++) {
+        if (is(t, k, "*") || one_of(t, k, words))
+            continue;
+        if (rt_tok_is_tag_keyword(t->src, &t->v[k]) && is_ident(t, k + 1)) {
+            k++;
+            continue;
+        }
+        if (is_ident(t, k) && is_type && is_type(ctx, t->src + t->v[k].start, t->v[k].len))
+            continue;
+        return 0;
+    }
+    return 1;
+}
+
+static void add_span(cm_buf_t *b, const toks_t *t, size_t from, size_t to)
+{
+    cm_buf_add(b, t->src + t->v[from].start, t->v[to - 1].start + t->v[to - 1].len - t->v[from].start);
+}
+
+/* A function from toks[i, end), defined (with an empty body, so that C
+ * takes it for a definition of the cell's) or declared. */
+static void add_prototype(cm_buf_t *b, const toks_t *t, size_t i, size_t end)
+{
+    size_t k = i;
+    while (k < end && !is(t, k, "{") && !is(t, k, ";"))
+        k++;
+    if (k > i) {
+        add_span(b, t, i, k);
+        cm_buf_adds(b, is(t, k, "{") ? " {}\n" : ";\n");
+    }
+}
+
+/* A global variable of a C type, `T name [= init];` with one declarator
+ * and external linkage, declared again without its initialiser. */
+static void add_variable(cm_buf_t *b, const toks_t *t, size_t i, size_t end,
+                         rt_is_type_fn is_type, void *ctx)
+{
+    size_t k = i, name = end;
+    while (k < end && !is(t, k, "=") && !is(t, k, ";") && !is(t, k, "(") && !is(t, k, "{") &&
+           !is(t, k, ",")) {
+        if (is(t, k, "["))
+            k = rt_tok_match(t->src, t->v, end, k);
+        else if (is_ident(t, k))
+            name = k;
+        k++;
+    }
+    if (name >= end || k >= end || is(t, k, "(") || is(t, k, "{") || is(t, k, ","))
+        return;
+    size_t type_end = name;
+    int starred = 0, top_const = 0;
+    for (size_t j = i; j < type_end; j++) {
+        starred |= is(t, j, "*");
+        if (is(t, j, "const"))
+            top_const = 1;
+        if (is(t, j, "*"))
+            top_const = 0;
+    }
+    (void)starred;
+    if (top_const || is(t, i, "static") || is(t, i, "extern") || is(t, i, "typedef") ||
+        !c_type_words(t, i, type_end, is_type, ctx))
+        return; /* const objects have internal linkage in C++ */
+    size_t stop = k;
+    add_span(b, t, i, stop);
+    cm_buf_adds(b, ";\n");
+}
+
+/* The exports of toks[i, end), one item; in_c: inside extern "C" { }. */
+static void add_exports(cm_buf_t *b, const toks_t *t, size_t i, size_t end, int in_c,
+                        rt_is_type_fn is_type, void *ctx)
+{
+    if (is(t, i, "extern") && i + 1 < end && t->v[i + 1].kind == RT_TOK_STRING) {
+        if (!is(t, i + 2, "{")) {
+            add_exports(b, t, i + 2, end, 1, is_type, ctx);
+            return;
+        }
+        size_t close = rt_tok_match(t->src, t->v, end, i + 2);
+        toks_t inner = {t->src, t->v + i + 3, (close < end ? close : end) - (i + 3)};
+        rt_cell_t items;
+        split_toks(&inner, &items);
+        size_t k = 0;
+        for (size_t n = 0; n < items.n; n++) {
+            while (k < inner.n && inner.v[k].start < items.items[n].start)
+                k++;
+            size_t e = k;
+            while (e < inner.n && inner.v[e].start < items.items[n].end)
+                e++;
+            if (items.items[n].kind == RT_ITEM_DECLARATION)
+                add_exports(b, &inner, k, e, 1, is_type, ctx);
+        }
+        rt_cell_free(&items);
+        return;
+    }
+    int depth = 0, function = 0;
+    for (size_t k = i; k < end && !function; k++) {
+        if (depth == 0 && is(t, k, "=")) /* an initialiser, not a parameter list */
+            break;
+        function = depth == 0 && is(t, k, "(") && k > i && is_ident(t, k - 1) &&
+                   !is(t, k - 1, "__attribute__");
+        depth += rt_tok_opens(t->src, &t->v[k]) - rt_tok_closes(t->src, &t->v[k]);
+    }
+    if (function) {
+        if (in_c && !is(t, i, "static") && !is(t, i, "inline"))
+            add_prototype(b, t, i, end);
+        return;
+    }
+    add_variable(b, t, i, end, is_type, ctx);
+}
+
+char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,
+                       void *ctx)
+{
+    toks_t t;
+    lex(code, &t);
+    cm_buf_t b = {0};
+    size_t k = 0;
+    for (size_t n = 0; n < items->n; n++) {
+        const rt_item_t *it = &items->items[n];
+        while (k < t.n && t.v[k].start < it->start)
+            k++;
+        size_t e = k;
+        while (e < t.n && t.v[e].start < it->end)
+            e++;
+        if (it->kind == RT_ITEM_DECLARATION && e > k)
+            add_exports(&b, &t, k, e, 0, is_type, ctx);
+    }
+    free(t.v);
+    if (!b.len) {
+        cm_buf_free(&b);
+        return NULL;
+    }
+    return cm_buf_steal(&b);
+}
+
+/* ---- the fixed text --------------------------------------------------- */
+
+const char rt_cxx_prologue[] =
+    "#define _Alignas(n) alignas(n)\n"
+    "#define _Bool bool\n"
+    "#define _Noreturn [[noreturn]]\n"
+    "#include <type_traits>\n"
+    "#include <initializer_list>\n"
+    "#include <exception>\n"
+    "#include <cxxabi.h>\n";
+
+#define VECTOR_TRAIT(t, b, n, a) "template <> struct __gpuc_vector<" #t "> : std::true_type {};\n"
+#define HALF_TRAIT(t, a) "template <> struct __gpuc_vector<" #t "> : std::true_type {};\n"
+#define VECTOR_NAME(t, b, n, a) "template <> inline const char *__gpuc_type_of<" #t ">() { return \"" #t "\"; }\n"
+#define HALF_NAME(t, a) "template <> inline const char *__gpuc_type_of<" #t ">() { return \"" #t "\"; }\n"
+#define SCALAR_NAME(t) "template <> inline const char *__gpuc_type_of<" t ">() { return \"" t "\"; }\n"
+
+const char rt_cxx_helpers[] =
+    "template <class T> struct __gpuc_vector : std::false_type {};\n"
+    GPU_VECTOR_TYPES(VECTOR_TRAIT) GPU_HALF_TYPES(HALF_TRAIT)
+    /* what an argument is, as rt_launch_header's __gpuc_kind says */
+    "template <class T> constexpr char __gpuc_kind_of() {\n"
+    "  return std::is_same<T, bool>::value ? 'u'\n"
+    "       : std::is_enum<T>::value ? 'i'\n"
+    "       : std::is_integral<T>::value ? (std::is_signed<T>::value ? 'i' : 'u')\n"
+    "       : std::is_same<T, float>::value ? 'f' : std::is_same<T, double>::value ? 'd'\n"
+    "       : std::is_same<T, long double>::value ? 'l'\n"
+    "       : std::is_same<T, struct ga_array *>::value ? 'a'\n"
+    "       : __gpuc_vector<T>::value ? 'v' : 'p';\n"
+    "}\n"
+    "template <class T> inline const char *__gpuc_type_of() { return nullptr; }\n"
+    SCALAR_NAME("bool") SCALAR_NAME("char") SCALAR_NAME("signed char")
+    SCALAR_NAME("unsigned char") SCALAR_NAME("short") SCALAR_NAME("unsigned short")
+    SCALAR_NAME("int") SCALAR_NAME("unsigned int") SCALAR_NAME("long")
+    SCALAR_NAME("unsigned long") SCALAR_NAME("long long") SCALAR_NAME("unsigned long long")
+    SCALAR_NAME("float") SCALAR_NAME("double") SCALAR_NAME("long double")
+    GPU_VECTOR_TYPES(VECTOR_NAME) GPU_HALF_TYPES(HALF_NAME)
+    "#undef __gpuc_is_dim3\n#undef __gpuc_kind\n#undef __gpuc_type\n"
+    "#define __gpuc_bare(v) typename std::remove_cv<__typeof__(v)>::type\n"
+    "#define __gpuc_is_dim3(v) (std::is_same<__gpuc_bare(v), dim3>::value ? 1 : 0)\n"
+    "#define __gpuc_kind(v) __gpuc_kind_of<__gpuc_bare(v)>()\n"
+    "#define __gpuc_type(v) __gpuc_type_of<__gpuc_bare(v)>()\n"
+    /* the launch's arrays are initializer lists in C++ (rt_cpp.c): const */
+    "static inline int __gpuc_launch(const char *k, const void *g, int gd, unsigned gs,\n"
+    "    const void *b, int bd, unsigned bs, unsigned long long sh, void *st, int n,\n"
+    "    void *const *a, const unsigned long long *sz, const char *kinds,\n"
+    "    const char *const *types, int cell, int line) {\n"
+    "  return __gpuc_launch(k, g, gd, gs, b, bd, bs, sh, st, n, const_cast<void **>(a), sz,\n"
+    "                       kinds, const_cast<const char **>(types), cell, line);\n"
+    "}\n"
+    /* the cell's last expression: shown by its type, as in C cells */
+    "template <class T, class = void> struct __gpuc_has_c_str : std::false_type {};\n"
+    "template <class T> struct __gpuc_has_c_str<T,\n"
+    "    std::void_t<decltype(std::declval<const T &>().c_str())>> : std::true_type {};\n"
+    "template <class T> inline void __gpuc_show_cxx(const T &v) {\n"
+    "  typedef typename std::decay<T>::type D;\n"
+    "  if constexpr (std::is_same<D, bool>::value) __gpuc_show_bool(v);\n"
+    "  else if constexpr (std::is_same<D, char>::value) __gpuc_show_char(v);\n"
+    "  else if constexpr (std::is_enum<D>::value) __gpuc_show_int((long long)v);\n"
+    "  else if constexpr (std::is_integral<D>::value && std::is_signed<D>::value)\n"
+    "    __gpuc_show_int(v);\n"
+    "  else if constexpr (std::is_integral<D>::value) __gpuc_show_uint(v);\n"
+    "  else if constexpr (std::is_same<D, float>::value) __gpuc_show_float(v);\n"
+    "  else if constexpr (std::is_same<D, double>::value) __gpuc_show_double(v);\n"
+    "  else if constexpr (std::is_same<D, long double>::value) __gpuc_show_ldouble(v);\n"
+    "  else if constexpr (std::is_same<D, char *>::value || std::is_same<D, const char *>::value)\n"
+    "    __gpuc_show_str(v);\n"
+    "  else if constexpr (std::is_same<D, ga_t>::value) __gpuc_show_array(v);\n"
+    "  else if constexpr (std::is_pointer<D>::value) __gpuc_show_ptr((const void *)v);\n"
+    "  else if constexpr (__gpuc_has_c_str<D>::value) __gpuc_show_str(v.c_str());\n"
+    "}\n"
+    /* (expr, __gpuc_shown{}): a void expression shows nothing */
+    "struct __gpuc_shown {};\n"
+    "template <class T> inline void operator,(const T &v, __gpuc_shown) { __gpuc_show_cxx(v); }\n";

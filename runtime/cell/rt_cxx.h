@@ -1,0 +1,46 @@
+/* rt_cxx: C++ host cells, text in and text out. Telling a C++ cell from a
+ * C one (by markers no C code has), splitting its top level into items
+ * (declarations stay at namespace scope, statements run in order in the
+ * cell's entry function), and the C declarations that a C++ cell gives
+ * later C cells. Compiling is the caller's (runtime/magics/rt_cpp.c). See
+ * docs/cells.md, "C++ host cells". */
+#ifndef RT_CXX_H
+#define RT_CXX_H
+
+#include "rt_cell.h"
+
+/* Non-zero when code (a host cell, or a host part) is certainly C++: an
+ * #include of a header without an extension (<iostream>, <vector>,
+ * <cstdio>...), std::, using namespace, extern "C", namespace N {,
+ * class N { or :, template <, new T, delete[] / delete p, the four casts
+ * with <, cout << / cin >> / cerr <<. Comments and strings never count,
+ * nor C names such as a variable called new, class or delete. */
+int rt_cxx_detect(const char *code);
+
+/* Non-zero when code has CUDA device words (__global__, __device__...). */
+int rt_cxx_has_device_words(const char *code);
+
+/* Splits a C++ cell into its top-level items in order: RT_ITEM_DIRECTIVE,
+ * RT_ITEM_DECLARATION (types, namespaces, templates, using, variables,
+ * functions, extern "C" blocks), RT_ITEM_STATEMENT, and the last item as
+ * RT_ITEM_EXPRESSION when it has no ';'. Caller frees with rt_cell_free. */
+void rt_cxx_split(const char *code, rt_cell_t *out);
+
+/* The name `main` is defined by the cell: 1 as `main()`, 2 with
+ * parameters, 0 not defined. */
+int rt_cxx_main_kind(const char *code, const rt_cell_t *items);
+
+/* C declarations, as text for a C cell, of what the C++ cell gives C
+ * code: its extern "C" functions (prototypes) and its global variables of
+ * C types (no initialiser). is_type says which names are C types of the
+ * session. NULL when there is none; else a new string. */
+char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,
+                       void *ctx);
+
+/* What every C++ cell's source has before the session's C declarations
+ * (C11 spellings in C++), and after them (launches and results in C++:
+ * rt_launch_header's _Generic helpers as templates). Static text. */
+extern const char rt_cxx_prologue[];
+extern const char rt_cxx_helpers[];
+
+#endif

@@ -1,0 +1,232 @@
+/* rt_cpp: C++ host cells, as nvcc hands host code to the system C++
+ * compiler: %%cpp (alias %%c++) and cells that rt_cxx_detect finds to be
+ * C++, compiled by g++ ($CXX) into a shared object loaded into the
+ * session (rt_native).
+ *
+ * The source is the session's C declarations in extern "C" { }, C++
+ * forms of the launch and result helpers, then the cell on its own line
+ * numbers: its declarations at namespace scope, and its statements, in
+ * order, in an entry function (its last expression shown by type). The
+ * entry runs in a C++ wrapper that catches what the cell throws. Later C
+ * cells see its extern "C" functions and its global variables of C types.
+ * See docs/cells.md, "C++ host cells". */
+#include "rt_magic.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cxx.h"
+#include "rt_gpu_host.h"
+#include "rt_launch.h"
+#include "rt_native.h"
+#include "rt_segment.h"
+
+#define DEFAULT_FLAGS "-O2"
+#define STD_FLAG "-std=gnu++17" /* if constexpr, void_t in the helpers */
+
+static int noted; /* "compiled as C++" is said once per session (process) */
+
+/* The launches' argument arrays, C99 compound literals that C++ will not
+ * point to (`(void *[]){&a, &b}`), as initializer lists, which live to
+ * the end of the call: `std::initializer_list<void *>{&a, &b}.begin()`. */
+static void make_arrays_cxx(const char *code, cm_buf_t *out)
+{
+    static const char *const from[] = {"(void *[]){", "(const unsigned long long[]){",
+                                       "(const char[]){", "(const char *[]){", NULL};
+    static const char *const type[] = {"void *", "unsigned long long", "char", "const char *"};
+    const char *p = code;
+    for (;;) {
+        const char *best = NULL;
+        int which = -1;
+        for (int k = 0; from[k]; k++) {
+            const char *q = strstr(p, from[k]);
+            if (q && (!best || q < best)) {
+                best = q;
+                which = k;
+            }
+        }
+        const char *close = best ? strchr(best, '}') : NULL;
+        if (!close)
+            break;
+        cm_buf_add(out, p, (size_t)(best - p));
+        const char *items = best + strlen(from[which]);
+        cm_buf_addf(out, "std::initializer_list<%s>{", type[which]);
+        for (const char *q = items; q < close; q++) /* `const int n`: &n is no void * */
+            if (which == 0 && *q == '&')
+                cm_buf_adds(out, "(void *)&");
+            else
+                cm_buf_addc(out, *q);
+        cm_buf_adds(out, "}.begin()");
+        p = close + 1;
+    }
+    cm_buf_adds(out, p);
+}
+
+/* code with the items of the given kinds blanked (newlines kept). */
+static void add_items_blanked(cm_buf_t *b, const char *code, const rt_cell_t *items)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < items->n; i++) {
+        const rt_item_t *it = &items->items[i];
+        if (it->kind != RT_ITEM_STATEMENT && it->kind != RT_ITEM_EXPRESSION)
+            continue;
+        cm_buf_add(b, code + at, it->start - at);
+        for (size_t k = it->start; k < it->end; k++)
+            cm_buf_addc(b, code[k] == '\n' ? '\n' : ' ');
+        at = it->end;
+    }
+    cm_buf_adds(b, code + at);
+}
+
+/* The cell's statements in order, each on its own line, the last
+ * expression shown; then main (kind as rt_cxx_main_kind says) in a
+ * wrapper that catches what they throw. */
+static void add_entry(cm_buf_t *b, const char *code, const rt_cell_t *items, int cell,
+                      int main_kind)
+{
+    cm_buf_adds(b, "\n#line 1 \"gpuc-c++\"\n"
+                   "char __gpuc_cpp_error[1024];\n"
+                   "static void __gpuc_cpp_caught(const char *what) {\n"
+                   "  std::type_info *t = abi::__cxa_current_exception_type();\n"
+                   "  int st = 0;\n"
+                   "  char *name = t ? abi::__cxa_demangle(t->name(), 0, 0, &st) : 0;\n"
+                   "  snprintf(__gpuc_cpp_error, sizeof __gpuc_cpp_error, \"%s%s%s\",\n"
+                   "           name ? name : t ? t->name() : \"an exception\", what ? \": \" : \"\",\n"
+                   "           what ? what : \"\");\n"
+                   "  free(name);\n"
+                   "}\n"
+                   "static void __gpuc_cpp_flush() {\n"
+                   "#ifdef _GLIBCXX_IOSTREAM\n"
+                   "  std::cout.flush(); std::cerr.flush();\n"
+                   "#endif\n"
+                   "  fflush(stdout);\n"
+                   "}\n"
+                   "static void __gpuc_cpp_body() {\n");
+    for (size_t i = 0; i < items->n; i++) {
+        const rt_item_t *it = &items->items[i];
+        if (it->kind != RT_ITEM_STATEMENT && it->kind != RT_ITEM_EXPRESSION)
+            continue;
+        cm_buf_addf(b, "#line %d \"cell[%d]\"\n", it->line, cell);
+        if (it->kind == RT_ITEM_EXPRESSION)
+            cm_buf_adds(b, "((");
+        cm_buf_add(b, code + it->start, it->end - it->start);
+        cm_buf_adds(b, it->kind == RT_ITEM_EXPRESSION ? "), __gpuc_shown{});\n" : "\n");
+    }
+    cm_buf_adds(b, "}\n#line 1 \"gpuc-c++\"\n"
+                   "#define __GPUC_CATCH \\\n"
+                   "  catch (const std::exception &e) { __gpuc_cpp_caught(e.what()); } \\\n"
+                   "  catch (...) { __gpuc_cpp_caught(0); }\n"
+                   "extern \"C\" void __gpuc_cpp_run(void) {\n"
+                   "  try { __gpuc_cpp_body(); } __GPUC_CATCH\n"
+                   "  __gpuc_cpp_flush();\n"
+                   "}\n");
+    if (main_kind)
+        cm_buf_addf(b, "extern \"C\" int __gpuc_cpp_main(int argc, char **argv) {\n"
+                       "  int rc = 0;\n"
+                       "  (void)argc; (void)argv;\n"
+                       "  if (!__gpuc_cpp_error[0])\n"
+                       "    try { rc = main(%s); } __GPUC_CATCH\n"
+                       "  __gpuc_cpp_flush();\n"
+                       "  return rc;\n"
+                       "}\n", main_kind == 1 ? "" : "argc, argv");
+}
+
+/* The whole source of the cell (code: the cell after launch rewriting). */
+static void make_source(rt_session_t *s, const char *excluded, const char *code,
+                        const rt_cell_t *items, int cell, cm_buf_t *src)
+{
+    cm_buf_adds(src, rt_cxx_prologue);
+    cm_buf_adds(src, "extern \"C\" {\n");
+    rt_native_add_session(s, excluded, src);
+    cm_buf_adds(src, "}\n#line 1 \"gpuc-c++\"\n");
+    cm_buf_adds(src, rt_cxx_helpers);
+    cm_buf_addf(src, "#line 1 \"cell[%d]\"\n", cell);
+    add_items_blanked(src, code, items);
+    add_entry(src, code, items, cell, rt_cxx_main_kind(code, items));
+}
+
+/* Runs the loaded cell: its statements, then main; a C++ exception that
+ * left them is an error, the session kept. */
+static int run(rt_session_t *s, void *h, int cell, rt_error_t *err)
+{
+    void (*entry)(void) = (void (*)(void))dlsym(h, "__gpuc_cpp_run");
+    int (*main_fn)(int, char **) = (int (*)(int, char **))dlsym(h, "__gpuc_cpp_main");
+    char *thrown = dlsym(h, "__gpuc_cpp_error");
+    if (!entry || !thrown)
+        return rt_error_set(err, "CompileError", 0, 0, "cell %d: the C++ cell's entry was not "
+                            "found after linking", cell);
+    if (rt_session_run_entry(s, entry, main_fn, cell, err) != 0)
+        return -1;
+    if (!thrown[0])
+        return 0;
+    rt_value_free(&s->result);
+    return rt_error_set(err, "UncaughtException", 0, 0,
+                        "cell %d: uncaught C++ exception %s; the session's variables are kept",
+                        cell, thrown);
+}
+
+static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, int cell,
+                   rt_error_t *err)
+{
+    rt_session_note_code(s, body);
+    rt_native_t n = {.what = "C++ cell", .language = "C++", .ext = "cc"};
+    if (rt_native_find_compiler(&n, "CXX", "g++") != 0)
+        return rt_error_set(err, "NoCompiler", 0, 0,
+                            "cell %d is C++: it needs a system C++ compiler; install g++ or "
+                            "set CXX (not found: %s)", cell, n.compiler);
+    if (rt_native_set_flags(&n, body, m, DEFAULT_FLAGS, cell, err) != 0)
+        return -1;
+    char shown_flags[sizeof n.flags];
+    snprintf(shown_flags, sizeof shown_flags, "%s", n.flags);
+    snprintf(n.flags, sizeof n.flags, "%s %.2000s", STD_FLAG, shown_flags);
+
+    char *rewritten = rt_launch_rewrite(body, cell);
+    cm_buf_t code = {0};
+    make_arrays_cxx(rewritten ? rewritten : body, &code);
+    free(rewritten);
+    rt_cell_t items;
+    rt_cxx_split(cm_buf_str(&code), &items);
+    char *exports = rt_cxx_c_exports(cm_buf_str(&code), &items, rt_session_is_type, s);
+    rt_plan_t plan = {0};
+    cm_buf_t scratch = {0};
+    rt_plan_make(&plan, exports ? exports : "", cell, RT_RESULT_NONE, rt_session_is_type, s,
+                 &scratch);
+    cm_buf_free(&scratch);
+    char *excluded = rt_native_excluded(s, &plan);
+    cm_buf_t src = {0};
+    make_source(s, excluded, cm_buf_str(&code), &items, cell, &src);
+    rt_gpu_prepare_host(cm_buf_str(&code), cell);
+    void *h = rt_native_build(s, &n, cm_buf_str(&src), body, cell, &plan, err);
+    int rc = -1;
+    if (h) {
+        if (!noted++)
+            printf("compiled as C++ (%s %s)\n", n.compiler, shown_flags);
+        cm_buf_t names = {0};
+        rt_native_commit(s, h, &plan, &names);
+        cm_buf_free(&names);
+        rc = run(s, h, cell, err); /* the handle stays open, as %%cc's */
+    }
+    cm_buf_free(&src);
+    free(excluded);
+    rt_plan_free(&plan);
+    free(exports);
+    rt_cell_free(&items);
+    cm_buf_free(&code);
+    return rc;
+}
+
+int rt_magic_cpp(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell,
+                 rt_error_t *err)
+{
+    char *body = rt_segment_blank_outside(code, m->next, strlen(code));
+    int rc = run_cpp(s, body, m, cell, err);
+    free(body);
+    return rc;
+}
+
+int rt_magic_cpp_part(rt_session_t *s, const char *host, int cell, rt_error_t *err)
+{
+    return run_cpp(s, host, NULL, cell, err);
+}
