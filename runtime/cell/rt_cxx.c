@@ -1,6 +1,7 @@
 /* rt_cxx: C++ host cells as text (see rt_cxx.h). */
 #include "rt_cxx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,18 @@ int rt_cxx_detect(const char *code)
     int found = 0;
     for (size_t i = 0; i < t.n && !found; i++)
         found = marker(&t, i);
+    free(t.v);
+    return found;
+}
+
+int rt_cxx_uses_any(const char *code, const char *const *names, size_t n)
+{
+    toks_t t;
+    lex(code, &t);
+    int found = 0;
+    for (size_t i = 0; i < t.n && !found; i++)
+        for (size_t k = 0; k < n && !found && t.v[i].kind == RT_TOK_IDENT; k++)
+            found = is(&t, i, names[k]) && !(i > 0 && (is(&t, i - 1, ".") || is(&t, i - 1, "->")));
     free(t.v);
     return found;
 }
@@ -500,6 +513,142 @@ char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn i
         return NULL;
     }
     return cm_buf_steal(&b);
+}
+
+/* ---- what later C++ cells see ----------------------------------------- */
+
+static void set_name(const toks_t *t, size_t k, char *name, size_t cap)
+{
+    snprintf(name, cap, "%.*s", (int)t->v[k].len, t->src + t->v[k].start);
+}
+
+/* Whether the parenthesis at toks[open] holds a function's parameters
+ * (a body follows, or it is empty or starts with a type word), not a
+ * variable's initialiser. */
+static int function_params(const toks_t *t, size_t open, size_t end)
+{
+    static const char *const types[] = {"void", "int", "char", "short", "long", "float",
+                                        "double", "signed", "unsigned", "bool", "const",
+                                        "struct", "auto", "size_t", NULL};
+    size_t close = rt_tok_match(t->src, t->v, end, open);
+    if (close >= end)
+        return 0;
+    if (!is(t, close + 1, ";") && !is(t, close + 1, ","))
+        return 1; /* a body, const, noexcept, -> */
+    if (close == open + 1 || one_of(t, open + 1, types))
+        return 1;
+    /* T(name) or std::T<...> name: a type then a name is a parameter */
+    size_t k = skip_name(t, open + 1, close);
+    while (k < close && (is(t, k, "*") || is(t, k, "&") || is(t, k, "&&")))
+        k++;
+    return k > open + 1 && (k == close || is(t, k, ",") || is_ident(t, k));
+}
+
+/* The name a declaration toks[i, end) declares, into name; the index of
+ * that name token, or end. kind: 'c' a class-like type, 't' typedef or
+ * alias, 'n' namespace, 'f' function, 'v' variable. */
+static size_t declared_name(const toks_t *t, size_t i, size_t end, char *kind)
+{
+    size_t k = i;
+    if (is(t, k, "template") && is(t, k + 1, "<")) {
+        k = skip_angles(t, k + 1, end);
+        if (!k)
+            return end;
+    }
+    while (is(t, k, "static") || is(t, k, "inline") || is(t, k, "constexpr") ||
+           is(t, k, "typedef") || is(t, k, "const"))
+        k++;
+    if ((is(t, k, "class") || is(t, k, "struct") || is(t, k, "union") || is(t, k, "enum")) &&
+        !is(t, i, "typedef")) {
+        size_t n = k + 1 + is(t, k + 1, "class"); /* enum class */
+        if (is_ident(t, n) && (is(t, n + 1, "{") || is(t, n + 1, ":") || is(t, n + 1, ";") ||
+                               is(t, n + 1, "final"))) {
+            *kind = 'c';
+            return n;
+        }
+    }
+    if (is(t, i, "using") && is_ident(t, i + 1) && is(t, i + 2, "=")) {
+        *kind = 't';
+        return i + 1;
+    }
+    if (is(t, i, "namespace") && is_ident(t, i + 1)) {
+        *kind = 'n';
+        return i + 1;
+    }
+    /* the last name before the first '(', '=', '[', '{' or ';' at depth 0 */
+    size_t name = end;
+    for (size_t j = k; j < end; j++) {
+        if (is(t, j, "(") || is(t, j, "=") || is(t, j, "[") || is(t, j, "{") || is(t, j, ";")) {
+            *kind = is(t, i, "typedef") ? 't' : is(t, j, "(") && name < end ? 'f' : 'v';
+            if (*kind == 'f' && is(t, j + 1, "*"))
+                *kind = 'v'; /* a function pointer is not handled */
+            if (*kind == 'f' && !function_params(t, j, end))
+                *kind = 'v'; /* std::vector<int> v(10); */
+            if (name < end && name >= 2 && is_scope(t, name - 2))
+                return end; /* A::f(), A::x: defines a member, not kept */
+            break;
+        }
+        if (is(t, j, "<")) {
+            size_t after = skip_angles(t, j, end);
+            if (after) {
+                j = after - 1;
+                continue;
+            }
+        }
+        if (is_ident(t, j) && !is(t, j, "const"))
+            name = j;
+    }
+    return name;
+}
+
+int rt_cxx_carry(const char *code, const rt_item_t *it, cm_buf_t *text, char *name, size_t cap,
+                 int *is_var)
+{
+    toks_t all;
+    lex(code, &all);
+    size_t i = 0, end;
+    while (i < all.n && all.v[i].start < it->start)
+        i++;
+    for (end = i; end < all.n && all.v[end].start < it->end; end++)
+        ;
+    toks_t *t = &all;
+    int kept = 0;
+    *is_var = 0;
+    name[0] = '\0';
+    if (it->kind == RT_ITEM_DIRECTIVE) {
+        const char *d = code + it->start + 1;
+        d += strspn(d, " \t");
+        kept = !strncmp(d, "include", 7) || !strncmp(d, "define", 6) || !strncmp(d, "undef", 5);
+    } else if (it->kind == RT_ITEM_DECLARATION && i < end) {
+        char kind = 0;
+        size_t n = declared_name(t, i, end, &kind);
+        int linkage_c = is(t, i, "extern") && i + 1 < end && t->v[i + 1].kind == RT_TOK_STRING;
+        if (is(t, i, "using") && kind != 't')
+            kept = 1; /* using namespace std; using std::vector; */
+        else if (n < end && !linkage_c && !is(t, n, "main") && kind) {
+            set_name(t, n, name, cap);
+            int copied = kind != 'v' || is(t, i, "static") || is(t, i, "const") ||
+                         is(t, i, "constexpr");
+            kept = copied || !is(t, i, "auto");
+            if (kept && !copied) { /* extern T name[...] __asm__("name"); */
+                size_t stop = n + 1;
+                while (is(t, stop, "["))
+                    stop = rt_tok_skip_group(t->src, t->v, end, stop);
+                cm_buf_adds(text, "extern ");
+                add_span(text, t, i, stop);
+                cm_buf_addf(text, " __asm__(\"%s\");\n", name);
+                *is_var = 1;
+                free(all.v);
+                return 1;
+            }
+        }
+    }
+    if (kept) {
+        cm_buf_add(text, code + it->start, it->end - it->start);
+        cm_buf_addc(text, '\n');
+    }
+    free(all.v);
+    return kept;
 }
 
 /* ---- the fixed text --------------------------------------------------- */

@@ -7,6 +7,7 @@
 #ifndef RT_CXX_H
 #define RT_CXX_H
 
+#include "cm_buf.h"
 #include "rt_cell.h"
 
 /* Non-zero when code (a host cell, or a host part) is certainly C++: an
@@ -16,6 +17,9 @@
  * with <, cout << / cin >> / cerr <<. Comments and strings never count,
  * nor C names such as a variable called new, class or delete. */
 int rt_cxx_detect(const char *code);
+
+/* Non-zero when code uses (as an identifier) one of names[0, n). */
+int rt_cxx_uses_any(const char *code, const char *const *names, size_t n);
 
 /* Non-zero when code has CUDA device words (__global__, __device__...). */
 int rt_cxx_has_device_words(const char *code);
@@ -36,6 +40,21 @@ int rt_cxx_main_kind(const char *code, const rt_cell_t *items);
  * session. NULL when there is none; else a new string. */
 char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,
                        void *ctx);
+
+/* What a later C++ cell gets of item `it` of a C++ cell, kept by the
+ * caller: `#include`, `#define` and `using namespace` lines, types,
+ * templates, namespaces, `using` aliases, const and static variables and
+ * functions as written (a copy is the same thing), other global variables
+ * as `extern` declarations with an assembler name, the variable's own
+ * (`extern std::string s __asm__("s");`: a type of the C++11 ABI would
+ * add a tag to it): *is_var is set, and the caller puts that text before
+ * the definition too, and gives the name the address the cell's object
+ * has. Not kept: extern "C" items (C cells'
+ * declarations carry them), main, `auto` variables, qualified names.
+ * Returns 1 with the text in *text (appended) and the name it declares in
+ * name ("" for a directive or using line); 0 when nothing is kept. */
+int rt_cxx_carry(const char *code, const rt_item_t *it, cm_buf_t *text, char *name, size_t cap,
+                 int *is_var);
 
 /* What every C++ cell's source has before the session's C declarations
  * (C11 spellings in C++), and after them (launches and results in C++:

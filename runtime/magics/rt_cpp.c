@@ -28,6 +28,128 @@
 
 static int noted; /* "compiled as C++" is said once per session (process) */
 
+/* What later C++ cells get of earlier ones (rt_cxx_carry), in order; one
+ * session per process, so one list. */
+typedef struct carried {
+    char *name; /* what it declares; "" for a directive or using line */
+    char *text;
+    int is_var; /* an extern declaration of the cell's variable */
+    size_t item; /* the item of its cell */
+} carried_t;
+
+typedef struct carry_list {
+    carried_t *v;
+    size_t n, cap;
+} carry_list_t;
+
+static carry_list_t kept;
+
+static void carry_add(carry_list_t *l, const char *name, const char *text, int is_var,
+                      size_t item)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v)
+            abort();
+    }
+    l->v[l->n++] = (carried_t){strdup(name), strdup(text), is_var, item};
+    if (!l->v[l->n - 1].name || !l->v[l->n - 1].text)
+        abort();
+}
+
+static void carry_free(carry_list_t *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].name);
+        free(l->v[i].text);
+    }
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* Whether entry e of the kept list is replaced by the new cell's: the
+ * same name declared again. (A directive or using line stays: what was
+ * kept after it may need it.) */
+static int replaced(const carried_t *e, const carry_list_t *fresh)
+{
+    for (size_t i = 0; i < fresh->n; i++)
+        if (e->name[0] && strcmp(e->name, fresh->v[i].name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether l has an entry of that text. */
+static int has_text(const carry_list_t *l, const char *text)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].text, text) == 0)
+            return 1;
+    return 0;
+}
+
+/* What the cell's items give later C++ cells. */
+static void carry_of(const char *code, const rt_cell_t *items, carry_list_t *out)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        cm_buf_t text = {0};
+        char name[256];
+        int is_var;
+        if (rt_cxx_carry(code, &items->items[i], &text, name, sizeof name, &is_var))
+            carry_add(out, name, cm_buf_str(&text), is_var, i);
+        cm_buf_free(&text);
+    }
+}
+
+static int exported_to_c(const rt_plan_t *plan, const carried_t *e)
+{
+    return cm_names_find(&plan->vars, e->name, (size_t)-1) >= 0;
+}
+
+/* The kept entries the new cell does not replace, then the new cell's;
+ * its variables become session symbols (their address in its object). */
+static void carry_commit(rt_session_t *s, void *h, const rt_plan_t *plan, carry_list_t *fresh)
+{
+    int cell = plan->cell;
+    carry_list_t next = {0};
+    for (size_t i = 0; i < kept.n; i++)
+        if (!replaced(&kept.v[i], fresh))
+            carry_add(&next, kept.v[i].name, kept.v[i].text, kept.v[i].is_var, 0);
+    for (size_t i = 0; i < fresh->n; i++) {
+        void *addr = fresh->v[i].is_var ? dlsym(h, fresh->v[i].name) : NULL;
+        if (fresh->v[i].is_var && (!addr || exported_to_c(plan, &fresh->v[i])))
+            continue; /* not in the object, or C cells' declarations carry it */
+        if (!fresh->v[i].name[0] && has_text(&next, fresh->v[i].text))
+            continue; /* an #include kept already */
+        if (addr)
+            rt_session_define(s, fresh->v[i].name, addr, cell, 0);
+        carry_add(&next, fresh->v[i].name, fresh->v[i].text, fresh->v[i].is_var, 0);
+    }
+    carry_free(&kept);
+    kept = next;
+}
+
+int rt_cpp_is_cpp(const char *code)
+{
+    if (rt_cxx_detect(code))
+        return 1;
+    const char **names = malloc((kept.n + 1) * sizeof *names);
+    if (!names)
+        abort();
+    size_t n = 0;
+    for (size_t i = 0; i < kept.n; i++)
+        if (kept.v[i].name[0])
+            names[n++] = kept.v[i].name;
+    int used = n && rt_cxx_uses_any(code, names, n);
+    free(names);
+    return used;
+}
+
+void rt_cpp_reset(void)
+{
+    carry_free(&kept);
+}
+
 /* The launches' argument arrays, C99 compound literals that C++ will not
  * point to (`(void *[]){&a, &b}`), as initializer lists, which live to
  * the end of the call: `std::initializer_list<void *>{&a, &b}.begin()`. */
@@ -64,15 +186,24 @@ static void make_arrays_cxx(const char *code, cm_buf_t *out)
     cm_buf_adds(out, p);
 }
 
-/* code with the items of the given kinds blanked (newlines kept). */
-static void add_items_blanked(cm_buf_t *b, const char *code, const rt_cell_t *items)
+/* code with its statements blanked (newlines kept); a variable that
+ * later C++ cells will see is declared first with its assembler name, on
+ * its own line. */
+static void add_declarations(cm_buf_t *b, const char *code, const rt_cell_t *items,
+                             const carry_list_t *fresh, const rt_plan_t *plan)
 {
     size_t at = 0;
-    for (size_t i = 0; i < items->n; i++) {
+    for (size_t i = 0, f = 0; i < items->n; i++) {
         const rt_item_t *it = &items->items[i];
+        cm_buf_add(b, code + at, it->start - at);
+        at = it->start;
+        while (f < fresh->n && fresh->v[f].item < i)
+            f++;
+        if (f < fresh->n && fresh->v[f].item == i && fresh->v[f].is_var &&
+            !exported_to_c(plan, &fresh->v[f]))
+            cm_buf_add(b, fresh->v[f].text, strlen(fresh->v[f].text) - 1); /* no newline */
         if (it->kind != RT_ITEM_STATEMENT && it->kind != RT_ITEM_EXPRESSION)
             continue;
-        cm_buf_add(b, code + at, it->start - at);
         for (size_t k = it->start; k < it->end; k++)
             cm_buf_addc(b, code[k] == '\n' ? '\n' : ' ');
         at = it->end;
@@ -133,18 +264,24 @@ static void add_entry(cm_buf_t *b, const char *code, const rt_cell_t *items, int
                        "}\n", main_kind == 1 ? "" : "argc, argv");
 }
 
-/* The whole source of the cell (code: the cell after launch rewriting). */
+/* The whole source of the cell (code: the cell after launch rewriting;
+ * fresh: what it gives later C++ cells, replacing what they kept). */
 static void make_source(rt_session_t *s, const char *excluded, const char *code,
-                        const rt_cell_t *items, int cell, cm_buf_t *src)
+                        const rt_cell_t *items, const rt_plan_t *plan,
+                        const carry_list_t *fresh, cm_buf_t *src)
 {
     cm_buf_adds(src, rt_cxx_prologue);
     cm_buf_adds(src, "extern \"C\" {\n");
     rt_native_add_session(s, excluded, src);
     cm_buf_adds(src, "}\n#line 1 \"gpuc-c++\"\n");
     cm_buf_adds(src, rt_cxx_helpers);
-    cm_buf_addf(src, "#line 1 \"cell[%d]\"\n", cell);
-    add_items_blanked(src, code, items);
-    add_entry(src, code, items, cell, rt_cxx_main_kind(code, items));
+    cm_buf_adds(src, "#line 1 \"C++ cells\"\n");
+    for (size_t i = 0; i < kept.n; i++)
+        if (!replaced(&kept.v[i], fresh))
+            cm_buf_adds(src, kept.v[i].text);
+    cm_buf_addf(src, "#line 1 \"cell[%d]\"\n", plan->cell);
+    add_declarations(src, code, items, fresh, plan);
+    add_entry(src, code, items, plan->cell, rt_cxx_main_kind(code, items));
 }
 
 /* Runs the loaded cell: its statements, then main; a C++ exception that
@@ -195,8 +332,10 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
                  &scratch);
     cm_buf_free(&scratch);
     char *excluded = rt_native_excluded(s, &plan);
+    carry_list_t fresh = {0};
+    carry_of(cm_buf_str(&code), &items, &fresh);
     cm_buf_t src = {0};
-    make_source(s, excluded, cm_buf_str(&code), &items, cell, &src);
+    make_source(s, excluded, cm_buf_str(&code), &items, &plan, &fresh, &src);
     rt_gpu_prepare_host(cm_buf_str(&code), cell);
     void *h = rt_native_build(s, &n, cm_buf_str(&src), body, cell, &plan, err);
     int rc = -1;
@@ -206,9 +345,11 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
         cm_buf_t names = {0};
         rt_native_commit(s, h, &plan, &names);
         cm_buf_free(&names);
+        carry_commit(s, h, &plan, &fresh);
         rc = run(s, h, cell, err); /* the handle stays open, as %%cc's */
     }
     cm_buf_free(&src);
+    carry_free(&fresh);
     free(excluded);
     rt_plan_free(&plan);
     free(exports);
