@@ -99,10 +99,6 @@ static int marker(const toks_t *t, size_t i)
     if (is(t, i, "delete") && at_item_start(t, i) &&
         ((is(t, i + 1, "[") && is(t, i + 2, "]")) || (is_ident(t, i + 1) && is(t, i + 2, ";"))))
         return 1;
-    if ((is(t, i, "cout") || is(t, i, "cerr")) && is(t, i + 1, "<<") && at_item_start(t, i))
-        return 1;
-    if (is(t, i, "cin") && is(t, i + 1, ">>") && at_item_start(t, i))
-        return 1;
     return 0;
 }
 
@@ -414,38 +410,94 @@ static void add_prototype(cm_buf_t *b, const toks_t *t, size_t i, size_t end)
     }
 }
 
-/* A global variable of a C type, `T name [= init];` with one declarator
- * and external linkage, declared again without its initialiser. */
+typedef struct declarator {
+    size_t start, name, stop; /* its first token, its name, the token after its [dims] */
+} declarator_t;
+
+#define MAX_DECLARATORS 32
+
+/* Whether toks[k] ends a declarator's name: = ( [ , ; { follows. */
+static int ends_name(const toks_t *t, size_t k)
+{
+    return is(t, k, "=") || is(t, k, "(") || is(t, k, "[") || is(t, k, ",") || is(t, k, ";") ||
+           is(t, k, "{");
+}
+
+/* The declarators of the variable declaration toks[i, end), `float *a,
+ * *b = 0;` or `std::vector<int> v(10), w;`: their count (at most
+ * MAX_DECLARATORS), and *type_end the end of the type they share. */
+static int declarators(const toks_t *t, size_t i, size_t end, size_t *type_end, declarator_t *d)
+{
+    size_t first = end;
+    for (size_t k = i + 1; k < end && first == end; k++) {
+        if (is(t, k, "<")) {
+            size_t after = skip_angles(t, k, end);
+            if (!after)
+                return 0;
+            k = after - 1;
+        } else if (is_ident(t, k) && !is(t, k, "const") && ends_name(t, k + 1)) {
+            first = k;
+        }
+    }
+    if (first >= end)
+        return 0;
+    size_t te = first;
+    while (te > i && (is(t, te - 1, "*") || is(t, te - 1, "&") || is(t, te - 1, "&&") ||
+                      (is(t, te - 1, "const") && te - 1 > i && is(t, te - 2, "*"))))
+        te--;
+    *type_end = te;
+    int n = 0;
+    size_t k = te;
+    while (k < end && n < MAX_DECLARATORS) {
+        declarator_t *x = &d[n];
+        x->start = k;
+        while (k < end && !(is_ident(t, k) && !is(t, k, "const") && ends_name(t, k + 1)))
+            k++;
+        if (k >= end)
+            break;
+        x->name = k++;
+        while (is(t, k, "["))
+            k = rt_tok_skip_group(t->src, t->v, end, k);
+        x->stop = k;
+        n++;
+        int depth = 0; /* on past the initialiser, to the next declarator */
+        while (k < end && !(depth == 0 && (is(t, k, ",") || is(t, k, ";")))) {
+            depth += rt_tok_opens(t->src, &t->v[k]) - rt_tok_closes(t->src, &t->v[k]);
+            k++;
+        }
+        if (!is(t, k, ","))
+            break;
+        k++;
+    }
+    return n;
+}
+
+/* The global variables of C types of a declaration, each declared again
+ * without its initialiser (`int total;`), when they have external
+ * linkage (not static, not const objects: those are internal in C++). */
 static void add_variable(cm_buf_t *b, const toks_t *t, size_t i, size_t end,
                          rt_is_type_fn is_type, void *ctx)
 {
-    size_t k = i, name = end;
-    while (k < end && !is(t, k, "=") && !is(t, k, ";") && !is(t, k, "(") && !is(t, k, "{") &&
-           !is(t, k, ",")) {
-        if (is(t, k, "["))
-            k = rt_tok_match(t->src, t->v, end, k);
-        else if (is_ident(t, k))
-            name = k;
-        k++;
-    }
-    if (name >= end || k >= end || is(t, k, "(") || is(t, k, "{") || is(t, k, ","))
-        return;
-    size_t type_end = name;
-    int starred = 0, top_const = 0;
-    for (size_t j = i; j < type_end; j++) {
-        starred |= is(t, j, "*");
-        if (is(t, j, "const"))
-            top_const = 1;
-        if (is(t, j, "*"))
-            top_const = 0;
-    }
-    (void)starred;
-    if (top_const || is(t, i, "static") || is(t, i, "extern") || is(t, i, "typedef") ||
+    declarator_t d[MAX_DECLARATORS];
+    size_t type_end;
+    int n = declarators(t, i, end, &type_end, d);
+    if (!n || is(t, i, "static") || is(t, i, "extern") || is(t, i, "typedef") ||
         !c_type_words(t, i, type_end, is_type, ctx))
-        return; /* const objects have internal linkage in C++ */
-    size_t stop = k;
-    add_span(b, t, i, stop);
-    cm_buf_adds(b, ";\n");
+        return;
+    for (int k = 0; k < n; k++) {
+        int top_const = 0;
+        for (size_t j = i; j < d[k].name; j++) {
+            if (j == type_end)
+                j = d[k].start;
+            top_const = is(t, j, "const") ? 1 : is(t, j, "*") ? 0 : top_const;
+        }
+        if (top_const || is(t, d[k].stop, "(") || is(t, d[k].stop, "{"))
+            continue;
+        add_span(b, t, i, type_end);
+        cm_buf_addc(b, ' ');
+        add_span(b, t, d[k].start, d[k].stop);
+        cm_buf_adds(b, ";\n");
+    }
 }
 
 /* The exports of toks[i, end), one item; in_c: inside extern "C" { }. */
@@ -601,8 +653,8 @@ static size_t declared_name(const toks_t *t, size_t i, size_t end, char *kind)
     return name;
 }
 
-int rt_cxx_carry(const char *code, const rt_item_t *it, cm_buf_t *text, char *name, size_t cap,
-                 int *is_var)
+int rt_cxx_carry(const char *code, const rt_item_t *it, int which, cm_buf_t *text, char *name,
+                 size_t cap, int *is_var)
 {
     toks_t all;
     lex(code, &all);
@@ -630,25 +682,45 @@ int rt_cxx_carry(const char *code, const rt_item_t *it, cm_buf_t *text, char *na
             int copied = kind != 'v' || is(t, i, "static") || is(t, i, "const") ||
                          is(t, i, "constexpr");
             kept = copied || !is(t, i, "auto");
-            if (kept && !copied) { /* extern T name[...] __asm__("name"); */
-                size_t stop = n + 1;
-                while (is(t, stop, "["))
-                    stop = rt_tok_skip_group(t->src, t->v, end, stop);
-                cm_buf_adds(text, "extern ");
-                add_span(text, t, i, stop);
-                cm_buf_addf(text, " __asm__(\"%s\");\n", name);
-                *is_var = 1;
+            declarator_t d[MAX_DECLARATORS];
+            size_t type_end;
+            int nd = kept && !copied ? declarators(t, i, end, &type_end, d) : 0;
+            if (nd) { /* extern T name[...] __asm__("name"); */
+                kept = which < nd;
+                if (kept) {
+                    set_name(t, d[which].name, name, cap);
+                    cm_buf_adds(text, "extern ");
+                    add_span(text, t, i, type_end);
+                    cm_buf_addc(text, ' ');
+                    add_span(text, t, d[which].start, d[which].stop);
+                    cm_buf_addf(text, " __asm__(\"%s\");\n", name);
+                    *is_var = 1;
+                }
                 free(all.v);
-                return 1;
+                return kept;
             }
+            kept = kept && copied;
         }
     }
+    kept = kept && which == 0;
     if (kept) {
         cm_buf_add(text, code + it->start, it->end - it->start);
         cm_buf_addc(text, '\n');
     }
     free(all.v);
     return kept;
+}
+
+int rt_cxx_has_keyword(const char *text)
+{
+    static const char *const words[] = {
+        "new", "delete", "class", "template", "typename", "namespace", "using", "this",
+        "operator", "private", "protected", "public", "virtual", "friend", "explicit",
+        "mutable", "throw", "try", "catch", "nullptr", "export", "concept", "requires",
+        "constexpr", "decltype", "noexcept", "static_cast", "dynamic_cast", "const_cast",
+        "reinterpret_cast", "typeid", "and", "or", "not", "xor", "bitand", "bitor", "compl",
+        "and_eq", "or_eq", "xor_eq", "not_eq", "char8_t", "char16_t", "char32_t", NULL};
+    return rt_cxx_uses_any(text, words, sizeof words / sizeof *words - 1);
 }
 
 /* ---- the fixed text --------------------------------------------------- */

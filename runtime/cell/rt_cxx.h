@@ -14,12 +14,16 @@
  * #include of a header without an extension (<iostream>, <vector>,
  * <cstdio>...), std::, using namespace, extern "C", namespace N {,
  * class N { or :, template <, new T, delete[] / delete p, the four casts
- * with <, cout << / cin >> / cerr <<. Comments and strings never count,
+ * with <. Comments and strings never count,
  * nor C names such as a variable called new, class or delete. */
 int rt_cxx_detect(const char *code);
 
 /* Non-zero when code uses (as an identifier) one of names[0, n). */
 int rt_cxx_uses_any(const char *code, const char *const *names, size_t n);
+
+/* Non-zero when text uses a C++ keyword as a name (a C variable or member
+ * called new, class, this...): C that C++ cannot read. */
+int rt_cxx_has_keyword(const char *text);
 
 /* Non-zero when code has CUDA device words (__global__, __device__...). */
 int rt_cxx_has_device_words(const char *code);
@@ -41,8 +45,8 @@ int rt_cxx_main_kind(const char *code, const rt_cell_t *items);
 char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,
                        void *ctx);
 
-/* What a later C++ cell gets of item `it` of a C++ cell, kept by the
- * caller: `#include`, `#define` and `using namespace` lines, types,
+/* What a later C++ cell gets of item `it` of a C++ cell (of its
+ * declarator `which`, 0, 1... for `float *a, *b;`), kept by the caller: `#include`, `#define` and `using namespace` lines, types,
  * templates, namespaces, `using` aliases, const and static variables and
  * functions as written (a copy is the same thing), other global variables
  * as `extern` declarations with an assembler name, the variable's own
@@ -53,8 +57,8 @@ char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn i
  * declarations carry them), main, `auto` variables, qualified names.
  * Returns 1 with the text in *text (appended) and the name it declares in
  * name ("" for a directive or using line); 0 when nothing is kept. */
-int rt_cxx_carry(const char *code, const rt_item_t *it, cm_buf_t *text, char *name, size_t cap,
-                 int *is_var);
+int rt_cxx_carry(const char *code, const rt_item_t *it, int which, cm_buf_t *text, char *name,
+                 size_t cap, int *is_var);
 
 /* What every C++ cell's source has before the session's C declarations
  * (C11 spellings in C++), and after them (launches and results in C++:

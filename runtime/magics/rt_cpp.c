@@ -91,14 +91,19 @@ static int has_text(const carry_list_t *l, const char *text)
 /* What the cell's items give later C++ cells. */
 static void carry_of(const char *code, const rt_cell_t *items, carry_list_t *out)
 {
-    for (size_t i = 0; i < items->n; i++) {
-        cm_buf_t text = {0};
-        char name[256];
-        int is_var;
-        if (rt_cxx_carry(code, &items->items[i], &text, name, sizeof name, &is_var))
-            carry_add(out, name, cm_buf_str(&text), is_var, i);
-        cm_buf_free(&text);
-    }
+    for (size_t i = 0; i < items->n; i++)
+        for (int which = 0;; which++) {
+            cm_buf_t text = {0};
+            char name[256];
+            int is_var;
+            int kept = rt_cxx_carry(code, &items->items[i], which, &text, name, sizeof name,
+                                    &is_var);
+            if (kept)
+                carry_add(out, name, cm_buf_str(&text), is_var, i);
+            cm_buf_free(&text);
+            if (!kept)
+                break;
+        }
 }
 
 static int exported_to_c(const rt_plan_t *plan, const carried_t *e)
@@ -142,7 +147,10 @@ int rt_cpp_is_cpp(const char *code)
             names[n++] = kept.v[i].name;
     int used = n && rt_cxx_uses_any(code, names, n);
     free(names);
-    return used;
+    /* cout << x after `using namespace std;` in a C++ cell */
+    static const char *const std_names[] = {"cout", "cin", "cerr", "endl"};
+    return used || (has_text(&kept, "using namespace std;\n") &&
+                    rt_cxx_uses_any(code, std_names, 4));
 }
 
 void rt_cpp_reset(void)
@@ -197,11 +205,9 @@ static void add_declarations(cm_buf_t *b, const char *code, const rt_cell_t *ite
         const rt_item_t *it = &items->items[i];
         cm_buf_add(b, code + at, it->start - at);
         at = it->start;
-        while (f < fresh->n && fresh->v[f].item < i)
-            f++;
-        if (f < fresh->n && fresh->v[f].item == i && fresh->v[f].is_var &&
-            !exported_to_c(plan, &fresh->v[f]))
-            cm_buf_add(b, fresh->v[f].text, strlen(fresh->v[f].text) - 1); /* no newline */
+        for (; f < fresh->n && fresh->v[f].item <= i; f++)
+            if (fresh->v[f].item == i && fresh->v[f].is_var && !exported_to_c(plan, &fresh->v[f]))
+                cm_buf_add(b, fresh->v[f].text, strlen(fresh->v[f].text) - 1); /* no newline */
         if (it->kind != RT_ITEM_STATEMENT && it->kind != RT_ITEM_EXPRESSION)
             continue;
         for (size_t k = it->start; k < it->end; k++)
@@ -332,6 +338,8 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
                  &scratch);
     cm_buf_free(&scratch);
     char *excluded = rt_native_excluded(s, &plan);
+    for (size_t i = 0; i < s->prelude.n; i++) /* C that C++ cannot read: `int new;` */
+        excluded[i] |= rt_cxx_has_keyword(s->prelude.v[i].text);
     carry_list_t fresh = {0};
     carry_of(cm_buf_str(&code), &items, &fresh);
     cm_buf_t src = {0};
