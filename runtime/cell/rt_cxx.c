@@ -412,6 +412,7 @@ static void add_prototype(cm_buf_t *b, const toks_t *t, size_t i, size_t end)
 
 typedef struct declarator {
     size_t start, name, stop; /* its first token, its name, the token after its [dims] */
+    size_t end;               /* the ',' or ';' after its initialiser */
 } declarator_t;
 
 #define MAX_DECLARATORS 32
@@ -465,6 +466,7 @@ static int declarators(const toks_t *t, size_t i, size_t end, size_t *type_end, 
             depth += rt_tok_opens(t->src, &t->v[k]) - rt_tok_closes(t->src, &t->v[k]);
             k++;
         }
+        x->end = k;
         if (!is(t, k, ","))
             break;
         k++;
@@ -498,6 +500,174 @@ static void add_variable(cm_buf_t *b, const toks_t *t, size_t i, size_t end,
         add_span(b, t, d[k].start, d[k].stop);
         cm_buf_adds(b, ";\n");
     }
+}
+
+static size_t declared_name(const toks_t *t, size_t i, size_t end, char *kind);
+
+/* How declarator d's initialiser runs: 0 as written (when the cell's
+ * object loads: constants, static, auto, const, arrays, references), 'a'
+ * assigned at its place among the statements (C types and pointers), 'p'
+ * constructed there, in storage of its own (class types). */
+static int defer_kind(const toks_t *t, size_t i, size_t type_end, const declarator_t *d,
+                      rt_is_type_fn is_type, void *ctx)
+{
+    static const char *const kept[] = {"static", "extern", "auto", "constexpr", "typedef",
+                                       "thread_local", "inline", "template", "using", NULL};
+    if (!(is(t, d->stop, "=") || is(t, d->stop, "(") || is(t, d->stop, "{")) ||
+        d->stop != d->name + 1 || one_of(t, i, kept))
+        return 0;
+    int pointer = 0, top_const = 0;
+    for (size_t j = i; j < d->name; j++) {
+        if (j == type_end)
+            j = d->start;
+        if (j >= d->name)
+            break;
+        if (j >= d->start && (is(t, j, "&") || is(t, j, "&&") || is(t, j, "(") ||
+                              is(t, j, ":")))
+            return 0; /* a reference, a function pointer, A::x */
+        pointer |= is(t, j, "*");
+        top_const = is(t, j, "const") ? 1 : is(t, j, "*") ? 0 : top_const;
+    }
+    if (top_const)
+        return 0;
+    if (is(t, d->stop, "(") && (pointer || c_type_words(t, i, type_end, is_type, ctx)))
+        return 0; /* int x(3): rare; as written */
+    return pointer || c_type_words(t, i, type_end, is_type, ctx) ? 'a' : 'p';
+}
+
+static void add_name(cm_buf_t *b, const toks_t *t, size_t k)
+{
+    cm_buf_add(b, t->src + t->v[k].start, t->v[k].len);
+}
+
+/* The declarators of toks[i, end) (a declaration item), 0 when it is not
+ * a variable declaration of this cell's. */
+static int variable_declarators(const toks_t *t, size_t i, size_t end, size_t *type_end,
+                                declarator_t *d)
+{
+    char kind = 0;
+    size_t n = declared_name(t, i, end, &kind);
+    if (n >= end || kind != 'v' || (is(t, i, "extern") && i + 1 < end))
+        return 0;
+    return declarators(t, i, end, type_end, d);
+}
+
+static void item_tokens(const toks_t *all, const rt_item_t *it, size_t *i, size_t *end)
+{
+    size_t k = 0;
+    while (k < all->n && all->v[k].start < it->start)
+        k++;
+    *i = k;
+    while (k < all->n && all->v[k].start < it->end)
+        k++;
+    *end = k;
+}
+
+/* When every initialiser of the item is assigned ('a', `= init`): *init
+ * becomes the item's own text with all but `name = init` blanked and each
+ * declarator's end a ';', from the item's column (newlines kept). */
+static int assigned_in_place(const toks_t *t, const char *code, const rt_item_t *it, size_t i,
+                             size_t type_end, const declarator_t *d, int n,
+                             rt_is_type_fn is_type, void *ctx, cm_buf_t *init)
+{
+    for (int k = 0; k < n; k++) {
+        int how = defer_kind(t, i, type_end, &d[k], is_type, ctx);
+        if (how == 'p' || (how == 'a' && !is(t, d[k].stop, "=")))
+            return 0;
+    }
+    cm_buf_t b = {0};
+    size_t line_start = it->start;
+    while (line_start > 0 && code[line_start - 1] != '\n')
+        line_start--;
+    for (size_t k = line_start; k < it->start; k++)
+        cm_buf_addc(&b, ' ');
+    size_t at = it->start;
+    for (int k = 0; k < n; k++) {
+        if (!defer_kind(t, i, type_end, &d[k], is_type, ctx))
+            continue;
+        size_t from = t->v[d[k].name].start, to = t->v[d[k].end].start;
+        for (; at < from; at++)
+            cm_buf_addc(&b, code[at] == '\n' ? '\n' : ' ');
+        cm_buf_add(&b, code + from, to - from);
+        cm_buf_addc(&b, ';');
+        at = to + 1;
+    }
+    for (; at < it->end; at++)
+        if (code[at] == '\n')
+            cm_buf_addc(&b, '\n');
+    init->len = 0;
+    cm_buf_add(init, b.s, b.len);
+    cm_buf_free(&b);
+    return 1;
+}
+
+int rt_cxx_defer(const char *code, const rt_item_t *it, rt_is_type_fn is_type, void *ctx,
+                 cm_buf_t *global, cm_buf_t *init)
+{
+    if (it->kind != RT_ITEM_DECLARATION)
+        return 0;
+    toks_t all;
+    lex(code, &all);
+    const toks_t *t = &all;
+    size_t i, end, type_end;
+    item_tokens(t, it, &i, &end);
+    declarator_t d[MAX_DECLARATORS];
+    int n = variable_declarators(t, i, end, &type_end, d), deferred = 0;
+    for (int k = 0; k < n; k++)
+        deferred |= defer_kind(t, i, type_end, &d[k], is_type, ctx) != 0;
+    if (!deferred) {
+        free(all.v);
+        return 0;
+    }
+    for (int k = 0; k < n; k++) {
+        int how = defer_kind(t, i, type_end, &d[k], is_type, ctx);
+        size_t stop = how ? d[k].stop : d[k].end; /* kept as written: with its initialiser */
+        if (how == 'p') { /* storage, and the name a reference to it */
+            cm_buf_adds(global, "alignas(");
+            add_span(global, t, i, type_end);
+            cm_buf_adds(global, ") static unsigned char __gpuc_store_");
+            add_name(global, t, d[k].name);
+            cm_buf_adds(global, "[sizeof(");
+            add_span(global, t, i, type_end);
+            cm_buf_adds(global, ")]; ");
+            add_span(global, t, i, type_end);
+            cm_buf_adds(global, " &");
+            add_name(global, t, d[k].name);
+            cm_buf_adds(global, " = *reinterpret_cast<");
+            add_span(global, t, i, type_end);
+            cm_buf_adds(global, " *>(__gpuc_store_");
+            add_name(global, t, d[k].name);
+            cm_buf_adds(global, "); ");
+            cm_buf_adds(init, "new (&");
+            add_name(init, t, d[k].name);
+            cm_buf_adds(init, ") ");
+            add_span(init, t, i, type_end);
+            size_t from = d[k].stop + is(t, d[k].stop, "=");
+            int wrap = is(t, d[k].stop, "=") && !is(t, from, "{");
+            cm_buf_adds(init, wrap ? "(" : "");
+            add_span(init, t, from, d[k].end);
+            cm_buf_adds(init, wrap ? "); " : "; ");
+            continue;
+        }
+        add_span(global, t, i, type_end);
+        cm_buf_addc(global, ' ');
+        add_span(global, t, d[k].start, stop);
+        cm_buf_adds(global, "; ");
+        if (how == 'a') {
+            add_name(init, t, d[k].name);
+            cm_buf_adds(init, " = ");
+            add_span(init, t, d[k].stop + is(t, d[k].stop, "="), d[k].end);
+            cm_buf_adds(init, "; ");
+        }
+    }
+    for (size_t k = it->start; k < it->end; k++) /* the item's lines stay */
+        if (code[k] == '\n')
+            cm_buf_addc(global, '\n');
+    /* the assignments where the user wrote them, if they are all: the
+     * compiler's columns are right */
+    assigned_in_place(t, code, it, i, type_end, d, n, is_type, ctx, init);
+    free(all.v);
+    return 1;
 }
 
 /* The exports of toks[i, end), one item; in_c: inside extern "C" { }. */
@@ -589,11 +759,12 @@ static int function_params(const toks_t *t, size_t open, size_t end)
         return 1; /* a body, const, noexcept, -> */
     if (close == open + 1 || one_of(t, open + 1, types))
         return 1;
-    /* T(name) or std::T<...> name: a type then a name is a parameter */
-    size_t k = skip_name(t, open + 1, close);
+    /* `Type name`, `Type *p`, `std::T<...> &r` are parameters; a name alone,
+     * `v(n, 1.0f)`, is taken for an initialiser (as it nearly always is) */
+    size_t k = skip_name(t, open + 1, close), after = k;
     while (k < close && (is(t, k, "*") || is(t, k, "&") || is(t, k, "&&")))
         k++;
-    return k > open + 1 && (k == close || is(t, k, ",") || is_ident(t, k));
+    return after > open + 1 && (is_ident(t, k) || (k > after && (k == close || is(t, k, ","))));
 }
 
 /* The name a declaration toks[i, end) declares, into name; the index of
@@ -653,8 +824,8 @@ static size_t declared_name(const toks_t *t, size_t i, size_t end, char *kind)
     return name;
 }
 
-int rt_cxx_carry(const char *code, const rt_item_t *it, int which, cm_buf_t *text, char *name,
-                 size_t cap, int *is_var)
+int rt_cxx_carry(const char *code, const rt_item_t *it, int which, rt_is_type_fn is_type,
+                 void *ctx, cm_buf_t *text, char *name, size_t cap, int *is_var)
 {
     toks_t all;
     lex(code, &all);
@@ -691,7 +862,8 @@ int rt_cxx_carry(const char *code, const rt_item_t *it, int which, cm_buf_t *tex
                     set_name(t, d[which].name, name, cap);
                     cm_buf_adds(text, "extern ");
                     add_span(text, t, i, type_end);
-                    cm_buf_addc(text, ' ');
+                    cm_buf_adds(text, defer_kind(t, i, type_end, &d[which], is_type, ctx) == 'p'
+                                          ? " &" : " ");
                     add_span(text, t, d[which].start, d[which].stop);
                     cm_buf_addf(text, " __asm__(\"%s\");\n", name);
                     *is_var = 1;
@@ -729,6 +901,7 @@ const char rt_cxx_prologue[] =
     "#define _Alignas(n) alignas(n)\n"
     "#define _Bool bool\n"
     "#define _Noreturn [[noreturn]]\n"
+    "#include <new>\n"
     "#include <type_traits>\n"
     "#include <initializer_list>\n"
     "#include <exception>\n"

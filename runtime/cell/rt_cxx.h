@@ -49,7 +49,8 @@ char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn i
  * declarator `which`, 0, 1... for `float *a, *b;`), kept by the caller: `#include`, `#define` and `using namespace` lines, types,
  * templates, namespaces, `using` aliases, const and static variables and
  * functions as written (a copy is the same thing), other global variables
- * as `extern` declarations with an assembler name, the variable's own
+ * as `extern` declarations (a reference for those rt_cxx_defer builds in
+ * storage of their own) with an assembler name, the variable's own
  * (`extern std::string s __asm__("s");`: a type of the C++11 ABI would
  * add a tag to it): *is_var is set, and the caller puts that text before
  * the definition too, and gives the name the address the cell's object
@@ -57,8 +58,22 @@ char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn i
  * declarations carry them), main, `auto` variables, qualified names.
  * Returns 1 with the text in *text (appended) and the name it declares in
  * name ("" for a directive or using line); 0 when nothing is kept. */
-int rt_cxx_carry(const char *code, const rt_item_t *it, int which, cm_buf_t *text, char *name,
-                 size_t cap, int *is_var);
+int rt_cxx_carry(const char *code, const rt_item_t *it, int which, rt_is_type_fn is_type,
+                 void *ctx, cm_buf_t *text, char *name, size_t cap, int *is_var);
+
+/* A variable declaration of a C++ cell whose initialisers must run at
+ * their place among the cell's statements, as in a C cell (`float m =
+ * *std::max_element(v.begin(), v.end());` after the statements that fill
+ * v): variables of C types and pointers are declared without initialiser
+ * and assigned there; class types get storage of their own, the name a
+ * reference to it, and are constructed there (placement new). Constants,
+ * static, auto, arrays and references are as written (initialised when
+ * the cell's object loads, before its statements). Returns 1 with
+ * *global (the item's replacement, on its lines) and *init (statements,
+ * on the item's lines and columns where they are all assignments); 0
+ * when the item stays as written. */
+int rt_cxx_defer(const char *code, const rt_item_t *it, rt_is_type_fn is_type, void *ctx,
+                 cm_buf_t *global, cm_buf_t *init);
 
 /* What every C++ cell's source has before the session's C declarations
  * (C11 spellings in C++), and after them (launches and results in C++:

@@ -24,7 +24,10 @@
 #include "rt_segment.h"
 
 #define DEFAULT_FLAGS "-O2"
-#define STD_FLAG "-std=gnu++17" /* if constexpr, void_t in the helpers */
+/* if constexpr and void_t in the helpers; `dim3 g(n / 256)` is rewritten
+ * into C's `dim3 g = {(n / 256), 1, 1}` (rt_launch), which C++ would warn
+ * about as narrowing an int */
+#define STD_FLAG "-std=gnu++17 -Wno-narrowing"
 
 static int noted; /* "compiled as C++" is said once per session (process) */
 
@@ -89,15 +92,16 @@ static int has_text(const carry_list_t *l, const char *text)
 }
 
 /* What the cell's items give later C++ cells. */
-static void carry_of(const char *code, const rt_cell_t *items, carry_list_t *out)
+static void carry_of(rt_session_t *s, const char *code, const rt_cell_t *items,
+                     carry_list_t *out)
 {
     for (size_t i = 0; i < items->n; i++)
         for (int which = 0;; which++) {
             cm_buf_t text = {0};
             char name[256];
             int is_var;
-            int kept = rt_cxx_carry(code, &items->items[i], which, &text, name, sizeof name,
-                                    &is_var);
+            int kept = rt_cxx_carry(code, &items->items[i], which, rt_session_is_type, s, &text,
+                                    name, sizeof name, &is_var);
             if (kept)
                 carry_add(out, name, cm_buf_str(&text), is_var, i);
             cm_buf_free(&text);
@@ -194,11 +198,14 @@ static void make_arrays_cxx(const char *code, cm_buf_t *out)
     cm_buf_adds(out, p);
 }
 
-/* code with its statements blanked (newlines kept); a variable that
- * later C++ cells will see is declared first with its assembler name, on
- * its own line. */
-static void add_declarations(cm_buf_t *b, const char *code, const rt_cell_t *items,
-                             const carry_list_t *fresh, const rt_plan_t *plan)
+/* code with its statements blanked (newlines kept), and the variables
+ * whose initialisers run among them (rt_cxx_defer) declared without them:
+ * inits[i] gets item i's initialisers (NULL: none). A variable that later
+ * C++ cells will see is declared first with its assembler name, on its
+ * own line. */
+static void add_declarations(rt_session_t *s, cm_buf_t *b, const char *code,
+                             const rt_cell_t *items, const carry_list_t *fresh,
+                             const rt_plan_t *plan, char **inits)
 {
     size_t at = 0;
     for (size_t i = 0, f = 0; i < items->n; i++) {
@@ -208,6 +215,14 @@ static void add_declarations(cm_buf_t *b, const char *code, const rt_cell_t *ite
         for (; f < fresh->n && fresh->v[f].item <= i; f++)
             if (fresh->v[f].item == i && fresh->v[f].is_var && !exported_to_c(plan, &fresh->v[f]))
                 cm_buf_add(b, fresh->v[f].text, strlen(fresh->v[f].text) - 1); /* no newline */
+        cm_buf_t global = {0}, init = {0};
+        if (rt_cxx_defer(code, it, rt_session_is_type, s, &global, &init)) {
+            cm_buf_add(b, global.s, global.len);
+            inits[i] = cm_buf_steal(&init);
+            at = it->end;
+        }
+        cm_buf_free(&global);
+        cm_buf_free(&init);
         if (it->kind != RT_ITEM_STATEMENT && it->kind != RT_ITEM_EXPRESSION)
             continue;
         for (size_t k = it->start; k < it->end; k++)
@@ -220,8 +235,8 @@ static void add_declarations(cm_buf_t *b, const char *code, const rt_cell_t *ite
 /* The cell's statements in order, each on its own line, the last
  * expression shown; then main (kind as rt_cxx_main_kind says) in a
  * wrapper that catches what they throw. */
-static void add_entry(cm_buf_t *b, const char *code, const rt_cell_t *items, int cell,
-                      int main_kind)
+static void add_entry(cm_buf_t *b, const char *code, const rt_cell_t *items, char **inits,
+                      int cell, int main_kind)
 {
     cm_buf_adds(b, "\n#line 1 \"gpuc-c++\"\n"
                    "char __gpuc_cpp_error[1024];\n"
@@ -243,6 +258,10 @@ static void add_entry(cm_buf_t *b, const char *code, const rt_cell_t *items, int
                    "static void __gpuc_cpp_body() {\n");
     for (size_t i = 0; i < items->n; i++) {
         const rt_item_t *it = &items->items[i];
+        if (inits[i]) {
+            cm_buf_addf(b, "#line %d \"cell[%d]\"\n%s\n", it->line, cell, inits[i]);
+            continue;
+        }
         if (it->kind != RT_ITEM_STATEMENT && it->kind != RT_ITEM_EXPRESSION)
             continue;
         cm_buf_addf(b, "#line %d \"cell[%d]\"\n", it->line, cell);
@@ -286,8 +305,14 @@ static void make_source(rt_session_t *s, const char *excluded, const char *code,
         if (!replaced(&kept.v[i], fresh))
             cm_buf_adds(src, kept.v[i].text);
     cm_buf_addf(src, "#line 1 \"cell[%d]\"\n", plan->cell);
-    add_declarations(src, code, items, fresh, plan);
-    add_entry(src, code, items, plan->cell, rt_cxx_main_kind(code, items));
+    char **inits = calloc(items->n + 1, sizeof *inits);
+    if (!inits)
+        abort();
+    add_declarations(s, src, code, items, fresh, plan, inits);
+    add_entry(src, code, items, inits, plan->cell, rt_cxx_main_kind(code, items));
+    for (size_t i = 0; i < items->n; i++)
+        free(inits[i]);
+    free(inits);
 }
 
 /* Runs the loaded cell: its statements, then main; a C++ exception that
@@ -341,7 +366,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     for (size_t i = 0; i < s->prelude.n; i++) /* C that C++ cannot read: `int new;` */
         excluded[i] |= rt_cxx_has_keyword(s->prelude.v[i].text);
     carry_list_t fresh = {0};
-    carry_of(cm_buf_str(&code), &items, &fresh);
+    carry_of(s, cm_buf_str(&code), &items, &fresh);
     cm_buf_t src = {0};
     make_source(s, excluded, cm_buf_str(&code), &items, &plan, &fresh, &src);
     rt_gpu_prepare_host(cm_buf_str(&code), cell);

@@ -109,6 +109,23 @@ sys.exit(0 if "Max error: 0.000000" in text else 1)
 PY
 check $? "a %%cuda cell holding a whole program runs it (gpuc run rc $rc)"
 
+# C++ host code as courses write it (iostream, new/delete, std::vector, a
+# class owning device memory), compiled by g++: a .cu-style cell with main()
+# and kernels launched from C++ cells; C and C++ cells call each other
+"$bin/gpuc" run tests/gpu/cpp_host.ipynb -o "$out/cpp_host.ipynb" 2> "$out/cpp_host.log"
+rc=$?; cat "$out/cpp_host.log"
+python3 - "$out/cpp_host.ipynb" <<'PY'
+import json, sys
+nb = json.load(open(sys.argv[1]))
+text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
+               if o["output_type"] == "stream" and o["name"] == "stdout")
+print(text)
+passes = [l for l in text.splitlines() if l.startswith("PASS")]
+ok = "compiled as C++" in text and "Max error: 0\n" in text and len(passes) == 5
+sys.exit(0 if ok and "corners 999398" in text else 1)
+PY
+check $? "C++ host cells (gpuc run rc $rc)"
+
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
 rc=$?

@@ -135,14 +135,14 @@ static void test_exports_and_carry(void)
     static const char *const want[] = {
         "#include <string>\n", NULL, NULL, "extern int total __asm__(\"total\");\n",
         "extern float *buf __asm__(\"buf\");\n", "const int N = 8;\n",
-        "static int hidden = 1;\n", "extern std::string name __asm__(\"name\");\n",
-        "int over(int x) { return x; }\n", "extern std::vector<int> v __asm__(\"v\");\n"};
+        "static int hidden = 1;\n", "extern std::string &name __asm__(\"name\");\n",
+        "int over(int x) { return x; }\n", "extern std::vector<int> &v __asm__(\"v\");\n"};
     CHECK(items.n == sizeof want / sizeof *want);
     for (size_t i = 0; i < items.n && i < sizeof want / sizeof *want; i++) {
         cm_buf_t text = {0};
         char name[64];
         int is_var;
-        int kept = rt_cxx_carry(cell, &items.items[i], 0, &text, name, sizeof name, &is_var);
+        int kept = rt_cxx_carry(cell, &items.items[i], 0, NULL, NULL, &text, name, sizeof name, &is_var);
         CHECK(kept == (want[i] != NULL));
         if (want[i])
             CHECK_STR(cm_buf_str(&text), want[i]);
@@ -156,18 +156,45 @@ static void test_exports_and_carry(void)
     c = rt_cxx_c_exports(several, &items, NULL, NULL);
     CHECK_STR(c, "float *dx;\nfloat *dy;\nfloat z[4];\n");
     free(c);
-    static const char *const vars[] = {"extern std::vector<float> hx __asm__(\"hx\");\n",
-                                       "extern std::vector<float> hy __asm__(\"hy\");\n", NULL};
+    static const char *const vars[] = {"extern std::vector<float> &hx __asm__(\"hx\");\n",
+                                       "extern std::vector<float> &hy __asm__(\"hy\");\n", NULL};
     for (int k = 0; k < 3; k++) {
         cm_buf_t text = {0};
         char name[64];
         int is_var;
-        int kept = rt_cxx_carry(several, &items.items[1], k, &text, name, sizeof name, &is_var);
+        int kept = rt_cxx_carry(several, &items.items[1], k, NULL, NULL, &text, name, sizeof name, &is_var);
         CHECK(kept == (vars[k] != NULL));
         if (vars[k])
             CHECK_STR(cm_buf_str(&text), vars[k]);
         cm_buf_free(&text);
     }
+    /* initialisers in order among the statements */
+    cm_buf_t global = {0}, init = {0};
+    CHECK(rt_cxx_defer(several, &items.items[1], NULL, NULL, &global, &init));
+    CHECK(strstr(cm_buf_str(&global), "std::vector<float> &hx = *reinterpret_cast<"));
+    CHECK(!strchr(cm_buf_str(&global), '\n'));
+    CHECK_STR(cm_buf_str(&init), "new (&hx) std::vector<float>(8, 1.0f); "
+                                 "new (&hy) std::vector<float>(8); ");
+    cm_buf_free(&global);
+    cm_buf_free(&init);
+    CHECK(rt_cxx_defer(several, &items.items[0], NULL, NULL, &global, &init));
+    CHECK_STR(cm_buf_str(&global), "float *dx; float *dy; float z[4]; ");
+    CHECK_STR(cm_buf_str(&init), "            dy = 0;"); /* at its column */
+    cm_buf_free(&global);
+    cm_buf_free(&init);
+    rt_cell_free(&items);
+    const char *ambiguous = "std::vector<float> hy(n, 1.0f);\nint f(int, char *);\nint g(Foo *p);\n";
+    rt_cxx_split(ambiguous, &items);
+    CHECK(rt_cxx_defer(ambiguous, &items.items[0], NULL, NULL, &global, &init));
+    CHECK(!rt_cxx_defer(ambiguous, &items.items[1], NULL, NULL, &global, &init));
+    CHECK(!rt_cxx_defer(ambiguous, &items.items[2], NULL, NULL, &global, &init));
+    cm_buf_free(&global);
+    cm_buf_free(&init);
+    rt_cell_free(&items);
+    const char *consts = "const int N = 8;\nstatic double k = f();\nauto a = g();\nint arr[2] = {1, 2};\n";
+    rt_cxx_split(consts, &items);
+    for (size_t i = 0; i < items.n; i++)
+        CHECK(!rt_cxx_defer(consts, &items.items[i], NULL, NULL, &global, &init));
     rt_cell_free(&items);
 }
 
