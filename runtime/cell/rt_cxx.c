@@ -623,25 +623,15 @@ int rt_cxx_defer(const char *code, const rt_item_t *it, rt_is_type_fn is_type, v
         int how = defer_kind(t, i, type_end, &d[k], is_type, ctx);
         size_t stop = how ? d[k].stop : d[k].end; /* kept as written: with its initialiser */
         if (how == 'p') { /* storage, and the name a reference to it */
-            cm_buf_adds(global, "alignas(");
-            add_span(global, t, i, type_end);
-            cm_buf_adds(global, ") static unsigned char __gpuc_store_");
-            add_name(global, t, d[k].name);
-            cm_buf_adds(global, "[sizeof(");
-            add_span(global, t, i, type_end);
-            cm_buf_adds(global, ")]; ");
-            add_span(global, t, i, type_end);
-            cm_buf_adds(global, " &");
-            add_name(global, t, d[k].name);
-            cm_buf_adds(global, " = *reinterpret_cast<");
-            add_span(global, t, i, type_end);
-            cm_buf_adds(global, " *>(__gpuc_store_");
-            add_name(global, t, d[k].name);
-            cm_buf_adds(global, "); ");
-            cm_buf_adds(init, "new (&");
-            add_name(init, t, d[k].name);
-            cm_buf_adds(init, ") ");
-            add_span(init, t, i, type_end);
+            cm_buf_t type = {0};
+            add_span(&type, t, i, type_end);
+            const char *ty = cm_buf_str(&type), *nm = t->src + t->v[d[k].name].start;
+            int len = (int)t->v[d[k].name].len;
+            cm_buf_addf(global, "alignas(%s) static unsigned char __gpuc_store_%.*s[sizeof(%s)]; "
+                                "%s &%.*s = *reinterpret_cast<%s *>(__gpuc_store_%.*s); ",
+                        ty, len, nm, ty, ty, len, nm, ty, len, nm);
+            cm_buf_addf(init, "new (&%.*s) %s", len, nm, ty);
+            cm_buf_free(&type);
             size_t from = d[k].stop + is(t, d[k].stop, "=");
             int wrap = is(t, d[k].stop, "=") && !is(t, from, "{");
             cm_buf_adds(init, wrap ? "(" : "");
