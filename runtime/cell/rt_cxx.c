@@ -504,6 +504,20 @@ static void add_variable(cm_buf_t *b, const toks_t *t, size_t i, size_t end,
 
 static size_t declared_name(const toks_t *t, size_t i, size_t end, char *kind);
 
+/* The type declarator d declares, for a declaration of its own: the
+ * declaration's, or for `auto v = init` the type of init. */
+static void add_type(cm_buf_t *b, const toks_t *t, size_t i, size_t type_end,
+                     const declarator_t *d)
+{
+    if (!is(t, i, "auto")) {
+        add_span(b, t, i, type_end);
+        return;
+    }
+    cm_buf_adds(b, "std::decay_t<decltype(");
+    add_span(b, t, d->stop + 1, d->end);
+    cm_buf_adds(b, ")>");
+}
+
 /* How declarator d's initialiser runs: 0 as written (when the cell's
  * object loads: constants, static, auto, const, arrays, references), 'a'
  * assigned at its place among the statements (C types and pointers), 'p'
@@ -511,11 +525,16 @@ static size_t declared_name(const toks_t *t, size_t i, size_t end, char *kind);
 static int defer_kind(const toks_t *t, size_t i, size_t type_end, const declarator_t *d,
                       rt_is_type_fn is_type, void *ctx)
 {
-    static const char *const kept[] = {"static", "extern", "auto", "constexpr", "typedef",
+    static const char *const kept[] = {"static", "extern", "constexpr", "typedef",
                                        "thread_local", "inline", "template", "using", NULL};
     if (!(is(t, d->stop, "=") || is(t, d->stop, "(") || is(t, d->stop, "{")) ||
         d->stop != d->name + 1 || one_of(t, i, kept))
         return 0;
+    if (is(t, i, "auto")) /* auto t0 = clock::now();: its type is its initialiser's */
+        return type_end == i + 1 && d->start == d->name && is(t, d->stop, "=") &&
+                       !is(t, d->stop + 1, "{")
+                   ? 'p'
+                   : 0;
     int pointer = 0, top_const = 0;
     for (size_t j = i; j < d->name; j++) {
         if (j == type_end)
@@ -624,7 +643,7 @@ int rt_cxx_defer(const char *code, const rt_item_t *it, rt_is_type_fn is_type, v
         size_t stop = how ? d[k].stop : d[k].end; /* kept as written: with its initialiser */
         if (how == 'p') { /* storage, and the name a reference to it */
             cm_buf_t type = {0};
-            add_span(&type, t, i, type_end);
+            add_type(&type, t, i, type_end, &d[k]);
             const char *ty = cm_buf_str(&type), *nm = t->src + t->v[d[k].name].start;
             int len = (int)t->v[d[k].name].len;
             cm_buf_addf(global, "alignas(%s) static unsigned char __gpuc_store_%.*s[sizeof(%s)]; "
@@ -842,16 +861,18 @@ int rt_cxx_carry(const char *code, const rt_item_t *it, int which, rt_is_type_fn
             set_name(t, n, name, cap);
             int copied = kind != 'v' || is(t, i, "static") || is(t, i, "const") ||
                          is(t, i, "constexpr");
-            kept = copied || !is(t, i, "auto");
             declarator_t d[MAX_DECLARATORS];
             size_t type_end;
-            int nd = kept && !copied ? declarators(t, i, end, &type_end, d) : 0;
+            int nd = !copied ? declarators(t, i, end, &type_end, d) : 0;
+            if (nd && is(t, i, "auto") && defer_kind(t, i, type_end, &d[0], is_type, ctx) != 'p')
+                nd = 0; /* an auto variable whose type cannot be written */
+            kept = copied;
             if (nd) { /* extern T name[...] __asm__("name"); */
                 kept = which < nd;
                 if (kept) {
                     set_name(t, d[which].name, name, cap);
                     cm_buf_adds(text, "extern ");
-                    add_span(text, t, i, type_end);
+                    add_type(text, t, i, type_end, &d[which]);
                     cm_buf_adds(text, defer_kind(t, i, type_end, &d[which], is_type, ctx) == 'p'
                                           ? " &" : " ");
                     add_span(text, t, d[which].start, d[which].stop);
@@ -861,7 +882,6 @@ int rt_cxx_carry(const char *code, const rt_item_t *it, int which, rt_is_type_fn
                 free(all.v);
                 return kept;
             }
-            kept = kept && copied;
         }
     }
     kept = kept && which == 0;

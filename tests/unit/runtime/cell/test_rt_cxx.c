@@ -191,7 +191,16 @@ static void test_exports_and_carry(void)
     cm_buf_free(&global);
     cm_buf_free(&init);
     rt_cell_free(&items);
-    const char *consts = "const int N = 8;\nstatic double k = f();\nauto a = g();\nint arr[2] = {1, 2};\n";
+    const char *timed = "auto t0 = std::chrono::steady_clock::now();\n";
+    rt_cxx_split(timed, &items);
+    CHECK(rt_cxx_defer(timed, &items.items[0], NULL, NULL, &global, &init));
+    CHECK(strstr(cm_buf_str(&global), "std::decay_t<decltype(std::chrono::steady_clock::now())> &t0"));
+    CHECK_STR(cm_buf_str(&init), "new (&t0) std::decay_t<decltype(std::chrono::steady_clock::now())>"
+                                 "(std::chrono::steady_clock::now()); ");
+    cm_buf_free(&global);
+    cm_buf_free(&init);
+    rt_cell_free(&items);
+    const char *consts = "const int N = 8;\nstatic double k = f();\nauto a = {1, 2};\nint arr[2] = {1, 2};\n";
     rt_cxx_split(consts, &items);
     for (size_t i = 0; i < items.n; i++)
         CHECK(!rt_cxx_defer(consts, &items.items[i], NULL, NULL, &global, &init));
