@@ -43,6 +43,8 @@
  *             gpu_nvrtc    libnvrtc, GPU_NVRTC_CHECK
  *             gpu_cudart   libcudart, GPU_CUDART_CHECK
  *             gpu_cublas   libcublas, GPU_CUBLAS_CHECK
+ *             gpu_hostlibs cuBLAS, cuRAND, cuFFT, cuSPARSE for host cells:
+ *                          loaded RTLD_GLOBAL when a cell names them
  *   policy    gpu_device   devices, selection, the primary context; tells
  *                          context changes to listeners
  *                          (gpu_device_on_context)
@@ -58,6 +60,9 @@
  *             gpu_error    what a failure costs, in words
  *             gpu_scan     kernels, parameters, variables and names in device source
  *             gpu_symbol   the session's device variables: one storage each
+ *             gpu_template template kernels launched by an instance's name
+ *             gpu_func     kernels as values in host cells: handles,
+ *                          attributes, occupancy
  *             gpu_header   the runtime API declarations host cells see
  * gpu_internal.h is what the policy files share; cuda/sim/ will hold the
  * simulator (cuda/sim/README.md). */
@@ -261,6 +266,73 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
                unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
                const size_t *arg_sizes, const char *arg_kinds, const char *const *arg_types,
                int cell, int line, cm_error_t *err);
+
+/* Launches kernel name with cuLaunchKernel's kernelParams args (args[i]
+ * points at argument i, in the kernel's own types: nothing is checked or
+ * converted), as cudaLaunchKernel does; cooperative: with
+ * cuLaunchCooperativeKernel (on the simulator, as any launch). Errors as
+ * gpu_launch's. 0 / -1. */
+int gpu_launch_params(const char *name, const unsigned grid[3], const unsigned block[3],
+                      unsigned shared_bytes, void *stream, void **args, int cooperative,
+                      int cell, int line, cm_error_t *err);
+
+/* ---- template kernels (gpu_template.c) -------------------------------- */
+
+/* Makes sure kernel name can be launched: a kernel cell's kernel is there
+ * already; a template instance ("scale<float>", "tile<float, 16>") of a
+ * template __global__ function of the kernel cells is compiled the first
+ * time (NVRTC, and g++ on the simulator: once, then cached) and registered
+ * under its name as written in canonical form (canon, at least 128 bytes:
+ * "tile<float,16>"), which later calls use. cell/line: where it is used,
+ * for messages. 0, or -1 with err: GPU_E_NO_KERNEL ("no template kernel
+ * named scale", "saxpy is not a template kernel"), GPU_E_ARGS (the number
+ * of template arguments), GPU_E_COMPILE ("cell 5, line 2: scale<Foo>
+ * cannot be instantiated: cell 3, line 4: error: ..."). */
+int gpu_kernel_instance(const char *name, char *canon, size_t canon_len, int cell, int line,
+                        cm_error_t *err);
+
+/* 1 when a kernel cell defines a template __global__ function name (so
+ * that `name<...>` in a host cell names one of its instances), else 0. */
+int gpu_kernel_is_template(const char *name);
+
+/* ---- kernels as values in host cells (gpu_func.c) --------------------- */
+
+/* The handle of kernel name for host cells: a stable address (the same for
+ * the name for the whole process, whichever cell defines it last) that
+ * the runtime functions taking a kernel accept (const void *func). Static;
+ * NULL on out of memory. */
+const void *gpu_kernel_handle(const char *name);
+
+/* The kernel name of handle h (borrowed), or NULL when h is none. */
+const char *gpu_kernel_of_handle(const void *h);
+
+/* err's code (of a gpu_ function) as the cudaError_t the runtime would
+ * return: the driver's CUresults and the simulator's errors keep their
+ * numbers; an unknown kernel or a bad template instance is 98
+ * (cudaErrorInvalidDeviceFunction), no
+ * GPU 100, no driver 35, anything else 999. */
+int gpu_cuda_error_code(const cm_error_t *err);
+
+/* What cudaFuncGetAttributes reports, in the order of the fields that
+ * struct cudaFuncAttributes has had since CUDA 11. */
+typedef struct gpu_func_attrs {
+    size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+    int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA;
+    int maxDynamicSharedSizeBytes, preferredShmemCarveout;
+} gpu_func_attrs_t;
+
+/* The runtime functions that take a kernel, on the kernel's CUfunction
+ * (the driver's cuFuncGetAttribute & co.) or the simulated device. Each
+ * returns a cudaError_t value: 0; 98 (cudaErrorInvalidDeviceFunction) for
+ * an unknown name; the driver's error (numbered as the runtime numbers
+ * it); why in err. */
+int gpu_func_attributes(const char *name, gpu_func_attrs_t *a, cm_error_t *err);
+int gpu_func_set_attribute(const char *name, int attr, int value, cm_error_t *err);
+int gpu_func_set_cache_config(const char *name, int config, cm_error_t *err);
+int gpu_occupancy_blocks(const char *name, int block_size, size_t shared, int *blocks,
+                         cm_error_t *err);
+int gpu_occupancy_block_size(const char *name, size_t shared, int block_limit, int *min_grid,
+                             int *block_size, cm_error_t *err);
 
 /* The last launch that reached the driver: 1 and its kernel name (borrowed,
  * until the next launch), cell and line; 0 when there was none. */
@@ -494,6 +566,37 @@ const char *gpu_host_header(int toolkit);
 /* Where gpu_host_header's declarations come from, in words ("CUDA 13.0's
  * cuda_runtime_api.h (/usr/local/cuda/include)"). Borrowed. */
 const char *gpu_host_header_source(void);
+
+/* The toolkit's include folder whose cuda_runtime_api.h host cells see
+ * (gpu_host_header(1) made, so loading libcudart), where the headers of
+ * CUDA's libraries are; NULL when gpuc's subset is used. Borrowed. */
+const char *gpu_host_include_dir(void);
+
+/* ---- CUDA's libraries in host cells (gpu_hostlibs.c) ------------------ */
+
+/* cuBLAS, cuRAND, cuFFT and cuSPARSE as bits of a mask (bit i is
+ * gpu_hostlib_name(i)) that a host cell names when a word of its text
+ * starts with "cublas", "curand", "cufft" or "cusparse" (the headers, the
+ * functions, the types; not cuRAND's device API, curand_init and
+ * curandState). A few substring searches: cheap for every cell. */
+unsigned gpu_hostlibs_named(const char *code);
+
+/* Loads (once, RTLD_GLOBAL) each library code names, so that host cells
+ * compiled after it link to the library's functions by name. MUST BE
+ * CALLED before compiling such a cell. Returns the mask of those named
+ * that are loaded; *fresh (may be NULL) gets those loaded by this call. A
+ * library that cannot be loaded is left out, and gpu_hostlibs_missing says
+ * why. */
+unsigned gpu_hostlibs_load(const char *code, unsigned *fresh);
+
+/* "cuBLAS", "cuRAND", "cuFFT", "cuSPARSE" for bit i; NULL past them. */
+const char *gpu_hostlib_name(int i);
+
+/* For an undefined symbol of a host cell ("cublasCreate_v2"): why the
+ * library that defines it could not be loaded ("cuFFT not found: host
+ * cells cannot call cufft* (looked for libcufft.so.12, ... in the loader's
+ * path, /usr/local/cuda/lib64)"), or NULL. Static. */
+const char *gpu_hostlibs_missing(const char *symbol);
 
 /* CUDA's vector types as vector_types.h lays them out: X(name, element
  * type, count, alignment). nvcc aligns float2 to 8 and float4 to 16, which

@@ -27,6 +27,7 @@
 typedef struct prelude_cell {
     int cell;
     char *source;
+    char *options;             /* its magic line's options (its template instances use them) */
     char **names;              /* top-level names it defines */
     int nnames;
 } prelude_cell_t;
@@ -424,35 +425,42 @@ static int plan_order(char **names, int nnames, int *order)
     return n;
 }
 
-static int prelude_commit(const int *order, int n, int cell, const char *src, char **names,
-                          int nnames)
+static void prelude_cell_free(prelude_cell_t *p)
+{
+    free(p->source);
+    free(p->options);
+    gpu_names_free(p->names, p->nnames);
+}
+
+static int prelude_commit(const int *order, int n, int cell, const char *src,
+                          const char *options, char **names, int nnames)
 {
     prelude_cell_t *next = calloc((size_t)n, sizeof *next);
-    char *copy = strdup(src);
-    if (!next || !copy) {
+    char *copy = strdup(src), *opts = strdup(options ? options : "");
+    if (!next || !copy || !opts) {
         free(next);
         free(copy);
+        free(opts);
         return -1;
     }
     int *kept = calloc((size_t)(nprelude + 1), sizeof *kept);
     if (!kept) {
         free(next);
         free(copy);
+        free(opts);
         return -1;
     }
     for (int i = 0; i < n; i++) {
         if (order[i] < 0) {
-            next[i] = (prelude_cell_t){cell, copy, names, nnames};
+            next[i] = (prelude_cell_t){cell, copy, opts, names, nnames};
         } else {
             next[i] = prelude[order[i]];
             kept[order[i]] = 1;
         }
     }
     for (int i = 0; i < nprelude; i++) {
-        if (!kept[i]) {
-            free(prelude[i].source);
-            gpu_names_free(prelude[i].names, prelude[i].nnames);
-        }
+        if (!kept[i])
+            prelude_cell_free(&prelude[i]);
     }
     free(kept);
     free(prelude);
@@ -463,10 +471,8 @@ static int prelude_commit(const int *order, int n, int cell, const char *src, ch
 
 void gpu_reset_kernels(void)
 {
-    for (int i = 0; i < nprelude; i++) {
-        free(prelude[i].source);
-        gpu_names_free(prelude[i].names, prelude[i].nnames);
-    }
+    for (int i = 0; i < nprelude; i++)
+        prelude_cell_free(&prelude[i]);
     free(prelude);
     prelude = NULL;
     nprelude = 0;
@@ -732,8 +738,12 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
     return -1;
 }
 
-int gpu_compile_cell(const char *device_source, const char *options, int cell, gpu_cell_t **out,
-                     cm_error_t *err)
+/* Compiles a kernel cell (instance NULL), or an instance of a template
+ * kernel of the prelude (instance: its one kernel, named "scale<float>";
+ * device_source then only names it, for the choice of earlier cells, and
+ * nothing is added to the prelude). */
+static int compile(const char *device_source, const char *options, int cell,
+                   const gpu_kernel_info_t *instance, gpu_cell_t **out, cm_error_t *err)
 {
     double t0 = (cm_seconds() * 1e3);
     options_t o;
@@ -799,9 +809,20 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         o.argv[o.argc++] = o.extra[1 + k];
     }
 
-    c->nkernels = gpu_scan_kernels(device_source, &c->kernels);
-    c->nvars = gpu_scan_vars(device_source, &c->vars);
-    nnames = gpu_scan_names(device_source, &names);
+    if (instance && (c->kernels = calloc(1, sizeof *c->kernels))) {
+        c->nkernels = 1;
+        c->kernels[0] = *instance;
+        size_t bytes = (size_t)instance->nparams * sizeof(gpu_param_t);
+        c->kernels[0].params = bytes ? malloc(bytes) : NULL;
+        if (bytes && c->kernels[0].params)
+            memcpy(c->kernels[0].params, instance->params, bytes);
+        else
+            c->kernels[0].nparams = 0;
+    } else if (!instance) {
+        c->nkernels = gpu_scan_kernels(device_source, &c->kernels);
+        c->nvars = gpu_scan_vars(device_source, &c->vars);
+        nnames = gpu_scan_names(device_source, &names);
+    }
     order = malloc((size_t)(nprelude + 1) * sizeof *order);
     for (int i = 0; i < c->nvars; i++)
         if (globals_add(&g, "", c->vars[i].name))
@@ -909,11 +930,14 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
         gpu_module_set_sim(c->kernels[i].name, entries[i], cells, ncompiled, shared, shared_bytes);
     if (!simulating && c->nkernels) /* for %device cpu later */
         gpu_module_keep_source(c->kernels[0].name, src.p, options, cells, ncompiled);
-    if (prelude_commit(order, norder, cell, device_source, names, nnames)) {
+    if (!instance && prelude_commit(order, norder, cell, device_source, options, names, nnames)) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
     }
-    names = NULL; /* the prelude owns them now */
+    if (!instance) {
+        gpu_module_drop_instances((const char *const *)names, nnames);
+        names = NULL; /* the prelude owns them now */
+    }
     c->ok = 1;
     *out = c;
     c = NULL;
@@ -933,4 +957,54 @@ out:
     free(o.store);
     gpu_cell_free(c);
     return rc;
+}
+
+int gpu_compile_cell(const char *device_source, const char *options, int cell, gpu_cell_t **out,
+                     cm_error_t *err)
+{
+    return compile(device_source, options, cell, NULL, out, err);
+}
+
+int gpu_compile_instance(const char *name, const char *base, const char *const *args, int nargs,
+                         int *cell, cm_error_t *err)
+{
+    for (int i = nprelude; i-- > 0;) {
+        gpu_kernel_info_t *k = NULL;
+        char why[CM_ERROR_TEXT];
+        int found = gpu_scan_template(prelude[i].source, base, args, nargs, &k, why, sizeof why);
+        if (found == 0)
+            continue;
+        *cell = prelude[i].cell;
+        if (found < 0) {
+            CM_ERROR(err, GPU_E_ARGS, "%s", why);
+            return -1;
+        }
+        snprintf(k->name, sizeof k->name, "%s", name);
+        /* the source names the instance (for the cells it needs, and the
+         * cache key); NVRTC instantiates it from the name expression */
+        cm_buf_t text = {0};
+        cm_buf_addf(&text, "/* %s */\n", name);
+        gpu_cell_t *c = NULL;
+        int rc = compile(cm_buf_str(&text), prelude[i].options, prelude[i].cell, k, &c, err);
+        cm_buf_free(&text);
+        gpu_kernels_free(k, 1);
+        gpu_cell_free(c);
+        return rc == 0 ? 1 : -1;
+    }
+    return 0;
+}
+
+int gpu_kernel_is_template(const char *name)
+{
+    for (int i = nprelude; i-- > 0;) {
+        gpu_kernel_info_t *k = NULL;
+        char why[CM_ERROR_TEXT];
+        if (!uses_word(prelude[i].source, name))
+            continue;
+        int found = gpu_scan_template(prelude[i].source, name, NULL, 0, &k, why, sizeof why);
+        gpu_kernels_free(k, k ? 1 : 0);
+        if (found != 0) /* made, or refused for want of arguments: a template either way */
+            return 1;
+    }
+    return 0;
 }

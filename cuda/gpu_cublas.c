@@ -31,8 +31,8 @@ const gpu_cublas_t *gpu_cublas_get(cm_error_t *err)
                               where, sizeof where);
         if (!h) {
             snprintf(missing, sizeof missing,
-                     "cuBLAS not found: matmul on the GPU needs it (looked for %s; install the "
-                     "CUDA toolkit's libcublas or set CUDA_HOME)", where);
+                     "cuBLAS not found: GPU matmul and host cells' cublas* calls need it (looked "
+                     "for %s; install the CUDA toolkit's libcublas or set CUDA_HOME)", where);
         } else if (!(SYM(cublasCreate_v2) || SYM(cublasDestroy_v2) || SYM(cublasGetVersion_v2) ||
                      SYM(cublasGetStatusName) || SYM(cublasGetStatusString) ||
                      SYM(cublasGemmEx) || SYM(cublasGemmStridedBatchedEx) ||

@@ -28,6 +28,19 @@ static void add_dir(char dirs[][400], int *n, const char *base, const char *suff
     snprintf(dirs[(*n)++], 400, "%s", d);
 }
 
+/* Non-zero when $GPUC_HIDE_LIBS (a test hook: "libcufft,libnvrtc") names
+ * a prefix of name: it is then not loaded, as if it were not there. */
+static int hidden(const char *name)
+{
+    const char *list = getenv("GPUC_HIDE_LIBS");
+    for (const char *p = list; p && *p; p += strcspn(p, ","), p += *p == ',') {
+        size_t n = strcspn(p, ",");
+        if (n && strncmp(name, p, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 void *gpu_dl_open(const char *const *names, int flags, char *path, size_t path_len,
                   char *where, size_t where_len)
 {
@@ -37,7 +50,7 @@ void *gpu_dl_open(const char *const *names, int flags, char *path, size_t path_l
     add_dir(dirs, &ndirs, getenv("CUDA_HOME"), "/lib64");
     add_dir(dirs, &ndirs, getenv("CUDA_PATH"), "/lib64");
     for (int i = 0; names[i]; i++) {
-        void *h = dlopen(names[i], flags);
+        void *h = hidden(names[i]) ? NULL : dlopen(names[i], flags);
         if (h) {
             loaded_path(h, path, path_len);
             return h;
@@ -47,7 +60,7 @@ void *gpu_dl_open(const char *const *names, int flags, char *path, size_t path_l
         for (int i = 0; names[i]; i++) {
             char file[512];
             snprintf(file, sizeof file, "%.380s/%.100s", dirs[d], names[i]);
-            void *h = dlopen(file, flags);
+            void *h = hidden(names[i]) ? NULL : dlopen(file, flags);
             if (h) {
                 loaded_path(h, path, path_len);
                 return h;

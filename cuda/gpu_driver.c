@@ -32,6 +32,15 @@ static void resolve_optional(void *h)
         *(void **)&driver.cuEventElapsedTime = dlsym(h, "cuEventElapsedTime");
     *(void **)&driver.cuEventDestroy = dlsym(h, "cuEventDestroy_v2");
     *(void **)&driver.cuFuncGetParamInfo = dlsym(h, "cuFuncGetParamInfo");
+    /* kernels as values in host cells (gpu_func.c): NULL makes those calls
+     * return cudaErrorNotSupported */
+    *(void **)&driver.cuFuncGetAttribute = dlsym(h, "cuFuncGetAttribute");
+    *(void **)&driver.cuFuncSetAttribute = dlsym(h, "cuFuncSetAttribute");
+    *(void **)&driver.cuFuncSetCacheConfig = dlsym(h, "cuFuncSetCacheConfig");
+    *(void **)&driver.cuOccupancyMaxActiveBlocksPerMultiprocessor =
+        dlsym(h, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    *(void **)&driver.cuOccupancyMaxPotentialBlockSize = dlsym(h, "cuOccupancyMaxPotentialBlockSize");
+    *(void **)&driver.cuLaunchCooperativeKernel = dlsym(h, "cuLaunchCooperativeKernel");
 }
 
 #define SYM(field, name) resolve(h, (void **)&driver.field, name)

@@ -121,6 +121,23 @@ typedef struct gpu_driver {
      * on older drivers, which only leaves by-value structs unchecked. */
     gpu_curesult_t (*cuFuncGetParamInfo)(gpu_cufunction_t fn, size_t index, size_t *offset,
                                          size_t *size);
+    /* A kernel's attributes, occupancy and cooperative launches, for the
+     * runtime functions that take a kernel (gpu_func.c). Optional. The
+     * attribute numbers are CUfunction_attribute's, which are also
+     * cudaFuncAttribute's for those the runtime can set. */
+    gpu_curesult_t (*cuFuncGetAttribute)(int *value, int attr, gpu_cufunction_t fn);
+    gpu_curesult_t (*cuFuncSetAttribute)(gpu_cufunction_t fn, int attr, int value);
+    gpu_curesult_t (*cuFuncSetCacheConfig)(gpu_cufunction_t fn, int config);
+    gpu_curesult_t (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, gpu_cufunction_t fn,
+                                                                  int block_size, size_t shared);
+    gpu_curesult_t (*cuOccupancyMaxPotentialBlockSize)(int *min_grid, int *block_size,
+                                                       gpu_cufunction_t fn,
+                                                       size_t (*shared_of)(int block_size),
+                                                       size_t shared, int block_limit);
+    gpu_curesult_t (*cuLaunchCooperativeKernel)(gpu_cufunction_t fn, unsigned gx, unsigned gy,
+                                                unsigned gz, unsigned bx, unsigned by,
+                                                unsigned bz, unsigned shared,
+                                                gpu_custream_t stream, void **params);
 } gpu_driver_t;
 
 /* The driver, loaded at the first call (not initialised: cuInit is the

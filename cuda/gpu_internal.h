@@ -28,6 +28,16 @@ void gpu_names_free(char **names, int n);
  * -1 on OOM. */
 int gpu_scan_vars(const char *src, gpu_var_info_t **out);
 
+/* The template __global__ function name of src instantiated with the
+ * template arguments args[0..nargs) (as written: "float", "256"; defaults
+ * fill the rest): its parameters with each template parameter replaced by
+ * its argument, parsed as for a kernel, into *out (one entry; caller frees
+ * with gpu_kernels_free(*out, 1); name empty). 1 when made; 0 when src
+ * defines no template kernel name; -1 with why (a wrong number of
+ * template arguments, out of memory). */
+int gpu_scan_template(const char *src, const char *name, const char *const *args, int nargs,
+                      gpu_kernel_info_t **out, char *why, size_t why_len);
+
 /* Parses one parameter declaration ("const float *__restrict__ x") into p.
  * Exposed for the tests. */
 void gpu_scan_param(const char *text, size_t len, gpu_param_t *p);
@@ -117,6 +127,17 @@ void gpu_compile_sim_options(const char *options, cm_buf_t *out);
  * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
 int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
 
+/* Compiles the instance name ("scale<float>") of the template kernel base
+ * of the latest prelude cell that defines one, with the template
+ * arguments args[0..nargs) and that cell's options, and registers it as a
+ * kernel of that name (gpu_module_add; dropped when a cell defines base
+ * again). 1 when made (*cell: the template's cell); 0 when no prelude cell
+ * defines a template kernel base; -1 with err: GPU_E_COMPILE (err->text
+ * NVRTC's or g++'s first error, on the template's cell lines), GPU_E_ARGS
+ * (a wrong number of template arguments), or another failure. */
+int gpu_compile_instance(const char *name, const char *base, const char *const *args, int nargs,
+                         int *cell, cm_error_t *err);
+
 /* ---- gpu_module.c: what launches share -------------------------------- */
 
 /* Records the launch that reaches the driver now, for messages of errors
@@ -176,6 +197,17 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *kernels,
 
 /* Forgets every kernel and module (unloading what is loaded). */
 void gpu_module_reset(void);
+
+/* Forgets the template instances ("scale<float>") of the kernels names[i]
+ * (a cell defined them anew: later launches instantiate them again). */
+void gpu_module_drop_instances(const char *const *names, int n);
+
+/* Kernel name made runnable where kernels run now (its module loaded on
+ * the GPU, or compiled for the simulator): *fn its CUfunction on a GPU
+ * (NULL on the simulator), *sim_shared the static shared memory of its
+ * simulator module. 0 / -1 with err (GPU_E_NO_KERNEL when unknown). */
+int gpu_module_function(const char *name, gpu_cufunction_t *fn, size_t *sim_shared,
+                        cm_error_t *err);
 
 /* Keeps the put-together source of kernel name's module (copied), compiled
  * for a GPU only, so that a later launch on the simulator (%device cpu)

@@ -531,27 +531,81 @@ static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned 
     return 0;
 }
 
+/* "no kernel named X; known kernels: ..." */
+static void no_kernel(const char *name, int cell, int line, cm_error_t *err)
+{
+    char at[64], known[700];
+    size_t n = 0;
+    known[0] = '\0';
+    for (int i = 0; i < nkernels && n < sizeof known; i++)
+        n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
+                              kernels[i].info.name);
+    where(at, sizeof at, cell, line);
+    if (nkernels)
+        CM_ERROR(err, GPU_E_NO_KERNEL, "%sno kernel named %s; known kernels: %s", at, name, known);
+    else
+        CM_ERROR(err, GPU_E_NO_KERNEL, "%sno kernel named %s: no kernel cell has defined one yet",
+                 at, name);
+}
+
+/* Makes k runnable where kernels run now: compiled for the simulator
+ * (when its cell was compiled for a GPU only), or its module loaded on the
+ * GPU's context. 0 / -1 with err. */
+static int ready(kernel_t *k, int cell, int line, cm_error_t *err)
+{
+    if (gpu_simulating())
+        return k->sim_entry ? 0 : compile_for_sim(k, err);
+    if (k->fn)
+        return gpu_context_ensure(err);
+    int major, minor;
+    if (!gpu_device_target(&major, &minor)) {
+        char at[64], prefix[200];
+        where(at, sizeof at, cell, line);
+        snprintf(prefix, sizeof prefix, "%scannot launch %s: ", at, k->info.name);
+        gpu_error_no_gpu(err, prefix);
+        return -1;
+    }
+    return module_load(k->module, err);
+}
+
+/* cuLaunchKernel (or cuLaunchCooperativeKernel) of a ready k. */
+static int launch_driver(const kernel_t *k, const unsigned grid[3], const unsigned block[3],
+                         unsigned shared_bytes, void *stream, void *const *arg_ptrs,
+                         int cooperative, int cell, int line, cm_error_t *err)
+{
+    gpu_module_note_launch(k->info.name, cell, line);
+    const gpu_driver_t *d = gpu_driver_get(err);
+    gpu_kernel_clock_before(stream);
+    gpu_curesult_t rc =
+        !cooperative ? d->cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
+                                         block[2], shared_bytes, (gpu_custream_t)stream,
+                                         (void **)arg_ptrs, NULL)
+        : d->cuLaunchCooperativeKernel
+            ? d->cuLaunchCooperativeKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
+                                           block[2], shared_bytes, (gpu_custream_t)stream,
+                                           (void **)arg_ptrs)
+            : 801; /* CUDA_ERROR_NOT_SUPPORTED */
+    gpu_kernel_clock_after(stream);
+    if (rc != GPU_CU_SUCCESS) {
+        char text[300], at[64];
+        gpu_driver_error_text(rc, text, sizeof text);
+        where(at, sizeof at, cell, line);
+        CM_ERROR(err, rc, "%slaunching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>> failed: %s", at,
+                 k->info.name, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                 shared_bytes, text);
+        return -1;
+    }
+    return 0;
+}
+
 int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void *stream, int nargs, void *const *arg_ptrs,
                const size_t *arg_sizes, const char *arg_kinds, const char *const *arg_types,
                int cell, int line, cm_error_t *err)
 {
-    char at[64];
     kernel_t *k = find(name);
     if (!k) {
-        char known[700];
-        size_t n = 0;
-        known[0] = '\0';
-        for (int i = 0; i < nkernels && n < sizeof known; i++)
-            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
-                                  kernels[i].info.name);
-        where(at, sizeof at, cell, line);
-        if (nkernels)
-            CM_ERROR(err, GPU_E_NO_KERNEL, "%sno kernel named %s; known kernels: %s", at, name,
-                     known);
-        else
-            CM_ERROR(err, GPU_E_NO_KERNEL, "%sno kernel named %s: no kernel cell has defined "
-                     "one yet", at, name);
+        no_kernel(name, cell, line, err);
         return -1;
     }
     if (check_launch(k, nargs, arg_sizes, arg_kinds, arg_types, cell, line, err))
@@ -559,45 +613,65 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
     /* a by-value struct's size is the device compiler's: checked once its
      * module is there */
     int measure = unmeasured(k);
-    if (gpu_simulating()) {
-        if (!k->sim_entry && compile_for_sim(k, err))
-            return -1;
-        if (measure && check_launch(k, nargs, arg_sizes, arg_kinds, arg_types, cell, line, err))
-            return -1;
-        return launch_sim(k, grid, block, shared_bytes, arg_ptrs, cell, line, err);
-    }
-    if (!k->fn) {
-        int major, minor;
-        if (!gpu_device_target(&major, &minor)) {
-            char prefix[200];
-            where(at, sizeof at, cell, line);
-            snprintf(prefix, sizeof prefix, "%scannot launch %s: ", at, name);
-            gpu_error_no_gpu(err, prefix);
-            return -1;
-        }
-        if (module_load(k->module, err))
-            return -1;
-    } else if (gpu_context_ensure(err)) {
+    if (ready(k, cell, line, err))
         return -1;
-    }
     if (measure && check_launch(k, nargs, arg_sizes, arg_kinds, arg_types, cell, line, err))
         return -1;
-    gpu_module_note_launch(name, cell, line);
-    const gpu_driver_t *d = gpu_driver_get(err);
-    gpu_kernel_clock_before(stream);
-    gpu_curesult_t rc = d->cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
-                                          block[2], shared_bytes, (gpu_custream_t)stream,
-                                          (void **)arg_ptrs, NULL);
-    gpu_kernel_clock_after(stream);
-    if (rc != GPU_CU_SUCCESS) {
-        char text[300];
-        gpu_driver_error_text(rc, text, sizeof text);
-        where(at, sizeof at, cell, line);
-        CM_ERROR(err, rc, "%slaunching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>> failed: %s", at, name,
-                 grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes, text);
+    if (gpu_simulating())
+        return launch_sim(k, grid, block, shared_bytes, arg_ptrs, cell, line, err);
+    return launch_driver(k, grid, block, shared_bytes, stream, arg_ptrs, 0, cell, line, err);
+}
+
+int gpu_launch_params(const char *name, const unsigned grid[3], const unsigned block[3],
+                      unsigned shared_bytes, void *stream, void **args, int cooperative,
+                      int cell, int line, cm_error_t *err)
+{
+    kernel_t *k = find(name);
+    if (!k) {
+        no_kernel(name, cell, line, err);
         return -1;
     }
+    if (ready(k, cell, line, err))
+        return -1;
+    if (gpu_simulating()) /* a cooperative grid runs as any other there */
+        return launch_sim(k, grid, block, shared_bytes, args, cell, line, err);
+    return launch_driver(k, grid, block, shared_bytes, stream, args, cooperative, cell, line, err);
+}
+
+int gpu_module_function(const char *name, gpu_cufunction_t *fn, size_t *sim_shared,
+                        cm_error_t *err)
+{
+    kernel_t *k = find(name);
+    *fn = NULL;
+    *sim_shared = 0;
+    if (!k) {
+        no_kernel(name, 0, 0, err);
+        return -1;
+    }
+    if (ready(k, 0, 0, err))
+        return -1;
+    *fn = k->fn;
+    *sim_shared = k->sim_shared_bytes;
     return 0;
+}
+
+void gpu_module_drop_instances(const char *const *names, int n)
+{
+    for (int i = 0; i < nkernels;) {
+        const char *name = kernels[i].info.name, *lt = strchr(name, '<');
+        int drop = 0;
+        for (int j = 0; lt && j < n && !drop; j++)
+            drop = strlen(names[j]) == (size_t)(lt - name) && !strncmp(names[j], name, (size_t)(lt - name));
+        if (!drop) {
+            i++;
+            continue;
+        }
+        free(kernels[i].info.params);
+        free(kernels[i].sim_cells);
+        module_unref(kernels[i].module);
+        memmove(&kernels[i], &kernels[i + 1], (size_t)(nkernels - i - 1) * sizeof *kernels);
+        nkernels--;
+    }
 }
 
 int gpu_stopped_kernel(const void *ip, char *buf, size_t len)

@@ -342,6 +342,21 @@ static int parse_params(const char *text, size_t len, gpu_kernel_info_t *k)
  * a body or the ';' that ends it; body = 1 when a '{' follows. */
 typedef int (*visit_fn)(scan_t *s, int a, int b, int body, void *ctx);
 
+/* 1 when tokens [a, b) before a '{' open a type's body (struct, class,
+ * union, enum), which declarators may follow; the `class` of a template
+ * parameter (`template <class T>`) does not count. */
+static int defines_type(const scan_t *s, int a, int b)
+{
+    for (int j = a; j < b && j < s->ntoks; j++) {
+        const token_t *t = &s->toks[j];
+        int param = j > a && (tok_is(&s->toks[j - 1], "<") || tok_is(&s->toks[j - 1], ","));
+        if (tok_is(t, "struct") || tok_is(t, "union") || tok_is(t, "enum") ||
+            (tok_is(t, "class") && !param))
+            return 1;
+    }
+    return 0;
+}
+
 static int walk(scan_t *s, visit_fn visit, void *ctx)
 {
     int a = 0;
@@ -368,12 +383,7 @@ static int walk(scan_t *s, visit_fn visit, void *ctx)
             }
             /* a function body ends the declaration; a struct body may be
              * followed by declarators up to ';' */
-            int is_type = 0;
-            for (int j = a; j < i && j < s->ntoks; j++)
-                if (tok_is(&s->toks[j], "struct") || tok_is(&s->toks[j], "class") ||
-                    tok_is(&s->toks[j], "union") || tok_is(&s->toks[j], "enum"))
-                    is_type = 1;
-            if (!is_type)
+            if (!defines_type(s, a, i))
                 a = i + 1;
         } else if (tok_is(t, "}")) {
             a = i + 1; /* the end of an extern "C" block */
@@ -646,11 +656,7 @@ int gpu_scan_vars(const char *src, gpu_var_info_t **out)
                 else if (tok_is(&s.toks[i], "}") && --depth == 0)
                     break;
             depth = 0;
-            int is_type = 0;
-            for (int j = a; j < i && j < s.ntoks; j++)
-                is_type |= tok_is(&s.toks[j], "struct") || tok_is(&s.toks[j], "class") ||
-                           tok_is(&s.toks[j], "union") || tok_is(&s.toks[j], "enum");
-            if (!is_type)
+            if (!defines_type(&s, a, i))
                 a = i + 1;
         } else if (tok_is(t, "}")) {
             a = i + 1;
@@ -666,4 +672,144 @@ int gpu_scan_vars(const char *src, gpu_var_info_t **out)
     }
     *out = vc.list;
     return vc.n;
+}
+
+/* ---- template kernels ------------------------------------------------- */
+
+typedef struct template_ctx {
+    const char *name;          /* the template kernel wanted */
+    const char *const *args;   /* its template arguments, as written */
+    int nargs;
+    gpu_kernel_info_t *out;
+    char *why;
+    size_t why_len;
+    int found;                 /* 1 made, -1 refused (why says why) */
+} template_ctx_t;
+
+/* The text of tokens [a, b) of s as written, into buf. */
+static void tokens_text(const scan_t *s, int a, int b, char *buf, size_t len)
+{
+    size_t from = s->toks[a].off, to = s->toks[b - 1].off + (size_t)s->toks[b - 1].len;
+    snprintf(buf, len, "%.*s", (int)(to - from), s->text + from);
+}
+
+/* params with each template parameter names[i] replaced by values[i]. */
+static char *substitute(const char *params, size_t len, char (*names)[64], char (*values)[128],
+                        int n)
+{
+    cm_buf_t b = {0};
+    for (size_t i = 0; i < len;) {
+        if (!is_ident_start((unsigned char)params[i])) {
+            cm_buf_addc(&b, params[i++]);
+            continue;
+        }
+        size_t j = i;
+        while (j < len && is_ident((unsigned char)params[j]))
+            j++;
+        int k = 0;
+        while (k < n && !(strlen(names[k]) == j - i && !memcmp(names[k], params + i, j - i)))
+            k++;
+        if (k < n)
+            cm_buf_adds(&b, values[k]);
+        else
+            cm_buf_add(&b, params + i, j - i);
+        i = j;
+    }
+    return cm_buf_steal(&b);
+}
+
+static int visit_template(scan_t *s, int a, int b, int body, void *ctx)
+{
+    template_ctx_t *tc = ctx;
+    int global = -1, close = -1;
+    if (!body || tc->found)
+        return 0;
+    for (int i = a; i < b && global < 0; i++)
+        if (tok_is(&s->toks[i], "__global__"))
+            global = i;
+    /* the last `template <` before it (walk joins a `template <class U>`
+     * function to the declaration after it) */
+    int t = -1;
+    for (int i = a; i + 1 < global; i++)
+        if (tok_is(&s->toks[i], "template") && tok_is(&s->toks[i + 1], "<"))
+            t = i;
+    int open = last_paren(s, a, b, &close);
+    if (t < 0 || open < 1 || close < open || !tok_is(&s->toks[open - 1], tc->name))
+        return 0;
+    a = t;
+    /* template < P, P = default, ... >: each parameter's name and default */
+    char names[16][64], values[16][128];
+    int n = 0, depth = 0, start = a + 2, eq = -1;
+    for (int i = a + 1; i < global; i++) {
+        const token_t *t = &s->toks[i];
+        if (tok_is(t, "<") || tok_is(t, "(")) {
+            depth++;
+            continue;
+        }
+        int end = (tok_is(t, ">") || tok_is(t, ")")) && --depth == 0;
+        if (depth == 1 && tok_is(t, "="))
+            eq = i;
+        if (!end && !(depth == 1 && tok_is(t, ",")))
+            continue;
+        int last = eq >= 0 ? eq : i; /* the name is the last word before '=' */
+        if (last > start && n < 16 && tok_ident(&s->toks[last - 1])) {
+            const token_t *w = &s->toks[last - 1];
+            snprintf(names[n], sizeof names[n], "%.*s", w->len, w->p);
+            values[n][0] = '\0';
+            if (eq >= 0 && eq + 1 < i)
+                tokens_text(s, eq + 1, i, values[n], sizeof values[n]);
+            n++;
+        }
+        start = i + 1;
+        eq = -1;
+        if (end)
+            break;
+    }
+    if (tc->nargs > n) {
+        snprintf(tc->why, tc->why_len, "%s takes %d template argument%s, got %d", tc->name, n,
+                 n == 1 ? "" : "s", tc->nargs);
+        tc->found = -1;
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i < tc->nargs)
+            snprintf(values[i], sizeof values[i], "%s", tc->args[i]);
+        else if (!values[i][0]) {
+            snprintf(tc->why, tc->why_len, "%s takes %d template argument%s, got %d (%s has no "
+                     "default)", tc->name, n, n == 1 ? "" : "s", tc->nargs, names[i]);
+            tc->found = -1;
+            return 0;
+        }
+    }
+    size_t from = s->toks[open].off + 1, to = s->toks[close].off;
+    char *params = substitute(s->text + from, to - from, names, values, n);
+    gpu_kernel_info_t *k = calloc(1, sizeof *k);
+    if (!params || !k || parse_params(params, strlen(params), k)) {
+        free(params);
+        gpu_kernels_free(k, k ? 1 : 0);
+        return -1;
+    }
+    free(params);
+    k->line = s->toks[global].line;
+    tc->out = k;
+    tc->found = 1;
+    return 0;
+}
+
+int gpu_scan_template(const char *src, const char *name, const char *const *args, int nargs,
+                      gpu_kernel_info_t **out, char *why, size_t why_len)
+{
+    scan_t s;
+    template_ctx_t tc = {name, args, nargs, NULL, why, why_len, 0};
+    *out = NULL;
+    if (scan_open(&s, src))
+        return -1;
+    int rc = walk(&s, visit_template, &tc);
+    scan_free(&s);
+    if (rc) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    *out = tc.out;
+    return tc.found;
 }

@@ -357,6 +357,14 @@ static void add_properties(cm_buf_t *out, const char *dir)
     free(text);
 }
 
+static char include_dir[700]; /* the folder of the header used, "" for the subset */
+
+const char *gpu_host_include_dir(void)
+{
+    gpu_host_header(1);
+    return include_dir[0] ? include_dir : NULL;
+}
+
 char *gpu_toolkit_header(char *source, size_t source_len)
 {
     const gpu_cudart_t *rt = gpu_cudart_get(NULL);
@@ -400,7 +408,12 @@ char *gpu_toolkit_header(char *source, size_t source_len)
                       "#define CUDARTAPI\n#define CUDARTAPI_CDECL\n"
                       "#endif\n"
                       "#define __NV_NO_VECTOR_DEPRECATION_DIAG 1\n"
-                      "#define __VECTOR_TYPES_H__\n");
+                      "#define __VECTOR_TYPES_H__\n"
+                      /* make_float4 & co, __half and __nv_bfloat16 are gpuc's
+                       * too: cuda_runtime.h (curand.h) and cublas_api.h
+                       * include NVIDIA's, which are C++ or need nvcc */
+                      "#define __VECTOR_FUNCTIONS_H__\n#define __CUDA_FP16_H__\n"
+                      "#define __CUDA_BF16_H__\n");
     cm_buf_addf(&out, "#include \"%s\"\n#include <string.h>\n", path);
     for (int i = 0; gpuc_names[i]; i++) /* gpuc's macros (gpu_header.c) replace them */
         if (strcmp(gpuc_names[i], "cudaGetDeviceProperties") != 0)
@@ -409,6 +422,7 @@ char *gpu_toolkit_header(char *source, size_t source_len)
     add_api_macros(&out, api);
     add_properties(&out, dir);
     free(api);
+    snprintf(include_dir, sizeof include_dir, "%s", dir);
     snprintf(source, source_len, "CUDA %d.%d's cuda_runtime_api.h (%s)", rt->version / 1000,
              rt->version % 1000 / 10, dir);
     return cm_buf_steal(&out);

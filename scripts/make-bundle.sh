@@ -11,7 +11,9 @@
 #   lib/*.so.*        libzmq, libsodium, libjansson and what they pull in
 #   lib/gpuc/tcc/     libtcc1.a and TCC's include/ (found beside bin/gpuc)
 # and OUT_DIR/gpuc-VERSION.tar.gz. CUDA is not bundled: gpuc dlopens the
-# node's libcuda, NVRTC, libcudart and cuBLAS at run time.
+# node's libcuda, NVRTC, libcudart and cuBLAS at run time, and cuRAND, cuFFT
+# and cuSPARSE for host cells that name them, whose headers come from the
+# node's toolkit (docs/gpu.md, "Relocatable bundle").
 set -euo pipefail
 build=${1:?usage: make-bundle.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: make-bundle.sh BUILD_DIR OUT_DIR}
@@ -46,8 +48,9 @@ gpuc $version, a relocatable bundle (Linux x86-64, glibc 2.36 or newer).
   bin/gpuc install --user                       # the Jupyter kernelspec
 
 Move the folder anywhere: bin/gpuc finds lib/ beside it. GPU work uses the
-node's NVIDIA driver and CUDA 13 or 12 (libcuda.so.1, libnvrtc, libcudart),
-loaded at run time; without them host C cells still run.
+node's NVIDIA driver and CUDA 13 or 12 (libcuda.so.1, libnvrtc, libcudart;
+libcublas, libcurand, libcufft, libcusparse and their headers for host cells
+that use them), loaded at run time; without them host C cells still run.
 TXT
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
 echo "bundle: $dest ($(du -sh "$dest" | cut -f1)), $out/$name.tar.gz"

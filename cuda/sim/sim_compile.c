@@ -283,6 +283,21 @@ static int check_static_shared(sim_entry_fn first, int nkernels, const char *con
     return rc;
 }
 
+/* The C name of kernel name's entry point (suffix "entry" or "sizes"):
+ * `__gpuc_entry_saxpy`; a template instance's other characters as hex
+ * (`scale<float>` is `__gpuc_entry_t_scale_3cfloat_3e`). */
+static void entry_symbol(const char *suffix, const char *name, char *buf, size_t len)
+{
+    int plain = 1;
+    for (const char *p = name; *p; p++)
+        plain &= isalnum((unsigned char)*p) || *p == '_';
+    size_t n = (size_t)snprintf(buf, len, "__gpuc_%s_%s", suffix, plain ? name : "t_");
+    for (const char *p = name; !plain && *p && n + 4 < len; p++)
+        n += (size_t)(isalnum((unsigned char)*p) || *p == '_'
+                          ? snprintf(buf + n, len - n, "%c", *p)
+                          : snprintf(buf + n, len - n, "_%02x", (unsigned char)*p));
+}
+
 int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
                         const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
                         int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
@@ -296,13 +311,18 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     cm_buf_adds(&src, sim_prelude);
     rewrite_source(source, &src);
     cm_buf_adds(&src, "#line 1 \"gpuc-entries\"\n");
-    for (int i = 0; i < nkernels; i++)
+    for (int i = 0; i < nkernels; i++) {
+        char entry[300], sizes_fn[300];
+        entry_symbol("entry", names[i], entry, sizeof entry);
+        entry_symbol("sizes", names[i], sizes_fn, sizeof sizes_fn);
+        /* (name) in parentheses: a template instance's commas stay inside */
         cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread)) "
-                          "void __gpuc_entry_%s(void **a) { __gpuc_call(%s, a); }\n"
+                          "void %s(void **a) { __gpuc_call((%s), a); }\n"
                           "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread)) "
-                          "int __gpuc_sizes_%s(unsigned long *s, int max) "
-                          "{ return __gpuc_param_sizes(%s, s, max); }\n",
-                    names[i], names[i], names[i], names[i]);
+                          "int %s(unsigned long *s, int max) "
+                          "{ return __gpuc_param_sizes((%s), s, max); }\n",
+                    entry, names[i], sizes_fn, names[i]);
+    }
     for (int i = 0; i < nvars; i++) /* where each variable is, and its size */
         cm_buf_addf(&src, "extern \"C\" __attribute__((visibility(\"default\"))) void *"
                           "__gpuc_var_%s(unsigned long *n) { *n = sizeof %s; return (void *)&%s; }\n",
@@ -341,12 +361,12 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     *shared = lo && hi > lo ? lo : NULL;
     *shared_bytes = lo && hi > lo ? (size_t)(hi - lo) : 0;
     for (int i = 0; i < nkernels; i++) {
-        char sym[200];
-        snprintf(sym, sizeof sym, "__gpuc_entry_%s", names[i]);
+        char sym[300];
+        entry_symbol("entry", names[i], sym, sizeof sym);
         entries[i] = (sim_entry_fn)cm_jit_symbol(r.handle, sym, err);
         if (!entries[i])
             return -1;
-        snprintf(sym, sizeof sym, "__gpuc_sizes_%s", names[i]);
+        entry_symbol("sizes", names[i], sym, sizeof sym);
         if (sizes && !(sizes[i] = (sim_sizes_fn)cm_jit_symbol(r.handle, sym, err)))
             return -1;
     }

@@ -73,6 +73,25 @@
        void *stream, int nargs, void **args, const unsigned long long *sizes,                 \
        const char *kinds, const char **types, int cell, int line),                            \
       rt_gpu_launch)                                                                          \
+    /* the runtime functions that take a kernel (rt_gpu_func.c) */                            \
+    X(int, __gpuc_func_get_attributes, (void *attr, size_t size, const void *func),           \
+      rt_gpu_func_attributes)                                                                 \
+    X(int, __gpuc_func_set_attribute, (const void *func, int attr, int value),                \
+      rt_gpu_func_set_attribute)                                                              \
+    X(int, __gpuc_func_set_cache_config, (const void *func, int config),                      \
+      rt_gpu_func_set_cache_config)                                                           \
+    X(int, __gpuc_occupancy_blocks, (int *n, const void *func, int block, size_t shared),     \
+      rt_gpu_occupancy_blocks)                                                                \
+    X(int, __gpuc_occupancy_block_size,                                                       \
+      (int *min_grid, int *block, const void *func, size_t shared, int limit),               \
+      rt_gpu_occupancy_block_size)                                                            \
+    X(const void *, __gpuc_kernel_handle, (const char *name, int cell, int line),             \
+      rt_gpu_kernel_handle)                                                                   \
+    X(int, __gpuc_launch_kernel,                                                              \
+      (const void *func, const void *grid, int grid_is_dim3, unsigned grid_size,              \
+       const void *block, int block_is_dim3, unsigned block_size, void **args,                \
+       unsigned long long shared, void *stream, int cooperative, int line),                  \
+      rt_gpu_launch_kernel)                                                                   \
     /* device arrays (runtime/array/ga_api.h, docs/arrays.md) */                              \
     X(ga_t, ga_empty_n, (int dtype, int ndim, const long long *dims), ga_api_empty)           \
     X(ga_t, ga_zeros_n, (int dtype, int ndim, const long long *dims), ga_api_zeros)           \

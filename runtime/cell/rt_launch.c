@@ -79,16 +79,55 @@ static void add_newlines(cm_buf_t *b, const char *src, size_t from, size_t to)
 
 #define MAX_ARGS 64
 
-/* name<<<config>>>(args): toks[i] is the name. Returns the index after the
- * closing ')' with the call appended to out, or 0 when it is not a launch. */
+/* The token after a template instance's arguments when toks[i] is a name
+ * followed by `<...>` (`scale<float>`, `tile<float, 16>`), else i + 1. */
+static size_t after_template_args(const char *src, const rt_tok_t *toks, size_t n, size_t i)
+{
+    if (i + 1 >= n || !rt_tok_punct(src, &toks[i + 1], "<"))
+        return i + 1;
+    int depth = 0;
+    for (size_t k = i + 1; k < n; k++) {
+        if (rt_tok_punct(src, &toks[k], "<"))
+            depth++;
+        else if (rt_tok_punct(src, &toks[k], ">"))
+            depth--;
+        else if (rt_tok_punct(src, &toks[k], ">>"))
+            depth -= 2;
+        else if (rt_tok_punct(src, &toks[k], ";") || rt_tok_punct(src, &toks[k], "{") ||
+                 rt_tok_punct(src, &toks[k], "}") || depth < 0)
+            return i + 1;
+        if (depth == 0)
+            return k + 1;
+    }
+    return i + 1;
+}
+
+/* The kernel's name, toks[i, end): a template instance's tokens with a
+ * blank only between two words ("tile<float,16>"). */
+static void add_kernel_name(cm_buf_t *out, const char *src, const rt_tok_t *toks, size_t i,
+                            size_t end)
+{
+    for (size_t k = i; k < end; k++) {
+        int word = toks[k].kind == RT_TOK_IDENT || toks[k].kind == RT_TOK_NUMBER;
+        if (k > i && word && (toks[k - 1].kind == RT_TOK_IDENT || toks[k - 1].kind == RT_TOK_NUMBER))
+            cm_buf_addc(out, ' ');
+        cm_buf_add(out, src + toks[k].start, toks[k].len);
+    }
+}
+
+/* name<<<config>>>(args), or name<targs><<<config>>>(args): toks[i] is the
+ * name. Returns the index after the closing ')' with the call appended to
+ * out, or 0 when it is not a launch. */
 static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, size_t i, int cell,
                              cm_buf_t *out)
 {
-    if (i + 2 >= n || !rt_tok_punct(src, &toks[i + 1], "<<") || !rt_tok_punct(src, &toks[i + 2], "<"))
+    size_t open = after_template_args(src, toks, n, i); /* the "<<" of "<<<" */
+    if (open + 1 >= n || !rt_tok_punct(src, &toks[open], "<<") ||
+        !rt_tok_punct(src, &toks[open + 1], "<"))
         return 0;
     size_t close = n; /* the ">>" of ">>>" at bracket depth 0 */
     int depth = 0;
-    for (size_t k = i + 3; k + 1 < n; k++) {
+    for (size_t k = open + 2; k + 1 < n; k++) {
         if (rt_tok_punct(src, &toks[k], "(") || rt_tok_punct(src, &toks[k], "["))
             depth++;
         else if (rt_tok_punct(src, &toks[k], ")") || rt_tok_punct(src, &toks[k], "]"))
@@ -105,7 +144,7 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
     if (end >= n)
         return 0;
     span_t config[4], args[MAX_ARGS];
-    int nconfig = split_args(src, toks, i + 3, close, config, 4);
+    int nconfig = split_args(src, toks, open + 2, close, config, 4);
     int nargs = split_args(src, toks, paren + 1, end, args, MAX_ARGS);
     if (nconfig < 2 || nconfig > 4 || nargs > MAX_ARGS)
         return 0; /* TCC reports the syntax */
@@ -130,10 +169,11 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
         add_text(out, src, args[a].from, args[a].to);
         cm_buf_adds(out, "); ");
     }
-    cm_buf_addf(out, "__gpuc_launch(\"%.*s\", &__gpuc_grid, __gpuc_is_dim3(__gpuc_grid), "
+    cm_buf_adds(out, "__gpuc_launch(\"");
+    add_kernel_name(out, src, toks, i, open);
+    cm_buf_adds(out, "\", &__gpuc_grid, __gpuc_is_dim3(__gpuc_grid), "
                      "sizeof __gpuc_grid, &__gpuc_block, __gpuc_is_dim3(__gpuc_block), "
-                     "sizeof __gpuc_block, ",
-                (int)toks[i].len, src + toks[i].start);
+                     "sizeof __gpuc_block, ");
     if (nconfig > 2)
         add_text(out, src, config[2].from, config[2].to);
     else
@@ -158,6 +198,27 @@ static size_t rewrite_launch(const char *src, const rt_tok_t *toks, size_t n, si
     cm_buf_addf(out, "0}, %d, %d); })", cell, toks[i].line);
     add_newlines(out, src, toks[i].start, toks[end].start);
     return end + 1;
+}
+
+/* A template kernel's instance as a value (`cudaFuncGetAttributes(&a,
+ * scale<float>)`): its handle, the instance made when the cell runs.
+ * toks[i] is the name. The index after the instance, or 0 when it is not
+ * one. */
+static size_t rewrite_instance(const char *src, const rt_tok_t *toks, size_t n, size_t i,
+                               int cell, cm_buf_t *out)
+{
+    size_t end = after_template_args(src, toks, n, i);
+    if (end == i + 1)
+        return 0;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)toks[i].len, src + toks[i].start);
+    if (!gpu_kernel_is_template(name))
+        return 0;
+    cm_buf_adds(out, "__gpuc_kernel_handle(\"");
+    add_kernel_name(out, src, toks, i, end);
+    cm_buf_addf(out, "\", %d, %d)", cell, toks[i].line);
+    add_newlines(out, src, toks[i].start, toks[end - 1].start);
+    return end;
 }
 
 /* dim3 name(x, y) -> dim3 name = {x, y, 1}; dim3(x) -> ((dim3){x, 1, 1}).
@@ -216,8 +277,8 @@ static char *rewrite_pass(const char *code, int cell, int launches)
         if (toks[i].kind == RT_TOK_IDENT && !prev_member) {
             if (!launches && rt_tok_is(code, &toks[i], "dim3"))
                 next = rewrite_dim3(code, toks, n, i, &piece);
-            else if (launches)
-                next = rewrite_launch(code, toks, n, i, cell, &piece);
+            else if (launches && !(next = rewrite_launch(code, toks, n, i, cell, &piece)))
+                next = rewrite_instance(code, toks, n, i, cell, &piece);
         }
         if (!next) {
             cm_buf_free(&piece);

@@ -40,12 +40,23 @@ static int has_key(const rt_entry_t *e, const char *key)
     return 0;
 }
 
+/* An #include key: the same header included again stays where it was
+ * first included (earlier cells' declarations use its types; its guard
+ * makes the second a no-op), rather than moving after them. */
+static int is_include(const char *key)
+{
+    if (*key++ != '#')
+        return 0;
+    key += strspn(key, " \t");
+    return strncmp(key, "include", 7) == 0;
+}
+
 void rt_prelude_exclude(const rt_prelude_t *p, char *const *keys, size_t nkeys, char *excluded)
 {
     memset(excluded, 0, p->n);
     for (size_t i = 0; i < p->n; i++)
         for (size_t k = 0; k < nkeys && !excluded[i]; k++)
-            if (has_key(&p->v[i], keys[k]))
+            if (has_key(&p->v[i], keys[k]) && !is_include(keys[k]))
                 excluded[i] = 1;
     /* entries written with a type that goes away go with it */
     for (int changed = 1; changed;) {
@@ -118,6 +129,8 @@ static void add_use(void *ctx, const char *name, size_t len)
 void rt_prelude_add(rt_prelude_t *p, rt_entry_kind_t kind, const char *text, char *const *keys,
                     size_t nkeys, int cell)
 {
+    if (nkeys == 1 && is_include(keys[0]) && rt_prelude_find(p, keys[0]))
+        return; /* included already: it stays where it is */
     /* an entry of the same cell declaring the same key (a prototype, then
      * the definition) is replaced by the later one */
     for (size_t i = 0; i < p->n; i++) {

@@ -38,7 +38,9 @@ typedef struct rt_prelude {
 } rt_prelude_t;
 
 /* Marks in excluded[0..p->n) the entries declaring one of keys, and those
- * that use a type declared by a marked entry. excluded is caller-owned. */
+ * that use a type declared by a marked entry (an #include of one of keys
+ * is not marked: a header included again stays where it first was).
+ * excluded is caller-owned. */
 void rt_prelude_exclude(const rt_prelude_t *p, char *const *keys, size_t nkeys, char *excluded);
 
 /* Appends the entries not excluded to out (excluded may be NULL). */
@@ -50,7 +52,8 @@ void rt_prelude_macros(const rt_prelude_t *p, cm_buf_t *out);
 /* Removes the excluded entries (after a cell that replaced them ran). */
 void rt_prelude_remove(rt_prelude_t *p, const char *excluded);
 
-/* Appends an entry made of copies of text and keys. */
+/* Appends an entry made of copies of text and keys; an #include the
+ * prelude has already is not added again. */
 void rt_prelude_add(rt_prelude_t *p, rt_entry_kind_t kind, const char *text, char *const *keys,
                     size_t nkeys, int cell);
 

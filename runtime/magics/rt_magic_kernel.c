@@ -62,6 +62,28 @@ static void declare_variables(rt_session_t *s, const gpu_cell_t *gc)
     }
 }
 
+/* Makes the kernels of a compiled cell values in host cells, as an nvcc
+ * program's kernels are: each name is bound to the kernel's handle
+ * (cuda/gpu_func.c), which cudaFuncGetAttributes, cudaLaunchKernel & co.
+ * take. A name a host cell defines stays the host cell's. */
+static void declare_kernels(rt_session_t *s, const gpu_cell_t *gc)
+{
+    for (int i = 0; i < gc->nkernels; i++) {
+        const char *name = gc->kernels[i].name;
+        const void *handle = gpu_kernel_handle(name);
+        void *now = rt_session_symbol(s, name);
+        if (!handle || (now && now != handle))
+            continue;
+        rt_session_define(s, name, (void *)handle, gc->cell, 0);
+        char decl[200];
+        rt_error_t e = {0};
+        snprintf(decl, sizeof decl, "extern const char %s[];", name);
+        if (rt_session_run_text(s, decl, gc->cell, &e) != 0)
+            fprintf(stderr, "note: kernel %s cannot be named in host cells (%s)\n", name,
+                    e.message);
+    }
+}
+
 /* Compiles device source (the cell's own lines) and says how it went. */
 static int compile_device(rt_session_t *s, const char *src, const char *options, int cell,
                           rt_error_t *err)
@@ -97,6 +119,7 @@ static int compile_device(rt_session_t *s, const char *src, const char *options,
             printf("\n");
         cm_buf_free(&names);
         declare_variables(s, gc);
+        declare_kernels(s, gc);
     }
     gpu_cell_free(gc);
     return rc == 0 ? 0 : -1;

@@ -12,6 +12,7 @@
 #include "rt_array_pictures.h"
 #include "rt_arrays.h"
 #include "rt_display.h"
+#include "rt_gpu_func.h"
 #include "rt_gpu_host.h"
 #include "rt_protect.h"
 #include "rt_result.h"

@@ -96,9 +96,9 @@ static void compile_error(const char *code, int cell, const rt_diag_t *diags, si
             rt_error_add_source(&e, src, len, col);
         } else {
             char head[CM_ERROR_TEXT];
-            if (strstr(d->msg, "undefined symbol 'cuda") && rt_gpu_runtime_note()[0])
-                snprintf(head, sizeof head, "cell %d: error: %s (%s)", cell, d->msg,
-                         rt_gpu_runtime_note());
+            const char *note = rt_gpu_link_note(d->msg);
+            if (note)
+                snprintf(head, sizeof head, "cell %d: error: %s (%s)", cell, d->msg, note);
             else if (strstr(d->msg, "undefined symbol"))
                 snprintf(head, sizeof head,
                          "cell %d: error: %s (declared but never defined: a missing function "
@@ -344,7 +344,10 @@ rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, r
     if (macros.len || strstr(c, "#define"))
         expanded = rt_expand_cell(s->libdir, cm_buf_str(&macros), c, rt_session_is_type, s);
     cm_buf_free(&macros);
+    s->cell_includes = rt_session_cell_includes(s, code); /* its types, for the plan */
     rt_tcc_t *t = compile_code(s, code, expanded ? expanded : c, cell, plan, error);
+    free(s->cell_includes);
+    s->cell_includes = NULL;
     free(expanded);
     free(launches);
     return t;

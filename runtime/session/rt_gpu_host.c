@@ -26,9 +26,7 @@ static char runtime_note[CM_ERROR_TEXT + 64];
 
 /* ---- launches from host cells ----------------------------------------- */
 
-/* A grid or block as the cell gave it: a dim3, or an integer of `size`
- * bytes (x only). */
-static void read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
+void rt_gpu_read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
 {
     if (is_dim3) {
         const dim3_t *d = v;
@@ -47,7 +45,7 @@ static void read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3])
  * take ends the cell. */
 static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, int line)
 {
-    char msg[CM_ERROR_TEXT + 256];
+    char msg[CM_ERROR_TEXT + 512];
     cm_error_t err = {0};
     if (ga_array_check(a, &err) != 0) {
         snprintf(msg, sizeof msg, "cell %d, line %d: argument %d of %s: %s", cell, line, i + 1,
@@ -167,9 +165,13 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
                   int cell, int line)
 {
     cm_error_t err = {0};
+    char instance[256]; /* a template kernel's instance is compiled at its first launch */
+    if (gpu_kernel_instance(kernel, instance, sizeof instance, cell, line, &err) != 0)
+        rt_protect_raise(err.code == GPU_E_COMPILE ? "CudaCompileError" : "LaunchError", err.text);
+    kernel = instance;
     unsigned g[3], b[3];
-    read_dim(grid, grid_is_dim3, grid_size, g);
-    read_dim(block, block_is_dim3, block_size, b);
+    rt_gpu_read_dim(grid, grid_is_dim3, grid_size, g);
+    rt_gpu_read_dim(block, block_is_dim3, block_size, b);
     size_t sz[64];
     void *ptrs[64], *argv[64];
     unsigned char converted[64][16];
@@ -410,9 +412,26 @@ int rt_gpu_symbol_size(size_t *size, const char *name)
     return find_symbol("cudaGetSymbolSize", name, &addr, size);
 }
 
+/* Once per library: on the simulator, CUDA's libraries still want a GPU. */
+static void note_simulated(unsigned fresh)
+{
+    for (int i = 0; fresh && gpu_hostlib_name(i); i++)
+        if (fresh & (1u << i) && gpu_simulating())
+            fprintf(stderr,
+                    "note: %s needs a GPU; cells run on the CUDA simulator now, whose memory "
+                    "it cannot use (without a GPU its calls return an error status%s)\n",
+                    gpu_hostlib_name(i),
+                    strcmp(gpu_hostlib_name(i), "cuRAND") == 0
+                        ? "; curandCreateGeneratorHost works on the CPU"
+                        : "");
+}
+
 void rt_gpu_prepare_host(const char *code, int cell)
 {
     current_cell = cell;
+    unsigned fresh = 0;
+    if (gpu_hostlibs_load(code, &fresh))
+        note_simulated(fresh);
     if (!strstr(code, "cuda") && !strstr(code, "<<<"))
         return;
     cm_error_t err = {0};
@@ -424,9 +443,15 @@ void rt_gpu_prepare_host(const char *code, int cell)
              "the CUDA runtime cannot be used here: %s", err.text);
 }
 
-const char *rt_gpu_runtime_note(void)
+const char *rt_gpu_link_note(const char *message)
 {
-    return runtime_note;
+    const char *q = strstr(message, "undefined symbol '");
+    if (!q)
+        return NULL;
+    q += strlen("undefined symbol '");
+    if (strncmp(q, "cuda", 4) == 0)
+        return runtime_note[0] ? runtime_note : NULL;
+    return gpu_hostlibs_missing(q);
 }
 
 int rt_gpu_after_cell(int cell, rt_error_t *error)
@@ -477,6 +502,17 @@ void rt_gpu_interrupted(rt_error_t *error, int cell)
                     "variables are kept.",
                     where, name, at_cell, line);
     error->cell = error->line = 0;
+}
+
+void rt_gpu_note_launch(void)
+{
+    launched++;
+    launches++;
+}
+
+int rt_gpu_current_cell(void)
+{
+    return current_cell;
 }
 
 unsigned long rt_gpu_launch_count(void)

@@ -61,13 +61,26 @@ void rt_gpu_stopped(rt_error_t *err, const void *ip);
  * timing magics compare counts to tell whether code ran GPU work). */
 unsigned long rt_gpu_launch_count(void);
 
+/* A grid or block as a cell gave it: a dim3 (is_dim3), or an integer of
+ * size bytes (x only), into out. */
+void rt_gpu_read_dim(const void *v, int is_dim3, unsigned size, unsigned out[3]);
+
+/* A kernel launched by other means than a launch (cudaLaunchKernel): the
+ * cell waits for it at its end. */
+void rt_gpu_note_launch(void);
+
+/* The cell running now (for messages). */
+int rt_gpu_current_cell(void);
+
 /* Non-zero once the GPU context is lost (a sticky error): the executor
  * must be replaced after its reply. */
 int rt_gpu_context_lost(void);
 
-/* A note for a link error about a missing cuda* symbol: why the CUDA
- * runtime is not there. Static; "" when it is. */
-const char *rt_gpu_runtime_note(void);
+/* A note for a link error (message: "undefined symbol 'cudaMalloc'"):
+ * why the library that would define the symbol is not there (the CUDA
+ * runtime for cuda*, cuBLAS for cublas*...). Static; NULL when there is
+ * none to give. */
+const char *rt_gpu_link_note(const char *message);
 
 /* cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize and
  * cudaMemcpy as host cells call them (macros of the CUDA header): on a GPU

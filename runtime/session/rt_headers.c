@@ -33,8 +33,8 @@ char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *c
     for (size_t i = 0; i < s->prelude.n; i++) {
         const rt_entry_t *e = &s->prelude.v[i];
         if (!(excluded && excluded[i]) && e->kind == RT_ENTRY_DIRECTIVE &&
-            directive_is(e->text, "include")) {
-            last = i;
+            (s->cell_includes || directive_is(e->text, "include"))) {
+            last = i; /* with a cell's own includes after them: all directives */
             any = 1;
         }
     }
@@ -54,7 +54,34 @@ char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *c
         if (consumed)
             consumed[i] = 1;
     }
+    if (s->cell_includes)
+        cm_buf_adds(&key, s->cell_includes);
     return cm_buf_steal(&key);
+}
+
+char *rt_session_cell_includes(const rt_session_t *s, const char *code)
+{
+    if (!strstr(code, "include"))
+        return NULL;
+    cm_buf_t out = {0};
+    for (const char *p = code; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        while (n && (*p == ' ' || *p == '\t'))
+            p++, n--;
+        while (n && isspace((unsigned char)p[n - 1]))
+            n--;
+        if (n && directive_is(p, "include")) {
+            char *line = cm_strndup(p, n);
+            if (!rt_prelude_find(&s->prelude, line)) {
+                cm_buf_adds(&out, line);
+                cm_buf_addc(&out, '\n');
+            }
+            free(line);
+        }
+        p = end ? end + 1 : p + n;
+    }
+    return out.len ? cm_buf_steal(&out) : (cm_buf_free(&out), NULL);
 }
 
 rt_shake_t *rt_session_shaker(rt_session_t *s, const char *key)

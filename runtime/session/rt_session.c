@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cm_buf.h"
+#include "gpu.h"
 #include "gpuc_config.h"
 #include "rt_arrays.h"
 #include "rt_display.h"
@@ -158,16 +160,26 @@ const char *rt_session_header(const rt_session_t *s)
 
 void rt_session_note_code(rt_session_t *s, const char *code)
 {
-    if (s->cuda_toolkit || (!strstr(code, "cuda") && !strstr(code, "CUDA")))
+    if (s->cuda_toolkit ||
+        (!strstr(code, "cuda") && !strstr(code, "CUDA") && !gpu_hostlibs_named(code)))
         return;
     s->cuda_toolkit = 1;
-    s->generation++; /* cells compile against another gpuc.h from now on */
+    /* cells compile against another gpuc.h from now on, with the toolkit's
+     * include folder (cublas_v2.h & co) searched after the system's */
+    rt_session_options_changed(s);
 }
 
 void rt_session_options_changed(rt_session_t *s)
 {
     s->generation++;
     char *cflags = rt_options_cflags_text(&s->options);
+    const char *cuda = s->cuda_toolkit ? gpu_host_include_dir() : NULL;
+    if (cuda) {
+        cm_buf_t b = {0};
+        cm_buf_addf(&b, "%s%s-isystem %s", cflags ? cflags : "", cflags ? " " : "", cuda);
+        free(cflags);
+        cflags = cm_buf_steal(&b);
+    }
     rt_tcc_set_extra(cflags, s->options.lib_paths.v, s->options.lib_paths.n);
     free(cflags);
     /* the headers are preprocessed again with the new options */

@@ -58,6 +58,8 @@ struct rt_session {
     rt_options_t options;     /* %cflags and %lib */
     rt_value_t result;        /* the last run's final expression (text NULL: none) */
     int cuda_toolkit;         /* a cell named CUDA: cells compile against NVIDIA's header */
+    char *cell_includes;      /* while a cell is planned: its #include lines the prelude
+                               * lacks, so that its declarations see their types */
     json_t *payload;          /* the cell's payloads for its execute_reply (NULL: none) */
 };
 
@@ -85,6 +87,14 @@ int rt_session_is_type(void *ctx, const char *name, size_t len);
  * excluded (may be NULL); marks the lines used in consumed (may be NULL).
  * A new string, or NULL when the prelude cannot be shaken (a #pragma). */
 char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *consumed);
+
+/* The #include lines of code that the prelude does not hold yet, each
+ * with its newline (a new string), or NULL when there are none. While
+ * s->cell_includes holds them, rt_session_header_key adds them after the
+ * whole prelude's directives: a cell that includes a header and declares
+ * `cublasHandle_t h;` in one go is planned knowing the header's types, and
+ * the shaker made for it is the one the next cell uses. */
+char *rt_session_cell_includes(const rt_session_t *s, const char *code);
 
 /* The shaker for the headers text key, made (and preprocessed) when they
  * changed; kept in the session. NULL when they cannot be preprocessed. */

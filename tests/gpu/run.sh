@@ -9,6 +9,37 @@ mkdir -p "$out"
 fail=0
 check() { if [ "$1" -eq 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
 
+# Runs tests/gpu/NAME.ipynb and checks it (notebook_passes NAME [--error
+# ENAME TEXT] PASS...): its PASS lines are, in order, the ones given (each
+# compared up to a " (" that adds figures); no cell warned on stderr; and no
+# cell failed, or with --error exactly one, of ename ENAME with TEXT in its
+# text. Prints PASS/FAIL "NAME notebook".
+notebook_passes() {
+    local name=$1; shift
+    local ename="" etext=""
+    if [ "${1:-}" = --error ]; then ename=$2; etext=$3; shift 3; fi
+    "$bin/gpuc" run --allow-errors "tests/gpu/$name.ipynb" -o "$out/$name.ipynb" 2> "$out/$name.log"
+    local rc=$?; cat "$out/$name.log"
+    python3 - "$out/$name.ipynb" "$ename" "$etext" "$@" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+ename, etext, want = sys.argv[2], sys.argv[3], sys.argv[4:]
+def text(name):
+    return "".join(o.get("text", "") for c in cells for o in c["outputs"]
+                   if o["output_type"] == "stream" and o["name"] == name)
+out, err = text("stdout"), text("stderr")
+errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+print(out, err, [e["ename"] + ": " + e["evalue"] for e in errors])
+passes = [l.split(" (")[0] for l in out.splitlines() if l.startswith("PASS ")]
+if ename:
+    errors_ok = len(errors) == 1 and errors[0]["ename"] == ename and etext in errors[0]["evalue"]
+else:
+    errors_ok = not errors
+sys.exit(0 if passes == want and errors_ok and "warning" not in err else 1)
+PY
+    check $? "$name notebook (gpuc run rc $rc)"
+}
+
 "$bin/gpu_smoke" > "$out/smoke.txt" 2>&1; check $? "gpu_smoke"; cat "$out/smoke.txt"
 
 # random numbers against the CPU backend bit for bit, matmul against OpenBLAS
@@ -112,19 +143,9 @@ check $? "a %%cuda cell holding a whole program runs it (gpuc run rc $rc)"
 # C++ host code as courses write it (iostream, new/delete, std::vector, a
 # class owning device memory), compiled by g++: a .cu-style cell with main()
 # and kernels launched from C++ cells; C and C++ cells call each other
-"$bin/gpuc" run tests/gpu/cpp_host.ipynb -o "$out/cpp_host.ipynb" 2> "$out/cpp_host.log"
-rc=$?; cat "$out/cpp_host.log"
-python3 - "$out/cpp_host.ipynb" <<'PY'
-import json, sys
-nb = json.load(open(sys.argv[1]))
-text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
-               if o["output_type"] == "stream" and o["name"] == "stdout")
-print(text)
-passes = [l for l in text.splitlines() if l.startswith("PASS")]
-ok = "compiled as C++" in text and "Max error: 0\n" in text and len(passes) == 5
-sys.exit(0 if ok and "corners 999398" in text else 1)
-PY
-check $? "C++ host cells (gpuc run rc $rc)"
+notebook_passes cpp_host "PASS add program" "PASS saxpy from C++, max 199" \
+    "PASS sorted 100000 results" "PASS 2-D launch from a C++ class, corners 999398" \
+    "PASS C function from C++: 41" "PASS C++ function from C"
 
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
@@ -199,39 +220,30 @@ check $rc "device symbols notebook"
 
 # any kernel parameter type (issue 12): structs, vector types, __half; the
 # by-value struct's size checked against the driver's (cuFuncGetParamInfo)
-"$bin/gpuc" run --allow-errors tests/gpu/params.ipynb -o "$out/params.ipynb" 2> "$out/params.log"
-cat "$out/params.log"
-python3 - "$out/params.ipynb" <<'PY'
-import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
-text = "".join(o.get("text", "") for c in cells for o in c["outputs"] if o["output_type"] == "stream")
-errors = [o for c in cells for o in c["outputs"] if o["output_type"] == "error"]
-print(text)
-passes = [l for l in text.splitlines() if l.startswith("PASS ")]
-ok = passes == ["PASS struct by value", "PASS vector types", "PASS __half"]
-ok = ok and len(errors) == 1 and errors[0]["ename"] == "LaunchError" and \
-    "argument 1 of apply is Params q (80 bytes), got a 48-byte value" in errors[0]["evalue"]
-print([e["evalue"] for e in errors])
-sys.exit(0 if ok else 1)
-PY
-check $? "kernel parameter types notebook"
+notebook_passes params --error LaunchError "argument 1 of apply is Params q (80 bytes), got a 48-byte value" \
+    "PASS struct by value" "PASS vector types" "PASS __half"
+
+# template kernels launched by instance, and the runtime functions that take
+# a kernel: attributes, occupancy, cudaLaunchKernel (issue 12)
+notebook_passes templates --error CudaCompileError "line 2: scale<Pair> cannot be instantiated" \
+    "PASS template instances float, double, int" "PASS non-type template arguments" \
+    "PASS instance launch cost" "PASS cudaFuncGetAttributes" "PASS occupancy" \
+    "PASS cudaFuncSetAttribute" "PASS cudaLaunchKernel and cudaLaunchCooperativeKernel" \
+    "PASS not a kernel"
 
 # NVIDIA's runtime API in host cells (issue 12): defaults, void ** casts,
 # the real cudaDeviceProp, functions beyond gpuc's subset; no warnings
-"$bin/gpuc" run tests/gpu/runtime.ipynb -o "$out/runtime.ipynb" 2> "$out/runtime.log"
-rc=$?; cat "$out/runtime.log"
-python3 - "$out/runtime.ipynb" <<'PY'
-import json, sys
-cells = json.load(open(sys.argv[1]))["cells"]
-out = "".join(o.get("text", "") for c in cells for o in c["outputs"]
-              if o["output_type"] == "stream" and o["name"] == "stdout")
-err = "".join(o.get("text", "") for c in cells for o in c["outputs"]
-              if o["output_type"] == "stream" and o["name"] == "stderr")
-print(out, err)
-passes = [l for l in out.splitlines() if l.startswith("PASS ")]
-sys.exit(0 if len(passes) == 4 and "warning" not in err else 1)
-PY
-check $? "runtime API notebook (gpuc run rc $rc)"
+notebook_passes runtime "PASS managed memory, events, streams with defaults" \
+    "PASS pitched memory and cudaMemcpy2DAsync without a stream" "PASS the real cudaDeviceProp" \
+    "PASS cleanup"
+
+# CUDA's libraries from host cells as courses write them (issue 12): cuBLAS
+# SGEMM with a known answer, cuRAND uniform and normal statistics, a cuFFT
+# round trip, a cuSPARSE SpMV; each cell aborts on a wrong answer
+notebook_passes cuda_libraries "PASS cublasSgemm 2x2 and 64x48x32" \
+    "PASS curandGenerateUniform and curandGenerateNormal statistics" \
+    "PASS cufftExecC2C forward and inverse round trip" "PASS cusparseSpMV with a CSR matrix" \
+    "PASS cleanup"
 
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \

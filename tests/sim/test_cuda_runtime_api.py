@@ -11,7 +11,7 @@ import os
 import numpy as np
 import pytest
 
-from kernel_util import execute, execute_ok, start_kernel, stop_kernel
+from kernel_util import execute, execute_ok
 
 COURSE = """
 cudaEvent_t start, stop;
@@ -108,16 +108,9 @@ def test_wrong_calls_are_compile_errors_and_keep_the_session(kc):
     assert run.stream().strip() == "5"
 
 
-@pytest.fixture
-def subset_kernel(monkeypatch):
-    monkeypatch.setenv("GPUC_CUDA_INCLUDE", "none")
-    km, kc = start_kernel("gpuc")
-    yield kc
-    stop_kernel(km, kc)
-
-
-def test_without_the_toolkit_header_the_subset_serves_course_code(subset_kernel):
-    kc = subset_kernel
+@pytest.mark.parametrize("kernel_with_env", [{"GPUC_CUDA_INCLUDE": "none"}], indirect=True)
+def test_without_the_toolkit_header_the_subset_serves_course_code(kernel_with_env):
+    kc = kernel_with_env
     execute_ok(kc, "%device cpu")
     execute_ok(kc, KERNEL)
     check_course_output(execute_ok(kc, COURSE))

@@ -86,6 +86,42 @@ static void test_scanner(void)
     CHECK_STR(p.decl, "float *x");
 }
 
+static void test_template_scanner(void)
+{
+    const char *src = "struct P { int a; };\n"
+                      "template <typename T, int N = 4>\n"
+                      "__global__ void tile(T *x, T a, const T (&w)[N], int n) {}\n"
+                      "template <class U> __device__ U twice(U u) { return u + u; }\n"
+                      "__global__ void plain(int *p) {}\n"
+                      "template <typename T> __global__ void one(T v) {}\n";
+    gpu_kernel_info_t *k = NULL;
+    char why[200] = "";
+    const char *f[] = {"float"}, *d16[] = {"double", "16"}, *three[] = {"int", "2", "3"};
+    CHECK(gpu_scan_template(src, "tile", f, 1, &k, why, sizeof why) == 1);
+    CHECK(k && k->nparams == 4 && k->line == 3);
+    if (k && k->nparams == 4) {
+        CHECK_STR(k->params[0].decl, "float *x");
+        CHECK(k->params[1].kind == GPU_PARAM_SCALAR && k->params[1].size == 4);
+        CHECK(k->params[2].kind == GPU_PARAM_POINTER && strstr(k->params[2].decl, "float") &&
+              strstr(k->params[2].decl, "[4]"));
+        CHECK_STR(k->params[3].decl, "int n");
+    }
+    gpu_kernels_free(k, 1);
+    CHECK(gpu_scan_template(src, "tile", d16, 2, &k, why, sizeof why) == 1);
+    CHECK(k && k->nparams == 4 && k->params[1].size == 8);
+    gpu_kernels_free(k, 1);
+    CHECK(gpu_scan_template(src, "tile", three, 3, &k, why, sizeof why) == -1 && !k);
+    CHECK_STR(why, "tile takes 2 template arguments, got 3");
+    CHECK(gpu_scan_template(src, "one", NULL, 0, &k, why, sizeof why) == -1);
+    CHECK_STR(why, "one takes 1 template argument, got 0 (T has no default)");
+    CHECK(gpu_scan_template(src, "twice", f, 1, &k, why, sizeof why) == 0); /* not __global__ */
+    CHECK(gpu_scan_template(src, "P", f, 1, &k, why, sizeof why) == 0);
+    /* a kernel after a `template <class U>` function is found */
+    int n = gpu_scan_kernels(src, &k);
+    CHECK(n == 1 && strcmp(k[0].name, "plain") == 0);
+    gpu_kernels_free(k, n);
+}
+
 static void test_probe(void)
 {
     gpu_info_t info;
@@ -326,6 +362,32 @@ static void test_launch_checks(void)
     CHECK(gpu_kernel_params("saxpy", &params) == 4 && params && params[1].size == 4);
     CHECK(gpu_kernel_params("nope", &params) == -1);
 
+    /* template instances, made at their first use and kept */
+    CHECK(compile("template <typename T>\n__global__ void scale(T *x, T a, int n)\n"
+                  "{ if (threadIdx.x < n) x[threadIdx.x] *= a; }\n", NULL, 5, &c, &err) == 0);
+    gpu_cell_free(c);
+    char canon[128];
+    cm_error_clear(&err);
+    CHECK(gpu_kernel_instance("scale< double >", canon, sizeof canon, 6, 2, &err) == 0);
+    CHECK_STR(canon, "scale<double>");
+    CHECK(gpu_kernel_params("scale<double>", &params) == 3 && params[1].size == 8);
+    CHECK(gpu_kernel_instance("scale<double>", canon, sizeof canon, 6, 3, &err) == 0);
+    CHECK(gpu_kernel_instance("saxpy", canon, sizeof canon, 6, 3, &err) == 0); /* no template */
+    cm_error_clear(&err);
+    CHECK(gpu_kernel_instance("scale<Nope>", canon, sizeof canon, 6, 4, &err) == -1);
+    CHECK(err.code == GPU_E_COMPILE);
+    CHECK(strncmp(err.text, "cell 6, line 4: scale<Nope> cannot be instantiated (the template is "
+                            "in cell 5): error: identifier \"Nope\" is undefined", 100) == 0);
+    cm_error_clear(&err);
+    CHECK(gpu_kernel_instance("saxpy<float>", canon, sizeof canon, 6, 5, &err) == -1);
+    CHECK_STR(err.text, "cell 6, line 5: saxpy is not a template kernel: launch it as "
+                        "saxpy<<<...>>>");
+    /* the template's cell run again: its instances are made anew */
+    CHECK(compile("template <typename T>\n__global__ void scale(T *x, T a, int n) {}\n", NULL, 7,
+                  &c, &err) == 0);
+    gpu_cell_free(c);
+    CHECK(gpu_kernel_params("scale<double>", &params) == -1);
+
     gpu_info_t info;
     if (gpu_probe(&info) == 0) {
         /* no GPU: the launch runs on the CUDA simulator */
@@ -418,6 +480,7 @@ int main(void)
     strcat(cache_dir, "/gpuc");
 
     test_scanner();
+    test_template_scanner();
     test_probe();
     test_errors_text();
     cm_error_t err;

@@ -40,6 +40,17 @@ int main(void)
     CHECK(s && strstr(s, "__typeof__(f(a, b)) __gpuc_a0 = (f(a, b));"));
     free(s);
 
+    /* template instances: the name in one form, comparisons left alone */
+    s = rt_launch_rewrite("tile< float, 16 ><<<1, 32>>>(p);\nscale<unsigned int><<<1, 1>>>(q);", 2);
+    CHECK(s && strstr(s, "__gpuc_launch(\"tile<float,16>\", &__gpuc_grid"));
+    CHECK(s && strstr(s, "__gpuc_launch(\"scale<unsigned int>\", &__gpuc_grid"));
+    CHECK(s && lines(s) == 2);
+    free(s);
+    s = rt_launch_rewrite("if (a < b && c > d) k<<<1, 1>>>(a < b);", 1);
+    CHECK(s && strstr(s, "if (a < b && c > d) ({") && strstr(s, "__gpuc_launch(\"k\""));
+    free(s);
+    CHECK(rt_launch_rewrite("int t = a < b > c;", 1) == NULL);
+
     s = rt_launch_rewrite("empty<<<1, 1>>>();", 1);
     CHECK(s && strstr(s, ", 0, (void *[]){0}"));
     free(s);
