@@ -39,13 +39,21 @@ static int one_of(const toks_t *t, size_t i, const char *const *words)
     return 0;
 }
 
+static void lex(const char *code, toks_t *t)
+{
+    t->src = code;
+    t->n = rt_lex_all(code, 0, strlen(code), 1, &t->v, NULL);
+}
+
 /* ---- detection ------------------------------------------------------ */
 
-/* #include <name> with no '.' in name: a C++ header (C headers end in .h). */
-static int cxx_include(const char *src, const rt_tok_t *d)
+/* The name of `#include <name>` or `#include "name"` in the directive
+ * d[0, len) into name (cap bytes); 0 when it is no #include. */
+static int include_name(const char *d, size_t len, char *name, size_t cap)
 {
-    const char *p = src + d->start, *end = p + d->len;
-    p++; /* '#' */
+    const char *p = d, *end = d + len;
+    if (p < end && *p == '#')
+        p++;
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
     if ((size_t)(end - p) < 7 || memcmp(p, "include", 7) != 0)
@@ -53,13 +61,50 @@ static int cxx_include(const char *src, const rt_tok_t *d)
     p += 7;
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
-    if (p >= end || *p != '<')
+    if (p >= end || (*p != '<' && *p != '"'))
         return 0;
-    const char *close = memchr(p, '>', (size_t)(end - p));
-    if (!close || close == p + 1)
+    char close = *p == '<' ? '>' : '"';
+    const char *q = memchr(p + 1, close, (size_t)(end - p - 1));
+    if (!q || (size_t)(q - p) > cap)
         return 0;
-    const char *dot = memchr(p, '.', (size_t)(close - p));
-    return !dot || (close - p == 14 && memcmp(p + 1, "bits/stdc++.h", 13) == 0);
+    snprintf(name, cap, "%.*s", (int)(q - p - 1), p + 1);
+    return 1;
+}
+
+/* #include <name> with no '.' in name: a C++ header (C headers end in .h). */
+static int cxx_include(const char *src, const rt_tok_t *d)
+{
+    char name[256];
+    const char *lt = memchr(src + d->start, '<', d->len);
+    if (!lt || !include_name(src + d->start, d->len, name, sizeof name) || !name[0])
+        return 0;
+    return !strchr(name, '.') || strcmp(name, "bits/stdc++.h") == 0;
+}
+
+int rt_cxx_runtime_include(const char *directive, size_t len)
+{
+    static const char *const names[] = {"cuda_runtime.h", "cuda_runtime_api.h",
+                                        "device_launch_parameters.h", "vector_types.h", NULL};
+    char name[256];
+    if (!include_name(directive, len, name, sizeof name))
+        return 0;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void rt_cxx_blank_runtime_includes(char *code)
+{
+    toks_t t;
+    lex(code, &t);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].kind == RT_TOK_DIRECTIVE &&
+            rt_cxx_runtime_include(code + t.v[i].start, t.v[i].len))
+            for (size_t k = t.v[i].start; k < t.v[i].start + t.v[i].len; k++)
+                if (code[k] != '\n')
+                    code[k] = ' ';
+    free(t.v);
 }
 
 /* Where a declaration or statement may start: the cell's start or after
@@ -100,12 +145,6 @@ static int marker(const toks_t *t, size_t i)
         ((is(t, i + 1, "[") && is(t, i + 2, "]")) || (is_ident(t, i + 1) && is(t, i + 2, ";"))))
         return 1;
     return 0;
-}
-
-static void lex(const char *code, toks_t *t)
-{
-    t->src = code;
-    t->n = rt_lex_all(code, 0, strlen(code), 1, &t->v, NULL);
 }
 
 int rt_cxx_detect(const char *code)

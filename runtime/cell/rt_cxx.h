@@ -21,6 +21,14 @@ int rt_cxx_detect(const char *code);
 /* Non-zero when code uses (as an identifier) one of names[0, n). */
 int rt_cxx_uses_any(const char *code, const char *const *names, size_t n);
 
+/* Non-zero when the directive d[0, len) includes a header of the CUDA
+ * runtime API (cuda_runtime.h, cuda_runtime_api.h, vector_types.h,
+ * device_launch_parameters.h): C++ cells have its declarations from the
+ * session already, as C cells do, and NVIDIA's C++ forms would clash with
+ * them. rt_cxx_blank_runtime_includes blanks such lines of code. */
+int rt_cxx_runtime_include(const char *d, size_t len);
+void rt_cxx_blank_runtime_includes(char *code);
+
 /* Non-zero when text uses a C++ keyword as a name (a C variable or member
  * called new, class, this...): C that C++ cannot read. */
 int rt_cxx_has_keyword(const char *text);

@@ -354,6 +354,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     cm_buf_t code = {0};
     make_arrays_cxx(rewritten ? rewritten : body, &code);
     free(rewritten);
+    rt_cxx_blank_runtime_includes(code.s); /* the session declares the runtime API */
     rt_cell_t items;
     rt_cxx_split(cm_buf_str(&code), &items);
     char *exports = rt_cxx_c_exports(cm_buf_str(&code), &items, rt_session_is_type, s);
@@ -363,8 +364,10 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
                  &scratch);
     cm_buf_free(&scratch);
     char *excluded = rt_native_excluded(s, &plan);
-    for (size_t i = 0; i < s->prelude.n; i++) /* C that C++ cannot read: `int new;` */
-        excluded[i] |= rt_cxx_has_keyword(s->prelude.v[i].text);
+    for (size_t i = 0; i < s->prelude.n; i++) { /* C that C++ cannot read: `int new;` */
+        const char *text = s->prelude.v[i].text;
+        excluded[i] |= rt_cxx_has_keyword(text) || rt_cxx_runtime_include(text, strlen(text));
+    }
     carry_list_t fresh = {0};
     carry_of(s, cm_buf_str(&code), &items, &fresh);
     cm_buf_t src = {0};

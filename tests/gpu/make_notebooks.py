@@ -622,7 +622,7 @@ CPP_HOST = [
     "    cudaFree(d_x);\n    cudaFree(d_y);\n    delete[] x;\n    delete[] y;\n    return 0;\n}",
     "%%kernel\n__global__ void saxpy(int n, float a, const float *x, float *y) {\n"
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = a * x[i] + y[i];\n}",
-    "#include <vector>\n#include <algorithm>\n"
+    "#include <cuda_runtime.h>\n#include <vector>\n#include <algorithm>\n"
     "const int n = 100000;\nstd::vector<float> hx(n), hy(n, 1.0f);\n"
     "for (int i = 0; i < n; i++) hx[i] = static_cast<float>(i % 100);\n"
     "float *dx, *dy;\ncudaMalloc(&dx, n * sizeof(float));\ncudaMalloc(&dy, n * sizeof(float));\n"

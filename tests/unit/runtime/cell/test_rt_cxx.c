@@ -62,6 +62,11 @@ static void test_detect(void)
             fprintf(stderr, "not taken for C++: %s\n", cpp_cells[i]);
             CHECK(0);
         }
+    CHECK(rt_cxx_runtime_include("#include <cuda_runtime.h>", 25));
+    CHECK(!rt_cxx_runtime_include("#include <cuda_fp16.h>", 22));
+    char with_runtime[] = "#include <cuda_runtime.h>\n#include <vector>\n";
+    rt_cxx_blank_runtime_includes(with_runtime);
+    CHECK_STR(with_runtime, "                         \n#include <vector>\n");
     CHECK(rt_cxx_has_device_words("__global__ void k() {}\n"));
     CHECK(!rt_cxx_has_device_words("// __global__\nint x;\n"));
     const char *names[] = {"counter", "names"};
