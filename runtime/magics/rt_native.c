@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cm_jit.h"
+#include "gpu.h"
 #include "rt_api_table.h"
 #include "rt_header.h"
 #include "rt_prelude.h"
@@ -230,7 +231,8 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
 
 /* ---- building and loading ------------------------------------------- */
 
-/* The compiler options %cflags gave that mean the same to cc. */
+/* The compiler options %cflags gave that mean the same to cc, and the
+ * CUDA toolkit's include folder once the session uses CUDA. */
 static void add_session_flags(const rt_session_t *s, cm_buf_t *cmd)
 {
     for (size_t i = 0; i < s->options.cflags.n; i++) {
@@ -239,6 +241,10 @@ static void add_session_flags(const rt_session_t *s, cm_buf_t *cmd)
             strncmp(o, "-isystem", 8) == 0)
             cm_buf_addf(cmd, " '%s'", o);
     }
+    /* the toolkit's headers (cublas_v2.h...) after the system's, as TCC cells get them */
+    const char *cuda = s->cuda_toolkit ? gpu_host_include_dir() : NULL;
+    if (cuda)
+        cm_buf_addf(cmd, " -idirafter '%s'", cuda);
 }
 
 void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
