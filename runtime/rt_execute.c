@@ -82,7 +82,7 @@ static int split_parts(const char *code, char **device, char **host)
 static int run_host_or_cpp(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                            rt_error_t *err)
 {
-    if (starts_with_cell_magic(code) || !rt_cpp_is_cpp(code))
+    if (starts_with_cell_magic(code) || !rt_cpp_is_cpp(s, code))
         return run_host(s, code, cell_no, result, err);
     if (rt_magic_cpp_part(s, code, cell_no, err) != 0)
         return -1;
@@ -96,7 +96,7 @@ static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
 {
     char *device, *host;
     /* a C++ cell without device code keeps its templates on the host */
-    int cpp_host = !starts_with_cell_magic(code) && rt_cpp_is_cpp(code) &&
+    int cpp_host = !starts_with_cell_magic(code) && rt_cpp_is_cpp(s, code) &&
                    !rt_cxx_has_device_words(code);
     if (!cpp_host && split_parts(code, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */

@@ -21,6 +21,7 @@
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
 #include "rt_native.h"
+#include "rt_prelude.h"
 #include "rt_segment.h"
 
 #define DEFAULT_FLAGS "-O2"
@@ -115,6 +116,29 @@ static int exported_to_c(const rt_plan_t *plan, const carried_t *e)
     return cm_names_find(&plan->vars, e->name, (size_t)-1) >= 0;
 }
 
+/* C declarations of names the cell declares again in C++ (`int
+ * square(int)` of a C cell, overloaded or redefined here) are left out of
+ * what it sees: C++ would take them for a conflict. */
+static void exclude_redeclared(const rt_session_t *s, const carry_list_t *fresh,
+                               char *excluded)
+{
+    char **names = malloc((fresh->n + 1) * sizeof *names);
+    if (!names)
+        abort();
+    size_t n = 0;
+    for (size_t i = 0; i < fresh->n; i++)
+        if (fresh->v[i].name[0])
+            names[n++] = fresh->v[i].name;
+    char *more = calloc(s->prelude.n + 1, 1);
+    if (!more)
+        abort();
+    rt_prelude_exclude(&s->prelude, names, n, more); /* it clears what it is given */
+    for (size_t i = 0; i < s->prelude.n; i++)
+        excluded[i] |= more[i];
+    free(more);
+    free(names);
+}
+
 /* The kept entries the new cell does not replace, then the new cell's;
  * its variables become session symbols (their address in its object). */
 static void carry_commit(rt_session_t *s, void *h, const rt_plan_t *plan, carry_list_t *fresh)
@@ -138,7 +162,17 @@ static void carry_commit(rt_session_t *s, void *h, const rt_plan_t *plan, carry_
     kept = next;
 }
 
-int rt_cpp_is_cpp(const char *code)
+/* Whether a C declaration of the session declares name. */
+static int c_declares(const rt_session_t *s, const char *name)
+{
+    for (size_t i = 0; i < s->prelude.n; i++)
+        for (size_t k = 0; k < s->prelude.v[i].nkeys; k++)
+            if (strcmp(s->prelude.v[i].keys[k], name) == 0)
+                return 1;
+    return 0;
+}
+
+int rt_cpp_is_cpp(const rt_session_t *s, const char *code)
 {
     if (rt_cxx_detect(code))
         return 1;
@@ -147,7 +181,7 @@ int rt_cpp_is_cpp(const char *code)
         abort();
     size_t n = 0;
     for (size_t i = 0; i < kept.n; i++)
-        if (kept.v[i].name[0])
+        if (kept.v[i].name[0] && !c_declares(s, kept.v[i].name))
             names[n++] = kept.v[i].name;
     int used = n && rt_cxx_uses_any(code, names, n);
     free(names);
@@ -370,6 +404,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     }
     carry_list_t fresh = {0};
     carry_of(s, cm_buf_str(&code), &items, &fresh);
+    exclude_redeclared(s, &fresh, excluded);
     cm_buf_t src = {0};
     make_source(s, excluded, cm_buf_str(&code), &items, &plan, &fresh, &src);
     rt_gpu_prepare_host(cm_buf_str(&code), cell);

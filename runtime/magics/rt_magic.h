@@ -68,8 +68,8 @@ int rt_magic_cpp_part(rt_session_t *s, const char *host, int cell_no, rt_error_t
 
 /* Whether a host cell or part is C++: rt_cxx_detect finds it so, or it
  * names what only earlier C++ cells declared (a class, a std:: variable,
- * a C++ function). */
-int rt_cpp_is_cpp(const char *code);
+ * a C++ function; not a name C cells declare too). */
+int rt_cpp_is_cpp(const rt_session_t *s, const char *code);
 
 /* Forgets what earlier C++ cells gave later ones (%reset). */
 void rt_cpp_reset(void);
