@@ -760,6 +760,14 @@ static void add_exports(cm_buf_t *b, const toks_t *t, size_t i, size_t end, int 
     add_variable(b, t, i, end, is_type, ctx);
 }
 
+/* Whether the directive at d is #define or #undef. */
+static int is_define(const char *d)
+{
+    d += *d == '#';
+    d += strspn(d, " \t");
+    return !strncmp(d, "define", 6) || !strncmp(d, "undef", 5);
+}
+
 char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,
                        void *ctx)
 {
@@ -776,6 +784,10 @@ char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn i
             e++;
         if (it->kind == RT_ITEM_DECLARATION && e > k)
             add_exports(&b, &t, k, e, 0, is_type, ctx);
+        else if (it->kind == RT_ITEM_DIRECTIVE && is_define(code + it->start)) {
+            cm_buf_add(&b, code + it->start, it->end - it->start); /* float a[N] needs N */
+            cm_buf_addc(&b, '\n');
+        }
     }
     free(t.v);
     if (!b.len) {
@@ -889,7 +901,7 @@ int rt_cxx_carry(const char *code, const rt_item_t *it, int which, rt_is_type_fn
     if (it->kind == RT_ITEM_DIRECTIVE) {
         const char *d = code + it->start + 1;
         d += strspn(d, " \t");
-        kept = !strncmp(d, "include", 7) || !strncmp(d, "define", 6) || !strncmp(d, "undef", 5);
+        kept = !strncmp(d, "include", 7) || is_define(code + it->start);
     } else if (it->kind == RT_ITEM_DECLARATION && i < end) {
         char kind = 0;
         size_t n = declared_name(t, i, end, &kind);

@@ -47,8 +47,8 @@ void rt_cxx_split(const char *code, rt_cell_t *out);
 int rt_cxx_main_kind(const char *code, const rt_cell_t *items);
 
 /* C declarations, as text for a C cell, of what the C++ cell gives C
- * code: its extern "C" functions (prototypes) and its global variables of
- * C types (no initialiser). is_type says which names are C types of the
+ * code: its extern "C" functions (prototypes), its global variables of
+ * C types (no initialiser) and its #define and #undef lines. is_type says which names are C types of the
  * session. NULL when there is none; else a new string. */
 char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,
                        void *ctx);
