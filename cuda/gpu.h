@@ -420,6 +420,18 @@ int gpu_mem_copy(void *dst, const void *src, size_t bytes, cm_error_t *err);
 /* Free and total bytes of the selected GPU. */
 int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
 
+/* Marks: what the array pool knows of work on the user's streams. A mark
+ * is an event recorded on a stream after work that uses some memory, so
+ * that the memory is handed out again only once that work is done.
+ * gpu_mem_mark records on stream into mark (a new one when mark is NULL)
+ * and returns it; where no event can be recorded it waits for the stream
+ * instead (nothing is then pending). gpu_mem_mark_pending: 1 while
+ * the work before the mark runs. gpu_mem_mark_drop waits for the mark and
+ * destroys it. */
+void *gpu_mem_mark(void *stream, void *mark);
+int gpu_mem_mark_pending(void *mark);
+void gpu_mem_mark_drop(void *mark);
+
 /* ---- timing (gpu_timing.c) ------------------------------------------- */
 
 /* GPU time of the work queued on the default stream between two CUDA

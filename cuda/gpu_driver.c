@@ -27,6 +27,7 @@ static void resolve_optional(void *h)
     *(void **)&driver.cuEventCreate = dlsym(h, "cuEventCreate");
     *(void **)&driver.cuEventRecord = dlsym(h, "cuEventRecord");
     *(void **)&driver.cuEventSynchronize = dlsym(h, "cuEventSynchronize");
+    *(void **)&driver.cuEventQuery = dlsym(h, "cuEventQuery");
     *(void **)&driver.cuEventElapsedTime = dlsym(h, "cuEventElapsedTime_v2");
     if (!driver.cuEventElapsedTime)
         *(void **)&driver.cuEventElapsedTime = dlsym(h, "cuEventElapsedTime");

@@ -115,6 +115,7 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuEventCreate)(gpu_cuevent_t *event, unsigned flags);
     gpu_curesult_t (*cuEventRecord)(gpu_cuevent_t event, gpu_custream_t stream);
     gpu_curesult_t (*cuEventSynchronize)(gpu_cuevent_t event);
+    gpu_curesult_t (*cuEventQuery)(gpu_cuevent_t event); /* NOT_READY (600): pending */
     gpu_curesult_t (*cuEventElapsedTime)(float *ms, gpu_cuevent_t start, gpu_cuevent_t end);
     gpu_curesult_t (*cuEventDestroy)(gpu_cuevent_t event);
     /* Where a kernel's parameter is and its size (CUDA 12.4+). Optional: NULL

@@ -85,6 +85,35 @@ int gpu_mem_copy(void *dst, const void *src, size_t bytes, cm_error_t *err)
                  : 0;
 }
 
+void *gpu_mem_mark(void *stream, void *mark)
+{
+    const gpu_driver_t *d = gpu_driver_loaded();
+    if (!d)
+        return mark;
+    gpu_cuevent_t ev = mark;
+    /* flags 2: CU_EVENT_DISABLE_TIMING, the cheap kind */
+    if (d->cuEventRecord && d->cuEventQuery && (ev || (d->cuEventCreate && d->cuEventCreate(&ev, 2) == 0)) &&
+        d->cuEventRecord(ev, stream) == 0)
+        return ev;
+    d->cuStreamSynchronize(stream); /* no event: the work is done when this returns */
+    return ev;
+}
+
+int gpu_mem_mark_pending(void *mark)
+{
+    const gpu_driver_t *d = gpu_driver_loaded();
+    return d && mark && d->cuEventQuery && d->cuEventQuery(mark) == 600; /* NOT_READY */
+}
+
+void gpu_mem_mark_drop(void *mark)
+{
+    const gpu_driver_t *d = gpu_driver_loaded();
+    if (!d || !mark)
+        return;
+    d->cuEventSynchronize(mark);
+    d->cuEventDestroy(mark);
+}
+
 int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cm_error_t *err)
 {
     const gpu_driver_t *d = ready(err);

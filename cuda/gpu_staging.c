@@ -9,6 +9,7 @@
  * drops them (they are made again on the next large copy). */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,38 +39,52 @@ static size_t chunk_bytes(void)
 
 typedef struct workers {
     pthread_t threads[MAX_WORKERS];
-    int n;                       /* worker threads (the caller copies a slice too) */
+    int n;                       /* worker threads (the caller copies pieces too) */
     pthread_mutex_t lock;
     pthread_cond_t go, done;
     unsigned long round;         /* bumped for each copy */
     int pending;                 /* workers still copying this round */
     char *dst;
     const char *src;
-    size_t bytes, slice;
+    size_t bytes;
+    atomic_size_t next;          /* the first byte no thread has taken yet */
 } workers_t;
 
 static workers_t pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
                          .go = PTHREAD_COND_INITIALIZER,
                          .done = PTHREAD_COND_INITIALIZER};
 
+/* Threads take the copy in pieces of SLICE bytes as they come free, so a
+ * thread the system delays (another process on its core) copies fewer
+ * pieces instead of holding up a fixed share of the copy; a round still
+ * ends only when every worker has woken and found no piece left. */
+#define SLICE ((size_t)1 << 20)
+
+/* Copies pieces of the current round until none is left. */
+static void copy_pieces(char *dst, const char *src, size_t bytes)
+{
+    for (;;) {
+        size_t from = atomic_fetch_add_explicit(&pool.next, SLICE, memory_order_relaxed);
+        if (from >= bytes)
+            return;
+        memcpy(dst + from, src + from, bytes - from < SLICE ? bytes - from : SLICE);
+    }
+}
+
 static void *worker(void *arg)
 {
-    int id = (int)(intptr_t)arg; /* 1 .. n; the caller is slice 0 */
+    (void)arg;
     unsigned long seen = 0;
     for (;;) {
         pthread_mutex_lock(&pool.lock);
         while (pool.round == seen)
             pthread_cond_wait(&pool.go, &pool.lock);
         seen = pool.round;
-        size_t from = (size_t)id * pool.slice;
         char *dst = pool.dst;
         const char *src = pool.src;
-        size_t n = from < pool.bytes ? pool.bytes - from : 0;
+        size_t bytes = pool.bytes;
         pthread_mutex_unlock(&pool.lock);
-        if (n > pool.slice)
-            n = pool.slice;
-        if (n)
-            memcpy(dst + from, src + from, n);
+        copy_pieces(dst, src, bytes);
         pthread_mutex_lock(&pool.lock);
         if (--pool.pending == 0)
             pthread_cond_signal(&pool.done);
@@ -100,12 +115,12 @@ static void start_workers(void)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     for (int i = 0; i < want; i++)
-        if (pthread_create(&pool.threads[i], NULL, worker, (void *)(intptr_t)(i + 1)) == 0)
+        if (pthread_create(&pool.threads[i], NULL, worker, NULL) == 0)
             pool.n++;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* memcpy of bytes, split among the workers and the calling thread. */
+/* memcpy of bytes, shared among the workers and the calling thread. */
 static void parallel_copy(void *dst, const void *src, size_t bytes)
 {
     start_workers();
@@ -119,12 +134,12 @@ static void parallel_copy(void *dst, const void *src, size_t bytes)
     pool.dst = dst;
     pool.src = src;
     pool.bytes = bytes;
-    pool.slice = (bytes / (size_t)(pool.n + 1) + 4095) & ~(size_t)4095;
+    atomic_store_explicit(&pool.next, 0, memory_order_relaxed);
     pool.pending = pool.n;
     pool.round++;
     pthread_cond_broadcast(&pool.go);
     pthread_mutex_unlock(&pool.lock);
-    memcpy(dst, src, bytes < pool.slice ? bytes : pool.slice);
+    copy_pieces(dst, src, bytes);
     pthread_mutex_lock(&pool.lock);
     while (pool.pending)
         pthread_cond_wait(&pool.done, &pool.lock);

@@ -39,6 +39,8 @@ enum {
                              20007 is ga_expr's, 20008 ga_kernel's */
 };
 
+#define GA_USES 4 /* user streams a buffer remembers; a fifth waits for the first */
+
 typedef struct ga_buffer {
     void *ptr;       /* the memory: a host address, or a device address */
     size_t bytes;    /* asked for */
@@ -47,6 +49,12 @@ typedef struct ga_buffer {
     int owned;       /* 0: memory the user allocated (a view of a device pointer) */
     int refs;        /* arrays that use it */
     struct ga_buffer *next; /* the pool's free list */
+    /* launches on the user's streams that used it (ga_buffer_used_on): a
+     * mark (an event) each, after the latest; a cached buffer with a
+     * pending mark is not handed out again */
+    struct ga_use {
+        void *stream, *mark;
+    } uses[GA_USES];
 } ga_buffer_t;
 
 typedef struct ga_array {

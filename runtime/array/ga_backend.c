@@ -114,6 +114,61 @@ int ga_device_memory(int device, size_t *free_bytes, size_t *total_bytes, cm_err
     return 0;
 }
 
+/* ---- work on the user's streams ----------------------------------------- */
+
+#define LEGACY_STREAM ((void *)1) /* CU_STREAM_LEGACY: the default stream by name */
+
+/* 1 while work on a user's stream that used b may still run; forgets the
+ * streams whose work is done (their events are kept for reuse). */
+static int busy(ga_buffer_t *b)
+{
+    int pending = 0;
+    for (int i = 0; i < GA_USES; i++)
+        if (b->uses[i].stream) {
+            if (gpu_mem_mark_pending(b->uses[i].mark))
+                pending = 1;
+            else
+                b->uses[i].stream = NULL;
+        }
+    return pending;
+}
+
+/* Waits for the work that used b and destroys its events: before its
+ * memory goes back to the driver or its record is freed. */
+static void settle(ga_buffer_t *b)
+{
+    for (int i = 0; i < GA_USES; i++) {
+        gpu_mem_mark_drop(b->uses[i].mark);
+        b->uses[i].stream = b->uses[i].mark = NULL;
+    }
+}
+
+static struct ga_use *use_slot(ga_buffer_t *b, void *stream)
+{
+    for (int i = 0; i < GA_USES; i++)
+        if (b->uses[i].stream == stream)
+            return &b->uses[i];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < GA_USES; i++)
+            if (!b->uses[i].stream)
+                return &b->uses[i];
+        if (pass == 0)
+            busy(b); /* frees the slots of streams whose work is done */
+    }
+    gpu_mem_mark_drop(b->uses[0].mark); /* a fifth stream: wait for the first's work */
+    b->uses[0].mark = NULL;
+    return &b->uses[0];
+}
+
+void ga_buffer_used_on(ga_buffer_t *b, void *stream)
+{
+    if (!b || b->device == GA_CPU || !stream || stream == LEGACY_STREAM)
+        return;
+    struct ga_use *u = use_slot(b, stream);
+    u->stream = stream;
+    u->mark = gpu_mem_mark(stream, u->mark);
+}
+
 /* ---- the pool ------------------------------------------------------------ */
 
 static ga_buffer_t **free_list(pool_t *p, size_t cls)
@@ -121,11 +176,12 @@ static ga_buffer_t **free_list(pool_t *p, size_t cls)
     return cls < LARGE ? &p->small[cls / SMALL_UNIT] : &p->large;
 }
 
-/* A cached buffer of class cls, or NULL. */
+/* A cached buffer of class cls that no work on a user's stream still
+ * uses, or NULL. */
 static ga_buffer_t *take_cached(pool_t *p, size_t cls)
 {
     for (ga_buffer_t **link = free_list(p, cls); *link; link = &(*link)->next)
-        if ((*link)->capacity == cls) {
+        if ((*link)->capacity == cls && !busy(*link)) {
             ga_buffer_t *b = *link;
             *link = b->next;
             b->next = NULL;
@@ -133,6 +189,17 @@ static ga_buffer_t *take_cached(pool_t *p, size_t cls)
             return b;
         }
     return NULL;
+}
+
+/* Gives b's memory back to the driver (or the C library) once no work
+ * uses it, and frees its record. */
+static void discard(ga_buffer_t *b)
+{
+    settle(b);
+    if (b->device != GA_CPU)
+        gpu_track_free(b->ptr);
+    raw_free(b->device, b->ptr);
+    free(b);
 }
 
 size_t ga_pool_release(int device)
@@ -147,10 +214,7 @@ size_t ga_pool_release(int device)
             ga_buffer_t *b = *list;
             *list = b->next;
             given += b->capacity;
-            if (device != GA_CPU)
-                gpu_track_free(b->ptr);
-            raw_free(device, b->ptr);
-            free(b);
+            discard(b);
         }
     }
     p->stats.cached = 0;
@@ -247,16 +311,14 @@ void ga_buffer_release(ga_buffer_t *b)
     if (!b || --b->refs > 0)
         return;
     if (!b->owned) {
+        settle(b);
         free(b);
         return;
     }
     pool_t *p = pool_of(b->device);
     p->stats.in_use -= b->capacity;
     if (p->stats.limit && p->stats.in_use + p->stats.cached + b->capacity > p->stats.limit) {
-        if (b->device != GA_CPU)
-            gpu_track_free(b->ptr);
-        raw_free(b->device, b->ptr);
-        free(b);
+        discard(b);
         return;
     }
     ga_buffer_t **list = free_list(p, b->capacity);

@@ -28,6 +28,13 @@ ga_buffer_t *ga_buffer_wrap(int device, void *ptr, size_t bytes);
 /* Drops one reference; at none the memory goes back to the pool. */
 void ga_buffer_release(ga_buffer_t *b);
 
+/* Says that work queued on stream (a user's CUstream / cudaStream_t) uses
+ * b, after that work was queued: the pool hands b's memory out again only
+ * once the work is done, so an array freed while a kernel on a stream of
+ * the user's still uses it is safe. The default stream (NULL or legacy)
+ * needs nothing: gpuc's own work is ordered on it. */
+void ga_buffer_used_on(ga_buffer_t *b, void *stream);
+
 /* Raw copies of bytes on a device: zero dst, host -> device, device ->
  * host, device -> device (on GA_CPU all are memcpy/memset). */
 int ga_mem_zero(int device, void *dst, size_t bytes, cm_error_t *err);

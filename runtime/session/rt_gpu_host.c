@@ -209,6 +209,9 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
         }
         rt_protect_raise(ename, err.text);
     }
+    for (int i = 0; i < nargs && i < 64; i++)
+        if (kinds[i] == 'a') /* the pool hands its memory out again once this launch is done */
+            ga_buffer_used_on((*(ga_array_t **)args[i])->buf, stream);
     launched++;
     launches++;
     return 0;

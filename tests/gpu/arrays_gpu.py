@@ -195,4 +195,33 @@ for k, (_, ref, tol) in mm_cases.items():
 check(r[2][0] == "3", "GPU arrays (device 0) and ga_dot", r[2])
 check(r[3][2] and r[3][2][0] == "ShapeError" and "4 != 5" in r[3][2][1],
       "a GPU shape mismatch is a ShapeError", r[3])
+
+# 5. frees ordered for the user's streams: an array freed while a kernel on
+# a non-blocking stream still writes it is not handed out again until that
+# kernel is done (without the marks, y would get x's block, be zeroed at
+# once and then be overwritten with 7s)
+r = run("streams", [
+    "%%kernel\n__global__ void slow_fill(float *v, int n, long long spin) {\n"
+    "    long long t0 = clock64(); while (clock64() - t0 < spin) {}\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) v[i] = 7.0f;\n}",
+    "cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+    "ga_t x = ga_empty(F32, 1 << 20);\nvoid *old = ga_data(x);\n"
+    "slow_fill<<<4096, 256, 0, s>>>(x, 1 << 20, 200000000LL);\n"
+    "ga_free(x);\nga_t y = ga_zeros(F32, 1 << 20);\nint fresh = ga_data(y) != old;\n"
+    "cudaStreamSynchronize(s);\nprintf(\"fresh %d sum %g\\n\", fresh, ga_sum(y));",
+    "ga_free(y);\nga_t z = ga_empty(F32, 1 << 20), w = ga_empty(F32, 1 << 20);\n"
+    "ga_data(z) == old || ga_data(w) == old",
+    "void *old2;\n{ ga_t t = ga_empty(F32, 1 << 20); old2 = ga_data(t);\n"
+    "  slow_fill<<<4096, 256, 0, s>>>(t, 1 << 20, 200000000LL); }",
+    "ga_t v = ga_zeros(F32, 1 << 20);\nint fresh2 = ga_data(v) != old2;\ncudaStreamSynchronize(s);\n"
+    "fresh2 && ga_sum(v) == 0",
+    "{ ga_t t = ga_empty(F32, 1 << 20); slow_fill<<<4096, 256, 0, s>>>(t, 1 << 20, 200000000LL); }",
+    "%memory free",
+    "(int)cudaStreamQuery(s)",
+])
+check(all(x[2] is None for x in r), "user-stream cells run", r)
+check("fresh 1 sum 0" in r[1][1], "an array freed while a kernel on the user's stream uses it is not reused", r[1])
+check(r[2][0] == "1", "its block is reused once the stream's work is done", r[2])
+check(r[4][0] == "1", "the same for a temporary swept at the cell's end", r[4])
+check(r[7][0] == "0", "%memory free waits for the stream's work before giving a block back", r[7])
 sys.exit(1 if failed else 0)
