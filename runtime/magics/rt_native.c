@@ -14,6 +14,7 @@
 #include "gpu.h"
 #include "rt_api_table.h"
 #include "rt_header.h"
+#include "rt_libc.h"
 #include "rt_prelude.h"
 #include "rt_session_query.h"
 
@@ -124,10 +125,28 @@ static void add_stub_symbol(cm_buf_t *b, const char *name, const void *addr, int
                 is_func ? "function" : "object", name, (unsigned long)(uintptr_t)addr);
 }
 
-/* Assembly for the stub library: every session symbol the cell does not
- * define, and gpuc's own (display_html...), at its address. */
-static void make_stub(const rt_session_t *s, const rt_plan_t *plan, cm_buf_t *b)
+/* What TCC cells get ahead of libc and libcudart (rt_libc's waits and
+ * reads of stdin, the simulator's runtime API): the loader would find
+ * libc's and libcudart's first, so the object's references to them are
+ * renamed __wrap_NAME when it is linked (-Wl,--wrap=NAME), and the stub
+ * defines those. */
+static void add_wrapped(cm_buf_t *b, cm_buf_t *link, const char *name, const void *addr)
 {
+    char wrapped[256];
+    snprintf(wrapped, sizeof wrapped, "__wrap_%s", name);
+    add_stub_symbol(b, wrapped, addr, 1);
+    cm_buf_addf(link, " -Wl,--wrap=%s", name);
+}
+
+/* Assembly for the stub library: every session symbol the cell does not
+ * define, and gpuc's own (display_html...), at its address; link gets the
+ * options for the wrapped ones. */
+static void make_stub(const rt_session_t *s, const rt_plan_t *plan, cm_buf_t *b, cm_buf_t *link)
+{
+    for (const rt_symbol_t *r = rt_libc_symbols; r->name; r++)
+        add_wrapped(b, link, r->name, r->addr);
+    for (const gpu_symbol_t *g = gpu_runtime_symbols(); g && g->name; g++)
+        add_wrapped(b, link, g->name, g->addr);
     for (size_t i = 0; i < s->nsyms; i++) {
         const rt_sym_t *y = &s->syms[i];
         if (cm_names_find(&plan->vars, y->name, (size_t)-1) >= 0 ||
@@ -265,7 +284,8 @@ void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
     snprintf(so_path, sizeof so_path, "%s/cell%d_%u.so", dir, cell, k);
 
     cm_buf_t stub = {0}, cmd = {0};
-    make_stub(s, plan, &stub);
+    cm_buf_t link = {0};
+    make_stub(s, plan, &stub, &link);
     if (getenv("GPUC_DUMP_SOURCE"))
         fprintf(stderr, "---- cell %d %s source ----\n%s\n----\n", cell, n->what, source);
     int wrote = write_file(c_path, source, strlen(source)) == 0 &&
@@ -281,7 +301,7 @@ void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
                 n->compiler, stub_path, s_path, n->compiler);
     add_session_flags(s, &cmd);
     cm_buf_addf(&cmd, " %s -fno-diagnostics-color -shared -fPIC -Wl,-Bsymbolic -o '%s' '%s' '%s' "
-                      "-lm 2>&1", n->flags, so_path, c_path, stub_path);
+                      "%s -lm 2>&1", n->flags, so_path, c_path, stub_path, cm_buf_str(&link));
     char *out;
     int rc = cm_jit_run(cm_buf_str(&cmd), &out);
     int failed = report(n, body, cell, out, rc != 0, err);
@@ -298,6 +318,7 @@ done:
     unlink(stub_path);
     unlink(so_path);
     cm_buf_free(&cmd);
+    cm_buf_free(&link);
     return h;
 }
 
