@@ -662,6 +662,19 @@ CPP_HOST = [
     "extern \"C\" int twice_plus_one(int v) { return twice(v) + 1; }\n"
     "std::cout << \"PASS C function from C++: \" << twice_plus_one(20) << std::endl;",
     "if (twice_plus_one(3) != 7) abort();\nprintf(\"PASS C++ function from C\\n\");",
+    # a whole C++ program in a %%cuda cell, as nvcc4jupyter's Colab cells are written
+    "%%cuda\n#include <iostream>\n#include <cuda_runtime.h>\n"
+    "__global__ void add_managed(int n, float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] + y[i];\n}\n"
+    "int main() {\n    int N = 1 << 20;\n    float *x, *y;\n"
+    "    cudaMallocManaged(&x, N * sizeof(float));\n    cudaMallocManaged(&y, N * sizeof(float));\n"
+    "    for (int i = 0; i < N; i++) { x[i] = 1.0f; y[i] = 2.0f; }\n"
+    "    add_managed<<<(N + 255) / 256, 256>>>(N, x, y);\n    cudaDeviceSynchronize();\n"
+    "    float maxError = 0.0f;\n"
+    "    for (int i = 0; i < N; i++) maxError = std::max(maxError, std::abs(y[i] - 3.0f));\n"
+    "    std::cout << \"Max error: \" << maxError << std::endl;\n"
+    "    if (maxError == 0.0f) std::cout << \"PASS managed memory program\" << std::endl;\n"
+    "    cudaFree(x);\n    cudaFree(y);\n    return 0;\n}",
 ]
 
 

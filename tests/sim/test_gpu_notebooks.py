@@ -134,5 +134,6 @@ def test_cpp_host(gpuc_bin, tmp_path):
     assert passes == ["PASS add program", "PASS saxpy from C++, max 199",
                       "PASS sorted 100000 results",
                       "PASS 2-D launch from a C++ class, corners 999398",
-                      "PASS C function from C++: 41", "PASS C++ function from C"]
+                      "PASS C function from C++: 41", "PASS C++ function from C",
+                      "PASS managed memory program"]
     assert "compiled as C++ (" in text and "Max error: 0\n" in text
