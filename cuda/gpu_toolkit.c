@@ -230,6 +230,15 @@ static void add_macros(cm_buf_t *out, const api_fn_t *f)
     cm_buf_adds(out, ", _)(__VA_ARGS__)\n");
 }
 
+/* The _ptsz/_ptds forms (CUDA 12's header declares them only where
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM is defined, inside an #if this text
+ * scan does not follow): no macros, or a cell would refer to them. */
+static int per_thread_form(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 5 && (!strcmp(name + n - 5, "_ptsz") || !strcmp(name + n - 5, "_ptds"));
+}
+
 /* The default-argument and void ** macros of every function the API
  * text declares. A function declared twice (C++ and C forms) keeps the
  * form with the most defaults; one declared with different parameter
@@ -244,7 +253,8 @@ static void add_api_macros(cm_buf_t *out, char *api)
         if (!semi)
             break;
         api_fn_t f;
-        if (read_function(p, (size_t)(semi - p), &f) == 0 && !gpuc_owns(f.name)) {
+        if (read_function(p, (size_t)(semi - p), &f) == 0 && !gpuc_owns(f.name) &&
+            !per_thread_form(f.name)) {
             int j = 0;
             while (j < n && strcmp(fns[j].name, f.name) != 0)
                 j++;

@@ -69,14 +69,15 @@ static int needs_expansion(const char *code, const rt_item_t *it, const cm_names
  * item's line structure (a new string with no more lines than the item),
  * or NULL. */
 static char *expand_item(const char *libdir, const char *defines, const char *item, size_t len,
-                         int item_lines)
+                         int item_line, int item_lines, int cell)
 {
     cm_buf_t src = {0};
     cm_buf_adds(&src, defines);
     cm_buf_adds(&src, "\n" MARKER "\n");
-    int first = 1; /* the line of src where the item starts */
-    for (size_t i = 0; i < src.len; i++)
-        first += src.s[i] == '\n';
+    /* the item on its own line of its cell, so that __LINE__ and __FILE__
+     * in the expansion are what they are in the cell's compile */
+    cm_buf_addf(&src, "#line %d \"cell[%d]\"\n", item_line, cell);
+    int first = item_line; /* the line number the item starts at */
     cm_buf_add(&src, item, len);
     cm_buf_addc(&src, '\n');
     cm_buf_t out = {0};
@@ -131,7 +132,7 @@ static char *expand_item(const char *libdir, const char *defines, const char *it
     return cm_buf_steal(&one);
 }
 
-char *rt_expand_cell(const char *libdir, const char *user_macros, const char *code,
+char *rt_expand_cell(const char *libdir, const char *user_macros, const char *code, int cell_no,
                      rt_is_type_fn is_type, void *ctx)
 {
     rt_cell_t cell;
@@ -155,7 +156,8 @@ char *rt_expand_cell(const char *libdir, const char *user_macros, const char *co
         if (!needs_expansion(code, it, &macros))
             continue;
         char *one = expand_item(libdir, cm_buf_str(&defines), code + it->start,
-                                it->end - it->start, it->end_line - it->line + 1);
+                                it->end - it->start, it->line, it->end_line - it->line + 1,
+                                cell_no);
         if (!one)
             continue;
         cm_buf_add(&out, code + copied, it->start - copied);

@@ -7,7 +7,8 @@
  * expanded. Such items are run through libtcc's preprocessor with the
  * user's #define lines (the session's and the cell's own, never the
  * headers'), and the expansion replaces the item in place, on the same
- * lines, so every line number of the cell stays what the user sees. */
+ * lines, so every line number of the cell stays what the user sees
+ * (__LINE__ and __FILE__ in it too: cell_no is the cell's number). */
 #ifndef RT_EXPAND_H
 #define RT_EXPAND_H
 
@@ -17,7 +18,7 @@
  * NULL when no item needs a user macro expanded or the expansion failed (then
  * the cell is compiled as written, and TCC reports what is wrong).
  * user_macros holds the session's #define/#undef lines; libdir is TCC's. */
-char *rt_expand_cell(const char *libdir, const char *user_macros, const char *code,
+char *rt_expand_cell(const char *libdir, const char *user_macros, const char *code, int cell_no,
                      rt_is_type_fn is_type, void *ctx);
 
 #endif

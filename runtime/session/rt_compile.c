@@ -342,7 +342,7 @@ rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, r
     rt_prelude_macros(&s->prelude, &macros);
     char *expanded = NULL;
     if (macros.len || strstr(c, "#define"))
-        expanded = rt_expand_cell(s->libdir, cm_buf_str(&macros), c, rt_session_is_type, s);
+        expanded = rt_expand_cell(s->libdir, cm_buf_str(&macros), c, cell, rt_session_is_type, s);
     cm_buf_free(&macros);
     s->cell_includes = rt_session_cell_includes(s, code); /* its types, for the plan */
     rt_tcc_t *t = compile_code(s, code, expanded ? expanded : c, cell, plan, error);

@@ -190,6 +190,14 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
     char evalue[CM_ERROR_TEXT];
     char w[200];
     what(w, sizeof w, f);
+    if (f->call && !strcmp(f->call, "exit")) {
+        snprintf(evalue, sizeof evalue,
+                 "exit(%d) %s: cell %d stopped there; the session's variables are kept",
+                 f->exit_status, where + (strncmp(where, "in exit(), ", 11) ? 0 : 11), cell);
+        rt_error_set(err, "SystemExit", 0, 0, "%s", evalue);
+        rt_error_add_line(err, "SystemExit: %s", evalue);
+        return;
+    }
     if (f->signo == SIGINT)
         snprintf(evalue, sizeof evalue,
                  "cell %d was interrupted%s%s; the session's variables are kept", cell,

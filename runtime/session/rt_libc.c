@@ -209,9 +209,46 @@ static ssize_t cell_getline(char **lineptr, size_t *n, FILE *f)
     return r;
 }
 
+/* ---- exit ----------------------------------------------------------- */
+
+/* exit() ends the cell, not the session, as sys.exit() does in IPython:
+ * the handlers the cells gave atexit() run (last first) and stdio is
+ * flushed, as a program's exit does, then the cell stops there. Handlers
+ * not yet run when the executor itself ends run then. */
+#define MAX_AT_EXIT 32 /* as C requires at least */
+static void (*at_exit[MAX_AT_EXIT])(void);
+static int n_at_exit;
+
+static void run_at_exit(void)
+{
+    while (n_at_exit > 0)
+        at_exit[--n_at_exit](); /* taken off first: a handler that exits ends the list */
+}
+
+static int cell_atexit(void (*fn)(void))
+{
+    static int registered;
+    if (n_at_exit == MAX_AT_EXIT)
+        return -1;
+    if (!registered)
+        registered = atexit(run_at_exit) == 0;
+    at_exit[n_at_exit++] = fn;
+    return 0;
+}
+
+static _Noreturn void cell_exit(int status)
+{
+    void *ret = CALLER();
+    run_at_exit();
+    cell_fflush(NULL);
+    rt_protect_exit(status, ret);
+}
+
 /* glibc's headers name the C99 scanf family __isoc99_*: both names are
  * served. getc may be a macro over _IO_getc in older headers. */
 const rt_symbol_t rt_libc_symbols[] = {
+    {"exit", (const void *)cell_exit},
+    {"atexit", (const void *)cell_atexit},
     {"sleep", (const void *)cell_sleep},
     {"usleep", (const void *)cell_usleep},
     {"nanosleep", (const void *)cell_nanosleep},

@@ -4,7 +4,8 @@
  *   stdin (scanf, getchar, fgets, getline, read(0, ...), ...): an interrupt
  *   ends the cell there (rt_protect_wait_end), not just the call;
  * - read(0, ...) and write(1 or 2, ...), served by rt_input and rt_output
- *   so that they are in order with stdio.
+ *   so that they are in order with stdio;
+ * - exit and atexit: exit() ends the cell, not the session (rt_protect_exit).
  * Reads of other files and fds are libc's, followed by a checkpoint. */
 #ifndef RT_LIBC_H
 #define RT_LIBC_H

@@ -231,6 +231,12 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
             _exit(1);
         return RT_PROTECT_RAISED;
     }
+    if (jumped == 3) {
+        cells_errno = errno;
+        if (fault)
+            *fault = last_fault;
+        return RT_PROTECT_EXITED;
+    }
     if (jumped == 0) {
         running = 1;
         errno = cells_errno;
@@ -263,19 +269,26 @@ int rt_protect_run(void (*fn)(void *), void *arg, rt_fault_t *fault)
     return last_fault.signo;
 }
 
-/* Leaves the running cell as interrupted, from the cell thread outside
- * any signal handler (the jump restores the mask saved at the boundary). */
+/* Leaves the running cell (how: 1 interrupted, 2 raised, 3 exited), from
+ * the cell thread outside any signal handler (the jump restores the mask
+ * saved at the boundary). */
+static _Noreturn void leave_cell(int how)
+{
+    running = 0;
+    int_wanted = 0;
+    waiting = 0;
+    holding = 0;
+    siglongjmp(jump_env, how);
+}
+
+/* Leaves it as interrupted in call, returning to ret. */
 static _Noreturn void stop_cell(const char *call, void *ret)
 {
     memset(&last_fault, 0, sizeof last_fault);
     last_fault.signo = SIGINT;
     last_fault.ip = ret;
     last_fault.call = call;
-    int_wanted = 0;
-    waiting = 0;
-    holding = 0;
-    running = 0;
-    siglongjmp(jump_env, 1);
+    leave_cell(1);
 }
 
 /* Waits and holds count on the cell thread only: a thread a cell started
@@ -332,11 +345,22 @@ void rt_protect_raise(const char *ename, const char *evalue)
 {
     snprintf(raised_ename, sizeof raised_ename, "%s", ename);
     snprintf(raised_evalue, sizeof raised_evalue, "%s", evalue);
-    running = 0;
-    int_wanted = 0;
-    waiting = 0;
-    holding = 0;
-    siglongjmp(jump_env, 2);
+    leave_cell(2);
+}
+
+void rt_protect_exit(int status, void *ret)
+{
+    if (in_child || !running || !on_cell_thread()) {
+        /* a forked child, code outside a cell, or a thread a cell started
+         * ends the process, as exit() does */
+        fflush(NULL);
+        _exit(status);
+    }
+    memset(&last_fault, 0, sizeof last_fault);
+    last_fault.ip = ret;
+    last_fault.call = "exit";
+    last_fault.exit_status = status;
+    leave_cell(3);
 }
 
 void rt_protect_raised(const char **ename, const char **evalue)

@@ -25,6 +25,7 @@ typedef struct rt_fault {
     int nframes;
     int stack_overflow;     /* the fault address was next to the stack pointer */
     const char *call;       /* the waiting call an interrupt stopped ("sleep"), or NULL */
+    int exit_status;        /* RT_PROTECT_EXITED: the status given to exit() */
 } rt_fault_t;
 
 /* Installs the handlers and the alternate stack (idempotent). Returns 0,
@@ -79,6 +80,13 @@ int rt_protect_take_pending_interrupt(void);
 #define RT_PROTECT_RAISED (-1)
 _Noreturn void rt_protect_raise(const char *ename, const char *evalue);
 void rt_protect_raised(const char **ename, const char **evalue);
+
+/* Ends the running cell as exit(status) ends a program, called where ret
+ * returns to, but keeps the session: rt_protect_run returns
+ * RT_PROTECT_EXITED with the fault's exit_status, ip = ret and call
+ * "exit". In a forked child (rt_protect_on_fork) the child exits. */
+#define RT_PROTECT_EXITED (-2)
+_Noreturn void rt_protect_exit(int status, void *ret);
 
 /* "SIGSEGV", ... for a signal number. Static string. */
 const char *rt_protect_signal_name(int signo);

@@ -80,6 +80,13 @@ static void keep_rerun(rt_session_t *s, const char *code, void (*cell)(void))
 int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
                           rt_error_t *err)
 {
+    if (sig == RT_PROTECT_EXITED) {
+        rt_session_fault_error(s, cell, fault, err);
+        rt_error_t ignored = {0}; /* what it launched before still ends */
+        rt_gpu_after_cell(cell, &ignored);
+        rt_error_free(&ignored);
+        return -1;
+    }
     if (sig == RT_PROTECT_RAISED) { /* a failed launch, say */
         const char *ename, *evalue;
         rt_protect_raised(&ename, &evalue);
@@ -138,6 +145,8 @@ int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, c
     rt_display_set_emit(s->emit, s->emit_ctx);
     rt_fault_t fault;
     int sig = rt_protect_run(run_cell, &r, &fault);
+    if (sig == RT_PROTECT_EXITED && fault.exit_status == 0)
+        sig = 0; /* exit(0): the cell ends there, successfully, as a program would */
     rt_display_set_emit(NULL, NULL);
     char *result = rt_result_take();
     if (sig) {

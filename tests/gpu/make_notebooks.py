@@ -330,6 +330,13 @@ RUNTIME = [
     "if (prop.multiProcessorCount != sms || prop.l2CacheSize != l2 || prop.warpSize != 32 ||\n"
     "    prop.maxThreadsPerBlock != 1024 || prop.major < 7 || prop.totalGlobalMem == 0) abort();\n"
     "printf(\"PASS the real cudaDeviceProp\\n\");",
+    # the tutorials' error-check macro: exit() ends the cell, not the session
+    "#define CUDA_CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \\\n"
+    "    fprintf(stderr, \"CUDA error: %s at %s:%d\\n\", cudaGetErrorString(e_), __FILE__, __LINE__); \\\n"
+    "    exit(EXIT_FAILURE); } } while (0)\n"
+    "float *huge;\nCUDA_CHECK(cudaMalloc(&huge, (size_t)1 << 50));\nprintf(\"never\\n\");",
+    "CUDA_CHECK(cudaMemset(y, 0, n * sizeof(float)));\nCUDA_CHECK(cudaDeviceSynchronize());\n"
+    "if (y[n - 1] != 0.0f) abort();\nprintf(\"PASS an error-check macro that calls exit keeps the session\\n\");",
     "cudaFree(x); cudaFree(y); cudaFree(z); cudaFree(d2); cudaFreeHost(pinned);\n"
     "cudaStreamDestroy(s); cudaEventDestroy(start); cudaEventDestroy(stop);\n"
     "printf(\"PASS cleanup\\n\");",

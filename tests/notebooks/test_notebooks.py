@@ -312,15 +312,17 @@ def test_gpuc_run_allow_errors_continues(gpuc_bin, tmp_path):
 def test_gpuc_run_faults_and_exit(gpuc_bin, tmp_path):
     src = write_nb(tmp_path / "faults.ipynb", [
         "int keep = 3;", "int *p = 0; *p = 1;", "keep",
-        "#include <stdlib.h>\nexit(3);", "1 + 1"])
+        "#include <stdlib.h>\nexit(3);", "keep", "#include <unistd.h>\n_exit(3);", "1 + 1"])
     out = tmp_path / "out.ipynb"
     proc = gpuc_run(gpuc_bin, src, "-o", out, "--allow-errors")
     assert proc.returncode == 1
     cells = code_cells(nbformat.read(str(out), as_version=4))
     assert cells[1].outputs[0].ename == "SegmentationFault"
     assert result_text(cells[2]) == "3", "the session survives a segfault"
-    assert cells[3].outputs[0].ename == "ExecutorDied"
-    assert result_text(cells[4]) == "2", "a fresh session after exit()"
+    assert cells[3].outputs[0].ename == "SystemExit", "exit() ends the cell, not the session"
+    assert result_text(cells[4]) == "3", "the session survives exit()"
+    assert cells[5].outputs[0].ename == "ExecutorDied"
+    assert result_text(cells[6]) == "2", "a fresh session after _exit()"
 
 
 def test_gpuc_run_in_place(gpuc_bin, tmp_path):

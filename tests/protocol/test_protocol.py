@@ -482,7 +482,10 @@ def test_fault_twice_keeps_session(fresh_kernel, fault):
 # --- the executor dies: exit(), _exit(), SIGKILL ------------------------
 
 @pytest.mark.parametrize("code,says", [
-    ("#include <stdlib.h>\nexit(3);", r"\b3\b"),
+    # exit() in the cell's own code ends only the cell (tests/cells/37_exit);
+    # from a thread the cell started it ends the process, as in a program
+    ("#include <stdlib.h>\n#include <pthread.h>\nvoid *die(void *a) { exit(3); return a; }\n"
+     "{ pthread_t t; pthread_create(&t, NULL, die, NULL); pthread_join(t, NULL); }", r"\b3\b"),
     ("#include <unistd.h>\n_exit(4);", r"\b4\b"),
     ("#include <signal.h>\nraise(SIGKILL);", r"SIGKILL|[Kk]illed"),
 ], ids=["exit", "_exit", "sigkill"])

@@ -114,3 +114,38 @@ def test_without_the_toolkit_header_the_subset_serves_course_code(kernel_with_en
     execute_ok(kc, "%device cpu")
     execute_ok(kc, KERNEL)
     check_course_output(execute_ok(kc, COURSE))
+
+
+def _cuda12_runtime():
+    """The folder of CUDA 12.9's libcudart and headers, from the PyPI wheel
+    nvidia-cuda-runtime-cu12 (tests/requirements.txt), or None."""
+    try:
+        import nvidia.cuda_runtime as wheel
+    except ImportError:
+        return None
+    root = os.path.dirname(wheel.__file__) if wheel.__file__ else list(wheel.__path__)[0]
+    return root if os.path.exists(os.path.join(root, "lib", "libcudart.so.12")) else None
+
+
+CUDA12 = _cuda12_runtime()
+
+
+@pytest.mark.skipif(CUDA12 is None, reason="nvidia-cuda-runtime-cu12 is not installed")
+@pytest.mark.parametrize("kernel_with_env", [
+    {"GPUC_HIDE_LIBS": "libcudart.so.13",
+     "LD_LIBRARY_PATH": os.path.join(CUDA12 or "", "lib")}], indirect=True)
+def test_cuda_12_headers(kernel_with_env):
+    # a CUDA 12 runtime: its own header (beside its libcudart, as in the pip
+    # wheels) is the one host cells see, its default-argument macros work
+    # (its per-thread-stream _ptsz forms, declared only under an #if, get
+    # none), and its cudaDeviceProp is CUDA 12's, with clockRate
+    kc = kernel_with_env
+    said = execute_ok(kc, "%gpu").stream()
+    assert "CUDA 12.9's cuda_runtime_api.h" in said, said
+    execute_ok(kc, "%device cpu")
+    execute_ok(kc, KERNEL)
+    check_course_output(execute_ok(kc, COURSE))
+    run = execute_ok(kc, "cudaDeviceProp p12;\ncudaGetDeviceProperties(&p12, 0);\n"
+                         "printf(\"%zu %d\\n\", sizeof p12, p12.clockRate >= 0);")
+    assert run.stream("stderr") == ""
+    assert run.stream().split() == ["1032", "1"]
