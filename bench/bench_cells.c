@@ -7,6 +7,8 @@
  *    median over reps runs, header shaking on and off (GPUC_FULL_HEADERS=1).
  * 2. A 500-cell session, each cell defining a variable and a function and
  *    printing: median of cells 1-20 against cells 481-500, both modes.
+ * 3. A new cell each time, `1 + i` (bench_kernel.py's row): median over
+ *    reps cells of a session of their own, both modes.
  * The cells' own output goes to /dev/null; the table to stdout. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,6 +86,28 @@ static double trivial(rt_headers_mode_t mode, int reps, rt_compile_stats_t *stat
     return m;
 }
 
+/* Median of `1 + i` for i = 0 .. reps-1 in mode (a session of its own):
+ * every cell is new, so every one compiles. */
+static double new_cells(rt_headers_mode_t mode, int reps)
+{
+    cm_error_t err = {0};
+    rt_session_t *s = rt_session_new(NULL, NULL, NULL, &err);
+    if (!s)
+        exit(1);
+    rt_session_set_headers(s, mode);
+    double *v = malloc(reps * sizeof *v);
+    char code[64];
+    for (int i = 0; i < reps; i++) {
+        snprintf(code, sizeof code, "1 + %d", i);
+        if ((v[i] = timed(s, code)) < 0)
+            exit(1);
+    }
+    double m = median(v, reps);
+    free(v);
+    rt_session_free(s);
+    return m;
+}
+
 /* Medians of cells 1-20 and 481-500 of a 500-cell session. */
 static void long_session(rt_headers_mode_t mode, double *first, double *last,
                          rt_compile_stats_t *stats)
@@ -126,6 +150,7 @@ int main(int argc, char **argv)
     double first_on, last_on, first_off, last_off;
     long_session(RT_HEADERS_SHAKE, &first_on, &last_on, &st_long_on);
     long_session(RT_HEADERS_FULL, &first_off, &last_off, &st_long_off);
+    double new_on = new_cells(RT_HEADERS_SHAKE, reps), new_off = new_cells(RT_HEADERS_FULL, reps);
 
     fflush(stdout);
     dup2(table, 1);
@@ -135,6 +160,8 @@ int main(int argc, char **argv)
     printf("| --- | ---: | ---: | ---: |\n");
     printf("| `n + 1` after stdio/stdlib/string/math (%d runs) | %.3f | %.3f | %.1fx |\n", reps,
            on, off, off / on);
+    printf("| a new cell each time, `1 + i` (%d cells) | %.3f | %.3f | %.1fx |\n", reps, new_on,
+           new_off, new_off / new_on);
     printf("| 500-cell session: cells 1-20 | %.3f | %.3f | %.1fx |\n", first_on, first_off,
            first_off / first_on);
     printf("| 500-cell session: cells 481-500 | %.3f | %.3f | %.1fx |\n", last_on, last_off,

@@ -485,6 +485,12 @@ void gpu_sim_device(gpu_device_info_t *info);
 void gpu_sim_set_seed(long long seed);
 long long gpu_sim_seed(void);
 
+/* The worker threads that run a simulated launch's blocks (%sim --threads
+ * N): n >= 1, or 0 for the default (the CPUs, at most 64). gpu_sim_threads:
+ * the number in force; *is_default 1 when it is the default. */
+void gpu_sim_set_threads(int n);
+int gpu_sim_threads(int *is_default);
+
 /* Memory and race checking of later simulated launches (%sim --memcheck,
  * --racecheck; docs/simulator.md). */
 void gpu_sim_set_checks(int memcheck, int racecheck);

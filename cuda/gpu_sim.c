@@ -85,6 +85,18 @@ long long gpu_sim_seed(void)
     return sim_seed();
 }
 
+void gpu_sim_set_threads(int n)
+{
+    sim_set_threads(n);
+}
+
+int gpu_sim_threads(int *is_default)
+{
+    if (is_default)
+        *is_default = sim_threads() == sim_default_threads();
+    return sim_threads();
+}
+
 void gpu_sim_set_checks(int memcheck, int racecheck)
 {
     sim_set_checks(memcheck, racecheck);

@@ -4,61 +4,86 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jk_spool.h"
+
 #define SESSION_NUMBER 1
+
+/* On disk (jk_spool): an 'I' record per input, an 'O' record per result
+ * (after its input). Nothing is kept in memory per cell; a history_request
+ * reads the file back (ipykernel's history is a database on disk). */
+enum { INPUT = 'I', OUTPUT = 'O' };
 
 typedef struct entry {
     int line;
-    char *code;
-    char *output; /* text/plain result, NULL if none */
+    const char *code;
+    const char *output; /* text/plain result, NULL if none */
 } entry_t;
 
 struct jk_history {
-    entry_t *entries;
-    size_t len, cap;
+    jk_spool_t *spool;
 };
+
+/* The entries read back for one reply (len of them, texts in buf). */
+typedef struct loaded {
+    entry_t *entries;
+    size_t len;
+    char *buf;
+} loaded_t;
 
 jk_history_t *jk_history_new(void)
 {
-    return calloc(1, sizeof(jk_history_t));
+    jk_history_t *h = calloc(1, sizeof *h);
+    if (h && !(h->spool = jk_spool_new())) {
+        free(h);
+        return NULL;
+    }
+    return h;
 }
 
 void jk_history_free(jk_history_t *h)
 {
     if (!h)
         return;
-    for (size_t i = 0; i < h->len; i++) {
-        free(h->entries[i].code);
-        free(h->entries[i].output);
-    }
-    free(h->entries);
+    jk_spool_free(h->spool);
     free(h);
 }
 
 void jk_history_add(jk_history_t *h, int line, const char *code)
 {
-    if (h->len == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 64;
-        entry_t *e = realloc(h->entries, cap * sizeof *e);
-        if (!e)
-            return;
-        h->entries = e;
-        h->cap = cap;
-    }
-    char *copy = strdup(code);
-    if (!copy)
-        return;
-    h->entries[h->len++] = (entry_t){line, copy, NULL};
+    jk_spool_add(h->spool, INPUT, line, code, strlen(code));
 }
 
 void jk_history_set_output(jk_history_t *h, int line, const char *text)
 {
-    for (size_t i = h->len; i-- > 0;) {
-        if (h->entries[i].line != line)
-            continue;
-        free(h->entries[i].output);
-        h->entries[i].output = strdup(text);
-        return;
+    jk_spool_add(h->spool, OUTPUT, line, text, strlen(text));
+}
+
+/* The inputs, each with the last result recorded for its line. */
+static loaded_t load(const jk_history_t *h)
+{
+    loaded_t l = {0};
+    size_t n;
+    jk_spool_record_t *r = jk_spool_read(h->spool, &n, &l.buf);
+    l.entries = malloc((n ? n : 1) * sizeof *l.entries);
+    if (!l.entries) {
+        free(r);
+        free(l.buf);
+        l.buf = NULL;
+        return l;
     }
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].tag == INPUT) {
+            l.entries[l.len++] = (entry_t){r[i].number, r[i].text, NULL};
+            continue;
+        }
+        for (size_t k = l.len; k-- > 0;)
+            if (l.entries[k].line == r[i].number) {
+                l.entries[k].output = r[i].text;
+                break;
+            }
+    }
+    free(r);
+    return l;
 }
 
 static int want_output; /* set per reply: the history is used from one thread */
@@ -77,14 +102,14 @@ static int int_field(const json_t *content, const char *key, int fallback)
 }
 
 /* Appends the entries with index >= first, at most n of them (n < 0: all). */
-static void add_tail(json_t *out, const jk_history_t *h, int n)
+static void add_tail(json_t *out, const loaded_t *h, int n)
 {
     size_t first = n < 0 || (size_t)n >= h->len ? 0 : h->len - (size_t)n;
     for (size_t i = first; i < h->len; i++)
         json_array_append_new(out, item(&h->entries[i]));
 }
 
-static void add_range(json_t *out, const jk_history_t *h, const json_t *content)
+static void add_range(json_t *out, const loaded_t *h, const json_t *content)
 {
     int session = int_field(content, "session", 0);
     if (session != 0 && session != SESSION_NUMBER)
@@ -98,7 +123,7 @@ static void add_range(json_t *out, const jk_history_t *h, const json_t *content)
     }
 }
 
-static void add_search(json_t *out, const jk_history_t *h, const json_t *content)
+static void add_search(json_t *out, const loaded_t *h, const json_t *content)
 {
     const char *pattern = json_string_value(json_object_get(content, "pattern"));
     if (!pattern)
@@ -127,8 +152,9 @@ static void add_search(json_t *out, const jk_history_t *h, const json_t *content
     free(found);
 }
 
-json_t *jk_history_reply(const jk_history_t *h, const json_t *content)
+json_t *jk_history_reply(const jk_history_t *hist, const json_t *content)
 {
+    loaded_t loaded = load(hist), *h = &loaded;
     json_t *out = json_array();
     want_output = json_is_true(json_object_get(content, "output"));
     const char *type = json_string_value(json_object_get(content, "hist_access_type"));
@@ -138,5 +164,7 @@ json_t *jk_history_reply(const jk_history_t *h, const json_t *content)
         add_range(out, h, content);
     else if (type && strcmp(type, "search") == 0)
         add_search(out, h, content);
+    free(loaded.entries);
+    free(loaded.buf);
     return json_pack("{s:s, s:o}", "status", "ok", "history", out);
 }

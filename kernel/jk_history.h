@@ -1,6 +1,7 @@
 /* jk_history: the inputs of this kernel's session, for history_request.
- * Kept in memory; session number 1 is the current one. Thread-compatible
- * (used from the shell thread only). */
+ * Kept in an anonymous file (jk_spool), read back for each request, so
+ * that the kernel's memory does not grow with the cells; session number 1
+ * is the current one. Thread-compatible (used from the shell thread only). */
 #ifndef JK_HISTORY_H
 #define JK_HISTORY_H
 
@@ -8,7 +9,7 @@
 
 typedef struct jk_history jk_history_t;
 
-jk_history_t *jk_history_new(void); /* NULL when out of memory */
+jk_history_t *jk_history_new(void); /* NULL when out of memory or no file can be made */
 void jk_history_free(jk_history_t *h);
 
 /* Records the input of execution number line (copied). */

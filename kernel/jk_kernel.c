@@ -235,6 +235,10 @@ int jk_kernel_main(int argc, char **argv)
     }
     jk_wire_uuid(k->session);
     k->history = jk_history_new();
+    if (!k->history) {
+        fprintf(stderr, "gpuc kernel: no file for the history\n");
+        return 1;
+    }
     install_signals(k);
     jk_heartbeat_t *hb = NULL;
     pthread_t control;

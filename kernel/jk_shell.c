@@ -370,10 +370,9 @@ static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
 {
     request_t announce = {s, msg, flag(msg, "silent", 0), NULL, code_of(msg), n, 0};
     announce_execute(&announce);
-    jk_journal_entry_t *todo = s->journal.recover;
-    size_t ntodo = s->journal.nrecover;
-    s->journal.recover = NULL;
-    s->journal.nrecover = 0;
+    size_t ntodo;
+    char *codes;
+    jk_journal_entry_t *todo = jk_journal_take_recover(&s->journal, &ntodo, &codes);
     cm_buf_t done = {0}, failed = {0};
     size_t ndone = 0, i = 0;
     int died = 0;
@@ -399,15 +398,13 @@ static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
                         json_string_value(json_object_get(reply, "evalue")));
         }
         json_decref(reply);
-        free(todo[i].code);
     }
-    for (; i < ntodo; i++) { /* not run: still recoverable */
+    for (; i < ntodo; i++) /* not run: still recoverable */
         jk_journal_add(&s->journal, todo[i].cell, todo[i].code);
-        free(todo[i].code);
-    }
     if (died) /* what was replayed went with the executor: recoverable again */
         jk_journal_replaced(&s->journal);
     free(todo);
+    free(codes);
     cm_buf_t report = {0};
     if (!ntodo)
         cm_buf_adds(&report, "Nothing to recover: no session was lost since the kernel started, "

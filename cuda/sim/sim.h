@@ -8,10 +8,14 @@
  * common/ and knows nothing of cuda/.
  *
  * Threads: call everything from one OS thread (the executor's main
- * thread). Launches are synchronous: a kernel has run when sim_launch
- * returns; what failed while it ran (a device assert, a trap, threads that
- * can never leave a barrier) is kept and returned by sim_take_error, as a
- * GPU reports it at the next synchronisation.
+ * thread). A launch runs its blocks on worker threads (sim_set_threads),
+ * each running one block at a time, its threads as fibers; the calling
+ * thread waits for them. Launches are synchronous: a kernel has run when
+ * sim_launch returns; what failed while it ran (a device assert, a trap,
+ * threads that can never leave a barrier) is kept and returned by
+ * sim_take_error, as a GPU reports it at the next synchronisation. A fault
+ * on a worker is raised again on the calling thread, with the worker's
+ * signal information, at the end of the launch.
  *
  * Errors: cm_error_t. err->code is SIM_E_CUDA + the number of the CUDA
  * error a GPU gives for the same mistake (SIM_E_CUDA + 710 for a device
@@ -85,9 +89,19 @@ const struct sim_hooks *sim_hooks(void);
 
 /* Order of execution: seed < 0 runs warps and blocks in index order (the
  * default); otherwise their order is shuffled by a generator seeded with
- * seed, the same for the same seed and launch sequence. */
+ * seed, the same for the same seed and launch sequence, and launches run
+ * on one worker (so that the shuffled order is the order blocks run in). */
 void sim_set_seed(long long seed);
 long long sim_seed(void);
+
+/* Worker threads for later launches: n >= 1 (1: the calling thread runs
+ * every block, as before there were workers; at most SIM_POOL_MAX), 0 the
+ * default, sim_default_threads(): the CPUs this process may use, at most
+ * 64. A launch uses no more workers than it has blocks, and one when a
+ * check (memcheck, racecheck) is on. sim_threads: the setting in force. */
+void sim_set_threads(int n);
+int sim_threads(void);
+int sim_default_threads(void);
 
 /* Checking for later launches (docs/simulator.md): memcheck stops a kernel
  * at its first access outside the memory it may touch, with a report
@@ -107,7 +121,8 @@ void sim_untrack(void *ptr);
  * started (for the timers: simulated kernels take CPU time, not GPU time). */
 double sim_kernel_seconds(void);
 
-/* The number of CPU cores the simulator says it has (multiProcessorCount). */
+/* The number of CPU cores the simulator says it has (multiProcessorCount):
+ * the CPUs this process may run on. */
 int sim_cores(void);
 
 /* ---- compiling (sim_compile.c) ---------------------------------------- */

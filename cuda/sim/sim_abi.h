@@ -24,7 +24,8 @@
         const sim_block_view_t *block;                                                      \
     } sim_thread_view_t;                                                                    \
     typedef struct sim_hooks {                                                              \
-        sim_thread_view_t *const *self; /* the running thread: *self */                    \
+        /* where the running thread's view lies: this many bytes from the thread pointer */ \
+        long self_offset;                                                                   \
         void (*syncthreads)(void);                                                          \
         int (*syncthreads_pred)(int op, int predicate); /* SIM_SYNC_* */                    \
         void (*syncwarp)(unsigned int mask);                                                \
@@ -37,7 +38,13 @@
         void (*trap)(void);                                                                 \
         /* a load or store of size bytes at addr (checked modules only; SIM_ACCESS_*) */    \
         void (*access)(const void *addr, unsigned long size, int flags, const void *pc);    \
-    } sim_hooks_t;
+    } sim_hooks_t;                                                                          \
+    /* the running simulated thread of the calling OS thread (a worker) */                  \
+    static inline __attribute__((no_sanitize_thread)) sim_thread_view_t *                   \
+    sim_self(const sim_hooks_t *h)                                                          \
+    {                                                                                       \
+        return *(sim_thread_view_t **)((char *)__builtin_thread_pointer() + h->self_offset); \
+    }
 
 SIM_ABI_DECLS
 
@@ -45,8 +52,9 @@ SIM_ABI_DECLS
 enum { SIM_SHFL_IDX = 0, SIM_SHFL_UP = 1, SIM_SHFL_DOWN = 2, SIM_SHFL_XOR = 3 };
 enum { SIM_VOTE_BALLOT = 0, SIM_VOTE_ANY = 1, SIM_VOTE_ALL = 2 };
 enum { SIM_SYNC_COUNT = 0, SIM_SYNC_AND = 1, SIM_SYNC_OR = 2 };
-/* sim_hooks_t.access's flags: a store (else a load), an atomic operation */
-enum { SIM_ACCESS_WRITE = 1, SIM_ACCESS_ATOMIC = 2 };
+/* sim_hooks_t.access's flags: a store (else a load), an atomic operation;
+ * a __threadfence() (no address) */
+enum { SIM_ACCESS_WRITE = 1, SIM_ACCESS_ATOMIC = 2, SIM_ACCESS_FENCE = 4 };
 
 #define SIM_STR_(...) #__VA_ARGS__
 #define SIM_STR(...) SIM_STR_(__VA_ARGS__)

@@ -88,6 +88,11 @@ void sim_check_access(const void *addr, unsigned long size, int flags, const voi
 {
     if (!sim_now.active)
         return; /* the module's own start-up */
+    if (flags & SIM_ACCESS_FENCE) {
+        if (sim_racecheck_on)
+            sim_race_fence();
+        return;
+    }
     uintptr_t a = (uintptr_t)addr;
     const sim_region_t *r = sim_mem_find(a);
     /* the address of the call's return: the access is the instruction before */

@@ -127,7 +127,8 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
                      const sim_entry_fn *entries);
 
 /* Calls fn for each data object of the module file path (a kernel cell's
- * shared object): its symbol name, its address in the file's image, its
+ * shared object): its symbol name, its address in the file's image (for
+ * a __shared__ array, thread-local: its offset in the TLS segment), its
  * size, and whether it is a __shared__ array (section gpuc_shared). The
  * prelude's own objects are left out; nothing happens when the file
  * cannot be read. */
@@ -141,6 +142,12 @@ void sim_module_objects(const char *path, void *ctx,
 int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *base,
                        cm_error_t *err);
 
+/* The calling thread's copy of template_at, an address in the template of
+ * a module's thread-local storage (its __shared__ section, which each
+ * worker thread has a copy of), allocated at its first use; NULL when
+ * template_at lies in no module's TLS segment. */
+char *sim_module_tls(char *template_at);
+
 /* 1 when addr lies in a checked module's loaded image (string literals,
  * tables, variables without a symbol). */
 int sim_module_image(uintptr_t addr);
@@ -151,8 +158,13 @@ int sim_module_image(uintptr_t addr);
 void sim_race_access(sim_region_t *r, uintptr_t addr, unsigned long size, int flags,
                      const void *pc);
 
-/* Forgets the races of the last launch. */
+/* Forgets the races (and the fences) of the last launch. */
 void sim_race_reset(void);
+
+/* The running thread ran a __threadfence(); the running block passed a
+ * __syncthreads(). */
+void sim_race_fence(void);
+void sim_race_barrier(void);
 
 /* The races seen since sim_race_reset, in words: 0 when none. */
 int sim_race_report(char *text, size_t len);

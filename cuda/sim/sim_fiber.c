@@ -7,6 +7,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #if defined(__x86_64__) && !defined(GPUC_SIM_UCONTEXT)
 #define NATIVE 1
 #else
@@ -26,6 +30,18 @@ int sim_stack_new(sim_stack_t *s, size_t size)
     s->base = p;
     s->size = size;
     return 0;
+}
+
+/* A new fiber starts on a stack with no frames. Under AddressSanitizer the
+ * redzones of a fiber left for good (a device assert, a deadlock) would
+ * stay poisoned and be taken for overflows in the next fiber there. */
+static void fresh_stack(sim_stack_t *stack)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    __asan_unpoison_memory_region((char *)stack->base + sysconf(_SC_PAGESIZE), stack->size);
+#else
+    (void)stack;
+#endif
 }
 
 void sim_stack_free(sim_stack_t *s)
@@ -86,6 +102,7 @@ void sim_fiber_entry(void);
 
 void sim_fiber_make(sim_context_t *ctx, sim_stack_t *stack, void (*fn)(void *), void *arg)
 {
+    fresh_stack(stack);
     uintptr_t top = ((uintptr_t)stack->base + (size_t)sysconf(_SC_PAGESIZE) + stack->size) & ~(uintptr_t)15;
     uint64_t *ret = (uint64_t *)(top - 24); /* after `ret`, rsp = top - 16: aligned */
     uint64_t *sp = ret - 7;
@@ -119,6 +136,7 @@ static ucontext_t *uc_of(sim_context_t *ctx)
 
 void sim_fiber_make(sim_context_t *ctx, sim_stack_t *stack, void (*fn)(void *), void *arg)
 {
+    fresh_stack(stack);
     ucontext_t *uc = uc_of(ctx);
     getcontext(uc);
     uc->uc_stack.ss_sp = (char *)stack->base + sysconf(_SC_PAGESIZE);

@@ -112,7 +112,8 @@ static void trim_quarantine(size_t limit)
         if (i >= 0)
             drop((size_t)i);
     }
-    memmove(M.held, M.held + k, (M.nheld - k) * sizeof *M.held);
+    if (k) /* (held may be NULL: memmove wants pointers even for 0 bytes) */
+        memmove(M.held, M.held + k, (M.nheld - k) * sizeof *M.held);
     M.nheld -= k;
 }
 

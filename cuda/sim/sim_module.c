@@ -147,7 +147,8 @@ void sim_module_objects(const char *path, void *ctx,
         const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
         for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
             const Elf64_Sym *s = &sym[k];
-            if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || !s->st_size ||
+            int type = ELF64_ST_TYPE(s->st_info); /* __shared__: thread-local */
+            if ((type != STT_OBJECT && type != STT_TLS) || !s->st_size ||
                 s->st_shndx == SHN_UNDEF || s->st_shndx >= eh->e_shnum ||
                 (sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
                 !(sh[s->st_shndx].sh_flags & SHF_ALLOC))
@@ -161,20 +162,82 @@ void sim_module_objects(const char *path, void *ctx,
     cm_buf_free(&file);
 }
 
-/* Adds a module's data object at base to the memory map: one of the
- * section gpuc_shared as a __shared__ array, the rest as a __device__
- * variable. */
-static void add_object(void *ctx, const char *name, uintptr_t value, size_t size, int shared)
+/* The TLS segment of the module loaded at base: its module id and where
+ * its template lies (0, 0 when it has none). */
+typedef struct tls_segment {
+    uintptr_t base;
+    size_t modid;
+    uintptr_t start;
+} tls_segment_t;
+
+static int find_tls(struct dl_phdr_info *info, size_t size, void *data)
 {
-    uintptr_t base = *(const uintptr_t *)ctx;
-    char shown[48];
-    short_name(name, shown, sizeof shown);
-    sim_mem_add((void *)(base + value), size, shared ? SIM_MEM_SHARED : SIM_MEM_GLOBAL, shown);
+    (void)size;
+    tls_segment_t *t = data;
+    if (info->dlpi_addr != t->base)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_TLS) {
+            t->modid = info->dlpi_tls_modid;
+            t->start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+        }
+    return 1;
 }
 
-static void add_symbols(const char *path, uintptr_t base)
+/* glibc's, for the general-dynamic TLS model: the calling thread's copy of
+ * byte offset of module modid's segment, allocated at its first use */
+typedef struct tls_index {
+    unsigned long module, offset;
+} tls_index_t;
+extern void *__tls_get_addr(tls_index_t *ti);
+
+/* The calling thread's copy of the TLS segment of the module that holds
+ * addr, and the segment's template (NULL when it has none). */
+static char *tls_block(const void *addr, uintptr_t *start)
 {
-    sim_module_objects(path, &base, add_object);
+    Dl_info info;
+    if (!addr || !dladdr(addr, &info) || !info.dli_fbase)
+        return NULL;
+    tls_segment_t t = {(uintptr_t)info.dli_fbase, 0, 0};
+    dl_iterate_phdr(find_tls, &t);
+    if (!t.modid)
+        return NULL;
+    *start = t.start;
+    return __tls_get_addr(&(tls_index_t){t.modid, 0});
+}
+
+char *sim_module_tls(char *template_at)
+{
+    uintptr_t start = 0;
+    char *block = tls_block(template_at, &start);
+    return block ? block + ((uintptr_t)template_at - start) : NULL;
+}
+
+/* Adds a module's data object to the memory map: one of the section
+ * gpuc_shared (thread-local: its value is an offset in the TLS segment)
+ * as a __shared__ array, in the calling thread's copy, the rest as a
+ * __device__ variable at the module's base + value. */
+typedef struct objects_at {
+    uintptr_t base;
+    char *tls;
+} objects_at_t;
+
+static void add_object(void *ctx, const char *name, uintptr_t value, size_t size, int shared)
+{
+    const objects_at_t *at = ctx;
+    char shown[48];
+    short_name(name, shown, sizeof shown);
+    if (shared && at->tls)
+        sim_mem_add(at->tls + value, size, SIM_MEM_SHARED, shown);
+    else if (!shared)
+        sim_mem_add((void *)(at->base + value), size, SIM_MEM_GLOBAL, shown);
+}
+
+static void add_symbols(const char *path, uintptr_t base, const void *in_module)
+{
+    uintptr_t start = 0;
+    objects_at_t at = {base, tls_block(in_module, &start)};
+    sim_module_objects(path, &at, add_object);
 }
 
 static int add_images(struct dl_phdr_info *info, size_t size, void *data)
@@ -281,7 +344,7 @@ static int compile_checked(module_t *m, cm_error_t *err)
     Dl_info info;
     if (dladdr((void *)entries[0], &info) && info.dli_fname && info.dli_fbase) {
         m->base = (uintptr_t)info.dli_fbase;
-        add_symbols(info.dli_fname, m->base);
+        add_symbols(info.dli_fname, m->base, (void *)entries[0]);
         dl_iterate_phdr(add_images, &m->base);
     }
     m->checked = entries;

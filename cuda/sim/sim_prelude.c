@@ -2,9 +2,10 @@
  *
  * The built-in variables read the running simulated thread through the
  * hooks (sim_abi.h), which the module gets from __gpuc_bind when it is
- * loaded; barriers and warp intrinsics call the scheduler. Blocks run one
- * at a time, so __shared__ is static storage (in the section gpuc_shared,
- * which the scheduler poisons before each block). `extern __shared__`
+ * loaded; barriers and warp intrinsics call the scheduler. A worker
+ * thread runs one block at a time, so __shared__ is thread-local storage
+ * (in the section gpuc_shared, which the scheduler poisons before each
+ * block, in the worker's copy). `extern __shared__`
  * arrays are rewritten by sim_compile.c into the launch's dynamic shared
  * memory. */
 #include "sim_prelude.h"
@@ -48,10 +49,18 @@ const char sim_prelude[] =
     "#define __host__\n"
     "#define __constant__\n"
     "#define __managed__\n"
-    /* in a section of its own, which the scheduler fills with 0xff bytes
+    /* thread-local (each worker thread runs its own blocks: its own copy),
+     * in a section of its own, which the scheduler fills with 0xff bytes
      * before each block: memory read before any thread of the block wrote
      * it reads as NaN or -1, the same in every run */
-    "#define __shared__ static __attribute__((section(\"gpuc_shared\")))\n"
+    /* (in a checked module each one 64 KiB-aligned: an overflow past the
+     * end of one, at most 48 KiB long, lands in a gap before the next,
+     * which memcheck reports; the compiler leaves no gap otherwise) */
+    "#ifdef __GPUC_CHECK__\n"
+    "#define __shared__ static __thread __attribute__((section(\"gpuc_shared\"), aligned(65536)))\n"
+    "#else\n"
+    "#define __shared__ static __thread __attribute__((section(\"gpuc_shared\")))\n"
+    "#endif\n"
     "extern \"C\" char __start_gpuc_shared[] __attribute__((weak));\n"
     "extern \"C\" char __stop_gpuc_shared[] __attribute__((weak));\n"
     "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize_thread))"
@@ -74,9 +83,9 @@ const char sim_prelude[] =
      * scheduler's memory is no device memory) */
     "#ifdef __GPUC_CHECK__\n"
     "#define __GPUC_VIEW(T, name, expr) static __attribute__((noinline, no_sanitize_thread, pure))"
-    " T name(void) { return (*__gpuc_h->self)->expr; }\n"
+    " T name(void) { return sim_self(__gpuc_h)->expr; }\n"
     "#else\n"
-    "#define __GPUC_VIEW(T, name, expr) static inline T name(void) { return (*__gpuc_h->self)->expr; }\n"
+    "#define __GPUC_VIEW(T, name, expr) static inline T name(void) { return sim_self(__gpuc_h)->expr; }\n"
     "#endif\n"
     "__GPUC_VIEW(sim_uint3_t, __gpuc_thread_idx3, thread_idx)\n"
     "__GPUC_VIEW(sim_uint3_t, __gpuc_block_idx3, block->block_idx)\n"
@@ -98,9 +107,19 @@ const char sim_prelude[] =
     "static inline int __syncthreads_count(int p) { return __gpuc_h->syncthreads_pred(0, p); }\n"
     "static inline int __syncthreads_and(int p) { return __gpuc_h->syncthreads_pred(1, p); }\n"
     "static inline int __syncthreads_or(int p) { return __gpuc_h->syncthreads_pred(2, p); }\n"
-    "static inline void __threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
-    "static inline void __threadfence_block(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
-    "static inline void __threadfence_system(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
+    /* a device-wide fence (racecheck: a release of the thread's earlier
+     * accesses, an acquire of what other blocks released before it) */
+    /* (not instrumented in a checked module: no ThreadSanitizer runtime) */
+    "#ifdef __GPUC_CHECK__\n"
+    "static __attribute__((noinline, no_sanitize_thread)) void __gpuc_fence(int seen) {"
+    " __atomic_thread_fence(__ATOMIC_SEQ_CST);"
+    " if (seen) __gpuc_h->access((const void *)0, 0, 4, __builtin_return_address(0)); }\n"
+    "#else\n"
+    "static inline void __gpuc_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n"
+    "#endif\n"
+    "static inline void __threadfence(void) { __gpuc_fence(1); }\n"
+    "static inline void __threadfence_block(void) { __gpuc_fence(0); }\n"
+    "static inline void __threadfence_system(void) { __gpuc_fence(1); }\n"
     "static inline void __trap(void) { __gpuc_h->trap(); __builtin_unreachable(); }\n"
     "template <class T> static inline T __gpuc_shfl(int op, unsigned int mask, T v, int arg, int width) {\n"
     "  static_assert(sizeof(T) <= 8, \"warp shuffles move at most 8 bytes\");\n"

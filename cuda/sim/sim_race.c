@@ -11,10 +11,26 @@
  * an earlier launch is stale (stamp < first_stamp); shared memory is the
  * block's own, so a shared record of another block is stale too.
  *
+ * Fences order accesses of different blocks, as a release and an acquire:
+ * an access is ordered before a later one of another thread when its
+ * thread ran a __threadfence() after it and the later thread ran an
+ * atomic operation or a fence after that fence (itself, or another thread
+ * of its block before a __syncthreads() they both passed). The time is a
+ * clock of the launch that ticks at each fence and atomic (checked
+ * launches run one block at a time), each thread's last fence is kept in a
+ * table of the launch, each thread of the running block's last acquire in
+ * an array. So the "last block" reduction (partial results, fence, atomic
+ * ticket; the last block reads them all) and flags set after a fence and
+ * read with an atomic are no races; a flag read without an atomic or a
+ * fence is one.
+ *
  * One read is kept, not all: a read replaces the record unless that one is
  * a read of another thread the new one does not follow, so a write after
  * reads of several threads is compared with the earliest unordered one. A
- * race can be missed (reads of threads in between), never invented. */
+ * race can be missed (reads of threads in between), and one thread's
+ * fences are kept as its last only, so an access ordered by an earlier
+ * fence of a thread that fenced again later, read after the earlier and
+ * before the later, is taken for a race. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +46,7 @@ typedef struct record {
     uint8_t mask;              /* the bytes of the 4 it touched */
     uint32_t bgen, wgen;       /* barriers passed by the block and the warp */
     uint32_t pc;               /* code address - sim_now.image_base */
+    uint32_t time;             /* the fence clock when it was made */
 } record_t;
 
 struct sim_shadow {
@@ -54,6 +71,23 @@ static struct {
     unsigned long long total;  /* racing pairs of accesses, counted */
 } R;
 
+/* fences: a thread's last one, in a table of the launch */
+typedef struct fence {
+    uint32_t stamp;            /* its block; 0: a free slot */
+    uint32_t thread;
+    uint32_t time;
+} fence_t;
+
+static struct {
+    uint32_t clock;            /* ticks at each fence and atomic of the launch */
+    fence_t *table;            /* open addressing, a power of 2 slots */
+    size_t cap, n;
+    uint32_t stamp;            /* the block acquired[] is about */
+    uint32_t acquired[1024];   /* by thread: the clock at its last fence or atomic */
+    uint32_t block_max;        /* the latest of acquired[] */
+    uint32_t at_barrier;       /* block_max at the block's last __syncthreads() */
+} F;
+
 void sim_race_free(sim_shadow_t *shadow)
 {
     free(shadow);
@@ -63,6 +97,100 @@ void sim_race_reset(void)
 {
     R.n = 0;
     R.total = 0;
+    F.clock = 0;
+    F.n = 0;
+    if (F.table)
+        memset(F.table, 0, F.cap * sizeof *F.table);
+    F.stamp = 0;
+}
+
+static size_t slot_of(uint32_t stamp, uint32_t thread)
+{
+    uint64_t h = ((uint64_t)stamp << 16 | thread) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 32) & (F.cap - 1);
+}
+
+/* The slot of (stamp, thread): its own, else the free one to take. */
+static fence_t *fence_slot(uint32_t stamp, uint32_t thread)
+{
+    if (!F.cap)
+        return NULL;
+    size_t i = slot_of(stamp, thread);
+    while (F.table[i].stamp && (F.table[i].stamp != stamp || F.table[i].thread != thread))
+        i = (i + 1) & (F.cap - 1);
+    return &F.table[i];
+}
+
+/* The time of the last fence of (stamp, thread) in this launch; 0: none. */
+static uint32_t last_fence(uint32_t stamp, uint32_t thread)
+{
+    const fence_t *f = fence_slot(stamp, thread);
+    return f && f->stamp ? f->time : 0;
+}
+
+static int grow_fences(void)
+{
+    size_t cap = F.cap ? F.cap * 2 : 1024;
+    fence_t *old = F.table, *v = calloc(cap, sizeof *v);
+    if (!v)
+        return -1;
+    size_t old_cap = F.cap;
+    F.table = v;
+    F.cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].stamp)
+            *fence_slot(old[i].stamp, old[i].thread) = old[i];
+    free(old);
+    return 0;
+}
+
+/* What the running block's threads acquired: forgotten at a new block. */
+static void this_block(void)
+{
+    if (F.stamp == sim_now.stamp)
+        return;
+    F.stamp = sim_now.stamp;
+    memset(F.acquired, 0, sizeof F.acquired);
+    F.block_max = F.at_barrier = 0;
+}
+
+/* The running thread acquires now (a fence or an atomic operation). */
+static uint32_t acquire(void)
+{
+    this_block();
+    uint32_t t = ++F.clock;
+    F.acquired[sim_now.thread % 1024] = t;
+    F.block_max = t;
+    return t;
+}
+
+void sim_race_fence(void)
+{
+    uint32_t t = acquire();
+    if (F.n * 2 >= F.cap && grow_fences())
+        return;
+    fence_t *f = fence_slot(sim_now.stamp, sim_now.thread);
+    if (!f->stamp)
+        F.n++;
+    *f = (fence_t){sim_now.stamp, sim_now.thread, t};
+}
+
+void sim_race_barrier(void)
+{
+    this_block();
+    F.at_barrier = F.block_max;
+}
+
+/* 1 when e's thread released it by a fence that the running thread has
+ * acquired since. */
+static int released(const record_t *e)
+{
+    uint32_t f = last_fence(e->stamp, e->thread);
+    if (!f || f <= e->time)
+        return 0;
+    this_block();
+    uint32_t mine = F.acquired[sim_now.thread % 1024];
+    return (mine > F.at_barrier ? mine : F.at_barrier) > f;
 }
 
 static int is_stale(const record_t *e, int shared)
@@ -88,7 +216,8 @@ static int ordered(const record_t *e)
 static int conflicts(const record_t *e, uint8_t mask, int flags, int shared)
 {
     return !is_stale(e, shared) && (e->mask & mask) && !same_thread(e) &&
-           !((e->flags & SIM_ACCESS_ATOMIC) && (flags & SIM_ACCESS_ATOMIC)) && !ordered(e);
+           !((e->flags & SIM_ACCESS_ATOMIC) && (flags & SIM_ACCESS_ATOMIC)) && !ordered(e) &&
+           !released(e);
 }
 
 static void keep(const sim_region_t *r, const record_t *e, uintptr_t addr, unsigned long size,
@@ -132,8 +261,10 @@ void sim_race_access(sim_region_t *r, uintptr_t addr, unsigned long size, int fl
         return;
     int shared = r->kind == SIM_MEM_SHARED;
     uintptr_t base = r->lo & ~(uintptr_t)3, end = addr + size;
+    if (flags & SIM_ACCESS_ATOMIC)
+        acquire();
     record_t me = {sim_now.stamp, (uint16_t)sim_now.thread, (uint8_t)flags, 0, sim_now.bgen,
-                   *sim_now.wgen, (uint32_t)((uintptr_t)pc - sim_now.image_base)};
+                   *sim_now.wgen, (uint32_t)((uintptr_t)pc - sim_now.image_base), F.clock};
     for (uintptr_t g = addr & ~(uintptr_t)3; g < end; g += 4) {
         uintptr_t from = g > addr ? g : addr, to = g + 4 < end ? g + 4 : end;
         me.mask = (uint8_t)(((1u << (to - from)) - 1) << (from - g));

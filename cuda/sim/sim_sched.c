@@ -1,5 +1,7 @@
-/* sim_sched: running a grid - blocks one after another, the threads of a
- * block as fibers (see sim.h).
+/* sim_sched: running a grid - its blocks handed out in order to workers
+ * (the pool's threads, sim_pool.c, or the executor's thread alone), each
+ * running one block at a time with the block's threads as fibers (see
+ * sim.h).
  *
  * A thread runs until it ends or waits: at __syncthreads() for the rest of
  * its block, at __syncwarp() or a warp intrinsic for the rest of its warp.
@@ -12,10 +14,13 @@
 #include "sim.h"
 
 #include <dlfcn.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "cm_buf.h"
@@ -23,15 +28,17 @@
 #include "sim_abi.h"
 #include "sim_check.h"
 #include "sim_fiber.h"
+#include "sim_pool.h"
+#include "sim_settings.h"
 
 #define STACK_BYTES (256 * 1024)
-#define MAX_THREADS 1024
-#define MAX_SHARED (48 * 1024)
+#define MAX_THREADS SIM_MAX_THREADS
+#define MAX_SHARED SIM_MAX_SHARED
 
 enum { NEW, READY, RUNNING, WAIT_BLOCK, WAIT_WARP, DONE };
 
 typedef struct thread {
-    sim_thread_view_t view;    /* what the kernel reads; hooks.self points here */
+    sim_thread_view_t view;    /* what the kernel reads (sim_self) */
     sim_context_t ctx;         /* where it waits */
     int state;
     unsigned lane, warp;
@@ -50,18 +57,33 @@ typedef struct warp {
 
 typedef struct chunk {
     unsigned long long block;  /* linear block index */
+    unsigned long long seq;    /* the block's place in the launch's order */
     char *text;
     size_t len;
 } chunk_t;
 
-static struct {
-    int running;               /* inside sim_launch: a jump out of it leaves 1 */
+/* The first failure of a launch on one worker: an error the kernel
+ * reported (assert, trap, a deadlock, memcheck), or a fault (a signal on a
+ * pool worker, raised again on the executor's thread at the launch's end). */
+typedef struct failure {
+    int have;
+    unsigned long long seq;    /* the place of its block in the launch's order */
+    cm_error_t err;            /* an error; else: */
+    int signo;                 /* a fault, as it came */
+    siginfo_t info;
+    const void *ip;
+    char where[160];           /* "name, block [1,0,0], thread [3,0,0]" */
+} failure_t;
+
+/* What runs blocks: the executor's thread (worker 0) or a pool thread. One
+ * block at a time, its threads as fibers. */
+typedef struct worker {
     thread_t threads[MAX_THREADS];
     warp_t warps[MAX_THREADS / 32];
     int order[MAX_THREADS];    /* the order threads start and leave barriers in */
     int ready[MAX_THREADS];    /* ring of thread indices */
     int head, count;
-    int nthreads, live, arrived;
+    int live, arrived;
     int next_new;              /* order[next_new] is the next thread to start */
     unsigned block_gen;        /* block barriers completed */
     int bar_sum[2], bar_n[2];  /* __syncthreads_count's sum and arrivals, by gen & 1 */
@@ -71,69 +93,53 @@ static struct {
     int nstacks, free_stacks[MAX_THREADS], nfree;
     sim_context_t sched;
     thread_t *cur;
-    sim_thread_view_t *self;
     sim_block_view_t block;
+    int abort;                 /* the running block stops: assert, trap */
+    int printed;               /* a thread of the block wrote output */
+    unsigned long long seq;    /* the running block's place in the launch's order */
+    char *shared;              /* this thread's copy of the kernel's __shared__ */
+    char *dyn_shared;          /* MAX_SHARED bytes */
+    failure_t failure;
+    const void *stopped_at;    /* a stop left the running thread (W->cur) at this address */
+    chunk_t *chunks;           /* the launch's output so far, by block */
+    size_t nchunks, cap_chunks;
+} worker_t;
+
+static struct {
+    int running;               /* inside sim_launch: a jump out of it leaves 1 */
     const sim_kernel_t *kernel;
     sim_kernel_t kernel_copy;
     void **args;
-    int abort;                 /* stop the launch: assert, trap */
+    int nthreads;
+    unsigned grid[3];
+    unsigned dyn_bytes;        /* of this launch */
+    unsigned long long nblocks;
+    unsigned long long *block_order; /* the launch's blocks in the order run; NULL: index order */
+    unsigned long long warp_key; /* seeds each block's warp order (with a seed) */
+    atomic_ullong next;        /* the place of the next block to hand out */
+    atomic_ullong stop_at;     /* blocks placed after it do not run: a failure's place */
+    atomic_int cut;            /* every block stops: the launch was cut off */
+    int checking;              /* a checked launch (one worker) */
+    int nworkers;              /* of this launch; worker i > 0 is pool thread i - 1 */
+    worker_t *workers[SIM_POOL_MAX + 1];
+    failure_t fault;           /* a pool worker's fault, being raised again */
+    int fault_raised;
     cm_error_t pending;        /* the failure sim_take_error returns */
     int have_pending;
-    chunk_t *chunks;
-    size_t nchunks, cap_chunks;
-    long long seed;
-    unsigned long long rng;
+    int seeded;                /* this launch runs under a seed */
     double seconds;
-    void *dyn_shared;
-    unsigned dyn_bytes;        /* of this launch */
-    int printed;               /* a thread of the block wrote output */
-    const unsigned long long *block_order; /* the launch's blocks in the order run; NULL: index order */
-    unsigned grid[3];
-    uint32_t stamps;           /* blocks run since the process started */
+    uint32_t stamps;           /* checked blocks run since the process started */
     size_t page;               /* the size of a stack's guard page */
-} S = {.seed = -1};
+} S;
+
+static __thread worker_t *W;   /* the calling thread's worker */
+static __thread sim_thread_view_t *running_view; /* what sim_self reads */
 
 sim_now_t sim_now;
-
-/* ---- the generator of shuffled orders (splitmix64) -------------------- */
-
-static unsigned long long next_random(void)
-{
-    unsigned long long z = (S.rng += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static void shuffle(unsigned long long *v, unsigned long long n)
-{
-    for (unsigned long long i = n; i > 1; i--) {
-        unsigned long long j = next_random() % i, t = v[i - 1];
-        v[i - 1] = v[j];
-        v[j] = t;
-    }
-}
-
-void sim_set_seed(long long seed)
-{
-    S.seed = seed < 0 ? -1 : seed;
-    S.rng = (unsigned long long)seed;
-}
-
-long long sim_seed(void)
-{
-    return S.seed;
-}
 
 double sim_kernel_seconds(void)
 {
     return S.seconds;
-}
-
-int sim_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
 }
 
 /* ---- failures ---------------------------------------------------------- */
@@ -142,23 +148,78 @@ int sim_cores(void)
  * when a name is given. */
 static void where_in_grid(char *buf, size_t len, const char *name)
 {
-    const sim_uint3_t *b = &S.block.block_idx, *t = &S.cur->view.thread_idx;
+    const sim_uint3_t *b = &W->block.block_idx, *t = &W->cur->view.thread_idx;
     snprintf(buf, len, "%s%sblock [%u,%u,%u], thread [%u,%u,%u]", name ? name : "",
              name ? ", " : "", b->x, b->y, b->z, t->x, t->y, t->z);
 }
 
+/* Blocks placed after seq stop (seq failed; blocks before it go on, so
+ * that the first failure in the launch's order is the one reported, with
+ * any number of workers). */
+static void stop_after(unsigned long long seq)
+{
+    unsigned long long at = atomic_load(&S.stop_at);
+    while (seq < at && !atomic_compare_exchange_weak(&S.stop_at, &at, seq))
+        ;
+}
+
+/* The running block stops here: its own failure, a failure in an earlier
+ * block, or a cut-off. */
+static int stopping(void)
+{
+    return W->abort || atomic_load_explicit(&S.cut, memory_order_relaxed) ||
+           W->seq > atomic_load_explicit(&S.stop_at, memory_order_relaxed);
+}
 
 static void fail(int cuda_code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(int cuda_code, const char *fmt, ...)
 {
+    failure_t *f = &W->failure;
+    if (f->have)
+        return;
+    sim_pool_hold();
     char text[CM_ERROR_TEXT];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (!S.have_pending)
-        CM_ERROR(&S.pending, SIM_E_CUDA + cuda_code, "%s", text);
-    S.have_pending = 1;
+    cm_error_clear(&f->err);
+    CM_ERROR(&f->err, SIM_E_CUDA + cuda_code, "%s", text);
+    f->signo = 0;
+    f->seq = W->seq;
+    f->have = 1;
+    stop_after(W->seq);
+    sim_pool_release();
+}
+
+/* A fault on a pool worker, or a stop (sig 0), in its signal handler. A
+ * fault is kept, to be raised again on the executor's thread if it is the
+ * launch's first failure; a stop notes where the running thread was. */
+static void signal_on_worker(int sig, const siginfo_t *si, const void *ucontext)
+{
+    const void *ip = NULL;
+#if defined(__x86_64__) && defined(REG_RIP)
+    ip = (const void *)((const ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
+#else
+    (void)ucontext;
+#endif
+    if (!sig) {
+        W->stopped_at = ip;
+        return;
+    }
+    failure_t *f = &W->failure;
+    if (f->have)
+        return;
+    f->signo = sig;
+    f->info = *si;
+    f->ip = ip;
+    if (W->cur)
+        where_in_grid(f->where, sizeof f->where, S.kernel->name);
+    else
+        snprintf(f->where, sizeof f->where, "%s", S.kernel->name);
+    f->seq = W->seq;
+    f->have = 1;
+    stop_after(W->seq);
 }
 
 /* "cell 8, line 3": where ip lies in the cell's source, read from the
@@ -188,6 +249,13 @@ static void source_line_of(const void *ip, char *buf, size_t len)
         snprintf(buf, len, "cell %d, line %d", S.kernel->cells[k - 1], line);
 }
 
+/* Stops the workers of a launch that was left (a jump out of it). */
+static void stop_workers(void)
+{
+    atomic_store(&S.cut, 1);
+    sim_pool_stop();
+}
+
 int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_t line_len)
 {
     line[0] = '\0';
@@ -195,11 +263,26 @@ int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_
         return 0;
     S.running = 0;
     sim_now.active = 0;
-    if (S.cur)
+    stop_workers();
+    W = S.workers[0];
+    for (int w = 1; w < S.nworkers; w++) { /* stopped in a block: the first in order */
+        worker_t *k = S.workers[w];
+        if (k->cur && k->stopped_at && (W == S.workers[0] || k->seq < W->seq))
+            W = k;
+    }
+    if (W != S.workers[0])
+        ip = W->stopped_at;
+    if (S.fault_raised) {
+        S.fault_raised = 0;
+        ip = S.fault.ip;
+        snprintf(where, where_len, "%s", S.fault.where);
+    } else if (W && W->cur) {
         where_in_grid(where, where_len, S.kernel->name);
-    else
+    } else {
         snprintf(where, where_len, "%s", S.kernel->name);
+    }
     source_line_of(ip, line, line_len);
+    W = S.workers[0];
     return 1;
 }
 
@@ -226,27 +309,31 @@ void sim_keep_error(const cm_error_t *err)
 
 static void push_ready(int i)
 {
-    S.threads[i].state = READY;
-    S.ready[(S.head + S.count) % MAX_THREADS] = i;
-    S.count++;
+    W->threads[i].state = READY;
+    W->ready[(W->head + W->count) % MAX_THREADS] = i;
+    W->count++;
 }
 
 static void release_block(void)
 {
     for (int k = 0; k < S.nthreads; k++)
-        if (S.threads[S.order[k]].state == WAIT_BLOCK)
-            push_ready(S.order[k]);
-    S.bar_n[S.block_gen & 1] = S.arrived;
-    S.block_gen++;
-    sim_now.bgen = S.block_gen;
-    S.bar_sum[S.block_gen & 1] = 0; /* the other gen's sum is read until the next barrier */
-    S.arrived = 0;
+        if (W->threads[W->order[k]].state == WAIT_BLOCK)
+            push_ready(W->order[k]);
+    W->bar_n[W->block_gen & 1] = W->arrived;
+    W->block_gen++;
+    if (S.checking) {
+        sim_now.bgen = W->block_gen;
+        if (sim_racecheck_on)
+            sim_race_barrier();
+    }
+    W->bar_sum[W->block_gen & 1] = 0; /* the other gen's sum is read until the next barrier */
+    W->arrived = 0;
 }
 
 /* Releases warp w's waiting lanes when every live lane it waits for is there. */
 static void check_warp(unsigned w)
 {
-    warp_t *wp = &S.warps[w];
+    warp_t *wp = &W->warps[w];
     unsigned need = wp->want & wp->live;
     if (!wp->waiting || (wp->waiting & need) != need)
         return;
@@ -262,42 +349,44 @@ static void check_warp(unsigned w)
 static void enter(thread_t *t)
 {
     t->state = RUNNING;
-    S.cur = t;
-    S.self = &t->view;
-    sim_now.thread = (uint32_t)(t - S.threads);
-    sim_now.wgen = &S.warps[t->warp].gen;
-    sim_now.stack_lo = (uintptr_t)S.stacks[t->stack].base;
-    sim_now.stack_hi = sim_now.stack_lo + S.stacks[t->stack].size + S.page; /* guard page below */
+    W->cur = t;
+    running_view = &t->view;
+    if (!S.checking)
+        return;
+    sim_now.thread = (uint32_t)(t - W->threads);
+    sim_now.wgen = &W->warps[t->warp].gen;
+    sim_now.stack_lo = (uintptr_t)W->stacks[t->stack].base;
+    sim_now.stack_hi = sim_now.stack_lo + W->stacks[t->stack].size + S.page; /* guard page below */
 }
 
 static void to_scheduler(thread_t *t)
 {
-    sim_fiber_switch(&t->ctx, &S.sched);
+    sim_fiber_switch(&t->ctx, &W->sched);
 }
 
 static void sync_block(void)
 {
-    thread_t *t = S.cur;
+    thread_t *t = W->cur;
     t->state = WAIT_BLOCK;
-    if (++S.arrived == S.live)
+    if (++W->arrived == W->live)
         release_block();
     to_scheduler(t);
 }
 
 static int sync_block_pred(int op, int predicate)
 {
-    unsigned gen = S.block_gen;
-    S.bar_sum[gen & 1] += predicate != 0;
+    unsigned gen = W->block_gen;
+    W->bar_sum[gen & 1] += predicate != 0;
     sync_block();
-    int sum = S.bar_sum[gen & 1], n = S.bar_n[gen & 1];
+    int sum = W->bar_sum[gen & 1], n = W->bar_n[gen & 1];
     return op == SIM_SYNC_COUNT ? sum : op == SIM_SYNC_AND ? sum == n : sum > 0;
 }
 
 /* Waits at the warp barrier with value; returns the exchange's gen. */
 static unsigned warp_exchange(unsigned mask, unsigned long long value)
 {
-    thread_t *t = S.cur;
-    warp_t *wp = &S.warps[t->warp];
+    thread_t *t = W->cur;
+    warp_t *wp = &W->warps[t->warp];
     unsigned gen = wp->gen;
     wp->slot[gen & 1][t->lane] = value;
     wp->waiting |= 1u << t->lane;
@@ -315,9 +404,9 @@ static void sync_warp(unsigned mask)
 
 static unsigned long long shfl(int op, unsigned mask, unsigned long long value, int arg, int width)
 {
-    thread_t *t = S.cur;
+    thread_t *t = W->cur;
     unsigned gen = warp_exchange(mask, value);
-    warp_t *wp = &S.warps[t->warp];
+    warp_t *wp = &W->warps[t->warp];
     if (width <= 0 || width > 32 || (width & (width - 1)))
         width = 32;
     int lane = (int)t->lane, lo = lane & ~(width - 1), src = lane;
@@ -334,9 +423,9 @@ static unsigned long long shfl(int op, unsigned mask, unsigned long long value, 
 
 static unsigned vote(int op, unsigned mask, int predicate)
 {
-    thread_t *t = S.cur;
+    thread_t *t = W->cur;
     unsigned gen = warp_exchange(mask, predicate != 0);
-    warp_t *wp = &S.warps[t->warp];
+    warp_t *wp = &W->warps[t->warp];
     unsigned ballot = 0, part = wp->part[gen & 1] & mask;
     for (unsigned lane = 0; lane < 32; lane++)
         if ((part >> lane & 1) && wp->slot[gen & 1][lane])
@@ -359,17 +448,19 @@ static int device_vprintf(const char *format, va_list ap)
     va_end(copy);
     if (n < 0)
         return n;
-    S.printed = 1;
+    W->printed = 1;
+    sim_pool_hold(); /* malloc: a stop waits */
     if ((size_t)n < sizeof small) {
-        cm_buf_add(&S.cur->out, small, (size_t)n);
-        return n;
+        cm_buf_add(&W->cur->out, small, (size_t)n);
+    } else {
+        char *big = malloc((size_t)n + 1);
+        if (big)
+            vsnprintf(big, (size_t)n + 1, format, ap);
+        cm_buf_add(&W->cur->out, big ? big : "", big ? (size_t)n : 0);
+        free(big);
+        n = big ? n : -1;
     }
-    char *big = malloc((size_t)n + 1);
-    if (!big)
-        return -1;
-    vsnprintf(big, (size_t)n + 1, format, ap);
-    cm_buf_add(&S.cur->out, big, (size_t)n);
-    free(big);
+    sim_pool_release();
     return n;
 }
 
@@ -386,8 +477,8 @@ static void cell_of(const char *file, char *buf, size_t len)
 
 static void stop_launch(void)
 {
-    S.abort = 1;
-    to_scheduler(S.cur);
+    W->abort = 1;
+    to_scheduler(W->cur);
 }
 
 static void assert_fail(const char *expr, const char *file, unsigned line, const char *function)
@@ -395,9 +486,11 @@ static void assert_fail(const char *expr, const char *file, unsigned line, const
     char at[96], cell[64];
     where_in_grid(at, sizeof at, NULL);
     cell_of(file, cell, sizeof cell);
-    cm_buf_addf(&S.cur->out, "%s, line %u: %s: %s: Assertion `%s` failed.\n", cell, line,
+    sim_pool_hold();
+    cm_buf_addf(&W->cur->out, "%s, line %u: %s: %s: Assertion `%s` failed.\n", cell, line,
                 function, at, expr);
-    S.printed = 1;
+    sim_pool_release();
+    W->printed = 1;
     fail(710, "CUDA_ERROR_ASSERT (710): device-side assert triggered: %s, line %u: %s: "
               "Assertion `%s` failed (%s)", cell, line, function, expr, at);
     stop_launch();
@@ -423,7 +516,7 @@ void sim_sched_who(uint32_t stamp, uint32_t thread, char *buf, size_t len)
 {
     unsigned long long seq = stamp - sim_now.first_stamp;
     unsigned long long b = S.block_order ? S.block_order[seq] : seq;
-    const sim_uint3_t *t = &S.threads[thread].view.thread_idx;
+    const sim_uint3_t *t = &S.workers[0]->threads[thread].view.thread_idx; /* checked: one worker */
     snprintf(buf, len, "block [%u,%u,%u], thread [%u,%u,%u]", (unsigned)(b % S.grid[0]),
              (unsigned)(b / S.grid[0] % S.grid[1]),
              (unsigned)(b / ((unsigned long long)S.grid[0] * S.grid[1])), t->x, t->y, t->z);
@@ -434,20 +527,7 @@ void sim_sched_line(const void *pc, char *buf, size_t len)
     source_line_of(pc, buf, len);
 }
 
-void sim_set_checks(int memcheck, int racecheck)
-{
-    sim_memcheck_on = memcheck != 0;
-    sim_racecheck_on = racecheck != 0;
-}
-
-void sim_checks(int *memcheck, int *racecheck)
-{
-    *memcheck = sim_memcheck_on;
-    *racecheck = sim_racecheck_on;
-}
-
-static const sim_hooks_t hooks = {
-    .self = &S.self,
+static sim_hooks_t hooks = {
     .syncthreads = sync_block,
     .syncthreads_pred = sync_block_pred,
     .syncwarp = sync_warp,
@@ -461,6 +541,9 @@ static const sim_hooks_t hooks = {
 
 const struct sim_hooks *sim_hooks(void)
 {
+    /* running_view is in the program's static TLS: at the same distance
+     * from the thread pointer in every thread */
+    hooks.self_offset = (long)((char *)&running_view - (char *)__builtin_thread_pointer());
     return &hooks;
 }
 
@@ -475,44 +558,45 @@ const struct sim_hooks *sim_hooks(void)
  * per thread. arg: the index of the runner's stack. */
 static void runner_main(void *arg)
 {
-    while (S.next_new < S.nthreads && !S.abort) {
-        thread_t *t = &S.threads[S.order[S.next_new++]];
+    while (W->next_new < S.nthreads && !stopping()) {
+        thread_t *t = &W->threads[W->order[W->next_new++]];
         t->stack = (int)(intptr_t)arg;
         enter(t);
         S.kernel->entry(S.args);
-        t = S.cur; /* the same thread, resumed perhaps after others ran */
-        warp_t *wp = &S.warps[t->warp];
+        t = W->cur; /* the same thread, resumed perhaps after others ran */
+        warp_t *wp = &W->warps[t->warp];
         t->state = DONE;
-        S.live--;
+        W->live--;
         wp->live &= ~(1u << t->lane);
-        if (S.arrived && S.arrived == S.live)
+        if (W->arrived && W->arrived == W->live)
             release_block();
         check_warp(t->warp);
     }
-    S.ended_stack = (int)(intptr_t)arg;
+    W->ended_stack = (int)(intptr_t)arg;
     sim_context_t gone;
-    sim_fiber_switch(&gone, &S.sched);
+    sim_fiber_switch(&gone, &W->sched);
     abort(); /* never resumed */
 }
 
 static int take_stack(void)
 {
-    if (S.nfree)
-        return S.free_stacks[--S.nfree];
-    if (S.nstacks == MAX_THREADS || sim_stack_new(&S.stacks[S.nstacks], STACK_BYTES))
+    if (W->nfree)
+        return W->free_stacks[--W->nfree];
+    if (W->nstacks == MAX_THREADS || sim_stack_new(&W->stacks[W->nstacks], STACK_BYTES))
         return -1;
-    return S.nstacks++;
+    return W->nstacks++;
 }
 
-/* Appends the block's printf output, thread by thread in index order. */
+/* Keeps the block's printf output, thread by thread in index order. */
 static void keep_output(unsigned long long block)
 {
-    if (!S.printed)
+    if (!W->printed)
         return;
-    S.printed = 0;
+    W->printed = 0;
+    sim_pool_hold();
     cm_buf_t all = {0};
     for (int i = 0; i < S.nthreads; i++) {
-        cm_buf_t *o = &S.threads[i].out;
+        cm_buf_t *o = &W->threads[i].out;
         if (o->len) {
             cm_buf_add(&all, o->s, o->len);
             o->len = 0;
@@ -520,21 +604,19 @@ static void keep_output(unsigned long long block)
                 o->s[0] = '\0';
         }
     }
-    if (!all.len) {
-        cm_buf_free(&all);
-        return;
-    }
-    if (S.nchunks == S.cap_chunks) {
-        size_t cap = S.cap_chunks ? S.cap_chunks * 2 : 64;
-        chunk_t *grown = realloc(S.chunks, cap * sizeof *grown);
-        if (!grown) {
-            cm_buf_free(&all);
-            return;
+    if (all.len && W->nchunks == W->cap_chunks) {
+        size_t cap = W->cap_chunks ? W->cap_chunks * 2 : 64;
+        chunk_t *grown = realloc(W->chunks, cap * sizeof *grown);
+        if (grown) {
+            W->chunks = grown;
+            W->cap_chunks = cap;
         }
-        S.chunks = grown;
-        S.cap_chunks = cap;
     }
-    S.chunks[S.nchunks++] = (chunk_t){block, all.s, all.len};
+    if (all.len && W->nchunks < W->cap_chunks)
+        W->chunks[W->nchunks++] = (chunk_t){block, W->seq, all.s, all.len};
+    else
+        cm_buf_free(&all);
+    sim_pool_release();
 }
 
 static int by_block(const void *a, const void *b)
@@ -543,35 +625,56 @@ static int by_block(const void *a, const void *b)
     return x->block < y->block ? -1 : x->block > y->block;
 }
 
-static void flush_output(void)
+/* Writes the launch's output, block by block in index order whatever
+ * ran them (blocks placed after upto, which a failure stopped on one
+ * worker, are left out on all). */
+static void flush_output(unsigned long long upto)
 {
-    if (!S.nchunks)
+    size_t n = 0;
+    for (int w = 0; w <= SIM_POOL_MAX && S.workers[w]; w++)
+        n += S.workers[w]->nchunks;
+    if (!n)
         return;
-    if (S.seed >= 0)
-        qsort(S.chunks, S.nchunks, sizeof *S.chunks, by_block); /* stable: one chunk per block */
-    for (size_t i = 0; i < S.nchunks; i++) {
-        fwrite(S.chunks[i].text, 1, S.chunks[i].len, stdout);
-        free(S.chunks[i].text);
+    chunk_t *all = malloc(n * sizeof *all);
+    n = 0;
+    for (int w = 0; w <= SIM_POOL_MAX && S.workers[w]; w++) {
+        worker_t *k = S.workers[w];
+        for (size_t i = 0; i < k->nchunks; i++) {
+            if (all && k->chunks[i].seq <= upto)
+                all[n++] = k->chunks[i];
+            else
+                free(k->chunks[i].text);
+        }
+        k->nchunks = 0;
+    }
+    if (!all)
+        return;
+    qsort(all, n, sizeof *all, by_block); /* one chunk per block */
+    for (size_t i = 0; i < n; i++) {
+        fwrite(all[i].text, 1, all[i].len, stdout);
+        free(all[i].text);
     }
     fflush(stdout);
-    S.nchunks = 0;
+    free(all);
 }
 
-/* What every block of a launch shares: the threads' indices, lanes and
- * warps, and the index order. A block leaves its threads DONE (or the
- * launch stops), so the next block starts them again as they are. */
-static void prepare_threads(const unsigned block[3])
+/* What every block of a launch on this worker shares: the threads'
+ * indices, lanes and warps, and the index order. A block leaves its
+ * threads DONE (or the launch stops), so the next block starts them again
+ * as they are. */
+static void prepare_threads(void)
 {
     for (int i = 0; i < S.nthreads; i++) {
-        thread_t *t = &S.threads[i];
-        t->view.thread_idx.x = (unsigned)i % block[0];
-        t->view.thread_idx.y = (unsigned)i / block[0] % block[1];
-        t->view.thread_idx.z = (unsigned)i / (block[0] * block[1]);
-        t->view.block = &S.block;
+        thread_t *t = &W->threads[i];
+        const sim_uint3_t *b = &W->block.block_dim;
+        t->view.thread_idx.x = (unsigned)i % b->x;
+        t->view.thread_idx.y = (unsigned)i / b->x % b->y;
+        t->view.thread_idx.z = (unsigned)i / (b->x * b->y);
+        t->view.block = &W->block;
         t->state = NEW;
         t->lane = (unsigned)i % 32;
         t->warp = (unsigned)i / 32;
-        S.order[i] = i;
+        W->order[i] = i;
     }
 }
 
@@ -581,185 +684,273 @@ static void run_block(unsigned long long linear)
     int nwarps = (n + 31) / 32;
     for (int w = 0; w < nwarps; w++) {
         int lanes = n - w * 32 < 32 ? n - w * 32 : 32;
-        memset(&S.warps[w], 0, sizeof S.warps[w]);
-        S.warps[w].live = lanes == 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+        memset(&W->warps[w], 0, sizeof W->warps[w]);
+        W->warps[w].live = lanes == 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
     }
-    if (S.seed >= 0 && nwarps > 1) {
+    if (S.seeded && nwarps > 1) {
         unsigned long long wo[MAX_THREADS / 32];
-        for (int w = 0; w < nwarps; w++)
-            wo[w] = (unsigned long long)w;
-        shuffle(wo, (unsigned long long)nwarps);
+        sim_warp_order(S.warp_key, linear, wo, nwarps);
         int k = 0;
         for (int w = 0; w < nwarps; w++)
             for (int i = (int)wo[w] * 32; i < n && i < (int)wo[w] * 32 + 32; i++)
-                S.order[k++] = i;
+                W->order[k++] = i;
     }
     if (S.kernel->shared_bytes) /* uninitialised shared memory, the same every run */
-        memset(S.kernel->shared, 0xff, S.kernel->shared_bytes);
+        memset(W->shared, 0xff, S.kernel->shared_bytes);
     if (S.dyn_bytes)
-        memset(S.dyn_shared, 0xff, S.dyn_bytes);
-    S.head = S.count = 0;
-    S.live = n;
-    S.arrived = 0;
-    S.next_new = 0;
-    S.ended_stack = -1;
-    S.block_gen = 0;
-    sim_now.bgen = 0;
-    sim_now.stamp = ++S.stamps;
-    S.bar_sum[0] = S.bar_sum[1] = 0;
-    if (S.nfree != S.nstacks) { /* nothing outlives a block: every stack is free */
-        S.nfree = 0;
-        for (int i = S.nstacks - 1; i >= 0; i--)
-            S.free_stacks[S.nfree++] = i;
+        memset(W->dyn_shared, 0xff, S.dyn_bytes);
+    W->head = W->count = 0;
+    W->live = n;
+    W->arrived = 0;
+    W->next_new = 0;
+    W->ended_stack = -1;
+    W->block_gen = 0;
+    W->bar_sum[0] = W->bar_sum[1] = 0;
+    if (S.checking) {
+        sim_now.bgen = 0;
+        sim_now.stamp = ++S.stamps;
     }
-    while (!S.abort) {
-        if (S.count) { /* threads a barrier released, in order */
-            thread_t *t = &S.threads[S.ready[S.head]];
-            S.head = (S.head + 1) % MAX_THREADS;
-            S.count--;
+    if (W->nfree != W->nstacks) { /* nothing outlives a block: every stack is free */
+        W->nfree = 0;
+        for (int i = W->nstacks - 1; i >= 0; i--)
+            W->free_stacks[W->nfree++] = i;
+    }
+    while (!stopping()) {
+        if (W->count) { /* threads a barrier released, in order */
+            thread_t *t = &W->threads[W->ready[W->head]];
+            W->head = (W->head + 1) % MAX_THREADS;
+            W->count--;
             enter(t);
-            sim_fiber_switch(&S.sched, &t->ctx);
-        } else if (S.next_new < n) { /* a runner for the threads not started */
+            sim_fiber_switch(&W->sched, &t->ctx);
+        } else if (W->next_new < n) { /* a runner for the threads not started */
             int stack = take_stack();
             if (stack < 0) {
                 fail(2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory: no stack for a simulated "
                         "thread");
-                S.abort = 1;
+                W->abort = 1;
                 break;
             }
-            sim_fiber_make(&S.start, &S.stacks[stack], runner_main, (void *)(intptr_t)stack);
-            sim_fiber_switch(&S.sched, &S.start);
+            sim_fiber_make(&W->start, &W->stacks[stack], runner_main, (void *)(intptr_t)stack);
+            sim_fiber_switch(&W->sched, &W->start);
         } else {
             break;
         }
-        if (S.ended_stack >= 0) {
-            S.free_stacks[S.nfree++] = S.ended_stack;
-            S.ended_stack = -1;
+        if (W->ended_stack >= 0) {
+            W->free_stacks[W->nfree++] = W->ended_stack;
+            W->ended_stack = -1;
         }
     }
-    if (!S.abort && S.live) {
+    if (!stopping() && W->live) {
         int at_block = 0, at_warp = 0;
         for (int i = 0; i < n; i++) {
-            at_block += S.threads[i].state == WAIT_BLOCK;
-            at_warp += S.threads[i].state == WAIT_WARP;
+            at_block += W->threads[i].state == WAIT_BLOCK;
+            at_warp += W->threads[i].state == WAIT_WARP;
         }
         fail(719, "CUDA_ERROR_LAUNCH_FAILED (719): unspecified launch failure: in block "
                   "[%u,%u,%u], %d thread%s wait at __syncthreads() and %d at a warp barrier "
                   "(__syncwarp or a *_sync intrinsic) that the other threads never reach: a "
                   "barrier in code that not all threads run (a GPU hangs or gives undefined "
                   "results)",
-             S.block.block_idx.x, S.block.block_idx.y, S.block.block_idx.z, at_block,
+             W->block.block_idx.x, W->block.block_idx.y, W->block.block_idx.z, at_block,
              at_block == 1 ? "" : "s", at_warp);
-        S.abort = 1;
+        W->abort = 1;
     }
     /* threads left waiting (abort, deadlock) are dropped: their stacks are
      * free again at the next block */
+    W->cur = NULL;
     keep_output(linear);
 }
 
 /* ---- launches ------------------------------------------------------------- */
 
-static int check_config(const char *name, const unsigned g[3], const unsigned b[3],
-                        unsigned shared, cm_error_t *err)
-{
-    static const char *head = "CUDA_ERROR_INVALID_VALUE (1): invalid argument";
-    unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
-    const char *why = NULL;
-    char buf[200];
-    if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2])
-        why = "a grid or block dimension is 0";
-    else if (threads > MAX_THREADS)
-        why = buf, snprintf(buf, sizeof buf, "%llu threads per block, at most %d", threads,
-                            MAX_THREADS);
-    else if (b[0] > 1024 || b[1] > 1024 || b[2] > 64)
-        why = buf, snprintf(buf, sizeof buf, "block (%u,%u,%u): at most (1024,1024,64)", b[0],
-                            b[1], b[2]);
-    else if (g[0] > 2147483647u || g[1] > 65535 || g[2] > 65535)
-        why = buf, snprintf(buf, sizeof buf, "grid (%u,%u,%u): at most (2147483647,65535,65535)",
-                            g[0], g[1], g[2]);
-    else if (shared > MAX_SHARED)
-        why = buf, snprintf(buf, sizeof buf, "%u bytes of dynamic shared memory, at most %d",
-                            shared, MAX_SHARED);
-    if (!why)
-        return 0;
-    CM_ERROR(err, SIM_E_CUDA + 1, "%s: %s (kernel %s)", head, why, name);
-    return -1;
-}
-
-/* Forgets what an interrupted launch left: output not yet written, stacks
- * of threads that were waiting when the cell was stopped. */
+/* Forgets what an interrupted launch left: output not yet written, the
+ * block order. Stacks of threads that were waiting when the launch was
+ * stopped are free again at the next block. */
 static void reset_leftovers(void)
 {
-    for (size_t i = 0; i < S.nchunks; i++)
-        free(S.chunks[i].text);
-    S.nchunks = 0;
-    for (int i = 0; i < MAX_THREADS; i++)
-        S.threads[i].out.len = 0;
-    S.printed = 0;
+    for (int w = 0; w <= SIM_POOL_MAX && S.workers[w]; w++) {
+        worker_t *k = S.workers[w];
+        for (size_t i = 0; i < k->nchunks; i++)
+            free(k->chunks[i].text);
+        k->nchunks = 0;
+        for (int i = 0; i < MAX_THREADS; i++)
+            k->threads[i].out.len = 0;
+        k->printed = 0;
+        k->cur = NULL;
+    }
+    free(S.block_order);
+    S.block_order = NULL;
+    S.fault_raised = 0;
+}
+
+/* Workers 0 .. n - 1 (allocated at their first use): how many there are. */
+static int have_workers(int n)
+{
+    int have = 0;
+    while (have < n && (S.workers[have] ||
+                        (S.workers[have] = calloc(1, sizeof *S.workers[have])))) {
+        worker_t *k = S.workers[have];
+        if (!k->dyn_shared && !(k->dyn_shared = calloc(1, MAX_SHARED))) {
+            free(k);
+            S.workers[have] = NULL;
+            break;
+        }
+        have++;
+    }
+    return have;
+}
+
+/* The calling thread's share of the launch: blocks, in the launch's
+ * order, until none is left or the launch stops. */
+static void run_share(worker_t *me)
+{
+    W = me;
+    W->failure.have = 0;
+    W->stopped_at = NULL;
+    W->abort = 0;
+    W->cur = NULL;
+    W->seq = 0;
+    W->block.dyn_shared = W->dyn_shared;
+    char *mine = S.kernel->shared ? sim_module_tls(S.kernel->shared) : NULL;
+    W->shared = mine ? mine : S.kernel->shared; /* not thread-local: the tests' kernels in C */
+    prepare_threads();
+    for (;;) {
+        unsigned long long seq = atomic_fetch_add(&S.next, 1);
+        if (seq >= S.nblocks || seq > atomic_load(&S.stop_at) || atomic_load(&S.cut))
+            break;
+        unsigned long long b = S.block_order ? S.block_order[seq] : seq;
+        W->seq = seq;
+        W->block.block_idx.x = (unsigned)(b % S.grid[0]);
+        W->block.block_idx.y = (unsigned)(b / S.grid[0] % S.grid[1]);
+        W->block.block_idx.z = (unsigned)(b / ((unsigned long long)S.grid[0] * S.grid[1]));
+        run_block(b);
+        if (W->abort)
+            break;
+    }
+    W->cur = NULL;
+}
+
+static void pool_share(int i)
+{
+    run_share(S.workers[i + 1]);
+}
+
+/* The launch's first failure in its order, over the workers it used. */
+static failure_t *first_failure(void)
+{
+    failure_t *first = NULL;
+    for (int w = 0; w < S.nworkers; w++) {
+        failure_t *f = &S.workers[w]->failure;
+        if (f->have && (!first || f->seq < first->seq))
+            first = f;
+    }
+    return first;
+}
+
+/* A fault on a pool worker, raised again on this thread with what it
+ * came with, for the boundary that would have caught it here
+ * (rt_protect); sim_cut_off then names the worker's thread and line. */
+static void raise_again(const failure_t *f)
+{
+    S.fault = *f;
+    S.fault_raised = 1;
+    sim_pool_raise(f->signo, &f->info);
+    S.fault_raised = 0; /* nobody took it (no boundary): a launch failure then */
+}
+
+/* Workers for a launch of nblocks blocks: the setting; one for a checked
+ * launch (the checkers' records are not shared between threads) and under
+ * a seed (the shuffled order is then the order blocks run in, also as
+ * seen through atomics and global memory); no more than there are blocks.
+ * 1: the calling thread runs every block. */
+static int workers_for(unsigned long long nblocks)
+{
+    long long n = sim_threads();
+    if (S.checking || S.seeded || n < 1)
+        n = 1;
+    if ((unsigned long long)n > nblocks)
+        n = (long long)nblocks;
+    return (int)n;
 }
 
 int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void **args, cm_error_t *err)
 {
-    if (check_config(kernel->name, grid, block, shared_bytes, err))
+    if (sim_check_config(kernel->name, grid, block, shared_bytes, err))
         return -1;
     int checking = sim_memcheck_on || sim_racecheck_on;
     sim_kernel_t checked;
     uintptr_t base = 0;
     if (checking && sim_module_checked(kernel, &checked, &base, err))
         return -1; /* before the clock starts: g++'s time is no kernel time */
+    if (S.running) /* the last launch was left by a jump nobody reported */
+        stop_workers();
     double t0 = cm_seconds();
     S.page = (size_t)sysconf(_SC_PAGESIZE);
-    if (!S.dyn_shared && !(S.dyn_shared = calloc(1, MAX_SHARED))) {
+    unsigned long long nblocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+    S.checking = checking;
+    int n = workers_for(nblocks);
+    int have = have_workers(n > 1 ? n + 1 : 1);
+    if (!have) {
         CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
         return -1;
     }
+    n = n > 1 && have > 2 ? have - 1 : 1;
     reset_leftovers();
     S.running = 1;
     S.kernel_copy = checking ? checked : *kernel; /* kept: a jump out of the launch leaves the caller's copy */
     S.kernel = &S.kernel_copy;
     S.args = args;
-    S.abort = 0;
     S.nthreads = (int)(block[0] * block[1] * block[2]);
-    S.block.block_dim = (sim_uint3_t){block[0], block[1], block[2]};
-    S.block.grid_dim = (sim_uint3_t){grid[0], grid[1], grid[2]};
-    S.block.dyn_shared = S.dyn_shared;
-    S.dyn_bytes = shared_bytes;
-    prepare_threads(block);
-    unsigned long long nblocks = (unsigned long long)grid[0] * grid[1] * grid[2];
-    unsigned long long *order = NULL;
-    if (S.seed >= 0 && nblocks > 1 && (order = malloc(nblocks * sizeof *order))) {
-        for (unsigned long long i = 0; i < nblocks; i++)
-            order[i] = i;
-        shuffle(order, nblocks);
+    for (int w = 0; w < have; w++) {
+        S.workers[w]->block.block_dim = (sim_uint3_t){block[0], block[1], block[2]};
+        S.workers[w]->block.grid_dim = (sim_uint3_t){grid[0], grid[1], grid[2]};
     }
-    S.block_order = order;
+    S.dyn_bytes = shared_bytes;
+    S.nblocks = nblocks;
+    S.seeded = sim_seed() >= 0;
+    if (S.seeded && nblocks > 1)
+        S.block_order = malloc(nblocks * sizeof *S.block_order);
+    if (S.seeded)
+        sim_seeded_launch(S.block_order, nblocks, &S.warp_key);
     memcpy(S.grid, grid, sizeof S.grid);
-    sim_now.first_stamp = S.stamps + 1;
+    atomic_store(&S.next, 0);
+    atomic_store(&S.stop_at, ~0ULL);
+    atomic_store(&S.cut, 0);
     if (checking) {
+        sim_now.first_stamp = S.stamps + 1;
         sim_now.image_base = base;
-        sim_check_launch(S.dyn_shared, shared_bytes);
+        sim_check_launch(S.workers[0]->dyn_shared, shared_bytes);
         sim_now.active = 1;
     }
-    for (unsigned long long i = 0; i < nblocks && !S.abort; i++) {
-        unsigned long long b = order ? order[i] : i;
-        S.block.block_idx.x = (unsigned)(b % grid[0]);
-        S.block.block_idx.y = (unsigned)(b / grid[0] % grid[1]);
-        S.block.block_idx.z = (unsigned)(b / ((unsigned long long)grid[0] * grid[1]));
-        run_block(b);
-    }
+    S.workers[0]->failure.have = 0;
+    S.nworkers = n > 1 ? n + 1 : 1; /* for sim_cut_off, should the wait be left */
+    int used = n > 1 ? sim_pool_run(n, pool_share, signal_on_worker, NULL) : 0;
+    S.nworkers = used > 0 ? used + 1 : 1;
+    if (used <= 0)
+        run_share(S.workers[0]);
     sim_now.active = 0;
+    W = S.workers[0];
+    failure_t *first = first_failure();
+    if (first && first->signo)
+        raise_again(first); /* jumps out where a boundary takes it */
+    if (first && !S.have_pending) {
+        if (first->signo)
+            CM_ERROR(&S.pending, SIM_E_CUDA + 719, "CUDA_ERROR_LAUNCH_FAILED (719): unspecified "
+                     "launch failure: signal %d in %s", first->signo, first->where);
+        else
+            CM_ERROR(&S.pending, first->err.code, "%s", first->err.text);
+        S.have_pending = 1;
+    }
     char races[CM_ERROR_TEXT];
-    if (checking && !S.abort && sim_check_races(races, sizeof races) && !S.have_pending) {
+    if (checking && !first && sim_check_races(races, sizeof races) && !S.have_pending) {
         CM_ERROR(&S.pending, SIM_E_RACE, "%s", races);
         S.have_pending = 1;
     }
+    flush_output(first ? first->seq : ~0ULL);
+    free(S.block_order);
     S.block_order = NULL;
-    free(order);
-    flush_output();
     S.running = 0;
-    S.cur = NULL;
-    S.self = NULL;
     S.seconds += cm_seconds() - t0;
     return 0;
 }

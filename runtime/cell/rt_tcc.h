@@ -3,8 +3,9 @@
  * and message.
  *
  * Call order: rt_tcc_new, rt_tcc_add_symbol (BEFORE compiling),
- * rt_tcc_compile, rt_tcc_relocate, rt_tcc_symbol. A relocated state must
- * be kept alive as long as its code or data may be used. */
+ * rt_tcc_compile, rt_tcc_relocate, rt_tcc_symbol, then rt_tcc_free once
+ * what is needed has been looked up: the code and data stay in the arena
+ * all cells share. */
 #ifndef RT_TCC_H
 #define RT_TCC_H
 
@@ -70,17 +71,36 @@ void rt_tcc_list_symbols(rt_tcc_t *t, void *ctx,
 
 /* Calls fn, in address order, for the first instruction of every source
  * line of a relocated compilation's functions: its address, the file its
- * #line directives name ("cell[3]", "session") and the line. Before
- * rt_tcc_drop_compiler. */
+ * #line directives name ("cell[3]", "session") and the line. */
 void rt_tcc_lines(rt_tcc_t *t, void *ctx,
                   void (*fn)(void *ctx, const void *addr, const char *file, int line));
 
-/* Frees libtcc's compiler state (symbol tables, section buffers) of a
- * relocated compilation once its symbols have been looked up: its code and
- * data live on in the arena. Only rt_tcc_free may follow. */
-void rt_tcc_drop_compiler(rt_tcc_t *t);
+/* Code of a relocated compilation that can be given back once it has run:
+ * its text, PLT and GOT, or the whole image when it has no data (never
+ * data: string literals, static variables and the like may be pointed to
+ * from anywhere). */
+typedef struct rt_tcc_code {
+    void *at[2];
+    size_t size[2];
+    int n;
+} rt_tcc_code_t;
 
-/* Frees everything but the code and data in the arena (never freed). */
+/* The code of relocated t when every function compiled
+ * into it is named with prefix (a cell's generated functions, which
+ * nothing can call once the cell has run): 0, or -1 (another function is
+ * there, or the layout is not the expected one: keep everything). */
+int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code);
+
+/* Gives the code back to the arena: later compilations may be placed
+ * there. Nothing may run it any more. */
+void rt_tcc_release_code(const rt_tcc_code_t *code);
+
+/* The arena's bytes placed so far (its high-water mark) and, of those,
+ * the bytes given back and free for later compilations. */
+void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes);
+
+/* Frees everything but the code and data in the arena (whose code only
+ * rt_tcc_release_code gives back). */
 void rt_tcc_free(rt_tcc_t *t);
 
 #endif

@@ -8,6 +8,8 @@
 #include "cm_buf.h"
 #include "gpu.h"
 
+#define MAX_THREADS 256        /* cuda/sim's SIM_POOL_MAX */
+
 static void show(void)
 {
     gpu_device_info_t d;
@@ -20,8 +22,15 @@ static void show(void)
         printf("order: warps and blocks in index order (fixed)\n");
     else
         printf("order: warps and blocks shuffled with seed %lld\n", seed);
-    int memcheck, racecheck;
+    int memcheck, racecheck, is_default;
     gpu_sim_checks(&memcheck, &racecheck);
+    int threads = gpu_sim_threads(&is_default);
+    if (threads == 1)
+        printf("workers: 1 (blocks run one after another on the executor's thread)");
+    else
+        printf("workers: %d threads (blocks run on %d CPU cores at once%s)", threads, threads,
+               memcheck || racecheck ? "; one while a check is on" : "");
+    printf("%s\n", is_default ? ", the default" : "");
     printf("memcheck: %s\n", memcheck ? "on (out of bounds, use after cudaFree, host pointers, "
                                         "misaligned accesses stop the kernel with a report)"
                                       : "off (%sim --memcheck to turn it on)");
@@ -68,12 +77,23 @@ int rt_magic_sim(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
                                   "%%sim --seed: give a number >= 0, or off");
             else
                 gpu_sim_set_seed(seed);
+        } else if (strcmp(arg, "--threads") == 0) {
+            const char *v = i + 1 < a.n ? a.v[++i] : NULL;
+            char *end = NULL;
+            long n = v && strcmp(v, "auto") != 0 ? strtol(v, &end, 10) : 0;
+            if (!v || (end && (*end || end == v || n < 1 || n > MAX_THREADS)))
+                rc = rt_error_set(err, "UsageError", cell_no, m->line,
+                                  "%%sim --threads: give a number from 1 to %d, or auto",
+                                  MAX_THREADS);
+            else
+                gpu_sim_set_threads((int)n);
         } else if (check_option(arg)) {
             continue;
         } else {
             rc = rt_error_set(err, "UsageError", cell_no, m->line,
                               "%%sim: unknown option '%s': %%sim [--seed N | --seed off] "
-                              "[--memcheck | --no-memcheck] [--racecheck | --no-racecheck]", arg);
+                              "[--threads N | --threads auto] [--memcheck | --no-memcheck] "
+                              "[--racecheck | --no-racecheck]", arg);
         }
     }
     cm_names_free(&a);

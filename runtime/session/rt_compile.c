@@ -248,16 +248,30 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
                                 RT_RESULT_NONE};
     const int last = 3;
     static rt_struct_hint_t hint; /* its fields are freed by the next use */
+    int hinted = 0;
     for (int m = 0; m <= last; m++) {
         cm_buf_t body = {0};
         if (modes[m] == RT_RESULT_STRUCT) {
             if (!plan->has_expr || !plan->expr)
                 continue;
-            rt_session_struct_hint(s, plan_code, plan->expr, &hint);
+            if (!hinted)
+                rt_session_struct_hint(s, plan_code, plan->expr, &hint);
             rt_plan_set_struct_hint(&hint);
         }
         rt_plan_make(plan, plan_code, cell, modes[m], rt_session_is_type, s, &body);
         rt_plan_set_struct_hint(NULL);
+        if (m == 0 && plan->has_expr && plan->expr && plan->nentries) {
+            /* a value of a struct the cell declares (its members are
+             * known): its way first, since a failed compile costs time
+             * and this libtcc leaks the debug information of one */
+            rt_session_struct_hint(s, plan_code, plan->expr, &hint);
+            hinted = 1;
+            if (hint.nfields) {
+                cm_buf_free(&body);
+                m = 1; /* the next is RT_RESULT_STRUCT */
+                continue;
+            }
+        }
         char *excluded = calloc(s->prelude.n + 1, 1);
         if (!excluded)
             abort();
@@ -376,8 +390,6 @@ void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,
 
 void rt_session_commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan)
 {
-    CM_VEC_GROW(s->states, s->nstates, s->capstates);
-    s->states[s->nstates++] = t;
     rt_session_commit_declarations(s, plan, NULL, NULL);
     for (size_t i = 0; i < plan->vars.n; i++) {
         void *a = rt_tcc_symbol(t, plan->vars.v[i]);

@@ -78,6 +78,13 @@ static void describe_code(const rt_session_t *s, char *out, size_t size, const r
 
 #define MAX_TRACE 8
 
+/* The call instruction a return address ret follows (looked up one byte
+ * back), or NULL for none. */
+static const void *call_site(const void *ret)
+{
+    return ret ? (const char *)ret - 1 : NULL;
+}
+
 /* The traceback: each frame in cell code from the innermost out, up to the
  * cell's top-level code (a run of the same call, as in a recursion, once
  * with its count); only when there is more than the one frame that the
@@ -89,8 +96,9 @@ static void add_trace(const rt_session_t *s, int cell, const rt_fault_t *f, rt_e
     for (int i = -1; i < f->nframes; i++) {
         /* a return address is looked up in its call, one byte back; so is
          * an interrupted wait's ip, where it returns to */
-        const void *ip = i >= 0 ? (const char *)f->frames[i] - 1
-                         : f->call ? (const char *)f->ip - 1 : f->ip;
+        const void *ip = i >= 0 ? call_site(f->frames[i]) : f->call ? call_site(f->ip) : f->ip;
+        if (!ip) /* the end of a frame chain, or a jump to address 0 */
+            continue;
         const rt_sym_t *code = find_code(s, (void *)ip);
         if (!code)
             continue;
@@ -173,7 +181,7 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
         const void *at = NULL;
         for (int i = 0; i < f->nframes && !code; i++) {
             code = find_code(s, f->frames[i]);
-            at = (const char *)f->frames[i] - 1;
+            at = call_site(f->frames[i]);
             if (code && !lib)
                 lib = called_library(s, f->frames[i]);
         }

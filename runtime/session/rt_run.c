@@ -53,6 +53,14 @@ static int rerunnable(const char *code, const rt_plan_t *plan)
     return 1;
 }
 
+/* A cell whose code may be given back once it has run, as far as its text
+ * tells (rt_tcc_code_of checks the compilation): no main, no assembly and
+ * no sections of its own (code placed where the layout does not say). */
+static int run_once(const char *code, const rt_plan_t *plan)
+{
+    return !plan->has_main && !strstr(code, "asm") && !strstr(code, "section");
+}
+
 static void (*find_rerun(const rt_session_t *s, const char *code))(void)
 {
     /* the headers it was compiled against must be unchanged on disk too
@@ -67,14 +75,26 @@ static void (*find_rerun(const rt_session_t *s, const char *code))(void)
     return NULL;
 }
 
-static void keep_rerun(rt_session_t *s, const char *code, void (*cell)(void))
+/* Gives a cell's code back once nothing can run it (see run_code). */
+static void release_code(rt_session_t *s, const rt_tcc_code_t *once)
+{
+    rt_session_forget_code(s, once);
+    rt_tcc_release_code(once);
+}
+
+/* Keeps cell's code for re-runs; its slot's earlier cell is given back. */
+static void keep_rerun(rt_session_t *s, const char *code, void (*cell)(void),
+                       const rt_tcc_code_t *once)
 {
     struct rt_rerun *r = &s->reruns[s->next_rerun];
     s->next_rerun = (s->next_rerun + 1) % (int)(sizeof s->reruns / sizeof s->reruns[0]);
+    if (r->once.n)
+        release_code(s, &r->once);
     free(r->code);
     r->code = cm_strndup(code, strlen(code));
     r->generation = s->generation;
     r->cell = cell;
+    r->once = *once;
 }
 
 int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
@@ -103,11 +123,46 @@ int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int
     return -1;
 }
 
+/* What a run that ended with sig (0: it returned) leaves: the session's
+ * result, or err. 0 or -1. */
+static int finish_run(rt_session_t *s, const run_t *r, int sig, const rt_fault_t *fault,
+                      int cell_no, rt_error_t *err)
+{
+    char *result = rt_result_take();
+    if (sig) {
+        free(result);
+        return rt_session_run_failed(s, sig, fault, cell_no, err);
+    }
+    if (rt_gpu_after_cell(cell_no, err) != 0) {
+        free(result);
+        return -1;
+    }
+    if (r->main && r->main_rc != 0) {
+        free(result);
+        char b[32];
+        snprintf(b, sizeof b, "%d", r->main_rc);
+        result = cm_strndup(b, strlen(b));
+    }
+    rt_value_free(&s->result);
+    s->result.text = result;
+    s->result.html = result ? rt_result_take_html() : NULL;
+    return 0;
+}
+
 /* Compiles (or finds again) and runs code, a whole cell's text on the
- * cell's own lines. */
+ * cell's own lines.
+ *
+ * A compilation whose only functions are the cell's generated ones (its
+ * statements: parts and entry) has code that nothing can call once the
+ * cell has run: cells cannot name those functions, and pointers taken to
+ * library or session functions are their real addresses, not PLT stubs.
+ * That code (text, GOT, PLT) is given back to the arena after the run, or
+ * when the cell leaves the re-run slots; its data (string literals, static
+ * variables) is kept, since pointers to it may be anywhere. */
 static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *err)
 {
     run_t r = {0};
+    rt_tcc_code_t once = {0};
     rt_session_note_code(s, code);
     if ((r.cell = find_rerun(s, code))) {
         rt_gpu_prepare_host(code, cell_no);
@@ -126,9 +181,13 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
             r.main = (int (*)(int, char **))rt_tcc_symbol(t, "main");
         rt_tcc_list_symbols(t, s, rt_session_add_library_symbol);
         rt_tcc_lines(t, s, rt_session_add_line);
-        rt_tcc_drop_compiler(t); /* every symbol the session needs is recorded */
-        if (r.cell && rerunnable(code, &plan))
-            keep_rerun(s, code, r.cell);
+        if (r.cell && run_once(code, &plan) && rt_tcc_code_of(t, "__gpuc_cell", &once) != 0)
+            once.n = 0;
+        rt_tcc_free(t); /* every symbol the session needs is recorded */
+        if (r.cell && rerunnable(code, &plan)) {
+            keep_rerun(s, code, r.cell, &once);
+            once.n = 0; /* given back when it leaves the slots */
+        }
         rt_plan_free(&plan);
         if (!r.cell)
             return rt_error_set(err, "CompileError", 0, 0,
@@ -148,25 +207,10 @@ int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, c
     if (sig == RT_PROTECT_EXITED && fault.exit_status == 0)
         sig = 0; /* exit(0): the cell ends there, successfully, as a program would */
     rt_display_set_emit(NULL, NULL);
-    char *result = rt_result_take();
-    if (sig) {
-        free(result);
-        return rt_session_run_failed(s, sig, &fault, cell_no, err);
-    }
-    if (rt_gpu_after_cell(cell_no, err) != 0) {
-        free(result);
-        return -1;
-    }
-    if (r.main && r.main_rc != 0) {
-        free(result);
-        char b[32];
-        snprintf(b, sizeof b, "%d", r.main_rc);
-        result = cm_strndup(b, strlen(b));
-    }
-    rt_value_free(&s->result);
-    s->result.text = result;
-    s->result.html = result ? rt_result_take_html() : NULL;
-    return 0;
+    int rc = finish_run(s, &r, sig, &fault, cell_no, err);
+    if (once.n) /* after a fault report, which names its lines */
+        release_code(s, &once);
+    return rc;
 }
 
 int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)

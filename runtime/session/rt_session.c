@@ -89,9 +89,6 @@ void rt_session_free(rt_session_t *s)
     if (!s)
         return;
     rt_display_set_emit(NULL, NULL);
-    for (size_t i = 0; i < s->nstates; i++)
-        rt_tcc_free(s->states[i]);
-    free(s->states);
     for (size_t i = 0; i < s->nsyms; i++) {
         free(s->syms[i].name);
         free(s->syms[i].source);
@@ -137,8 +134,8 @@ size_t rt_session_reset(rt_session_t *s)
     }
     size_t dropped = names.n;
     cm_names_free(&names);
-    /* the states, s->code and s->libs stay: code compiled before may still
-     * run (a thread a cell started) and crash, and is then named */
+    /* s->code and s->libs stay: code compiled before may still run (a
+     * thread a cell started) and crash, and is then named */
     rt_prelude_free(&s->prelude);
     memset(&s->prelude, 0, sizeof s->prelude);
     for (size_t i = 0; i < s->nsyms; i++) {

@@ -41,18 +41,17 @@ struct rt_session {
         int line;
     } *lines;
     size_t nlines, caplines;
-    rt_tcc_t **states;        /* kept: their code and data are in use */
-    size_t nstates, capstates;
     cm_names_t types;         /* typedef names declared by cells */
     rt_headers_mode_t headers;
     rt_shake_t *shake;        /* for the current header directives, or NULL */
     char *shake_failed;       /* header directives that could not be preprocessed */
     rt_compile_stats_t stats;
     unsigned long generation; /* changes whenever what cells compile against changes */
-    struct rt_rerun {         /* statement-only cells, for re-runs (rt_session.c) */
+    struct rt_rerun {         /* statement-only cells, for re-runs (rt_run.c) */
         char *code;
         unsigned long generation;
         void (*cell)(void);
+        rt_tcc_code_t once;   /* its code, given back when it leaves (n = 0: none) */
     } reruns[8];
     int next_rerun;
     rt_options_t options;     /* %cflags and %lib */
@@ -130,6 +129,10 @@ void rt_session_set_source(rt_session_t *s, const char *name, const char *text);
 /* A function compiled at addr, for fault reports. */
 void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell);
 
+/* Forgets the functions and line starts that lie in code (about to be
+ * given back to the arena: rt_tcc_release_code). */
+void rt_session_forget_code(rt_session_t *s, const rt_tcc_code_t *code);
+
 /* A library function a cell was linked against (addresses outside the
  * arena), so that a crash inside one can name it (an rt_tcc symbol
  * callback; ctx is the session). */
@@ -163,7 +166,8 @@ char *rt_session_shaken_source(rt_session_t *s, const rt_plan_t *plan, const cha
 rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
                                   rt_error_t *err);
 
-/* Makes what a compiled cell defined part of the session. */
+/* Makes what a compiled cell defined part of the session (t is the
+ * caller's: its symbols are looked up). */
 void rt_session_commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan);
 
 /* Records name, defined by cell at addr, in the session's symbols (and a

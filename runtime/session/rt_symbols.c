@@ -47,6 +47,32 @@ void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell
     s->code[s->ncode++] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, 1, NULL};
 }
 
+static int in_code(const rt_tcc_code_t *code, const void *addr)
+{
+    for (int i = 0; i < code->n; i++)
+        if ((uintptr_t)addr >= (uintptr_t)code->at[i] &&
+            (uintptr_t)addr < (uintptr_t)code->at[i] + code->size[i])
+            return 1;
+    return 0;
+}
+
+void rt_session_forget_code(rt_session_t *s, const rt_tcc_code_t *code)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < s->ncode; i++) {
+        if (in_code(code, s->code[i].addr))
+            free(s->code[i].name);
+        else
+            s->code[keep++] = s->code[i];
+    }
+    s->ncode = keep;
+    keep = 0;
+    for (size_t i = 0; i < s->nlines; i++)
+        if (!in_code(code, s->lines[i].addr))
+            s->lines[keep++] = s->lines[i];
+    s->nlines = keep;
+}
+
 void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr)
 {
     rt_session_t *s = ctx;

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kernel_util import execute, execute_ok, scaled, value_of
 
@@ -336,27 +337,31 @@ def test_percent_gpu_and_sim(kc):
     assert "index order" in out and "memcheck: off" in out and "racecheck: off" in out
 
 
-def test_interrupt_endless_kernel(fresh_kernel):
+@pytest.mark.parametrize("threads, blocks", [(1, 1), (3, 64)])
+def test_interrupt_endless_kernel(fresh_kernel, threads, blocks):
+    """Also with its blocks on several workers (%sim --threads), all stopped."""
     km, kc = fresh_kernel
     execute_ok(kc, "%device cpu")
+    execute_ok(kc, f"%sim --threads {threads}")
     execute_ok(kc, """%%kernel
 __global__ void forever(volatile int *flag) {
     while (*flag == 0) { }
 }""")
     execute_ok(kc, "int *flag; cudaMalloc(&flag, 4); cudaMemset(flag, 0, 4); int kept = 1;")
     t0 = time.monotonic()
-    run = execute(kc, "forever<<<1, 32>>>(flag);\nkept = 2;\ncudaDeviceSynchronize();\nkept = 3;",
-                  actions=[(1.0, km.interrupt_kernel)], timeout=scaled(30))
+    run = execute(kc, f"forever<<<{blocks}, 32>>>(flag);\nkept = 2;\ncudaDeviceSynchronize();"
+                  "\nkept = 3;", actions=[(1.0, km.interrupt_kernel)], timeout=scaled(30))
     assert run.status == "error"
     assert run.ename == "Interrupted"
     assert value_of(kc, "kept") == "1"  # no later statement of the cell ran
     assert time.monotonic() - t0 < scaled(10)
     trace = "\n".join(run.content["traceback"])
     assert re.search(r"the simulated kernel forever \(launched at cell \d+, line 1\) stopped at "
-                     r"cell \d+, line 3, in block \[0,0,0\], thread \[0,0,0\]", trace), trace
+                     r"cell \d+, line 3, in block \[\d+,0,0\], thread \[0,0,0\]", trace), trace
     # the session is kept: variables and kernels are still there
     execute_ok(kc, "%%kernel\n__global__ void setone(volatile int *f) { *f = 1; }")
-    run = execute_ok(kc, "setone<<<1, 1>>>(flag); forever<<<1, 32>>>(flag); printf(\"done\\n\");")
+    run = execute_ok(kc, f"setone<<<1, 1>>>(flag); forever<<<{blocks}, 32>>>(flag); "
+                         "printf(\"done\\n\");")
     assert "done" in run.stream()
 
 
@@ -374,6 +379,7 @@ cudaMemcpy(h, order, sizeof h, cudaMemcpyDeviceToHost);
 for (int i = 0; i < 64; i++) printf("%d ", h[i]);
 }"""
     identity = " ".join(str(i) for i in range(64)) + " "
+    execute_ok(kc, "%sim --threads 1")  # several workers take tickets in any order
     assert execute_ok(kc, probe).stream() == identity
     execute_ok(kc, "%sim --seed 3")
     first = execute_ok(kc, probe).stream()
@@ -386,6 +392,7 @@ for (int i = 0; i < 64; i++) printf("%d ", h[i]);
     assert other != first
     assert sorted(map(int, first.split())) == list(range(64))
     assert execute_ok(kc, probe).stream() == identity
+    execute_ok(kc, "%sim --threads auto")
 
 
 def test_syncthreads_count(kc):

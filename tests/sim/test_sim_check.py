@@ -131,6 +131,24 @@ __global__ void mc_dyn(float *out) {
     assert "0 bytes after the end of the 256 bytes of dynamic shared memory" in err
 
 
+def test_overflow_from_one_static_shared_array_into_the_next(kc, checks):
+    checks("--memcheck")
+    k = cell_no(kc, """%%kernel
+__global__ void mc_two(float *out, int n) {
+    __shared__ float first[32];
+    __shared__ float second[32];
+    second[threadIdx.x % 32] = 1;
+    first[threadIdx.x % n] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = first[threadIdx.x % 32] + second[threadIdx.x % 32];
+}""")
+    execute_ok(kc, "{ float *o; cudaMalloc(&o, 4096); mc_two<<<2, 64>>>(o, 32); }")
+    err = error_of(kc, "{ float *o; cudaMalloc(&o, 4096); mc_two<<<2, 64>>>(o, 40); }")
+    assert (f"out-of-bounds write of 4 bytes at cell {k}, line 6 by block [0,0,0], "
+            "thread [32,0,0]") in err, err
+    assert "0 bytes after the end of the 128-byte __shared__ array first" in err, err
+
+
 def test_memcheck_passes_correct_kernels_and_device_arrays(kc, checks):
     checks("--memcheck")
     execute_ok(kc, """%%kernel
@@ -271,6 +289,45 @@ for (int i = 0; i < m * m; i++) printf("%g ", C[i]);
     got = np.array([float(v) for v in lines[2].split()]).reshape(n, n)
     i = np.arange(n * n)
     assert np.allclose(got, ((i % 7) * 0.5).reshape(n, n) @ ((i % 5) - 2.0).reshape(n, n))
+
+
+def test_fences_order_blocks_for_racecheck(kc, checks):
+    """__threadfence() is a release and an atomic (or a fence) after it an
+    acquire: the last-block reduction is no race; without the fence, or
+    reading the partials before taking the ticket, it is one."""
+    checks("--racecheck")
+    k = cell_no(kc, """%%kernel
+__global__ void rc_lastblock(const int *x, int *partial, int *total, int fence, int early,
+                             unsigned *rc_done) {
+    __shared__ bool last;
+    int t = threadIdx.x;
+    if (t == 0) {
+        partial[blockIdx.x] = x[blockIdx.x] * 2;
+        if (fence) __threadfence();
+        int peek = early ? partial[(blockIdx.x + 1) % gridDim.x] : 0;
+        last = atomicInc(rc_done, gridDim.x - 1) == gridDim.x - 1; /* wraps to 0 */
+        if (peek < 0) *total = peek;
+    }
+    __syncthreads();
+    if (last && t < gridDim.x) atomicAdd(total, partial[t]);
+}""")
+    host = """{{
+int *x, *partial, *total; cudaMallocManaged(&x, 64); cudaMallocManaged(&partial, 64);
+unsigned *done; cudaMallocManaged(&total, 4); cudaMallocManaged(&done, 4);
+for (int i = 0; i < 16; i++) x[i] = i;
+*total = 0; *done = 0;
+rc_lastblock<<<16, 32>>>(x, partial, total, {fence}, {early}, done);
+cudaDeviceSynchronize();
+printf("total=%d\\n", *total);
+}}"""
+    assert "total=240" in execute_ok(kc, host.format(fence=1, early=0)).stream()
+    err = error_of(kc, host.format(fence=0, early=0))
+    assert "data race (racecheck) in global memory" in err, err
+    assert (f"a read of 4 bytes at cell {k}, line 14 by block [15,0,0], thread [0,0,0], and a "
+            f"write at cell {k}, line 7 by block [0,0,0], thread [0,0,0] before it") in err, err
+    err = error_of(kc, host.format(fence=1, early=1))  # a read before the ticket: no acquire
+    assert (f"a write of 4 bytes at cell {k}, line 7 by block [1,0,0], thread [0,0,0], and a "
+            f"read at cell {k}, line 9 by block [0,0,0], thread [0,0,0] before it") in err, err
 
 
 def test_interrupt_a_checked_endless_kernel(fresh_kernel):

@@ -11,9 +11,9 @@
 #include "sim_fiber.h"
 
 static const sim_hooks_t *H;
-#define TX ((*H->self)->thread_idx.x)
-#define BX ((*H->self)->block->block_idx.x)
-#define BDX ((*H->self)->block->block_dim.x)
+#define TX (sim_self(H)->thread_idx.x)
+#define BX (sim_self(H)->block->block_idx.x)
+#define BDX (sim_self(H)->block->block_dim.x)
 
 static int launch(sim_entry_fn fn, unsigned grid, unsigned block, void **args, cm_error_t *err)
 {
@@ -96,6 +96,14 @@ static void k_assert(void **a)
         H->assert_fail("i != 3", "cell[1]", 7, "void k(int*)");
 }
 
+/* fails in every block from 37 on */
+static void k_assert_late(void **a)
+{
+    (void)a;
+    if (BX >= 37 && TX == 5)
+        H->assert_fail("b < 37", "cell[1]", 9, "void k(int*)");
+}
+
 static int prints(const char *fmt, ...)
 {
     va_list ap;
@@ -123,10 +131,68 @@ static void ping(void *arg)
     }
 }
 
+/* k_print's output, by block then thread, with the seed given (-1: none) */
+static char *printed(long long seed, unsigned grid, unsigned block)
+{
+    cm_error_t err = {0};
+    void *none[] = {NULL};
+    fflush(stdout);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    FILE *saved = stdout;
+    stdout = mem;
+    sim_set_seed(seed);
+    CHECK(launch(k_print, grid, block, none, &err) == 0);
+    sim_set_seed(-1);
+    stdout = saved;
+    fclose(mem);
+    return buf;
+}
+
+/* Blocks on several workers: the same results, output and failures as on one. */
+static void several_workers(void)
+{
+    cm_error_t err = {0};
+    int N = 1 << 20;
+    int *out = calloc((size_t)N, sizeof *out);
+    void *args[] = {&out};
+    for (int threads = 1; threads <= 4; threads *= 2) {
+        sim_set_threads(threads);
+        memset(out, 0, (size_t)N * sizeof *out);
+        double t0 = cm_seconds();
+        CHECK(launch(k_index, (unsigned)N / 256, 256, args, &err) == 0);
+        printf("1M threads, no barrier, %d worker%s: %.3f s\n", threads, threads > 1 ? "s" : "",
+               cm_seconds() - t0);
+        int good = 1;
+        for (int i = 0; i < N; i++)
+            good &= out[i] == i;
+        CHECK(good);
+        CHECK(!sim_take_error(NULL));
+
+        /* the first failure in block order, whoever ran it */
+        cm_error_t e = {0};
+        CHECK(launch(k_assert_late, 200, 32, args, &err) == 0);
+        CHECK(sim_take_error(&e) == 1);
+        CHECK(e.code == SIM_E_CUDA + 710);
+        CHECK(strstr(e.text, "block [37,0,0], thread [5,0,0]") != NULL);
+        CHECK(!sim_take_error(NULL));
+
+        char *plain = printed(-1, 50, 3), *seeded = printed(7, 50, 3);
+        CHECK(plain && strncmp(plain, "b0 t0\nb0 t1\nb0 t2\nb1 t0\n", 24) == 0);
+        CHECK_STR(seeded, plain);
+        free(plain);
+        free(seeded);
+    }
+    sim_set_threads(1);
+    free(out);
+}
+
 int main(void)
 {
     H = sim_hooks();
     cm_error_t err = {0};
+    sim_set_threads(1); /* the kernels below keep their "shared" memory in one static array */
 
     /* fibers switch back and forth; measure the cost */
     sim_stack_t st;
@@ -208,20 +274,11 @@ int main(void)
     CHECK(strstr(e5.text, "shared memory") != NULL);
 
     /* printf: by block, then thread, also when shuffled */
-    fflush(stdout);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    FILE *saved = stdout;
-    stdout = mem;
-    sim_set_seed(42);
-    CHECK(launch(k_print, 3, 2, args1, &err) == 0);
-    sim_set_seed(-1);
-    stdout = saved;
-    fclose(mem);
+    char *buf = printed(42, 3, 2);
     CHECK_STR(buf, "b0 t0\nb0 t1\nb1 t0\nb1 t1\nb2 t0\nb2 t1\n");
     free(buf);
 
     free(out);
+    several_workers();
     return check_report("test_sim_sched");
 }
