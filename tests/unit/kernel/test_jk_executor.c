@@ -133,7 +133,7 @@ static void test_death(const char *exe)
         return;
     events_log_t log;
     int rc;
-    json_t *reply = run(ex, "printf(\"bye\\n\"); fflush(stdout); exit(3);", &log, &rc);
+    json_t *reply = run(ex, "#include <unistd.h>\nprintf(\"bye\\n\"); fflush(stdout); _exit(3);", &log, &rc);
     CHECK(rc == JK_EXECUTOR_DIED);
     CHECK(reply == NULL);
     CHECK_STR(log.text, "[stdout]bye\n");
