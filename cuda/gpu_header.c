@@ -7,7 +7,8 @@
  * casts as macros); where no such header is found (a machine with the
  * simulator only), gpuc's own subset below, of what tutorial code uses.
  * Either way:
- * - dim3 is a plain C struct (`dim3 b(16, 16);` is rewritten into C).
+ * - dim3 is a plain C struct (`dim3 b(16, 16);` is rewritten into C); in
+ *   C++ host cells it has CUDA's constructor too.
  * - The vector types are C structs with the alignment nvcc gives them, so a
  *   struct holding a float4 is laid out alike on both sides; make_float4 &
  *   co are static inline functions. __half and __nv_bfloat16 are their bits
@@ -56,7 +57,12 @@
  * vector_types.h is not used: TCC does not align its structs), the 2-byte
  * floats, and gpuc's own device properties. */
 static const char types[] =
-    "typedef struct dim3 { unsigned int x, y, z; } dim3;\n"
+    "typedef struct dim3 { unsigned int x, y, z;\n"
+    "#ifdef __cplusplus\n" /* C++ host cells: `dim3 grid(n / 256), block(256);` */
+    "  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)\n"
+    "    : x(vx), y(vy), z(vz) {}\n"
+    "#endif\n"
+    "} dim3;\n"
     GPU_VECTOR_TYPES(VECTOR_DEF)
     /* cuda_fp16.h's and cuda_bf16.h's types as bits, with the host
      * conversions (round to nearest even, as NVIDIA's) */

@@ -4,7 +4,8 @@
 # apt-get line is printed and the script exits 1.
 set -euo pipefail
 
-# g++: the CUDA simulator compiles kernel cells with it (docs/simulator.md)
+# g++: the CUDA simulator compiles kernel cells with it (docs/simulator.md), and
+# C++ host cells are compiled with it (docs/cells.md)
 packages=(
     cmake pkg-config gcc g++ make
     libzmq3-dev libjansson-dev libsodium-dev libpng-dev

@@ -10,91 +10,17 @@
  * rt_magic_cc (declared by rt_magic.h from rt_magic_list.h). */
 #include "rt_magic.h"
 
-#include <ctype.h>
-#include <dlfcn.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "cm_buf.h"
-#include "cm_jit.h"
 #include "cm_time.h"
 #include "rt_cell.h"
-#include "rt_display.h"
-#include "rt_header.h"
-#include "rt_plan.h"
-#include "rt_prelude.h"
-#include "rt_api_table.h"
-#include "rt_result.h"
-#include "rt_session_internal.h"
-#include "rt_session_query.h"
-#include "rt_shake.h"
+#include "rt_native.h"
 #include "rt_segment.h"
 
 #define DEFAULT_FLAGS "-O2 -march=native"
 
-/* The folder the sources and objects go to, made on first use; one
- * session per process (rt_session.h), so one folder. */
-static char work_dir[PATH_MAX];
-static pid_t work_owner;
-static unsigned serial; /* makes every object's path new: dlopen of a known path reuses it */
-
-static void remove_work_dir(void)
-{
-    if (work_dir[0] && getpid() == work_owner) /* not in a forked child */
-        rmdir(work_dir);
-}
-
-static const char *get_work_dir(void)
-{
-    if (work_dir[0])
-        return work_dir;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(work_dir, sizeof work_dir, "%s/gpuc-cc-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(work_dir)) {
-        work_dir[0] = '\0';
-        return NULL;
-    }
-    work_owner = getpid();
-    atexit(remove_work_dir);
-    return work_dir;
-}
-
-/* ---- the compiler --------------------------------------------------- */
-
-/* The compiler command: $CC, else cc. 0 when its program is found. */
-static int find_compiler(char *cc, size_t size)
-{
-    const char *env = getenv("CC");
-    snprintf(cc, size, "%s", env && *env ? env : "cc");
-    size_t n = strcspn(cc, " \t");
-    char prog[PATH_MAX];
-    snprintf(prog, sizeof prog, "%.*s", (int)n, cc);
-    if (strchr(prog, '/'))
-        return access(prog, X_OK);
-    const char *path = getenv("PATH");
-    char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-    if (!copy)
-        abort();
-    int found = -1;
-    for (char *save, *d = strtok_r(copy, ":", &save); d && found; d = strtok_r(NULL, ":", &save)) {
-        char full[PATH_MAX * 2];
-        snprintf(full, sizeof full, "%s/%s", d, prog);
-        found = access(full, X_OK);
-    }
-    free(copy);
-    return found;
-}
-
-/* ---- the sources ---------------------------------------------------- */
-
-/* code with every byte before `from` that is not a newline blanked: the
- * magic line goes, the lines keep their numbers. New string. */
 /* The line of the cell's first statement or expression, 0 if none. */
 static int first_statement(rt_session_t *s, const char *body)
 {
@@ -108,262 +34,17 @@ static int first_statement(rt_session_t *s, const char *body)
     return line;
 }
 
-/* gpuc.h, the session's declarations the cell does not replace, then the
- * cell on its own line numbers. Variables' hidden visibility (for TCC's
- * direct references) goes: in a shared object it would make the compiler
- * expect them inside it. */
-static void make_source(const rt_session_t *s, const char *excluded, const char *body, int cell,
-                        cm_buf_t *src)
-{
-    cm_buf_adds(src, rt_session_header(s));
-    cm_buf_adds(src, "\n#line 1 \"session\"\n");
-    for (size_t i = 0; i < s->prelude.n; i++) {
-        if (excluded[i])
-            continue;
-        const char *text = s->prelude.v[i].text;
-        const char *attr = s->prelude.v[i].kind == RT_ENTRY_VAR
-                               ? strstr(text, " __attribute((visibility(\"hidden\")))")
-                               : NULL;
-        if (attr) {
-            cm_buf_add(src, text, (size_t)(attr - text));
-            cm_buf_adds(src, ";\n");
-        } else {
-            cm_buf_adds(src, text);
-            cm_buf_addc(src, '\n');
-        }
-    }
-    cm_buf_addf(src, "#line 1 \"cell[%d]\"\n", cell);
-    cm_buf_adds(src, body);
-    cm_buf_addc(src, '\n');
-}
-
-static void add_stub_symbol(cm_buf_t *b, const char *name, const void *addr, int is_func)
-{
-    cm_buf_addf(b, ".globl %s\n.type %s,@%s\n.set %s,0x%lx\n", name, name,
-                is_func ? "function" : "object", name, (unsigned long)(uintptr_t)addr);
-}
-
-/* Assembly for the stub library: every session symbol the cell does not
- * define, and gpuc's own (display_html...), at its address. */
-static void make_stub(const rt_session_t *s, const rt_plan_t *plan, cm_buf_t *b)
-{
-    for (size_t i = 0; i < s->nsyms; i++) {
-        const rt_sym_t *y = &s->syms[i];
-        if (cm_names_find(&plan->vars, y->name, (size_t)-1) >= 0 ||
-            cm_names_find(&plan->funcs, y->name, (size_t)-1) >= 0)
-            continue;
-        add_stub_symbol(b, y->name, y->addr, y->is_func);
-    }
-    for (const rt_symbol_t *r = rt_api_symbols; r->name; r++)
-        if (!rt_session_symbol(s, r->name))
-            add_stub_symbol(b, r->name, r->addr, 1);
-}
-
-static int write_file(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    size_t w = fwrite(text, 1, len, f);
-    return fclose(f) != 0 || w != len ? -1 : 0;
-}
-
-/* ---- diagnostics ---------------------------------------------------- */
-
-
-/* One compiler message "FILE:LINE:COL: error: MSG" into its parts (line
- * and col 0 when absent). 0 when the line is no error or warning. */
-static int parse_diag(char *l, char **file, int *line, int *col, int *warning, char **msg)
-{
-    static const char *const kinds[] = {": fatal error: ", ": error: ", ": warning: "};
-    char *at = NULL;
-    int k;
-    for (k = 0; k < 3 && !at; k++)
-        at = strstr(l, kinds[k]);
-    if (!at)
-        return 0;
-    *warning = k == 3;
-    *msg = at + strlen(kinds[k - 1]);
-    *at = '\0';
-    *line = *col = 0;
-    *file = l;
-    char *c = strrchr(l, ':');
-    if (c && c[1] && strspn(c + 1, "0123456789") == strlen(c + 1)) {
-        int n = atoi(c + 1);
-        *c = '\0';
-        char *c2 = strrchr(l, ':');
-        if (c2 && c2[1] && strspn(c2 + 1, "0123456789") == strlen(c2 + 1)) {
-            *line = atoi(c2 + 1);
-            *col = n;
-            *c2 = '\0';
-        } else {
-            *line = n;
-        }
-    }
-    return 1;
-}
-
-/* The CompileError of a failed compile from the compiler's output;
- * warnings about the cell go to stderr. 0 when the output holds no error
- * and the compile did not fail, else -1 with err set. */
-static int report(const char *body, int cell, char *output, int failed, rt_error_t *err)
-{
-    char want[32];
-    snprintf(want, sizeof want, "cell[%d]", cell);
-    rt_error_t e = {0};
-    for (char *save, *l = strtok_r(output, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        char *file, *msg, head[CM_ERROR_TEXT];
-        int line, col, warning;
-        if (!parse_diag(l, &file, &line, &col, &warning, &msg))
-            continue;
-        int ours = strcmp(file, want) == 0 && line > 0;
-        if (warning) {
-            if (ours)
-                fprintf(stderr, "cell %d, line %d: warning: %s\n", cell, line, msg);
-            continue;
-        }
-        if (ours) {
-            size_t len;
-            const char *src = rt_source_line(body, line, &len);
-            if (col < 1)
-                col = 1;
-            rt_error_set(&e, "CompileError", cell, line, "cell %d, line %d: %s", cell, line, msg);
-            rt_error_add_line(&e, "cell %d, line %d, column %d: error: %s", cell, line, col, msg);
-            rt_error_add_source(&e, src, len, col);
-            continue;
-        }
-        if (line > 0 && strcmp(file, "cc1") != 0)
-            snprintf(head, sizeof head, "cell %d: error in %s, line %d: %s", cell, file, line, msg);
-        else
-            snprintf(head, sizeof head, "cell %d: error: %s", cell, msg);
-        rt_error_set(&e, "CompileError", cell, 0, "%s", head);
-        rt_error_add_line(&e, "%s", head);
-    }
-    if (!failed && !rt_error_is_set(&e))
-        return 0;
-    rt_error_set(&e, "CompileError", 0, 0, "cell %d: the C compiler failed", cell);
-    if (!rt_error_is_set(err))
-        rt_error_move(err, &e);
-    rt_error_free(&e);
-    return -1;
-}
-
-/* ---- building and loading ------------------------------------------- */
-
-/* The compiler options %cflags gave that mean the same to cc. */
-static void add_session_flags(const rt_session_t *s, cm_buf_t *cmd)
-{
-    for (size_t i = 0; i < s->options.cflags.n; i++) {
-        const char *o = s->options.cflags.v[i];
-        if (strncmp(o, "-I", 2) == 0 || strncmp(o, "-D", 2) == 0 || strncmp(o, "-U", 2) == 0 ||
-            strncmp(o, "-isystem", 8) == 0)
-            cm_buf_addf(cmd, " '%s'", o);
-    }
-}
-
-/* Compiles body into a shared object and loads it. Returns the handle, or
- * NULL with err set. */
-static void *build(rt_session_t *s, const char *cc, const char *flags, const char *body,
-                   int cell, const rt_plan_t *plan, const char *excluded, rt_error_t *err)
-{
-    const char *dir = get_work_dir();
-    if (!dir) {
-        rt_error_set(err, "CompileError", 0, 0, "%%%%cc: cannot make a folder in %s",
-                     getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-        return NULL;
-    }
-    unsigned k = ++serial;
-    char c_path[PATH_MAX + 64], s_path[PATH_MAX + 64], stub_path[PATH_MAX + 64],
-        so_path[PATH_MAX + 64];
-    snprintf(c_path, sizeof c_path, "%s/cell%d_%u.c", dir, cell, k);
-    snprintf(s_path, sizeof s_path, "%s/stub%d_%u.s", dir, cell, k);
-    snprintf(stub_path, sizeof stub_path, "%s/stub%d_%u.so", dir, cell, k);
-    snprintf(so_path, sizeof so_path, "%s/cell%d_%u.so", dir, cell, k);
-
-    cm_buf_t src = {0}, stub = {0}, cmd = {0};
-    make_source(s, excluded, body, cell, &src);
-    make_stub(s, plan, &stub);
-    if (getenv("GPUC_DUMP_SOURCE"))
-        fprintf(stderr, "---- cell %d %%%%cc source ----\n%s\n----\n", cell, cm_buf_str(&src));
-    int wrote = write_file(c_path, cm_buf_str(&src), src.len) == 0 &&
-                write_file(s_path, cm_buf_str(&stub), stub.len) == 0;
-    cm_buf_free(&src);
-    cm_buf_free(&stub);
-    void *h = NULL;
-    if (!wrote) {
-        rt_error_set(err, "CompileError", 0, 0, "%%%%cc: cannot write to %s", dir);
-        goto done;
-    }
-    /* -Bsymbolic: the cell's calls of its own functions stay in it */
-    cm_buf_addf(&cmd, "LC_ALL=C %s -shared -nostdlib -o '%s' '%s' 2>&1 && LC_ALL=C %s", cc,
-                stub_path, s_path, cc);
-    add_session_flags(s, &cmd);
-    cm_buf_addf(&cmd, " %s -fno-diagnostics-color -shared -fPIC -Wl,-Bsymbolic -o '%s' '%s' '%s' "
-                      "-lm 2>&1", flags, so_path, c_path, stub_path);
-    char *out;
-    int rc = cm_jit_run(cm_buf_str(&cmd), &out);
-    int failed = report(body, cell, out, rc != 0, err);
-    free(out);
-    if (failed)
-        goto done;
-    h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        rt_error_set(err, "CompileError", 0, 0, "cell %d: error: %s", cell, dlerror());
-done:
-    /* what is loaded stays mapped */
-    unlink(c_path);
-    unlink(s_path);
-    unlink(stub_path);
-    unlink(so_path);
-    cm_buf_free(&cmd);
-    return h;
-}
-
-/* Makes what the cell defined part of the session, as a TCC cell's
- * definitions are; a function the object does not export (static,
- * inline) stays the cell's own. */
-/* A declaration of a variable or function the object does not export is
- * left out of the prelude. */
-static int exported(void *h, const rt_plan_entry_t *e)
-{
-    return !((e->kind == RT_ENTRY_VAR || e->kind == RT_ENTRY_FUNC) && e->keys.n &&
-             !dlsym(h, e->keys.v[0]));
-}
-
-static void commit(rt_session_t *s, void *h, const rt_plan_t *plan, cm_buf_t *names)
-{
-    rt_session_commit_declarations(s, plan, exported, h);
-    for (int f = 1; f >= 0; f--) {
-        const cm_names_t *list = f ? &plan->funcs : &plan->vars;
-        for (size_t i = 0; i < list->n; i++) {
-            void *a = dlsym(h, list->v[i]);
-            if (!a)
-                continue;
-            rt_session_define(s, list->v[i], a, plan->cell, f);
-            cm_buf_addf(names, "%s%s", names->len ? ", " : "", list->v[i]);
-        }
-    }
-}
-
 int rt_magic_cc(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell,
                 rt_error_t *err)
 {
     rt_session_note_code(s, code);
-    char cc[PATH_MAX];
-    if (find_compiler(cc, sizeof cc) != 0)
+    rt_native_t n = {.what = "%%cc", .language = "C", .ext = "c"};
+    if (rt_native_find_compiler(&n, "CC", "cc") != 0)
         return rt_error_set(err, "NoCompiler", 0, 0,
                             "%%%%cc needs a system C compiler (cc/gcc); install gcc or set CC "
-                            "(not found: %s)", cc);
-    char flags[2048];
-    if (m->args_len >= sizeof flags)
-        return rt_error_set(err, "UsageError", 0, 0, "cell %d, line %d: %%%%cc: flags too long",
-                            cell, m->line);
-    if (m->args_len) {
-        memcpy(flags, code + m->args, m->args_len);
-        flags[m->args_len] = '\0';
-    } else {
-        snprintf(flags, sizeof flags, "%s", DEFAULT_FLAGS);
-    }
+                            "(not found: %s)", n.compiler);
+    if (rt_native_set_flags(&n, code, m, DEFAULT_FLAGS, cell, err) != 0)
+        return -1;
     char *body = rt_segment_blank_outside(code, m->next, strlen(code));
     int stmt = first_statement(s, body);
     if (stmt) {
@@ -377,20 +58,23 @@ int rt_magic_cc(rt_session_t *s, const char *code, const rt_magic_line_t *m, int
     cm_buf_t scratch = {0};
     rt_plan_make(&plan, body, cell, RT_RESULT_NONE, rt_session_is_type, s, &scratch);
     cm_buf_free(&scratch);
-    char *excluded = calloc(s->prelude.n + 1, 1);
-    if (!excluded)
-        abort();
-    rt_prelude_exclude(&s->prelude, plan.keys.v, plan.keys.n, excluded);
+    char *excluded = rt_native_excluded(s, &plan);
+    cm_buf_t src = {0};
+    rt_native_add_session(s, excluded, &src);
+    cm_buf_addf(&src, "#line 1 \"cell[%d]\"\n", cell);
+    cm_buf_adds(&src, body);
+    cm_buf_addc(&src, '\n');
     double t0 = cm_seconds() * 1e3;
-    void *h = build(s, cc, flags, body, cell, &plan, excluded, err);
+    void *h = rt_native_build(s, &n, cm_buf_str(&src), body, cell, &plan, err);
     double ms = cm_seconds() * 1e3 - t0;
+    cm_buf_free(&src);
     free(excluded);
     free(body);
     if (h) {
         cm_buf_t names = {0};
-        commit(s, h, &plan, &names);
+        rt_native_commit(s, h, &plan, &names);
         printf("compiled %s with %s %s in %.0f ms\n", names.len ? cm_buf_str(&names) : "the cell",
-               cc, flags, ms);
+               n.compiler, n.flags, ms);
         cm_buf_free(&names);
         /* the handle stays open: the session's code may call into it */
     }

@@ -58,6 +58,8 @@ static int parse_line(const char *code, size_t at, size_t line_start, int line,
     size_t n = 0;
     while (name_char(code[p + n]))
         n++;
+    if (code[p + n] == '+' && code[p + n + 1] == '+') /* %%c++ */
+        n += 2;
     if (n < sizeof m->name)
         memcpy(m->name, code + p, n);
     p += n;

@@ -61,6 +61,19 @@ void rt_magic_args(const char *code, const rt_magic_line_t *m, cm_names_t *out);
  * NVRTC, as %%kernel compiles its body. Returns 0, or -1 with err set. */
 int rt_magic_device_part(rt_session_t *s, const char *device, int cell_no, rt_error_t *err);
 
+/* Runs a host part that rt_cxx_detect finds to be C++ (a whole cell, or
+ * the host part of a .cu-style cell) as a %%cpp cell. 0, or -1 with err
+ * set; its result is the session's (rt_session_take_result). */
+int rt_magic_cpp_part(rt_session_t *s, const char *host, int cell_no, rt_error_t *err);
+
+/* Whether a host cell or part is C++: rt_cxx_detect finds it so, or it
+ * names what only earlier C++ cells declared (a class, a std:: variable,
+ * a C++ function; not a name C cells declare too). */
+int rt_cpp_is_cpp(const rt_session_t *s, const char *code);
+
+/* Forgets what earlier C++ cells gave later ones (%reset). */
+void rt_cpp_reset(void);
+
 /* The handlers of rt_magic_list.h. */
 #include "rt_magic_list.h"
 #define RT_MAGIC_DECLARE(name, cell, fn, usage, help)                                        \

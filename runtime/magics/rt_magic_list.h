@@ -93,6 +93,16 @@
       "Compiles the cell (definitions only) with the system C compiler ($CC, else cc; " \
       "-O2 -march=native unless flags are given) into the session, for fast CPU baselines: " \
       "later cells call its functions and use its variables, and it uses theirs.") \
+    X("cpp", 1, rt_magic_cpp, \
+      "%%cpp [CXXFLAGS]", \
+      "Runs the cell as C++ host code, as nvcc hands host code to the system C++ compiler: " \
+      "compiled by g++ ($CXX; -O2 unless flags are given, always -std=gnu++17) into the " \
+      "session; its statements run in order, <<<>>> launches work, it sees earlier cells' " \
+      "C declarations, and later C cells call its extern \"C\" functions. A cell with " \
+      "#include <iostream>, std::, new T[n]... is C++ without the magic.") \
+    X("c++", 1, rt_magic_cpp, \
+      "%%c++ [CXXFLAGS]", \
+      "Another name for %%cpp.") \
     X("gpu", 0, rt_magic_gpu, \
       "%gpu [N]", \
       "Shows the GPUs (name, compute capability, SMs, memory) and the driver, NVRTC and CUDA " \

@@ -344,6 +344,7 @@ int rt_magic_reset(rt_session_t *s, const char *code, const rt_magic_line_t *m, 
     cm_names_free(&args);
     size_t dropped = rt_session_reset(s);
     ga_udf_reset(); /* %%elementwise / %%reduce functions go with their macros */
+    rt_cpp_reset();
     printf("Session reset: %zu name%s dropped.\n", dropped, dropped == 1 ? "" : "s");
     return 0;
 }

@@ -193,7 +193,16 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
             return rt_error_set(err, "CompileError", 0, 0,
                                 "the cell's code was not found after linking");
     }
+    int rc = rt_session_run_entry(s, r.cell, r.main, cell_no, err);
+    if (once.n) /* after a fault report, which names its lines */
+        release_code(s, &once);
+    return rc;
+}
 
+int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, char **),
+                         int cell_no, rt_error_t *err)
+{
+    run_t r = {cell, main, 0};
     rt_result_reset();
     rt_display_set_emit(s->emit, s->emit_ctx);
     rt_fault_t fault;
@@ -201,10 +210,7 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
     if (sig == RT_PROTECT_EXITED && fault.exit_status == 0)
         sig = 0; /* exit(0): the cell ends there, successfully, as a program would */
     rt_display_set_emit(NULL, NULL);
-    int rc = finish_run(s, &r, sig, &fault, cell_no, err);
-    if (once.n) /* after a fault report, which names its lines */
-        release_code(s, &once);
-    return rc;
+    return finish_run(s, &r, sig, &fault, cell_no, err);
 }
 
 int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)

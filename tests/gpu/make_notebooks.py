@@ -606,6 +606,85 @@ CUDA_LIBRARIES = [
 ]
 
 
+# C++ host code as courses write it (iostream, new/delete, std::vector,
+# std::max, static_cast, a class owning device memory), compiled by g++ into
+# the session: a .cu-style cell with main(), kernels launched from C++ cells,
+# C and C++ cells calling each other. Each check prints PASS or aborts.
+CPP_HOST = [
+    "#include <iostream>\n#include <cmath>\n\n"
+    "__global__ void add(int n, float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] + y[i];\n}\n\n"
+    "int main() {\n    int N = 1 << 20;\n    float *x = new float[N], *y = new float[N];\n"
+    "    for (int i = 0; i < N; i++) { x[i] = 1.0f; y[i] = 2.0f; }\n"
+    "    float *d_x, *d_y;\n    cudaMalloc(&d_x, N * sizeof(float));\n"
+    "    cudaMalloc(&d_y, N * sizeof(float));\n"
+    "    cudaMemcpy(d_x, x, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "    cudaMemcpy(d_y, y, N * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "    add<<<(N + 255) / 256, 256>>>(N, d_x, d_y);\n"
+    "    cudaMemcpy(y, d_y, N * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "    float maxError = 0.0f;\n"
+    "    for (int i = 0; i < N; i++) maxError = std::fmax(maxError, std::fabs(y[i] - 3.0f));\n"
+    "    std::cout << \"Max error: \" << maxError << std::endl;\n"
+    "    if (maxError == 0.0f) std::cout << \"PASS add program\" << std::endl;\n"
+    "    cudaFree(d_x);\n    cudaFree(d_y);\n    delete[] x;\n    delete[] y;\n    return 0;\n}",
+    "%%kernel\n__global__ void saxpy(int n, float a, const float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = a * x[i] + y[i];\n}",
+    "#include <cuda_runtime.h>\n#include <vector>\n#include <algorithm>\n"
+    "const int n = 100000;\nstd::vector<float> hx(n), hy(n, 1.0f);\n"
+    "for (int i = 0; i < n; i++) hx[i] = static_cast<float>(i % 100);\n"
+    "float *dx, *dy;\ncudaMalloc(&dx, n * sizeof(float));\ncudaMalloc(&dy, n * sizeof(float));\n"
+    "cudaMemcpy(dx, hx.data(), n * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(dy, hy.data(), n * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "dim3 block(256), grid((n + block.x - 1) / block.x);\n"
+    "saxpy<<<grid, block>>>(n, 2.0f, dx, dy);\n"
+    "cudaMemcpy(hy.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "float biggest = *std::max_element(hy.begin(), hy.end());\n"
+    "if (biggest != 199.0f || hy[1] != 3.0f) { std::cerr << \"saxpy: \" << biggest << std::endl; abort(); }\n"
+    "std::cout << \"PASS saxpy from C++, max \" << biggest << std::endl;",
+    # the session keeps the C++ cell's vector and device pointers
+    "std::sort(hy.begin(), hy.end());\n"
+    "if (hy.front() != 1.0f || hy.back() != 199.0f) abort();\n"
+    "std::cout << \"PASS sorted \" << hy.size() << \" results\" << std::endl;",
+    # a class that owns device memory (RAII), a 2-D launch with dim3
+    "%%kernel\n__global__ void fill2d(float *m, int w, int h) {\n"
+    "    int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (r < h && c < w) m[r * w + c] = r * 1000.0f + c;\n}",
+    "#include <iostream>\n"
+    "class DeviceMatrix {\npublic:\n    int w, h;\n    float *d = nullptr;\n"
+    "    DeviceMatrix(int w_, int h_) : w(w_), h(h_) { cudaMalloc(&d, bytes()); }\n"
+    "    ~DeviceMatrix() { cudaFree(d); }\n"
+    "    size_t bytes() const { return static_cast<size_t>(w) * h * sizeof(float); }\n};\n"
+    "double corner_sum() {\n    DeviceMatrix m(700, 500);\n"
+    "    dim3 block(16, 16);\n    dim3 grid((m.w + 15) / 16, (m.h + 15) / 16);\n"
+    "    fill2d<<<grid, block>>>(m.d, m.w, m.h);\n"
+    "    float *host = new float[m.w * m.h];\n"
+    "    cudaMemcpy(host, m.d, m.bytes(), cudaMemcpyDeviceToHost);\n"
+    "    double s = host[0] + host[m.w - 1] + host[(m.h - 1) * m.w] + host[m.w * m.h - 1];\n"
+    "    delete[] host;\n    return s;\n}\n"
+    "double s = corner_sum();\n"
+    "if (s != 999398.0) { std::cerr << \"corners \" << s << std::endl; abort(); }\n"
+    "std::cout << \"PASS 2-D launch from a C++ class, corners \" << s << std::endl;",
+    # C and C++ cells call each other
+    "int twice(int v) { return 2 * v; }",
+    "extern \"C\" int twice_plus_one(int v) { return twice(v) + 1; }\n"
+    "std::cout << \"PASS C function from C++: \" << twice_plus_one(20) << std::endl;",
+    "if (twice_plus_one(3) != 7) abort();\nprintf(\"PASS C++ function from C\\n\");",
+    # a whole C++ program in a %%cuda cell, as nvcc4jupyter's Colab cells are written
+    "%%cuda\n#include <iostream>\n#include <cuda_runtime.h>\n"
+    "__global__ void add_managed(int n, float *x, float *y) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] + y[i];\n}\n"
+    "int main() {\n    int N = 1 << 20;\n    float *x, *y;\n"
+    "    cudaMallocManaged(&x, N * sizeof(float));\n    cudaMallocManaged(&y, N * sizeof(float));\n"
+    "    for (int i = 0; i < N; i++) { x[i] = 1.0f; y[i] = 2.0f; }\n"
+    "    add_managed<<<(N + 255) / 256, 256>>>(N, x, y);\n    cudaDeviceSynchronize();\n"
+    "    float maxError = 0.0f;\n"
+    "    for (int i = 0; i < N; i++) maxError = std::max(maxError, std::abs(y[i] - 3.0f));\n"
+    "    std::cout << \"Max error: \" << maxError << std::endl;\n"
+    "    if (maxError == 0.0f) std::cout << \"PASS managed memory program\" << std::endl;\n"
+    "    cudaFree(x);\n    cudaFree(y);\n    return 0;\n}",
+]
+
+
 def cell(i, src):
     tags = ["parameters"] if src.startswith(PARAMETERS) else []
     return {"cell_type": "code", "execution_count": None, "id": f"c{i}",
@@ -626,5 +705,5 @@ for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDL
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
                     ("curand", CURAND), ("waits", WAITS), ("program", PROGRAM), ("params", PARAMS),
                     ("runtime", RUNTIME), ("templates", TEMPLATES),
-                    ("cuda_libraries", CUDA_LIBRARIES)):
+                    ("cuda_libraries", CUDA_LIBRARIES), ("cpp_host", CPP_HOST)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

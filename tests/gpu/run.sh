@@ -140,6 +140,13 @@ sys.exit(0 if "Max error: 0.000000" in text else 1)
 PY
 check $? "a %%cuda cell holding a whole program runs it (gpuc run rc $rc)"
 
+# C++ host code as courses write it (iostream, new/delete, std::vector, a
+# class owning device memory), compiled by g++: a .cu-style cell with main()
+# and kernels launched from C++ cells; C and C++ cells call each other
+notebook_passes cpp_host "PASS add program" "PASS saxpy from C++, max 199" \
+    "PASS sorted 100000 results" "PASS 2-D launch from a C++ class, corners 999398" \
+    "PASS C function from C++: 41" "PASS C++ function from C" "PASS managed memory program"
+
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
 rc=$?

@@ -3,8 +3,9 @@ is no GPU: the course-style tutorial gives the same answers (its own PASS
 lines), the error notebook the same errors but one, an endless kernel is
 stopped with the session kept, %timeit of a launch shows the simulator's
 time (timing.ipynb with its parameter n at 65536 instead of 16M threads, as
-`gpuc run -p` sets it), and every %%speedup of speedup.ipynb agrees with its
-CPU code (about a minute on two cores)."""
+`gpuc run -p` sets it), every %%speedup of speedup.ipynb agrees with its
+CPU code (about a minute on two cores), and the C++ host code of
+cpp_host.ipynb gives its PASS lines."""
 import json
 import subprocess
 import time
@@ -121,3 +122,18 @@ def test_params(gpuc_bin, tmp_path):
     errors = [o for c in nb["cells"] for o in c["outputs"] if o["output_type"] == "error"]
     assert len(errors) == 1 and errors[0]["ename"] == "LaunchError"
     assert "argument 1 of apply is Params q (80 bytes), got a 48-byte value" in errors[0]["evalue"]
+
+
+def test_cpp_host(gpuc_bin, tmp_path):
+    # C++ host code as courses write it, compiled by g++: the same PASS lines
+    # as on a GPU (run.sh), the simulator running the launches
+    proc, nb = run(gpuc_bin, "cpp_host", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = "".join(streams(c) for c in nb["cells"])
+    passes = [line for line in text.splitlines() if line.startswith("PASS ")]
+    assert passes == ["PASS add program", "PASS saxpy from C++, max 199",
+                      "PASS sorted 100000 results",
+                      "PASS 2-D launch from a C++ class, corners 999398",
+                      "PASS C function from C++: 41", "PASS C++ function from C",
+                      "PASS managed memory program"]
+    assert "compiled as C++ (" in text and "Max error: 0\n" in text

@@ -455,13 +455,13 @@ static void test_errors_text(void)
     else
         CHECK(strstr(h, "cudaError_t cudaMalloc(void *devPtr, size_t size);") &&
               strstr(h, "struct cudaDeviceProp { char name[256];"));
-    CHECK(strstr(h, "typedef struct dim3 { unsigned int x, y, z; } dim3;"));
+    CHECK(strstr(h, "typedef struct dim3 { unsigned int x, y, z;\n#ifdef __cplusplus\n"));
     CHECK(strstr(h, "typedef struct float4 { _Alignas(16) float x; float y, z, w; } float4;"));
     /* cells that name nothing of CUDA's get gpuc's subset, and the same types */
     const char *lean = gpu_host_header(0);
     CHECK(strstr(lean, "cudaError_t cudaMalloc(void *devPtr, size_t size);") &&
           !strstr(lean, "/cuda_runtime_api.h\"") &&
-          strstr(lean, "typedef struct dim3 { unsigned int x, y, z; } dim3;"));
+          strstr(lean, "typedef struct dim3 { unsigned int x, y, z;\n#ifdef __cplusplus\n"));
     cm_error_clear(&err);
     if (gpu_runtime_load(&err) == 0) {
         CHECK(gpu_runtime_handle() != NULL);

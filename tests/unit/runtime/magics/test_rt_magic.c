@@ -197,7 +197,7 @@ static void test_unknown_and_help(void)
                       "%timeit  %gpu  %memory  %device  %sim  %recover  %sh  %load  %cd  %pwd  "
                       "%env\n"));
     CHECK(strstr(out, "Available cell magics:\n%%timeit  %%time  %%speedup  %%kernel  %%cuda"));
-    CHECK(strstr(out, "%%cc  %%sh  %%bash  %%writefile\n"));
+    CHECK(strstr(out, "%%cc  %%cpp  %%c++  %%sh  %%bash  %%writefile\n"));
     CHECK(strstr(out, "\nplanned line magics: %ptx\n"));
     CHECK(!strstr(out, "planned cell magics"));
     CHECK(strstr(out, "%%speedup"));

@@ -1,0 +1,54 @@
+/* rt_native: host code compiled by a system compiler (cc for %%cc, g++
+ * for C++ cells) into a shared object loaded into the session. What the
+ * object does not define of the session comes from a stub library whose
+ * dynamic symbols are the session's addresses; the compiler's messages
+ * about the cell become a CompileError on the cell's lines. See
+ * docs/magics.md (%%cc) and docs/cells.md (C++ host cells). */
+#ifndef RT_NATIVE_H
+#define RT_NATIVE_H
+
+#include <stddef.h>
+
+#include "cm_buf.h"
+#include "rt_magic.h"
+#include "rt_plan.h"
+#include "rt_session_internal.h"
+
+typedef struct rt_native {
+    const char *what;     /* the cells' name in messages: "%%cc", "C++" */
+    const char *language; /* "C", "C++": "the C compiler failed" */
+    const char *ext;      /* the source file's extension: "c", "cc" */
+    char compiler[4096];  /* the command */
+    char flags[2048];
+} rt_native_t;
+
+/* The compiler command: $env, else fallback, in n->compiler. 0 when its
+ * program is found. */
+int rt_native_find_compiler(rt_native_t *n, const char *env, const char *fallback);
+
+/* The flags of the cell magic m (after its name), else defaults, in
+ * n->flags. 0, or -1 with err set (too long). */
+int rt_native_set_flags(rt_native_t *n, const char *code, const rt_magic_line_t *m,
+                        const char *defaults, int cell, rt_error_t *err);
+
+/* Which prelude entries a cell that declares plan's keys replaces: a new
+ * array of s->prelude.n + 1 flags (caller frees). */
+char *rt_native_excluded(const rt_session_t *s, const rt_plan_t *plan);
+
+/* The session's C declarations for a native cell: gpuc.h and the prelude
+ * entries not excluded (excluded[i] non-zero), ready for a shared object. */
+void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t *src);
+
+/* Compiles source into a shared object (linked against the stub of the
+ * session's symbols, less those plan defines) and loads it. body is the
+ * cell's text, for the lines of its errors (reported as file "cell[N]").
+ * Returns the handle, or NULL with err set. */
+void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
+                      const char *body, int cell, const rt_plan_t *plan, rt_error_t *err);
+
+/* Makes plan's declarations part of the session, and the variables and
+ * functions the object exports session symbols; names gets their names,
+ * comma-separated. */
+void rt_native_commit(rt_session_t *s, void *h, const rt_plan_t *plan, cm_buf_t *names);
+
+#endif
