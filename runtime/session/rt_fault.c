@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_session_internal.h"
@@ -163,6 +164,31 @@ static void what(char *out, size_t size, const rt_fault_t *f)
     }
 }
 
+/* The name a user knows for a function of compiled code that is not
+ * TCC's (a %%cc or C++ cell's, a library's): a C++ cell's entry is its
+ * top-level code, a C++ name is demangled (when libstdc++ is loaded, as
+ * it is once a C++ cell ran). Writes into out. */
+static const char *native_name(const char *sym, int cell, char *out, size_t size)
+{
+    if (!strcmp(sym, "__gpuc_cpp_run")) {
+        snprintf(out, size, "the C++ top-level code of cell %d", cell);
+        return out;
+    }
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    demangle_fn demangle = NULL;
+    void *cxx = strncmp(sym, "_Z", 2) ? NULL : dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (cxx) {
+        *(void **)&demangle = dlsym(cxx, "__cxa_demangle");
+        dlclose(cxx); /* NOLOAD took a reference: the library stays loaded */
+    }
+    int status = -1;
+    char *plain = demangle ? demangle(sym, NULL, NULL, &status) : NULL;
+    snprintf(out, size, "%s%s", status == 0 && plain ? plain : sym,
+             status == 0 && plain && strchr(plain, '(') ? "" : "()");
+    free(plain);
+    return out;
+}
+
 void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_error_t *err)
 {
     char where[300] = "";
@@ -185,13 +211,15 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
             if (code && !lib)
                 lib = called_library(s, f->frames[i]);
         }
-        char caller[200] = "";
+        char caller[200] = "", name[160] = "";
         if (code)
             describe_code(s, caller, sizeof caller, code, at, cell);
+        if (lib)
+            native_name(lib, cell, name, sizeof name);
         if (lib && code)
-            snprintf(where, sizeof where, "in %s(), called %s", lib, caller);
+            snprintf(where, sizeof where, "in %s, called %s", name, caller);
         else if (lib)
-            snprintf(where, sizeof where, "in %s()", lib);
+            snprintf(where, sizeof where, "in %s", name);
         else if (code)
             snprintf(where, sizeof where, "%s", caller);
     }
@@ -199,9 +227,10 @@ void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_e
     char w[200];
     what(w, sizeof w, f);
     if (f->call && !strcmp(f->call, "exit")) {
+        const char *at = where + (strncmp(where, "in exit(), ", 11) ? 0 : 11);
         snprintf(evalue, sizeof evalue,
-                 "exit(%d) %s: cell %d stopped there; the session's variables are kept",
-                 f->exit_status, where + (strncmp(where, "in exit(), ", 11) ? 0 : 11), cell);
+                 "exit(%d)%s%s: cell %d stopped there; the session's variables are kept",
+                 f->exit_status, at[0] ? " " : "", at, cell);
         rt_error_set(err, "SystemExit", 0, 0, "%s", evalue);
         rt_error_add_line(err, "SystemExit: %s", evalue);
         return;
