@@ -6,9 +6,15 @@
 #   scripts/make-bundle.sh BUILD_DIR OUT_DIR
 #
 # Layout (OUT_DIR/gpuc-VERSION/):
-#   bin/gpuc          finds lib/ through its RPATH ($ORIGIN/../lib)
-#   bin/gpuc-executor the executor process gpuc starts (same RPATH)
-#   lib/*.so.*        libzmq, libsodium, libjansson and what they pull in
+#   bin/gpuc          finds lib/ and lib/kernel/ through its RPATH
+#                     ($ORIGIN/../lib:$ORIGIN/../lib/kernel)
+#   bin/gpuc-executor the executor process gpuc starts (RPATH $ORIGIN/../lib)
+#   lib/*.so.*        what the executor links (libjansson, libsodium)
+#   lib/kernel/*.so.* what only the kernel process links: libzmq and what it
+#                     pulls in, libstdc++ among it. Kept out of the
+#                     executor's path, so that C++ cells (compiled by the
+#                     node's g++) and CUDA's libraries load the node's own
+#                     libstdc++, not this older one
 #   lib/gpuc/tcc/     libtcc1.a and TCC's include/ (found beside bin/gpuc)
 # and OUT_DIR/gpuc-VERSION.tar.gz. CUDA is not bundled: gpuc dlopens the
 # node's libcuda, NVRTC, libcudart and cuBLAS at run time, and cuRAND, cuFFT
@@ -22,19 +28,25 @@ version=$("$gpuc" --version | awk '{print $2}')
 name="gpuc-$version"
 dest="$out/$name"
 rm -rf "$dest"
-mkdir -p "$dest/bin" "$dest/lib/gpuc"
+mkdir -p "$dest/bin" "$dest/lib/gpuc" "$dest/lib/kernel"
 cp "$gpuc" "$dest/bin/gpuc"
 # the executor without the kernel's libraries (gpuc falls back to
 # `gpuc executor` when it is missing)
 [ -x "$build/gpuc-executor" ] && cp "$build/gpuc-executor" "$dest/bin/gpuc-executor"
 
 # glibc and the loader come from the node (they must match its kernel);
-# everything else the binary links is copied.
-ldd "$gpuc" | awk '/=> \// {print $3}' | while read -r lib; do
+# everything else the binaries link is copied: the executor's libraries to
+# lib/, the rest of the kernel's to lib/kernel/.
+linked() { ldd "$1" | awk '/=> \// {print $3}' | while read -r lib; do
     case "$(basename "$lib")" in
         libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*|libresolv.so.*|ld-linux*) ;;
-        *) cp -L "$lib" "$dest/lib/" ;;
+        *) echo "$lib" ;;
     esac
+done; }
+executor_libs=$( [ -x "$build/gpuc-executor" ] && linked "$build/gpuc-executor" || true)
+for lib in $executor_libs; do cp -L "$lib" "$dest/lib/"; done
+for lib in $(linked "$gpuc"); do
+    [ -e "$dest/lib/$(basename "$lib")" ] || cp -L "$lib" "$dest/lib/kernel/"
 done
 
 tccdir=$(sed -n 's/^#define GPUC_TCC_LIBDIR "\(.*\)"$/\1/p' "$build/generated/gpuc_config.h")

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The GPU suite, on the GPU machine: bash tests/gpu/run.sh BIN_DIR [OUT_DIR]
-# BIN_DIR holds gpuc, gpu_smoke and gpu_randblas (built on the development machine);
-# LD_LIBRARY_PATH / GPUC_TCC_LIBDIR must point at the carried libraries.
+# BIN_DIR holds gpuc, gpu_smoke and gpu_randblas (built on the development
+# machine): a bundle's bin/ (make bundle), whose RPATH finds its libraries.
 set -u
 bin=$1
 out=${2:-/tmp/gpuc-gpu}

@@ -419,9 +419,25 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
     assert run.returncode == 0, run.stderr
     ldd = subprocess.run(["ldd", str(moved / "bin" / "gpuc")], capture_output=True, text=True).stdout
     for lib in ("libzmq.so.5", "libpgm-5.3.so.0"):  # libpgm: a dependency of a dependency
-        assert str(moved / "bin" / ".." / "lib" / lib) in ldd, ldd
+        assert str(moved / "bin" / ".." / "lib" / "kernel" / lib) in ldd, ldd
     nb = nbformat.read(out, as_version=4)
     assert "Hello from C" in stream_text(cell_with(nb, "Hello from C"))
+    # a C++ cell in the bundle loads the node's libstdc++ (the one its g++
+    # compiled against), not the kernel's older copy in lib/kernel
+    cpp = write_nb(tmp_path / "cpp.ipynb", [
+        "#include <iostream>\n#include <fstream>\n#include <string>\n"
+        "std::ifstream maps(\"/proc/self/maps\");\nstd::string line, where = \"none\";\n"
+        "while (std::getline(maps, line))\n"
+        "    if (line.find(\"libstdc++\") != std::string::npos) where = line.substr(line.find('/'));\n"
+        "std::cout << 2.5 << \" \" << 42 << \" \" << where << std::endl;"])
+    out = tmp_path / "cpp.out.ipynb"
+    run = subprocess.run([str(moved / "bin" / "gpuc"), "run", str(cpp), "-o", str(out)],
+                         env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]},
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    said = stream_text(code_cells(nbformat.read(str(out), as_version=4))[0])
+    line = next((l for l in said.splitlines() if l.startswith("2.5 42 ")), "")
+    assert line.startswith("2.5 42 /") and str(moved) not in line, said
 
 
 # --- the arrays notebook ---------------------------------------------------
