@@ -13,10 +13,14 @@
 #include "rt_magic.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_buf.h"
+#include "cm_jit.h"
 #include "rt_cxx.h"
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
@@ -369,6 +373,44 @@ static int run(rt_session_t *s, void *h, int cell, rt_error_t *err)
                         cell, thrown);
 }
 
+/* C++ cells run on the libstdc++ of the compiler that builds them: its
+ * headers and its library go together (on a node whose g++ is a newer one
+ * in /opt, the system's older libstdc++ made `std::cout << 2.5` print
+ * nothing). Loaded once, by its path, before the first C++ cell's object,
+ * whose libstdc++.so.6 is then that one; when another was loaded first (by
+ * a CUDA library, say), the cell says so once. */
+static void load_cxx_runtime(const rt_native_t *n)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    cm_buf_t cmd = {0};
+    cm_buf_addf(&cmd, "LC_ALL=C %s -print-file-name=libstdc++.so.6 2>/dev/null", n->compiler);
+    char *out = NULL, want[PATH_MAX], have[PATH_MAX];
+    int rc = cm_jit_run(cm_buf_str(&cmd), &out);
+    cm_buf_free(&cmd);
+    if (out)
+        out[strcspn(out, "\n")] = '\0';
+    int known = rc == 0 && out && out[0] == '/' && realpath(out, want); /* else: the loader's */
+    free(out);
+    if (!known)
+        return;
+    void *loaded = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (!loaded) {
+        dlopen(want, RTLD_NOW | RTLD_GLOBAL);
+        return;
+    }
+    struct link_map *map;
+    if (dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && realpath(map->l_name, have) &&
+        strcmp(have, want) != 0)
+        fprintf(stderr,
+                "note: C++ cells run on %s, loaded earlier in this session, while %s compiles "
+                "against %s; if C++ output looks wrong, restart and run a C++ cell first\n",
+                have, n->compiler, want);
+    dlclose(loaded);
+}
+
 static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, int cell,
                    rt_error_t *err)
 {
@@ -408,6 +450,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     cm_buf_t src = {0};
     make_source(s, excluded, cm_buf_str(&code), &items, &plan, &fresh, &src);
     rt_gpu_prepare_host(cm_buf_str(&code), cell);
+    load_cxx_runtime(&n);
     void *h = rt_native_build(s, &n, cm_buf_str(&src), body, cell, &plan, err);
     int rc = -1;
     if (h) {

@@ -440,6 +440,36 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
     assert line.startswith("2.5 42 /") and str(moved) not in line, said
 
 
+def test_cpp_cells_run_on_their_compilers_libstdcxx(tmp_path, gpuc_bin):
+    """A C++ cell runs on the libstdc++ of the g++ that compiled it (on a
+    node with a newer g++ in /opt, the system's older one printed no
+    numbers): here a g++ whose libstdc++ is a copy in another folder."""
+    system = subprocess.run(["g++", "-print-file-name=libstdc++.so.6"], capture_output=True,
+                            text=True).stdout.strip()
+    if not system.startswith("/"):
+        pytest.skip("no g++ with a libstdc++.so.6")
+    own = tmp_path / "own-gcc"
+    own.mkdir()
+    shutil.copy(os.path.realpath(system), own / "libstdc++.so.6")
+    cxx = tmp_path / "g++-own"
+    cxx.write_text("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = -print-file-name=libstdc++.so.6 ] && "
+                   f"{{ echo {own}/libstdc++.so.6; exit 0; }}; done\nexec g++ \"$@\"\n")
+    cxx.chmod(0o755)
+    src = write_nb(tmp_path / "cpp.ipynb", [
+        "#include <iostream>\n#include <fstream>\n#include <string>\n"
+        "std::ifstream maps(\"/proc/self/maps\");\nstd::string line, where = \"none\";\n"
+        "while (std::getline(maps, line))\n"
+        "    if (line.find(\"libstdc++\") != std::string::npos) where = line.substr(line.find('/'));\n"
+        "std::cout << 2.5 << \" \" << where << std::endl;"])
+    out = tmp_path / "cpp.out.ipynb"
+    run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(out)],
+                         env={**os.environ, "CXX": str(cxx)}, capture_output=True, text=True,
+                         timeout=120 * SCALE)
+    assert run.returncode == 0, run.stderr
+    said = stream_text(code_cells(nbformat.read(str(out), as_version=4))[0])
+    assert f"2.5 {own}/libstdc++.so.6" in said, said
+
+
 # --- the arrays notebook ---------------------------------------------------
 
 ARRAYS = ROOT / "notebooks" / "arrays.ipynb"
