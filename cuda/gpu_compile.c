@@ -6,7 +6,8 @@
  * place, each part opened by `#line 1 "cell[K]"` where K is the part's
  * position (not its execution count, so that re-running a cell gives the
  * same text and hits the cache). NVRTC's messages read "cell[K](L): ..." and
- * are rewritten to "cell N, line L: ..." with N the part's cell number. */
+ * are rewritten to "cell N, line L: ..." with N the part's cell number
+ * (gpu_compile_log.c). */
 #include <ctype.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -256,103 +257,6 @@ int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, 
     snprintf(arch, len, "compute_%d", best);
     *cubin = 0;
     return 0;
-}
-
-/* ---- the log ---------------------------------------------------------- */
-
-/* "cell[5](3): error: ..." -> cell 5, line 3, and where "error" starts. */
-static int parse_location(const char *line, int *cell, int *lineno, const char **rest)
-{
-    int consumed = 0;
-    if (sscanf(line, "cell[%d](%d): %n", cell, lineno, &consumed) != 2 || consumed == 0)
-        return 0;
-    *rest = line + consumed;
-    return 1;
-}
-
-static char *dup_n(const char *s, size_t n)
-{
-    char *p = malloc(n + 1);
-    if (p) {
-        memcpy(p, s, n);
-        p[n] = '\0';
-    }
-    return p;
-}
-
-static int add_diag(gpu_cell_t *c, int cell, int line, const char *rest, size_t len)
-{
-    gpu_diag_t *grown = realloc(c->diags, (size_t)(c->ndiags + 1) * sizeof *grown);
-    if (!grown)
-        return -1;
-    c->diags = grown;
-    gpu_diag_t *d = &grown[c->ndiags++];
-    memset(d, 0, sizeof *d);
-    d->cell = cell;
-    d->line = line;
-    const char *colon = memchr(rest, ':', len);
-    size_t sev = colon ? (size_t)(colon - rest) : 0;
-    const char *hash = memchr(rest, '#', sev);
-    size_t sev_len = hash ? (size_t)(hash - rest) : sev;
-    while (sev_len && rest[sev_len - 1] == ' ')
-        sev_len--;
-    snprintf(d->severity, sizeof d->severity, "%.*s", (int)sev_len, rest);
-    const char *msg = colon ? colon + 1 : rest;
-    while (msg < rest + len && *msg == ' ')
-        msg++;
-    d->message = dup_n(msg, (size_t)(rest + len - msg));
-    return d->message ? 0 : -1;
-}
-
-/* Rewrites NVRTC's log into c->log and c->diags; the first error goes to
- * first (for err->text). The source names its parts by position
- * ("cell[1]" is the first part), so that the text, and the cache key, do
- * not change with execution counts; cells[pos - 1] is the cell number. */
-static void map_log(const char *log, const int *cells, int ncells, gpu_cell_t *c, char *first,
-                    size_t first_len)
-{
-    strbuf_t out = {0};
-    int context = 0; /* lines after a located message: source, then caret */
-    first[0] = '\0';
-    for (const char *p = log; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        int cell, line;
-        const char *rest;
-        char tmp[64];
-        if (parse_location(p, &cell, &line, &rest) && (size_t)(rest - p) <= len) {
-            if (cell >= 1 && cell <= ncells)
-                cell = cells[cell - 1];
-            snprintf(tmp, sizeof tmp, "cell %d, line %d: ", cell, line);
-            sb_puts(&out, tmp);
-            sb_add(&out, rest, len - (size_t)(rest - p));
-            add_diag(c, cell, line, rest, len - (size_t)(rest - p));
-            if (!first[0] && c->ndiags && strstr(c->diags[c->ndiags - 1].severity, "error"))
-                snprintf(first, first_len, "%s%.*s", tmp, (int)(len - (size_t)(rest - p)), rest);
-            context = 1;
-        } else {
-            sb_add(&out, p, len);
-            if (context && c->ndiags && len == 0) {
-                context = 0;
-            } else if (context == 1 && c->ndiags) {
-                gpu_diag_t *d = &c->diags[c->ndiags - 1];
-                d->source_line = dup_n(len >= 2 ? p + 2 : p, len >= 2 ? len - 2 : len);
-                context = 2;
-            } else if (context == 2 && c->ndiags) {
-                const char *caret = memchr(p, '^', len);
-                if (caret && caret - p >= 2)
-                    c->diags[c->ndiags - 1].column = (int)(caret - p - 2) + 1;
-                context = 0;
-            } else if (!first[0] && strstr(p, "error") && (size_t)(strstr(p, "error") - p) < len) {
-                snprintf(first, first_len, "%.*s", (int)len, p);
-            }
-        }
-        sb_add(&out, "\n", 1);
-        p = nl ? nl + 1 : p + len;
-    }
-    while (out.len && out.p[out.len - 1] == '\n')
-        out.p[--out.len] = '\0';
-    c->log = out.len && !out.failed ? out.p : (free(out.p), NULL);
 }
 
 /* ---- the prelude ------------------------------------------------------ */
@@ -613,7 +517,7 @@ static int run_nvrtc(const gpu_nvrtc_t *nv, const char *source, const options_t 
     if (nv->nvrtcGetProgramLogSize(prog, &log_size) == 0 && log_size > 1 &&
         (log = malloc(log_size)) && nv->nvrtcGetProgramLog(prog, log) == 0) {
         char first[CM_ERROR_TEXT];
-        map_log(log, cells, ncells, c, first, sizeof first);
+        gpu_compile_map_log(log, cells, ncells, c, first, sizeof first);
         if (crc == 6 /* NVRTC_ERROR_COMPILATION */)
             CM_ERROR(err, GPU_E_COMPILE, "%s", first[0] ? first : "NVRTC rejected the cell");
         else if (crc != 0)
@@ -729,7 +633,7 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
         char first[CM_ERROR_TEXT];
         free(c->log);
         c->log = NULL;
-        map_log(log, cells, ncells, c, first, sizeof first);
+        gpu_compile_map_log(log, cells, ncells, c, first, sizeof first);
         CM_ERROR(err, GPU_E_COMPILE, "%s", first[0] ? first : e.text);
     } else {
         CM_ERROR(err, GPU_E_INVALID, "the CUDA simulator cannot compile kernels: %s", e.text);

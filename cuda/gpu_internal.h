@@ -180,6 +180,14 @@ void gpu_image_clear(gpu_image_t *img);
 int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin,
                       gpu_image_t *img, cm_error_t *err);
 
+/* Rewrites a compiler's log into c->log and c->diags, "cell[K](L): ..."
+ * becoming "cell N, line L: ..." with N = cells[K - 1]; the first error
+ * goes to first (for err->text). The source names its parts by position
+ * ("cell[1]" is the first part), so that the text, and the cache key, do
+ * not change with execution counts (gpu_compile_log.c). */
+void gpu_compile_map_log(const char *log, const int *cells, int ncells, gpu_cell_t *c,
+                         char *first, size_t first_len);
+
 /* ---- gpu_module.c: the kernel registry -------------------------------- */
 
 /* Registers the kernels of a compiled cell, replacing earlier kernels of the
