@@ -56,23 +56,24 @@ void gpu_sim_properties(gpu_device_props_t *props)
     memset(props, 0, sizeof *props);
     snprintf(props->name, sizeof props->name, "%s", sim_device_name());
     props->totalGlobalMem = sim_total_memory();
-    props->sharedMemPerBlock = 48 * 1024;
-    props->regsPerBlock = 65536;
-    props->warpSize = 32;
-    props->memPitch = (size_t)1 << 31;
-    props->maxThreadsPerBlock = 1024;
-    props->maxThreadsDim[0] = props->maxThreadsDim[1] = 1024;
-    props->maxThreadsDim[2] = 64;
-    props->maxGridSize[0] = 2147483647;
-    props->maxGridSize[1] = props->maxGridSize[2] = 65535;
-    props->totalConstMem = 65536;
-    props->major = 8; /* the prelude's __CUDA_ARCH__ 800 */
-    props->minor = 0;
-    props->multiProcessorCount = sim_cores();
-    props->unifiedAddressing = 1;
-    props->maxThreadsPerMultiProcessor = 1024;
-    props->sharedMemPerMultiprocessor = 48 * 1024;
-    props->managedMemory = 1;
+    props->sharedMemPerBlock = (size_t)sim_device_attribute(SIM_ATTR_SHARED_PER_BLOCK);
+    props->regsPerBlock = sim_device_attribute(SIM_ATTR_REGISTERS_PER_BLOCK);
+    props->warpSize = sim_device_attribute(SIM_ATTR_WARP_SIZE);
+    props->memPitch = (size_t)sim_device_attribute(SIM_ATTR_MAX_PITCH);
+    props->maxThreadsPerBlock = sim_device_attribute(SIM_ATTR_MAX_THREADS_PER_BLOCK);
+    for (int i = 0; i < 3; i++) {
+        props->maxThreadsDim[i] = sim_device_attribute(SIM_ATTR_MAX_BLOCK_DIM_X + i);
+        props->maxGridSize[i] = sim_device_attribute(SIM_ATTR_MAX_GRID_DIM_X + i);
+    }
+    props->totalConstMem = (size_t)sim_device_attribute(SIM_ATTR_CONSTANT_MEMORY);
+    props->major = sim_device_attribute(SIM_ATTR_MAJOR);
+    props->minor = sim_device_attribute(SIM_ATTR_MINOR);
+    props->multiProcessorCount = sim_device_attribute(SIM_ATTR_MULTIPROCESSORS);
+    props->unifiedAddressing = sim_device_attribute(SIM_ATTR_UNIFIED_ADDRESSING);
+    props->maxThreadsPerMultiProcessor = sim_device_attribute(SIM_ATTR_THREADS_PER_MULTIPROCESSOR);
+    props->sharedMemPerMultiprocessor =
+        (size_t)sim_device_attribute(SIM_ATTR_SHARED_PER_MULTIPROCESSOR);
+    props->managedMemory = sim_device_attribute(SIM_ATTR_MANAGED_MEMORY);
 }
 
 void gpu_sim_set_seed(long long seed)

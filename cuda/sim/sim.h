@@ -183,4 +183,19 @@ const char *sim_device_name(void);
 /* Host memory the simulated device reports (bytes): physical memory. */
 size_t sim_total_memory(void);
 
+/* What the simulated device says it is, by CUDA's cudaDeviceAttr numbers:
+ * the one source of cudaDeviceGetAttribute and cudaGetDeviceProperties on
+ * the simulator. Attributes it does not model are 0. */
+enum {
+    SIM_ATTR_MAX_THREADS_PER_BLOCK = 1, SIM_ATTR_MAX_BLOCK_DIM_X = 2, SIM_ATTR_MAX_BLOCK_DIM_Y = 3,
+    SIM_ATTR_MAX_BLOCK_DIM_Z = 4, SIM_ATTR_MAX_GRID_DIM_X = 5, SIM_ATTR_MAX_GRID_DIM_Y = 6,
+    SIM_ATTR_MAX_GRID_DIM_Z = 7, SIM_ATTR_SHARED_PER_BLOCK = 8, SIM_ATTR_CONSTANT_MEMORY = 9,
+    SIM_ATTR_WARP_SIZE = 10, SIM_ATTR_MAX_PITCH = 11, SIM_ATTR_REGISTERS_PER_BLOCK = 12,
+    SIM_ATTR_MULTIPROCESSORS = 16, SIM_ATTR_THREADS_PER_MULTIPROCESSOR = 39,
+    SIM_ATTR_UNIFIED_ADDRESSING = 41, SIM_ATTR_MAJOR = 75, SIM_ATTR_MINOR = 76,
+    SIM_ATTR_SHARED_PER_MULTIPROCESSOR = 81, SIM_ATTR_MANAGED_MEMORY = 83,
+    SIM_ATTR_SHARED_PER_BLOCK_OPTIN = 97,
+};
+int sim_device_attribute(int attr);
+
 #endif

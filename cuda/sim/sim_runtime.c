@@ -17,7 +17,8 @@
 #include "sim_check.h"
 
 enum {
-    SUCCESS = 0, INVALID_VALUE = 1, MEMORY_ALLOCATION = 2, INVALID_MEMCPY_DIRECTION = 21,
+    SUCCESS = 0, INVALID_VALUE = 1, MEMORY_ALLOCATION = 2, INVALID_PITCH_VALUE = 12,
+    INVALID_MEMCPY_DIRECTION = 21,
     INVALID_DEVICE = 101, INVALID_RESOURCE_HANDLE = 400,
 };
 
@@ -75,6 +76,22 @@ static int sim_malloc_host(void **ptr, size_t size)
     return allocate(ptr, size, SIM_MEM_PINNED);
 }
 
+static int sim_host_alloc(void **ptr, size_t size, unsigned flags)
+{
+    (void)flags; /* portable, mapped, write-combined: all host memory here */
+    return allocate(ptr, size, SIM_MEM_PINNED);
+}
+
+/* Rows of width bytes, each starting at a multiple of 512 bytes, as a
+ * GPU's texture alignment pads them. */
+static int sim_malloc_pitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    if (!pitch)
+        return failed(INVALID_VALUE);
+    *pitch = (width + 511) / 512 * 512;
+    return allocate(ptr, *pitch * height, SIM_MEM_DEVICE);
+}
+
 static int sim_free(void *ptr)
 {
     if (!ptr)
@@ -106,6 +123,26 @@ static int sim_memcpy_async(void *dst, const void *src, size_t count, int kind, 
 {
     (void)stream;
     return sim_memcpy(dst, src, count, kind);
+}
+
+static int sim_memcpy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                         size_t width, size_t height, int kind)
+{
+    if (width > dpitch || width > spitch)
+        return failed(INVALID_PITCH_VALUE);
+    for (size_t r = 0; r < height; r++) {
+        int rc = sim_memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, kind);
+        if (rc != SUCCESS)
+            return rc;
+    }
+    return SUCCESS;
+}
+
+static int sim_memcpy_2d_async(void *dst, size_t dpitch, const void *src, size_t spitch,
+                               size_t width, size_t height, int kind, void *stream)
+{
+    (void)stream;
+    return sim_memcpy_2d(dst, dpitch, src, spitch, width, height, kind);
 }
 
 static int sim_memset(void *ptr, int value, size_t count)
@@ -290,6 +327,42 @@ static int stream_nothing(void *stream)
     return kernel_error();
 }
 
+static int stream_attach_mem(void *stream, void *ptr, size_t length, unsigned flags)
+{
+    (void)stream, (void)ptr, (void)length, (void)flags; /* one memory: nothing to attach */
+    return SUCCESS;
+}
+
+int sim_device_attribute(int attr)
+{
+    switch (attr) {
+    case SIM_ATTR_MAX_THREADS_PER_BLOCK: case SIM_ATTR_MAX_BLOCK_DIM_X:
+    case SIM_ATTR_MAX_BLOCK_DIM_Y: case SIM_ATTR_THREADS_PER_MULTIPROCESSOR: return 1024;
+    case SIM_ATTR_MAX_BLOCK_DIM_Z: return 64;
+    case SIM_ATTR_MAX_GRID_DIM_X: case SIM_ATTR_MAX_PITCH: return 2147483647;
+    case SIM_ATTR_MAX_GRID_DIM_Y: case SIM_ATTR_MAX_GRID_DIM_Z: return 65535;
+    case SIM_ATTR_SHARED_PER_BLOCK: case SIM_ATTR_SHARED_PER_MULTIPROCESSOR:
+    case SIM_ATTR_SHARED_PER_BLOCK_OPTIN: return 48 * 1024;
+    case SIM_ATTR_CONSTANT_MEMORY: case SIM_ATTR_REGISTERS_PER_BLOCK: return 65536;
+    case SIM_ATTR_WARP_SIZE: return 32;
+    case SIM_ATTR_MULTIPROCESSORS: return sim_cores();
+    case SIM_ATTR_UNIFIED_ADDRESSING: case SIM_ATTR_MANAGED_MEMORY: return 1;
+    case SIM_ATTR_MAJOR: return 8; /* the prelude's __CUDA_ARCH__ 800 */
+    case SIM_ATTR_MINOR: return 0;
+    default: return 0;
+    }
+}
+
+static int device_get_attribute(int *value, int attr, int device)
+{
+    if (!value || attr < 1 || attr > 200)
+        return failed(INVALID_VALUE);
+    if (device != 0)
+        return failed(INVALID_DEVICE);
+    *value = sim_device_attribute(attr);
+    return SUCCESS;
+}
+
 static int runtime_version(int *version)
 {
     *version = 13000;
@@ -306,10 +379,14 @@ static const sim_symbol_t symbols[] = {
     SYMBOL(cudaMalloc, sim_malloc)
     SYMBOL(cudaMallocManaged, sim_malloc_managed)
     SYMBOL(cudaMallocHost, sim_malloc_host)
+    SYMBOL(cudaHostAlloc, sim_host_alloc)
+    SYMBOL(cudaMallocPitch, sim_malloc_pitch)
     SYMBOL(cudaFree, sim_free)
     SYMBOL(cudaFreeHost, sim_free)
     SYMBOL(cudaMemcpy, sim_memcpy)
     SYMBOL(cudaMemcpyAsync, sim_memcpy_async)
+    SYMBOL(cudaMemcpy2D, sim_memcpy_2d)
+    SYMBOL(cudaMemcpy2DAsync, sim_memcpy_2d_async)
     SYMBOL(cudaMemset, sim_memset)
     SYMBOL(cudaDeviceSynchronize, sim_synchronize)
     SYMBOL(cudaDeviceReset, device_reset)
@@ -331,6 +408,10 @@ static const sim_symbol_t symbols[] = {
     SYMBOL(cudaStreamCreateWithFlags, stream_create_with_flags)
     SYMBOL(cudaStreamDestroy, stream_nothing)
     SYMBOL(cudaStreamSynchronize, stream_nothing)
+    SYMBOL(cudaStreamQuery, stream_nothing)
+    SYMBOL(cudaEventQuery, stream_nothing)
+    SYMBOL(cudaStreamAttachMemAsync, stream_attach_mem)
+    SYMBOL(cudaDeviceGetAttribute, device_get_attribute)
     SYMBOL(cudaRuntimeGetVersion, runtime_version)
     SYMBOL(cudaDriverGetVersion, runtime_version)
     {NULL, NULL},

@@ -137,3 +137,29 @@ def test_cpp_host(gpuc_bin, tmp_path):
                       "PASS C function from C++: 41", "PASS C++ function from C",
                       "PASS managed memory program"]
     assert "compiled as C++ (" in text and "Max error: 0\n" in text
+
+
+def test_runtime(gpuc_bin, tmp_path):
+    # NVIDIA's runtime API as courses call it, on the simulator's runtime:
+    # managed and pinned memory (cudaHostAlloc), streams with their defaults,
+    # pitched memory and 2-D copies, the device's attributes agreeing with
+    # its cudaDeviceProp, and the tutorials' error-check macro whose exit()
+    # ends the cell, not the session: the same PASS lines as on a GPU
+    _, nb = run(gpuc_bin, "runtime", tmp_path, "--allow-errors")
+    text = "".join(streams(c) for c in nb["cells"])
+    passes = [line for line in text.splitlines() if line.startswith("PASS ")]
+    assert passes == ["PASS managed memory, events, streams with defaults",
+                      "PASS pitched memory and cudaMemcpy2DAsync without a stream",
+                      "PASS the real cudaDeviceProp",
+                      "PASS an error-check macro that calls exit keeps the session",
+                      "PASS cleanup"]
+    errors = [o for c in nb["cells"] for o in c["outputs"] if o["output_type"] == "error"]
+    assert [e["ename"] for e in errors] == ["SystemExit"]
+    assert "exit(1) called in the top-level code of cell 6, line 5" in errors[0]["evalue"]
+
+
+def test_program(gpuc_bin, tmp_path):
+    # NVIDIA's add program in a %%cuda cell, as nvcc4jupyter runs it
+    proc, nb = run(gpuc_bin, "program", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "Max error: 0.000000" in "".join(streams(c) for c in nb["cells"])
