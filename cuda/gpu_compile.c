@@ -416,9 +416,10 @@ static int globals_add(globals_t *g, const char *prefix, const char *name)
  * variables made references to the one storage of the session: each NAME
  * becomes `(*__gpuc_ref_NAME)` (a macro, so its declaration declares that
  * pointer, of the right type, and every use goes through it) and loses its
- * initializer (blanked, so lines stay). The pointers are set after the
- * module is loaded (gpu_symbol_ref). */
-static void add_earlier_part(strbuf_t *src, const char *text, globals_t *g)
+ * initializer (blanked, so lines stay). The macros come before the part's
+ * `#line 1 "cell[part]"`, so its lines are the cell's. The pointers are set
+ * after the module is loaded (gpu_symbol_ref). */
+static void add_earlier_part(strbuf_t *src, int part, const char *text, globals_t *g)
 {
     gpu_var_info_t *vars = NULL;
     int nvars = gpu_scan_vars(text, &vars);
@@ -431,6 +432,7 @@ static void add_earlier_part(strbuf_t *src, const char *text, globals_t *g)
         if (globals_add(g, "__gpuc_ref_", vars[i].name))
             src->failed = 1;
     }
+    sb_printf(src, "#line 1 \"cell[%d]\"\n", part);
     size_t start = src->len;
     sb_puts(src, text);
     for (int i = 0; i < nvars && !src->failed; i++)
@@ -757,16 +759,14 @@ static int compile(const char *device_source, const char *options, int cell,
         const char *text = order[i] < 0 ? device_source : prelude[order[i]].source;
         cells[ncompiled] = order[i] < 0 ? cell : prelude[order[i]].cell;
         if (order[i] >= 0) { /* an earlier cell: its variables are the session's */
-            sb_printf(&src, "#line 1 \"cell[%d]\"\n", ++ncompiled);
-            add_earlier_part(&src, text, &g);
+            add_earlier_part(&src, ++ncompiled, text, &g);
         } else {
             sb_printf(&src, "#line 1 \"cell[%d]\"\n", ++ncompiled);
             sb_puts(&src, text);
         }
         sb_puts(&src, "\n");
         if (simulating) {
-            sb_printf(&checked, "#line 1 \"cell[%d]\"\n", ncompiled);
-            add_earlier_part(&checked, text, &refs);
+            add_earlier_part(&checked, ncompiled, text, &refs);
             sb_puts(&checked, "\n");
         }
     }

@@ -212,6 +212,29 @@ __global__ void dv_racy(void) {
     assert "host" not in err  # memcheck knows the variable's storage: no host-pointer report
 
 
+def test_race_lines_in_a_cell_that_declares_a_device_variable(kc, checks):
+    # the checked variant turns the cell's __device__ variables into
+    # references with one #define each: the lines it reports stay the
+    # cell's (they were one too high per variable)
+    checks("--racecheck")
+    k = cell_no(kc, """%%kernel
+__device__ int dl_total;
+__device__ float dl_other;
+__global__ void dl_racy(const int *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dl_total += x[i];
+}""")
+    err = error_of(kc, """{
+int *x; cudaMallocManaged(&x, 256 * sizeof(int));
+for (int i = 0; i < 256; i++) x[i] = 1;
+dl_racy<<<2, 128>>>(x, 256);
+cudaDeviceSynchronize();
+}""")
+    assert (f"a read of 4 bytes at cell {k}, line 6 by block [0,0,0], thread [1,0,0], and a write "
+            f"at cell {k}, line 6 by block [0,0,0], thread [0,0,0] before it") in err, err
+    assert "__device__ variable dl_total" in err, err
+
+
 def test_race_reading_a_shared_tile_before_the_barrier(kc, checks):
     checks("--racecheck")
     k = cell_no(kc, """%%kernel
