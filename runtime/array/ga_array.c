@@ -164,7 +164,8 @@ ga_array_t *ga_array_on(ga_buffer_t *buf, ga_dtype_t dtype, int ndim, const int6
         return NULL;
     ga_array_t *a = new_array(buf, dtype);
     a->ndim = ndim;
-    memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
+    if (ndim) /* a 0-d array may come with no shape at all */
+        memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
     a->size = n;
     contiguous_strides(a);
     return a;
