@@ -276,8 +276,8 @@ static int uses_word(const char *text, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-        int left = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-        int right = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        int left = p == text || !gpu_ident_char(p[-1]);
+        int right = !gpu_ident_char(p[n]);
         if (left && right)
             return 1;
     }

@@ -13,6 +13,7 @@
 #include "gpu.h"
 #include "gpu_cublas.h"
 #include "gpu_dl.h"
+#include "gpu_internal.h"
 
 typedef struct hostlib {
     const char *name;           /* as NVIDIA writes it */
@@ -60,11 +61,6 @@ static void load(hostlib_t *l)
                  "toolkit's lib%s or set CUDA_HOME)", l->name, l->prefix, where, l->prefix);
 }
 
-static int is_ident(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 /* Non-zero when code has a word that starts with l's prefix and belongs to
  * its host API: cuRAND's device API (curand_kernel.h: curand_init,
  * curandState...) is a kernel cell's, compiled by NVRTC, and needs no
@@ -73,7 +69,7 @@ static int names(const char *code, const hostlib_t *l)
 {
     size_t n = strlen(l->prefix);
     for (const char *p = strstr(code, l->prefix); p; p = strstr(p + n, l->prefix)) {
-        if (p > code && is_ident(p[-1]))
+        if (p > code && gpu_ident_char(p[-1]))
             continue;
         if (l->sonames == curand_names && (p[n] == '_' || strncmp(p + n, "State", 5) == 0))
             continue;

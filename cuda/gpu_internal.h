@@ -11,6 +11,9 @@
 
 /* ---- gpu_scan.c: a light scanner over CUDA C++ device source ---------- */
 
+/* Non-zero for a character of an identifier: a letter, a digit or '_'. */
+int gpu_ident_char(int c);
+
 /* Finds the non-template __global__ functions of src (also inside extern
  * "C" blocks) and parses their parameters. Returns the count and *out
  * (caller frees with gpu_kernels_free; lowered names empty), -1 on OOM. */

@@ -25,7 +25,7 @@ typedef struct scan {
 } scan_t;
 
 static int is_ident_start(int c) { return isalpha(c) || c == '_'; }
-static int is_ident(int c) { return isalnum(c) || c == '_'; }
+int gpu_ident_char(int c) { return isalnum((unsigned char)c) || c == '_'; }
 
 static int push_name(char ***names, int *n, const char *p, size_t len)
 {
@@ -65,7 +65,7 @@ static int clean(scan_t *s, const char *src)
                 while (k < n && (t[k] == ' ' || t[k] == '\t'))
                     k++;
                 size_t e = k;
-                while (e < n && is_ident(t[e]))
+                while (e < n && gpu_ident_char(t[e]))
                     e++;
                 if (e > k && push_name(&s->macros, &s->nmacros, t + k, e - k))
                     return free(t), -1;
@@ -133,7 +133,7 @@ static int tokenize(scan_t *s)
         }
         const char *start = p;
         if (is_ident_start((unsigned char)*p) || isdigit((unsigned char)*p)) {
-            while (is_ident((unsigned char)*p) || *p == '.')
+            while (gpu_ident_char((unsigned char)*p) || *p == '.')
                 p++;
         } else if (p[0] == ':' && p[1] == ':') {
             p += 2;
@@ -265,7 +265,7 @@ void gpu_scan_param(const char *text, size_t len, gpu_param_t *p)
     for (size_t i = 0; i < len;) {
         if (is_ident_start((unsigned char)text[i])) {
             size_t j = i;
-            while (j < len && is_ident((unsigned char)text[j]))
+            while (j < len && gpu_ident_char((unsigned char)text[j]))
                 j++;
             if (!is_qualifier(text + i, j - i) && n < 16) {
                 words[n] = text + i;
@@ -614,7 +614,7 @@ static int visit_var(scan_t *s, int a, int b, size_t end, vars_ctx_t *vc)
         if (tok_is(t, "__device__") || tok_is(t, "__constant__") || tok_is(t, "__managed__") ||
             tok_is(t, "volatile") || tok_is(t, "__restrict__"))
             continue;
-        int glue = n && (is_ident(v->decl[n - 1]) && is_ident((unsigned char)t->p[0]));
+        int glue = n && (gpu_ident_char(v->decl[n - 1]) && gpu_ident_char((unsigned char)t->p[0]));
         n += (size_t)snprintf(v->decl + n, sizeof v->decl - n, "%s%.*s", glue ? " " : "", t->len,
                               t->p);
     }
@@ -704,7 +704,7 @@ static char *substitute(const char *params, size_t len, char (*names)[64], char 
             continue;
         }
         size_t j = i;
-        while (j < len && is_ident((unsigned char)params[j]))
+        while (j < len && gpu_ident_char((unsigned char)params[j]))
             j++;
         int k = 0;
         while (k < n && !(strlen(names[k]) == j - i && !memcmp(names[k], params + i, j - i)))

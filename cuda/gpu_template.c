@@ -13,8 +13,6 @@
 
 #define MAX_TEMPLATE_ARGS 16
 
-static int word_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
 /* name without blanks, but one between two words ("unsigned int"). */
 static void canonical(const char *name, char *out, size_t len)
 {
@@ -26,7 +24,7 @@ static void canonical(const char *name, char *out, size_t len)
         }
         while (isspace((unsigned char)p[1]))
             p++;
-        if (o && word_char(out[o - 1]) && word_char(p[1]))
+        if (o && gpu_ident_char(out[o - 1]) && gpu_ident_char(p[1]))
             out[o++] = ' ';
     }
     out[o] = '\0';
