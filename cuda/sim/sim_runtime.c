@@ -409,7 +409,7 @@ static const sim_symbol_t symbols[] = {
     SYMBOL(cudaStreamDestroy, stream_nothing)
     SYMBOL(cudaStreamSynchronize, stream_nothing)
     SYMBOL(cudaStreamQuery, stream_nothing)
-    SYMBOL(cudaEventQuery, stream_nothing)
+    SYMBOL(cudaEventQuery, event_synchronize) /* recorded is done: launches are synchronous */
     SYMBOL(cudaStreamAttachMemAsync, stream_attach_mem)
     SYMBOL(cudaDeviceGetAttribute, device_get_attribute)
     SYMBOL(cudaRuntimeGetVersion, runtime_version)
