@@ -100,17 +100,14 @@ static void keep_rerun(rt_session_t *s, const char *code, void (*cell)(void),
 int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
                           rt_error_t *err)
 {
-    if (sig == RT_PROTECT_EXITED) {
-        rt_session_fault_error(s, cell, fault, err);
-        rt_error_t ignored = {0}; /* what it launched before still ends */
-        rt_gpu_after_cell(cell, &ignored);
-        rt_error_free(&ignored);
-        return -1;
-    }
-    if (sig == RT_PROTECT_RAISED) { /* a failed launch, say */
-        const char *ename, *evalue;
-        rt_protect_raised(&ename, &evalue);
-        rt_error_set(err, ename, 0, 0, "%s", evalue);
+    if (sig == RT_PROTECT_EXITED || sig == RT_PROTECT_RAISED) {
+        if (sig == RT_PROTECT_EXITED) {
+            rt_session_fault_error(s, cell, fault, err);
+        } else { /* a failed launch, say */
+            const char *ename, *evalue;
+            rt_protect_raised(&ename, &evalue);
+            rt_error_set(err, ename, 0, 0, "%s", evalue);
+        }
         rt_error_t ignored = {0}; /* what it launched before is done or failed too */
         rt_gpu_after_cell(cell, &ignored);
         rt_error_free(&ignored);
