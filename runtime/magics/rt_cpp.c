@@ -373,12 +373,27 @@ static int run(rt_session_t *s, void *h, int cell, rt_error_t *err)
                         cell, thrown);
 }
 
+/* The C++ runtime's names (namespaces std, __gnu_cxx and __cxxabiv1, the
+ * __cxa ABI), as a linker dynamic list: a cell's object binds what it
+ * defines to itself, except these, which must be the process's one copy.
+ * A facet id the object instantiates (`std::num_put<char>::id`) bound to
+ * its own copy indexes the wrong facet of the locale, and `std::cout << 2`
+ * crashes; a compiler that links its libstdc++.a into the object (a g++
+ * whose own folder has no libstdc++.so) brings a whole second runtime. */
+#define CXX_RUNTIME                                                                     \
+    "{\n  _ZNS*; _ZNKS*; _ZS*; _ZGVNS*; _ZGVZNS*; _ZZNS*; _ZZNKS*;\n"                  \
+    "  _ZTVS*; _ZTVNS*; _ZTIS*; _ZTINS*; _ZTSS*; _ZTSNS*;\n"                             \
+    "  _ZN9__gnu_cxx*; _ZNK9__gnu_cxx*; _ZGVN9__gnu_cxx*; _ZZN9__gnu_cxx*;\n"            \
+    "  _ZN10__cxxabiv1*; _ZNK10__cxxabiv1*; _ZTVN10__cxxabiv1*; _ZTIN10__cxxabiv1*;\n"   \
+    "  __cxa_*; __gxx_personality_v0; _Unwind_*;\n};\n"
+
 /* C++ cells run on the libstdc++ of the compiler that builds them: its
- * headers and its library go together (on a node whose g++ is a newer one
- * in /opt, the system's older libstdc++ made `std::cout << 2.5` print
- * nothing). Loaded once, by its path, before the first C++ cell's object,
- * whose libstdc++.so.6 is then that one; when another was loaded first (by
- * a CUDA library, say), the cell says so once. */
+ * headers and its library go together. Loaded once, by its path, with its
+ * names global, before the first C++ cell's object: every cell's std:: is
+ * then that library's, also when the compiler links its libstdc++.a into
+ * each object. One loaded before, privately (NVRTC loads the system's), is
+ * made global too: its facet ids are the process's already. When that one
+ * is not the compiler's, the cell says so once. */
 static void load_cxx_runtime(const rt_native_t *n)
 {
     static int done;
@@ -392,22 +407,23 @@ static void load_cxx_runtime(const rt_native_t *n)
     cm_buf_free(&cmd);
     if (out)
         out[strcspn(out, "\n")] = '\0';
-    int known = rc == 0 && out && out[0] == '/' && realpath(out, want); /* else: the loader's */
+    int known = rc == 0 && out && out[0] == '/' && realpath(out, want);
     free(out);
-    if (!known)
-        return;
     void *loaded = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    struct link_map *map;
     if (!loaded) {
-        dlopen(want, RTLD_NOW | RTLD_GLOBAL);
+        if (known) /* else the loader finds it for the first cell */
+            dlopen(want, RTLD_NOW | RTLD_GLOBAL);
         return;
     }
-    struct link_map *map;
-    if (dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && realpath(map->l_name, have) &&
-        strcmp(have, want) != 0)
-        fprintf(stderr,
-                "note: C++ cells run on %s, loaded earlier in this session, while %s compiles "
-                "against %s; if C++ output looks wrong, restart and run a C++ cell first\n",
-                have, n->compiler, want);
+    if (dlinfo(loaded, RTLD_DI_LINKMAP, &map) == 0 && realpath(map->l_name, have)) {
+        dlopen(have, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD); /* made global; stays loaded */
+        if (known && strcmp(have, want) != 0)
+            fprintf(stderr,
+                    "note: C++ cells run on %s, loaded earlier in this session, while %s "
+                    "compiles against %s; if C++ output looks wrong, restart and run a C++ "
+                    "cell first\n", have, n->compiler, want);
+    }
     dlclose(loaded);
 }
 
@@ -415,7 +431,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
                    rt_error_t *err)
 {
     rt_session_note_code(s, body);
-    rt_native_t n = {.what = "C++ cell", .language = "C++", .ext = "cc"};
+    rt_native_t n = {.what = "C++ cell", .language = "C++", .ext = "cc", .shared = CXX_RUNTIME};
     if (rt_native_find_compiler(&n, "CXX", "g++") != 0)
         return rt_error_set(err, "NoCompiler", 0, 0,
                             "cell %d is C++: it needs a system C++ compiler; install g++ or "

@@ -277,11 +277,12 @@ void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
     }
     unsigned k = ++serial;
     char c_path[PATH_MAX + 64], s_path[PATH_MAX + 64], stub_path[PATH_MAX + 64],
-        so_path[PATH_MAX + 64];
+        so_path[PATH_MAX + 64], list_path[PATH_MAX + 64];
     snprintf(c_path, sizeof c_path, "%s/cell%d_%u.%s", dir, cell, k, n->ext);
     snprintf(s_path, sizeof s_path, "%s/stub%d_%u.s", dir, cell, k);
     snprintf(stub_path, sizeof stub_path, "%s/stub%d_%u.so", dir, cell, k);
     snprintf(so_path, sizeof so_path, "%s/cell%d_%u.so", dir, cell, k);
+    snprintf(list_path, sizeof list_path, "%s/shared%d_%u.txt", dir, cell, k);
 
     cm_buf_t stub = {0}, cmd = {0};
     cm_buf_t link = {0};
@@ -289,19 +290,25 @@ void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
     if (getenv("GPUC_DUMP_SOURCE"))
         fprintf(stderr, "---- cell %d %s source ----\n%s\n----\n", cell, n->what, source);
     int wrote = write_file(c_path, source, strlen(source)) == 0 &&
-                write_file(s_path, cm_buf_str(&stub), stub.len) == 0;
+                write_file(s_path, cm_buf_str(&stub), stub.len) == 0 &&
+                (!n->shared || write_file(list_path, n->shared, strlen(n->shared)) == 0);
     cm_buf_free(&stub);
     void *h = NULL;
     if (!wrote) {
         rt_error_set(err, "CompileError", 0, 0, "%s: cannot write to %s", n->what, dir);
         goto done;
     }
-    /* -Bsymbolic: the cell's calls of its own functions stay in it */
     cm_buf_addf(&cmd, "LC_ALL=C %s -shared -nostdlib -o '%s' '%s' 2>&1 && LC_ALL=C %s",
                 n->compiler, stub_path, s_path, n->compiler);
     add_session_flags(s, &cmd);
-    cm_buf_addf(&cmd, " %s -fno-diagnostics-color -shared -fPIC -Wl,-Bsymbolic -o '%s' '%s' '%s' "
-                      "%s -lm 2>&1", n->flags, so_path, c_path, stub_path, cm_buf_str(&link));
+    cm_buf_addf(&cmd, " %s -fno-diagnostics-color -shared -fPIC -o '%s' '%s' '%s' %s -lm",
+                n->flags, so_path, c_path, stub_path, cm_buf_str(&link));
+    /* the cell's uses of what it defines stay in it (a later cell's function
+     * of the same name does not replace it), but for n->shared's symbols */
+    if (n->shared)
+        cm_buf_addf(&cmd, " -Wl,--dynamic-list='%s' 2>&1", list_path);
+    else
+        cm_buf_addf(&cmd, " -Wl,-Bsymbolic 2>&1");
     char *out;
     int rc = cm_jit_run(cm_buf_str(&cmd), &out);
     int failed = report(n, body, cell, out, rc != 0, err);
@@ -317,6 +324,7 @@ done:
     unlink(s_path);
     unlink(stub_path);
     unlink(so_path);
+    unlink(list_path);
     cm_buf_free(&cmd);
     cm_buf_free(&link);
     return h;

@@ -20,6 +20,10 @@ typedef struct rt_native {
     const char *ext;      /* the source file's extension: "c", "cc" */
     char compiler[4096];  /* the command */
     char flags[2048];
+    /* A linker dynamic list of the symbols the object must share with the
+     * rest of the process rather than bind to its own copy (a C++ runtime's
+     * facet ids), or NULL: everything it defines binds to itself. */
+    const char *shared;
 } rt_native_t;
 
 /* The compiler command: $env, else fallback, in n->compiler. 0 when its

@@ -441,9 +441,9 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
 
 
 def test_cpp_cells_run_on_their_compilers_libstdcxx(tmp_path, gpuc_bin):
-    """A C++ cell runs on the libstdc++ of the g++ that compiled it (on a
-    node with a newer g++ in /opt, the system's older one printed no
-    numbers): here a g++ whose libstdc++ is a copy in another folder."""
+    """A C++ cell runs on the libstdc++ of the g++ that compiled it, the one
+    its headers go with: here a g++ whose libstdc++ is a copy in another
+    folder."""
     system = subprocess.run(["g++", "-print-file-name=libstdc++.so.6"], capture_output=True,
                             text=True).stdout.strip()
     if not system.startswith("/"):
@@ -468,6 +468,33 @@ def test_cpp_cells_run_on_their_compilers_libstdcxx(tmp_path, gpuc_bin):
     assert run.returncode == 0, run.stderr
     said = stream_text(code_cells(nbformat.read(str(out), as_version=4))[0])
     assert f"2.5 {own}/libstdc++.so.6" in said, said
+
+
+def test_cpp_cells_share_one_cxx_runtime(tmp_path, gpuc_bin):
+    """A g++ that links its libstdc++.a into every object (the GPU node's
+    /opt/gcc, whose folder has no libstdc++.so, does): numbers, strings and
+    exceptions still work, and all cells write to the one std::cout, also
+    when the system's libstdc++ was loaded before, privately (NVRTC loads
+    it). Bound to the object's own copies of the runtime's facet ids,
+    `std::cout << 42` crashed there and printed nothing here."""
+    cxx = tmp_path / "g++-static-runtime"
+    cxx.write_text('#!/bin/sh\nexec g++ "$@" -static-libstdc++\n')
+    cxx.chmod(0o755)
+    src = write_nb(tmp_path / "cpp.ipynb", [
+        "#include <dlfcn.h>\nvoid *as_nvrtc_does = dlopen(\"libstdc++.so.6\", RTLD_NOW | RTLD_LOCAL);",
+        "#include <iostream>\n#include <string>\nstd::string greeting = \"abc\";\n"
+        "std::cout << 42 << \" \" << 2.5 << \" \" << greeting + \"d\" << std::endl;",
+        "#include <stdexcept>\n#include <iostream>\n#include <vector>\nstd::vector<int> v(3);\n"
+        "try { v.at(7); } catch (const std::out_of_range &e) { std::cout << \"caught\" << std::endl; }\n"
+        "std::cout << greeting.size() << std::endl;"])
+    out = tmp_path / "cpp.out.ipynb"
+    run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(out)],
+                         env={**os.environ, "CXX": str(cxx)}, capture_output=True, text=True,
+                         timeout=120 * SCALE)
+    assert run.returncode == 0, run.stderr
+    cells = code_cells(nbformat.read(str(out), as_version=4))
+    assert stream_text(cells[1]).endswith("42 2.5 abcd\n"), stream_text(cells[1])
+    assert stream_text(cells[2]) == "caught\n3\n"
 
 
 # --- the arrays notebook ---------------------------------------------------
