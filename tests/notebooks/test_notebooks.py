@@ -440,6 +440,16 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
     assert line.startswith("2.5 42 /") and str(moved) not in line, said
 
 
+def run_with_cxx(gpuc_bin, src, cxx):
+    """The code cells of notebook src run by gpuc run with CXX=cxx."""
+    out = src.with_suffix(".out.ipynb")
+    run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(out)],
+                         env={**os.environ, "CXX": str(cxx)}, capture_output=True, text=True,
+                         timeout=120 * SCALE)
+    assert run.returncode == 0, run.stderr
+    return code_cells(nbformat.read(str(out), as_version=4))
+
+
 def test_cpp_cells_run_on_their_compilers_libstdcxx(tmp_path, gpuc_bin):
     """A C++ cell runs on the libstdc++ of the g++ that compiled it, the one
     its headers go with: here a g++ whose libstdc++ is a copy in another
@@ -461,12 +471,7 @@ def test_cpp_cells_run_on_their_compilers_libstdcxx(tmp_path, gpuc_bin):
         "while (std::getline(maps, line))\n"
         "    if (line.find(\"libstdc++\") != std::string::npos) where = line.substr(line.find('/'));\n"
         "std::cout << 2.5 << \" \" << where << std::endl;"])
-    out = tmp_path / "cpp.out.ipynb"
-    run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(out)],
-                         env={**os.environ, "CXX": str(cxx)}, capture_output=True, text=True,
-                         timeout=120 * SCALE)
-    assert run.returncode == 0, run.stderr
-    said = stream_text(code_cells(nbformat.read(str(out), as_version=4))[0])
+    said = stream_text(run_with_cxx(gpuc_bin, src, cxx)[0])
     assert f"2.5 {own}/libstdc++.so.6" in said, said
 
 
@@ -487,12 +492,7 @@ def test_cpp_cells_share_one_cxx_runtime(tmp_path, gpuc_bin):
         "#include <stdexcept>\n#include <iostream>\n#include <vector>\nstd::vector<int> v(3);\n"
         "try { v.at(7); } catch (const std::out_of_range &e) { std::cout << \"caught\" << std::endl; }\n"
         "std::cout << greeting.size() << std::endl;"])
-    out = tmp_path / "cpp.out.ipynb"
-    run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(out)],
-                         env={**os.environ, "CXX": str(cxx)}, capture_output=True, text=True,
-                         timeout=120 * SCALE)
-    assert run.returncode == 0, run.stderr
-    cells = code_cells(nbformat.read(str(out), as_version=4))
+    cells = run_with_cxx(gpuc_bin, src, cxx)
     assert stream_text(cells[1]).endswith("42 2.5 abcd\n"), stream_text(cells[1])
     assert stream_text(cells[2]) == "caught\n3\n"
 
