@@ -395,6 +395,19 @@ def test_gpuc_run_parameters(gpuc_bin, tmp_path):
     assert proc.returncode == 1 and "not a C name" in proc.stderr
 
 
+def test_gpuc_run_under_the_loaders_debug_output(gpuc_bin, tmp_path):
+    """LD_DEBUG (a user chasing a library problem) does not break the
+    executor's start: the loader's reports once went into its link."""
+    src = write_nb(tmp_path / "one.ipynb", ["int seen = 41 + 1;\nprintf(\"%d\\n\", seen);"])
+    run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(tmp_path / "one.out.ipynb")],
+                         env={"LD_DEBUG": "bindings", "LD_DEBUG_OUTPUT": str(tmp_path / "ld")},
+                         capture_output=True, text=True, timeout=120 * SCALE)
+    assert run.returncode == 0, run.stderr
+    out = code_cells(nbformat.read(str(tmp_path / "one.out.ipynb"), as_version=4))
+    assert stream_text(out[0]) == "42\n"
+    assert list(tmp_path.glob("ld.*")), "the loader wrote no report"
+
+
 def test_gpuc_run_rejects_non_notebook(gpuc_bin, tmp_path):
     bad = tmp_path / "bad.ipynb"
     bad.write_text("not json")
