@@ -46,36 +46,12 @@ static void lex(const char *code, toks_t *t)
 
 /* ---- detection ------------------------------------------------------ */
 
-/* The name of `#include <name>` or `#include "name"` in the directive
- * d[0, len) into name (cap bytes); 0 when it is no #include. */
-static int include_name(const char *d, size_t len, char *name, size_t cap)
-{
-    const char *p = d, *end = d + len;
-    if (p < end && *p == '#')
-        p++;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    if ((size_t)(end - p) < 7 || memcmp(p, "include", 7) != 0)
-        return 0;
-    p += 7;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    if (p >= end || (*p != '<' && *p != '"'))
-        return 0;
-    char close = *p == '<' ? '>' : '"';
-    const char *q = memchr(p + 1, close, (size_t)(end - p - 1));
-    if (!q || (size_t)(q - p) > cap)
-        return 0;
-    snprintf(name, cap, "%.*s", (int)(q - p - 1), p + 1);
-    return 1;
-}
-
 /* #include <name> with no '.' in name: a C++ header (C headers end in .h). */
 static int cxx_include(const char *src, const rt_tok_t *d)
 {
     char name[256];
     const char *lt = memchr(src + d->start, '<', d->len);
-    if (!lt || !include_name(src + d->start, d->len, name, sizeof name) || !name[0])
+    if (!lt || !rt_directive_include(src + d->start, d->len, name, sizeof name) || !name[0])
         return 0;
     return !strchr(name, '.') || strcmp(name, "bits/stdc++.h") == 0;
 }
@@ -85,7 +61,7 @@ int rt_cxx_runtime_include(const char *directive, size_t len)
     static const char *const names[] = {"cuda_runtime.h", "cuda_runtime_api.h",
                                         "device_launch_parameters.h", "vector_types.h", NULL};
     char name[256];
-    if (!include_name(directive, len, name, sizeof name))
+    if (!rt_directive_include(directive, len, name, sizeof name))
         return 0;
     for (int i = 0; names[i]; i++)
         if (strcmp(name, names[i]) == 0)

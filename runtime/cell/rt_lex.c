@@ -2,6 +2,7 @@
 #include "rt_lex.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,42 @@ void rt_lex_names(const char *text, size_t len, rt_name_fn fn, void *ctx)
         }
         prev = t;
     }
+}
+
+/* The first byte after d's '#' and the spaces after it. */
+static const char *directive_word(const char *d, const char *end)
+{
+    if (d < end && *d == '#')
+        d++;
+    while (d < end && (*d == ' ' || *d == '\t'))
+        d++;
+    return d;
+}
+
+int rt_directive_is(const char *d, size_t len, const char *word)
+{
+    const char *end = d + len, *p = directive_word(d, end);
+    size_t n = strlen(word);
+    return len && d[0] == '#' && (size_t)(end - p) >= n && memcmp(p, word, n) == 0 &&
+           ((size_t)(end - p) == n || !(isalnum((unsigned char)p[n]) || p[n] == '_'));
+}
+
+int rt_directive_include(const char *d, size_t len, char *name, size_t cap)
+{
+    const char *end = d + len;
+    if (!rt_directive_is(d, len, "include"))
+        return 0;
+    const char *p = directive_word(d, end) + 7;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || (*p != '<' && *p != '"'))
+        return 0;
+    char close = *p == '<' ? '>' : '"';
+    const char *q = memchr(p + 1, close, (size_t)(end - p - 1));
+    if (!q || (size_t)(q - p) > cap)
+        return 0;
+    snprintf(name, cap, "%.*s", (int)(q - p - 1), p + 1);
+    return 1;
 }
 
 int rt_lex_is_function_name(const char *text, const char *name)

@@ -68,6 +68,14 @@ size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t 
  * calls a function of that name). */
 int rt_lex_is_function_name(const char *text, const char *name);
 
+/* Non-zero when the directive d[0, len) ("#  word ...", as a directive
+ * token's text) is #word: "include", "define", "pragma"... */
+int rt_directive_is(const char *d, size_t len, const char *word);
+
+/* The name of `#include <name>` or `#include "name"` in the directive
+ * d[0, len) into name (cap bytes); 0 when it is no such #include. */
+int rt_directive_include(const char *d, size_t len, char *name, size_t cap);
+
 /* Receives one name; name[0, len) is borrowed for the call only. */
 typedef void (*rt_name_fn)(void *ctx, const char *name, size_t len);
 

@@ -7,7 +7,6 @@
  * helpers would have to become a shared internal header. */
 #include "rt_shake.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,17 +457,6 @@ static void on_source(rt_shake_t *sh, const char *src, const rt_tok_t *d)
     sh->source = (int)sh->nsources++;
 }
 
-/* Non-zero when directive d is "#word ...". */
-static int directive_is(const char *src, const rt_tok_t *d, const char *word)
-{
-    size_t i = d->start + 1, e = d->start + d->len;
-    while (i < e && (src[i] == ' ' || src[i] == '\t'))
-        i++;
-    size_t n = strlen(word);
-    return e - i >= n && memcmp(src + i, word, n) == 0 &&
-           (e - i == n || !(src[i + n] == '_' || isalnum((unsigned char)src[i + n])));
-}
-
 /* ---- building -------------------------------------------------------- */
 
 static void index_text(rt_shake_t *sh, const char *src, size_t len)
@@ -483,9 +471,9 @@ static void index_text(rt_shake_t *sh, const char *src, size_t len)
     for (size_t i = 0; i < n; i++) {
         const rt_tok_t *k = &t[i];
         if (k->kind == RT_TOK_DIRECTIVE) {
-            if (directive_is(src, k, "define") || directive_is(src, k, "undef"))
+            if (rt_directive_is(src + k->start, k->len, "define") || rt_directive_is(src + k->start, k->len, "undef"))
                 on_define(sh, src, k, predefined);
-            else if (directive_is(src, k, "pragma"))
+            else if (rt_directive_is(src + k->start, k->len, "pragma"))
                 add_item(sh, src, k, 1, 1);
             else {
                 predefined = on_line_marker(sh, src, k);

@@ -8,17 +8,13 @@
 
 #include "cm_log.h"
 #include "rt_header.h"
+#include "rt_lex.h"
 #include "rt_session_internal.h"
 
 /* Non-zero when the directive text is "#word ...". */
 static int directive_is(const char *text, const char *word)
 {
-    if (*text++ != '#')
-        return 0;
-    while (*text == ' ' || *text == '\t')
-        text++;
-    size_t n = strlen(word);
-    return strncmp(text, word, n) == 0 && !(isalnum((unsigned char)text[n]) || text[n] == '_');
+    return rt_directive_is(text, strlen(text), word);
 }
 
 /* The headers a shaker is made from: gpuc.h, then the prelude's #include,

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "rt_cxx.h"
+#include "rt_lex.h"
 
 /* Cells that are C and must stay C: C names that are C++ words, and C++
  * text in comments and strings. */
@@ -64,6 +65,16 @@ static void test_detect(void)
         }
     CHECK(rt_cxx_runtime_include("#include <cuda_runtime.h>", 25));
     CHECK(!rt_cxx_runtime_include("#include <cuda_fp16.h>", 22));
+    /* the directive helpers of rt_lex, which these share with rt_shake and rt_headers */
+    char name[64];
+    CHECK(rt_directive_include("#  include \"my.h\" // x", 21, name, sizeof name) &&
+          strcmp(name, "my.h") == 0);
+    CHECK(!rt_directive_include("#include_next <x.h>", 19, name, sizeof name));
+    CHECK(!rt_directive_include("#include MACRO", 14, name, sizeof name));
+    CHECK(!rt_directive_include("#include <unclosed", 18, name, sizeof name));
+    CHECK(rt_directive_is("#\tdefine N 3", 12, "define") && rt_directive_is("#pragma", 7, "pragma"));
+    CHECK(!rt_directive_is("#defined", 8, "define") && !rt_directive_is("define N", 8, "define"));
+    CHECK(!rt_directive_is("#def", 4, "define"));
     char with_runtime[] = "#include <cuda_runtime.h>\n#include <vector>\n";
     rt_cxx_blank_runtime_includes(with_runtime);
     CHECK_STR(with_runtime, "                         \n#include <vector>\n");
