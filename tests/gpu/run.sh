@@ -128,17 +128,7 @@ PY
 check $? "interrupts during GPU waits stop the cell; the device stays usable (gpuc run rc $rc)"
 
 # a whole program in a %%cuda cell, as nvcc4jupyter runs them
-"$bin/gpuc" run tests/gpu/program.ipynb -o "$out/program.ipynb" 2> "$out/program.log"
-rc=$?; cat "$out/program.log"
-python3 - "$out/program.ipynb" <<'PY'
-import json, sys
-nb = json.load(open(sys.argv[1]))
-text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
-               if o["output_type"] == "stream" and o["name"] == "stdout")
-print(text)
-sys.exit(0 if "Max error: 0.000000" in text else 1)
-PY
-check $? "a %%cuda cell holding a whole program runs it (gpuc run rc $rc)"
+notebook_passes program "PASS add program"
 
 # C++ host code as courses write it (iostream, new/delete, std::vector, a
 # class owning device memory), compiled by g++: a .cu-style cell with main()
@@ -178,45 +168,17 @@ check $rc "%%speedup notebook"
 
 # %device cpu and back: kernels compiled for the GPU run on the simulator
 # (compiled there at their first launch) and new ones on both
-"$bin/gpuc" run tests/gpu/switch.ipynb -o "$out/switch.ipynb" 2> "$out/switch.log"
-rc=$?; cat "$out/switch.log"
-python3 - "$out/switch.ipynb" <<'PY'
-import json, sys
-nb = json.load(open(sys.argv[1]))
-text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
-               if o["output_type"] == "stream" and o["name"] == "stdout")
-print(text)
-want = ["gpu 20", "simulated 20", "simulated 60", "gpu 120"]
-sys.exit(0 if [l for l in text.splitlines() if l.split()[0] in ("gpu", "simulated")] == want else 1)
-PY
-check $? "%device cpu and back (gpuc run rc $rc)"
+notebook_passes switch "PASS gpu 20" "PASS simulated 20" "PASS simulated 60" "PASS gpu 120"
 
 # cuRAND's device API in a kernel cell, on the GPU and then on the simulator:
 # the same XORWOW numbers, so the same count of hits
-"$bin/gpuc" run tests/gpu/curand.ipynb -o "$out/curand.ipynb" 2> "$out/curand.log"
-rc=$?; cat "$out/curand.log"
-python3 - "$out/curand.ipynb" <<'PY'
-import json, sys
-nb = json.load(open(sys.argv[1]))
-text = "".join(o.get("text", "") for c in nb["cells"] for o in c["outputs"]
-               if o["output_type"] == "stream" and o["name"] == "stdout")
-print(text)
-hits = [l for l in text.splitlines() if l.startswith("hits ")]
-sys.exit(0 if len(hits) == 2 and hits[0] == hits[1] and abs(float(hits[0].split()[-1]) - 3.1416) < 0.01 else 1)
-PY
-check $? "curand_kernel.h on the GPU and the simulator: equal hits (gpuc run rc $rc)"
+notebook_passes curand "PASS equal hits on the GPU and the simulator"
 
 # device variables: __constant__/__device__ from host cells, one storage
 # across kernel cells, cudaMemcpyToSymbol and friends (issue 12)
-"$bin/gpuc" run tests/gpu/symbols.ipynb -o "$out/symbols.ipynb" 2> "$out/symbols.log"
-rc=$?; cat "$out/symbols.log"
-python3 - "$out/symbols.ipynb" <<'PY'
-import json, sys
-for c in json.load(open(sys.argv[1]))["cells"]:
-    for o in c.get("outputs", []):
-        print("".join(o.get("text", "")) or o.get("evalue", ""), end="")
-PY
-check $rc "device symbols notebook"
+notebook_passes symbols "PASS constant memory set from the host" \
+    "PASS one __device__ storage across kernel cells, symbol address and size" \
+    "PASS async symbol copies with an offset" "PASS a host variable is not a symbol"
 
 # any kernel parameter type (issue 12): structs, vector types, __half; the
 # by-value struct's size checked against the driver's (cuFuncGetParamInfo)

@@ -34,12 +34,17 @@ def streams(cell, name="stdout"):
                    if o["output_type"] == "stream" and o["name"] == name)
 
 
+def passes(nb):
+    """The PASS lines of a notebook's stdout, in order."""
+    return [line for c in nb["cells"] for line in streams(c).splitlines()
+            if line.startswith("PASS ")]
+
+
 def test_tutorial(gpuc_bin, tmp_path):
     proc, nb = run(gpuc_bin, "tutorial", tmp_path)
     assert proc.returncode == 0, proc.stderr
     text = "".join(streams(c) for c in nb["cells"])
-    passes = [line for line in text.splitlines() if line.startswith("PASS ")]
-    assert passes == ["PASS vector add", "PASS arrays persist", "PASS saxpy",
+    assert passes(nb) == ["PASS vector add", "PASS arrays persist", "PASS saxpy",
                       "PASS grid-stride loop", "PASS 1000 launches in a loop",
                       "PASS 2-D kernel with dim3", "PASS shared-memory reduction",
                       "PASS __device__ function of an earlier cell", "PASS cleanup"]
@@ -110,15 +115,25 @@ def test_curand_kernel_header(gpuc_bin, tmp_path):
             if line.startswith("hits ")]
     assert len(hits) == 2 and hits[0] == hits[1], hits
     assert abs(float(hits[0].split()[-1]) - 3.1416) < 0.01, hits
+    assert passes(nb) == ["PASS equal hits on the GPU and the simulator"]
+
+
+def test_symbols(gpuc_bin, tmp_path):
+    """Device variables from host cells on the simulator: the same notebook
+    and PASS lines as on the GPU."""
+    proc, nb = run(gpuc_bin, "symbols", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert passes(nb) == ["PASS constant memory set from the host",
+                          "PASS one __device__ storage across kernel cells, symbol address and size",
+                          "PASS async symbol copies with an offset",
+                          "PASS a host variable is not a symbol"]
 
 
 def test_params(gpuc_bin, tmp_path):
     # structs, vector types and __half as on a GPU (run.sh), the wrong
     # struct a LaunchError with both sizes (g++'s layout here)
     _, nb = run(gpuc_bin, "params", tmp_path, "--allow-errors")
-    text = "".join(streams(c) for c in nb["cells"])
-    passes = [line for line in text.splitlines() if line.startswith("PASS ")]
-    assert passes == ["PASS struct by value", "PASS vector types", "PASS __half"]
+    assert passes(nb) == ["PASS struct by value", "PASS vector types", "PASS __half"]
     errors = [o for c in nb["cells"] for o in c["outputs"] if o["output_type"] == "error"]
     assert len(errors) == 1 and errors[0]["ename"] == "LaunchError"
     assert "argument 1 of apply is Params q (80 bytes), got a 48-byte value" in errors[0]["evalue"]
@@ -130,8 +145,7 @@ def test_cpp_host(gpuc_bin, tmp_path):
     proc, nb = run(gpuc_bin, "cpp_host", tmp_path)
     assert proc.returncode == 0, proc.stderr
     text = "".join(streams(c) for c in nb["cells"])
-    passes = [line for line in text.splitlines() if line.startswith("PASS ")]
-    assert passes == ["PASS add program", "PASS saxpy from C++, max 199",
+    assert passes(nb) == ["PASS add program", "PASS saxpy from C++, max 199",
                       "PASS sorted 100000 results",
                       "PASS 2-D launch from a C++ class, corners 999398",
                       "PASS C function from C++: 41", "PASS C++ function from C",
@@ -146,9 +160,7 @@ def test_runtime(gpuc_bin, tmp_path):
     # its cudaDeviceProp, and the tutorials' error-check macro whose exit()
     # ends the cell, not the session: the same PASS lines as on a GPU
     _, nb = run(gpuc_bin, "runtime", tmp_path, "--allow-errors")
-    text = "".join(streams(c) for c in nb["cells"])
-    passes = [line for line in text.splitlines() if line.startswith("PASS ")]
-    assert passes == ["PASS managed memory, events, streams with defaults",
+    assert passes(nb) == ["PASS managed memory, events, streams with defaults",
                       "PASS pitched memory and cudaMemcpy2DAsync without a stream",
                       "PASS the real cudaDeviceProp",
                       "PASS an error-check macro that calls exit keeps the session",
@@ -163,3 +175,4 @@ def test_program(gpuc_bin, tmp_path):
     proc, nb = run(gpuc_bin, "program", tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "Max error: 0.000000" in "".join(streams(c) for c in nb["cells"])
+    assert passes(nb) == ["PASS add program"]
