@@ -11,35 +11,42 @@
 #include "ga_expr_internal.h"
 #include "ga_udf.h"
 
+/* The C names of each dtype but the complex ones, which array math does
+ * not compute in (double and "d" stand in for them and invalid dtypes). */
+typedef struct c_names {
+    const char *compute; /* the type values are computed in: ga_expr_ctype */
+    const char *store;   /* the type they are stored as: ga_expr_stype */
+    const char *suffix;  /* of the prelude's helpers: ga_mod_i32, ga_pow_f ... */
+} c_names_t;
+
+static const c_names_t c_names[GA_NDTYPES] = {
+    [GA_BOOL] = {"int", "ga_u8", "i32"},     [GA_I8] = {"ga_i8", "ga_i8", "i8"},
+    [GA_U8] = {"ga_u8", "ga_u8", "u8"},      [GA_I16] = {"ga_i16", "ga_i16", "i16"},
+    [GA_U16] = {"ga_u16", "ga_u16", "u16"},  [GA_I32] = {"ga_i32", "ga_i32", "i32"},
+    [GA_U32] = {"ga_u32", "ga_u32", "u32"},  [GA_I64] = {"ga_i64", "ga_i64", "i64"},
+    [GA_U64] = {"ga_u64", "ga_u64", "u64"},  [GA_F16] = {"float", "ga_u16", "f"},
+    [GA_F32] = {"float", "float", "f"},      [GA_F64] = {"double", "double", "d"},
+};
+
+static const c_names_t *c_names_of(ga_dtype_t d)
+{
+    static const c_names_t other = {"double", "double", "d"};
+    return ga_dtype_valid(d) && c_names[d].compute ? &c_names[d] : &other;
+}
+
 const char *ga_expr_ctype(ga_dtype_t d)
 {
-    static const char *const t[GA_NDTYPES] = {
-        [GA_BOOL] = "int",   [GA_I8] = "ga_i8",   [GA_U8] = "ga_u8",   [GA_I16] = "ga_i16",
-        [GA_U16] = "ga_u16", [GA_I32] = "ga_i32", [GA_U32] = "ga_u32", [GA_I64] = "ga_i64",
-        [GA_U64] = "ga_u64", [GA_F16] = "float",  [GA_F32] = "float",  [GA_F64] = "double",
-    };
-    return ga_dtype_valid(d) && t[d] ? t[d] : "double";
+    return c_names_of(d)->compute;
 }
 
 const char *ga_expr_stype(ga_dtype_t d)
 {
-    static const char *const t[GA_NDTYPES] = {
-        [GA_BOOL] = "ga_u8", [GA_I8] = "ga_i8",   [GA_U8] = "ga_u8",   [GA_I16] = "ga_i16",
-        [GA_U16] = "ga_u16", [GA_I32] = "ga_i32", [GA_U32] = "ga_u32", [GA_I64] = "ga_i64",
-        [GA_U64] = "ga_u64", [GA_F16] = "ga_u16", [GA_F32] = "float",  [GA_F64] = "double",
-    };
-    return ga_dtype_valid(d) && t[d] ? t[d] : "double";
+    return c_names_of(d)->store;
 }
 
-/* The helper suffix of compute dtype d: ga_mod_i32, ga_pow_f ... */
 static const char *suffix(ga_dtype_t d)
 {
-    static const char *const t[GA_NDTYPES] = {
-        [GA_BOOL] = "i32", [GA_I8] = "i8",   [GA_U8] = "u8",   [GA_I16] = "i16", [GA_U16] = "u16",
-        [GA_I32] = "i32",  [GA_U32] = "u32", [GA_I64] = "i64", [GA_U64] = "u64", [GA_F16] = "f",
-        [GA_F32] = "f",    [GA_F64] = "d",
-    };
-    return ga_dtype_valid(d) && t[d] ? t[d] : "d";
+    return c_names_of(d)->suffix;
 }
 
 /* The unsigned type integer arithmetic of d wraps in. */
@@ -188,6 +195,18 @@ static const char *op_text(int op)
     }
 }
 
+/* c ? a : b, and where(c, a, b): a and b in n's compute dtype. */
+static void emit_select(const ga_expr_t *e, const ga_node_t *n, cm_buf_t *b)
+{
+    cm_buf_adds(b, "(");
+    emit_as(e, n->kids[0], GA_BOOL, b);
+    cm_buf_adds(b, " ? ");
+    emit_as(e, n->kids[1], n->compute, b);
+    cm_buf_adds(b, " : ");
+    emit_as(e, n->kids[2], n->compute, b);
+    cm_buf_adds(b, ")");
+}
+
 static void emit_binary(const ga_expr_t *e, const ga_node_t *n, cm_buf_t *b)
 {
     ga_dtype_t c = n->compute;
@@ -196,6 +215,7 @@ static void emit_binary(const ga_expr_t *e, const ga_node_t *n, cm_buf_t *b)
     int wraps = ga_dtype_kind(c) == GA_KIND_INT || ga_dtype_kind(c) == GA_KIND_UINT;
     switch (n->op) {
     case '+': case '-': case '*':
+    case '/': /* computes in a float dtype (ga_expr_type.c) */
         if (c == GA_BOOL) { /* bool + is or, * is and, as NumPy */
             cm_buf_addf(b, "(");
             emit_as(e, l, GA_BOOL, b);
@@ -217,15 +237,6 @@ static void emit_binary(const ga_expr_t *e, const ga_node_t *n, cm_buf_t *b)
             cm_buf_adds(b, ")");
             close_round(n, b);
         }
-        return;
-    case '/':
-        open_round(n, b);
-        cm_buf_adds(b, "(");
-        emit_as(e, l, c, b);
-        cm_buf_adds(b, " / ");
-        emit_as(e, r, c, b);
-        cm_buf_adds(b, ")");
-        close_round(n, b);
         return;
     case '%': case GA_T_POW: case GA_T_SHL: case GA_T_SHR:
         open_round(n, b);
@@ -334,13 +345,7 @@ static void emit_call(const ga_expr_t *e, const ga_node_t *n, cm_buf_t *b)
         close_round(n, b);
         return;
     case GA_RULE_WHERE:
-        cm_buf_adds(b, "(");
-        emit_as(e, n->kids[0], GA_BOOL, b);
-        cm_buf_adds(b, " ? ");
-        emit_as(e, n->kids[1], c, b);
-        cm_buf_adds(b, " : ");
-        emit_as(e, n->kids[2], c, b);
-        cm_buf_adds(b, ")");
+        emit_select(e, n, b);
         return;
     case GA_RULE_CLIP: /* minimum(maximum(x, lo), hi), as NumPy */
         cm_buf_addf(b, "ga_min_%s(ga_max_%s(", suffix(c), suffix(c));
@@ -399,13 +404,7 @@ static void emit(const ga_expr_t *e, int i, cm_buf_t *b)
         emit_binary(e, n, b);
         return;
     case GA_N_TERNARY:
-        cm_buf_adds(b, "(");
-        emit_as(e, n->kids[0], GA_BOOL, b);
-        cm_buf_adds(b, " ? ");
-        emit_as(e, n->kids[1], n->compute, b);
-        cm_buf_adds(b, " : ");
-        emit_as(e, n->kids[2], n->compute, b);
-        cm_buf_adds(b, ")");
+        emit_select(e, n, b);
         return;
     case GA_N_CALL:
         emit_call(e, n, b);
