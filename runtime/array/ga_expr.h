@@ -39,7 +39,7 @@ typedef enum ga_reduce_op {
 } ga_reduce_op_t;
 
 typedef struct ga_node {
-    int kind;                  /* GA_N_* (ga_expr.c) */
+    int kind;                  /* GA_N_* (ga_expr_internal.h) */
     int op;                    /* operator or function */
     int kids[8], nkids;
     double num;                /* a number literal */
