@@ -52,6 +52,8 @@ static int type_error(const ga_expr_t *e, const ga_node_t *n, cm_error_t *err, c
     return -1;
 }
 
+static typed_t udf_binding(const ga_expr_t *e, const ga_node_t *n, const char *var);
+
 static int type_node(ga_expr_t *e, int i, const ga_dtype_t *dtypes, const int *weak, cm_error_t *err)
 {
     ga_node_t *n = &e->nodes[i];
@@ -115,18 +117,10 @@ static int type_node(ga_expr_t *e, int i, const ga_dtype_t *dtypes, const int *w
     case GA_N_UDF: {
         const ga_udf_t *f = ga_udf_at(n->op);
         int ot = ga_udf_type(f->otype);
-        if (ot >= 0) {
+        if (ot >= 0)
             r = (typed_t){(ga_dtype_t)ot, 0};
-        } else {
-            int bound = 0;
-            for (int j = 0; j < n->nkids; j++)
-                if (!strcmp(f->ptypes[j], f->otype)) {
-                    r = bound ? combine(r, k[j]) : k[j];
-                    bound = 1;
-                }
-            if (r.weak) /* only numbers bound to it: NumPy's defaults */
-                r.weak = 0;
-        }
+        else /* a weak binding (only numbers bound to it) is NumPy's default */
+            r = (typed_t){udf_binding(e, n, f->otype).d, 0};
         if (ga_dtype_kind(r.d) == GA_KIND_COMPLEX)
             return type_error(e, n, err, "array math does not support", r.d);
         c = r;
@@ -202,8 +196,8 @@ ga_dtype_t ga_expr_reduce_dtype(ga_reduce_op_t op, ga_dtype_t d)
 /* ---- the user's functions ------------------------------------------------- */
 
 /* The dtype type variable `var` of the user's function at n is bound to:
- * the promotion of the arguments declared with it. */
-static ga_dtype_t udf_binding(const ga_expr_t *e, const ga_node_t *n, const char *var)
+ * the promotion of the arguments declared with it (typed already). */
+static typed_t udf_binding(const ga_expr_t *e, const ga_node_t *n, const char *var)
 {
     const ga_udf_t *f = ga_udf_at(n->op);
     typed_t r = {GA_F64, 1};
@@ -214,11 +208,11 @@ static ga_dtype_t udf_binding(const ga_expr_t *e, const ga_node_t *n, const char
             r = bound ? combine(r, t) : t;
             bound = 1;
         }
-    return r.d;
+    return r;
 }
 
 ga_dtype_t ga_expr_udf_type(const ga_expr_t *e, const ga_node_t *n, const char *type)
 {
     int d = ga_udf_type(type);
-    return d >= 0 ? (ga_dtype_t)d : udf_binding(e, n, type);
+    return d >= 0 ? (ga_dtype_t)d : udf_binding(e, n, type).d;
 }
