@@ -21,8 +21,11 @@
 struct rt_tcc {
     TCCState *s;
     unsigned char *image; /* the relocated code and data in the arena, or NULL */
-    size_t image_size;    /* bytes reserved for it (a multiple of ARENA_ALIGN) */
     size_t image_raw;     /* bytes libtcc asked for */
+    /* where its groups are (find_layout), or got_end 0: not known */
+    uintptr_t exec_end;   /* the end of .text and .plt */
+    uintptr_t data, got;  /* the writable group's start and its .got */
+    uintptr_t got_end;    /* the end of .got, the end of the image */
     rt_diag_t *diags;
     size_t n, cap;
 };
@@ -211,26 +214,83 @@ int rt_tcc_compile(rt_tcc_t *t, const char *src)
     return tcc_compile_string(t->s, src) < 0 ? -1 : 0;
 }
 
+/* Sections are not part of libtcc's API: find_section is an exported
+ * function of the libtcc.a gpuc links (0.9.27; it makes an empty section
+ * of the name when there is none), and a section begins with its used
+ * size and its data, as in every libtcc since 0.9.25; the fields up to
+ * sh_addr (where it was relocated) are those of 0.9.27's Section, and are
+ * used only where the addresses check out (find_layout). */
+typedef struct tcc_section_head {
+    unsigned long data_offset;
+    unsigned char *data;
+    unsigned long data_allocated;
+    void *s1;
+    int sh_name, sh_num, sh_type, sh_flags, sh_info, sh_addralign, sh_entsize;
+    unsigned long sh_size;
+    uintptr_t sh_addr;
+} tcc_section_head_t;
+extern tcc_section_head_t *find_section(TCCState *s1, const char *name);
+
 /* All cells' code and data go into one reserved region, so that every
  * cell is within a 32-bit PC-relative reach of every earlier one: this
  * libtcc (0.9.27) addresses a variable of another cell directly when it is
  * an operand of floating-point arithmetic, and only hidden-visibility
  * symbols (see rt_plan.c) get such direct references resolved right. */
 #define ARENA_BYTES (1ul << 30) /* address space only: pages come when used */
-#define ARENA_ALIGN 64ul
+#define ARENA_ALIGN 16ul /* what is placed and given back: libtcc's section alignment */
+#define IMAGE_ALIGN 64ul /* where an image starts: libtcc's group alignment (rt_tcc_code_of) */
 
 static unsigned char *arena;
-static size_t arena_used;
+static size_t arena_used; /* the end of the last image placed */
+static size_t arena_high; /* the most arena_used has been (pages touched) */
 
-/* Released code (rt_tcc_release_code), by address, for later images. */
+/* Space given back (rt_tcc_release_code, an image's padding), by address,
+ * merged with its neighbours, for later images; none ends at arena_used.
+ * There are about as many as kept images (one a cell, in a long session). */
 static struct hole {
-    size_t at, size; /* offset in the arena; both multiples of ARENA_ALIGN */
+    uint32_t at, size; /* offset in the arena (< ARENA_BYTES); multiples of ARENA_ALIGN */
 } *holes;
 static size_t nholes, capholes;
 
-/* The smallest hole that fits size, carved from its end (the rest of the
- * hole then meets the code this image gives back, which comes first in
- * it: holes stay large); else the end of the arena. */
+static size_t round_up(size_t n, size_t align)
+{
+    return (n + align - 1) & ~(align - 1);
+}
+
+/* Makes [at, end) of the arena free (offsets, multiples of ARENA_ALIGN);
+ * free space that reaches the end of the arena shortens it instead. */
+static void arena_free(size_t at, size_t end)
+{
+    if (end <= at)
+        return;
+    size_t i = 0;
+    while (i < nholes && holes[i].at < at)
+        i++;
+    if (i < nholes && holes[i].at == end) { /* joins the one after */
+        end += holes[i].size;
+        memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
+        nholes--;
+    }
+    if (i > 0 && holes[i - 1].at + holes[i - 1].size == at) { /* joins the one before */
+        at = holes[--i].at;
+        memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
+        nholes--;
+    }
+    if (end == arena_used) {
+        arena_used = at;
+        return;
+    }
+    CM_VEC_GROW(holes, nholes, capholes);
+    memmove(&holes[i + 1], &holes[i], (nholes - i) * sizeof *holes);
+    holes[i] = (struct hole){(uint32_t)at, (uint32_t)(end - at)};
+    nholes++;
+}
+
+/* Room for an image of size bytes starting on an IMAGE_ALIGN boundary:
+ * in the smallest hole that holds it, as near its end as that boundary
+ * allows (the rest of the hole then meets the code this image gives back,
+ * which comes first in it: holes stay large); else at the end of the
+ * arena. */
 static void *arena_alloc(size_t size)
 {
     if (!arena) {
@@ -240,62 +300,49 @@ static void *arena_alloc(size_t size)
             return NULL;
         arena = p;
     }
-    size = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
-    size_t best = nholes;
-    for (size_t i = 0; i < nholes; i++)
-        if (holes[i].size >= size && (best == nholes || holes[i].size < holes[best].size))
+    size = round_up(size, ARENA_ALIGN);
+    size_t best = nholes, best_at = 0;
+    for (size_t i = 0; i < nholes; i++) {
+        size_t end = (size_t)holes[i].at + holes[i].size;
+        if (holes[i].size < size || (best < nholes && holes[i].size >= holes[best].size))
+            continue;
+        size_t at = (end - size) & ~(IMAGE_ALIGN - 1);
+        if (at >= holes[i].at) {
             best = i;
-    if (best < nholes) {
-        holes[best].size -= size;
-        void *p = arena + holes[best].at + holes[best].size;
-        if (!holes[best].size) {
-            memmove(&holes[best], &holes[best + 1], (nholes - best - 1) * sizeof *holes);
-            nholes--;
+            best_at = at;
         }
-        return p;
     }
-    if (size > ARENA_BYTES - arena_used)
+    if (best < nholes) {
+        size_t at = holes[best].at, end = at + (size_t)holes[best].size;
+        memmove(&holes[best], &holes[best + 1], (nholes - best - 1) * sizeof *holes);
+        nholes--;
+        arena_free(at, best_at);
+        arena_free(best_at + size, end);
+        return arena + best_at;
+    }
+    size_t at = round_up(arena_used, IMAGE_ALIGN);
+    if (at > ARENA_BYTES || size > ARENA_BYTES - at)
         return NULL;
-    void *p = arena + arena_used;
-    arena_used += size;
-    return p;
+    size_t before = arena_used;
+    arena_used = at + size;
+    if (arena_used > arena_high)
+        arena_high = arena_used;
+    arena_free(before, at);
+    return arena + at;
 }
 
-/* Makes [p, p + size) of the arena free for later images (the whole
- * ARENA_ALIGN blocks inside it), merged with its neighbours. */
-static void arena_release(const unsigned char *p, size_t size)
+/* Makes the whole ARENA_ALIGN blocks of [p, end) free for later images. */
+static void arena_release(uintptr_t p, uintptr_t end)
 {
-    size_t at = ((size_t)(p - arena) + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
-    size_t end = ((size_t)(p - arena) + size) & ~(ARENA_ALIGN - 1);
-    if (end <= at)
-        return;
-    size_t i = 0;
-    while (i < nholes && holes[i].at < at)
-        i++;
-    if (i > 0 && holes[i - 1].at + holes[i - 1].size == at) { /* grows the one before */
-        holes[i - 1].size += end - at;
-        if (i < nholes && holes[i].at == end) {
-            holes[i - 1].size += holes[i].size;
-            memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
-            nholes--;
-        }
-        return;
-    }
-    if (i < nholes && holes[i].at == end) { /* grows the one after */
-        holes[i].at = at;
-        holes[i].size += end - at;
-        return;
-    }
-    CM_VEC_GROW(holes, nholes, capholes);
-    memmove(&holes[i + 1], &holes[i], (nholes - i) * sizeof *holes);
-    holes[i] = (struct hole){at, end - at};
-    nholes++;
+    uintptr_t base = (uintptr_t)arena;
+    if (end > p)
+        arena_free(round_up(p - base, ARENA_ALIGN), (end - base) & ~(ARENA_ALIGN - 1));
 }
 
 void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes)
 {
-    *placed = arena_used;
-    *free_bytes = 0;
+    *placed = arena_high;
+    *free_bytes = arena_high - arena_used;
     for (size_t i = 0; i < nholes; i++)
         *free_bytes += holes[i].size;
 }
@@ -306,6 +353,71 @@ int rt_tcc_owns_code(const void *ip)
     return arena && p >= arena && p < arena + arena_used;
 }
 
+static uintptr_t section_end(const tcc_section_head_t *sec)
+{
+    return sec->sh_addr + sec->data_offset;
+}
+
+/* This libtcc lays an image out in groups, each starting on a 64-byte
+ * boundary and holding its sections in the order they were made: the
+ * executable ones (.text, .plt), then the writable ones (.data, .bss, the
+ * ones a cell names itself, .got: made at relocation, so last); the size
+ * it asks for is the end of the last section plus the largest alignment
+ * less one (63 at least). Records where the groups of t's image are, when
+ * the sections found are where that says (else exec_end stays 0: nothing
+ * is known), and where the image ends when the GOT is its last section
+ * (else got_end stays 0). */
+static void find_layout(rt_tcc_t *t)
+{
+    tcc_section_head_t *text = find_section(t->s, ".text"), *plt = find_section(t->s, ".plt");
+    tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
+    tcc_section_head_t *got = find_section(t->s, ".got");
+    uintptr_t lo = (uintptr_t)t->image, hi = lo + t->image_raw;
+    if (!text || !plt || !data || !bss || !got || text->sh_addr != lo || section_end(text) > hi)
+        return;
+    uintptr_t exec_end = section_end(text);
+    if (plt->data_offset) {
+        if (plt->sh_addr < exec_end || plt->sh_addr - exec_end >= 16 || section_end(plt) > hi)
+            return;
+        exec_end = section_end(plt);
+    }
+    if (data->sh_addr < exec_end || data->sh_addr - exec_end >= 64 ||
+        got->sh_addr < data->sh_addr || section_end(got) > hi)
+        return;
+    t->exec_end = exec_end;
+    t->data = data->sh_addr;
+    t->got = got->sh_addr;
+    int max_align = 63;
+    tcc_section_head_t *all[] = {text, plt, data, bss, got};
+    for (int i = 0; i < 5; i++)
+        if (all[i]->sh_addralign - 1 > max_align)
+            max_align = all[i]->sh_addralign - 1;
+    /* the GOT is the last section: nothing of size lies after it */
+    if (hi == section_end(got) + (uintptr_t)max_align)
+        t->got_end = section_end(got);
+}
+
+/* The bytes an image needs from an IMAGE_ALIGN boundary: the end of its
+ * .got when its sections laid out as find_layout says, from address 0,
+ * end there and that end plus 63 is the size libtcc asked for (raw: the
+ * room for any start); else raw. A section not named here that has any
+ * size or a larger alignment would make the two differ. */
+static size_t image_extent(TCCState *s, size_t raw)
+{
+    static const char *const order[] = {".text", ".plt", ".data", ".bss", ".got"};
+    size_t end = 0;
+    for (int i = 0; i < 5; i++) {
+        tcc_section_head_t *sec = find_section(s, order[i]);
+        size_t align = (size_t)sec->sh_addralign;
+        if (!align || (align & (align - 1)) || align > IMAGE_ALIGN)
+            return raw;
+        if (i == 0 || i == 2) /* the first of its group */
+            align = IMAGE_ALIGN;
+        end = round_up(end, align) + sec->data_offset;
+    }
+    return end + IMAGE_ALIGN - 1 == raw ? end : raw;
+}
+
 int rt_tcc_relocate(rt_tcc_t *t)
 {
     if (libc_link.state == 1 && tcc_add_file(t->s, libc_link.nonshared) < 0)
@@ -313,17 +425,23 @@ int rt_tcc_relocate(rt_tcc_t *t)
     int size = tcc_relocate(t->s, NULL);
     if (size < 0)
         return -1;
-    void *mem = arena_alloc((size_t)size);
+    size_t need = image_extent(t->s, (size_t)size);
+    void *mem = arena_alloc(need);
     if (!mem) {
         on_message(t, "session: error: the session's code space (1 GiB) is full: use %reset "
                       "or restart the kernel");
         return -1;
     }
-    if (tcc_relocate(t->s, mem) < 0)
+    uintptr_t lo = (uintptr_t)mem;
+    if (tcc_relocate(t->s, mem) < 0) {
+        arena_release(lo, lo + need); /* nothing can run it */
         return -1;
+    }
     t->image = mem;
-    t->image_size = ((size_t)size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
     t->image_raw = (size_t)size;
+    find_layout(t);
+    if (t->got_end) /* the room for any start that libtcc asks for, left empty here */
+        arena_release(t->got_end, lo + round_up(need, ARENA_ALIGN));
     return 0;
 }
 
@@ -370,23 +488,7 @@ void *rt_tcc_symbol(rt_tcc_t *t, const char *name)
 }
 
 /* The line tables of a -g compilation are libtcc's stabs, in the sections
- * ".stab" (12-byte entries) and ".stabstr" (their strings). Sections are
- * not part of libtcc's API: find_section is an exported function of the
- * libtcc.a gpuc links (0.9.27), and a section begins with its used size
- * and its data, as in every libtcc since 0.9.25; the fields up to sh_addr
- * (where it was relocated) are those of 0.9.27's Section, and are used
- * only where the address checks out (rt_tcc_code_of). */
-typedef struct tcc_section_head {
-    unsigned long data_offset;
-    unsigned char *data;
-    unsigned long data_allocated;
-    void *s1;
-    int sh_name, sh_num, sh_type, sh_flags, sh_info, sh_addralign, sh_entsize;
-    unsigned long sh_size;
-    uintptr_t sh_addr;
-} tcc_section_head_t;
-extern tcc_section_head_t *find_section(TCCState *s1, const char *name);
-
+ * ".stab" (12-byte entries) and ".stabstr" (their strings). */
 typedef struct stab_entry {
     uint32_t strx;
     uint8_t type, other;
@@ -452,55 +554,21 @@ static int only_functions_of(TCCState *s, const char *prefix)
     return 1;
 }
 
-static uintptr_t section_end(const tcc_section_head_t *sec)
-{
-    return sec->sh_addr + sec->data_offset;
-}
-
-/* This libtcc lays an image out in groups, each starting on a 64-byte
- * boundary and holding its sections in the order they were made: the
- * executable ones (.text, .plt), then the writable ones (.data, .bss, the
- * ones a cell names itself, .got: made at relocation, so last); the size
- * it asks for is the end of the last section plus the largest alignment
- * less one (63 at least). Where the sections found are not where that
- * says, nothing is given. */
+/* The code is the executable group with the padding after it, and the
+ * GOT; what lies between (.data, .bss, sections of its own) stays. */
 int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code)
 {
     memset(code, 0, sizeof *code);
-    if (!t->s || !t->image || !only_functions_of(t->s, prefix))
+    if (!t->s || !t->image || !t->exec_end || !only_functions_of(t->s, prefix))
         return -1;
-    tcc_section_head_t *text = find_section(t->s, ".text"), *plt = find_section(t->s, ".plt");
-    tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
-    tcc_section_head_t *got = find_section(t->s, ".got");
-    uintptr_t lo = (uintptr_t)t->image, hi = lo + t->image_size;
-    if (!text || !plt || !data || !bss || !got || text->sh_addr != lo || section_end(text) > hi)
-        return -1;
-    uintptr_t exec_end = section_end(text);
-    if (plt->data_offset) {
-        if (plt->sh_addr < exec_end || plt->sh_addr - exec_end >= 16 || section_end(plt) > hi)
-            return -1;
-        exec_end = section_end(plt);
-    }
-    if (data->sh_addr < exec_end || data->sh_addr - exec_end >= 64 || got->sh_addr < data->sh_addr)
-        return -1;
-    int max_align = 63;
-    tcc_section_head_t *all[] = {text, plt, data, bss, got};
-    for (int i = 0; i < 5; i++)
-        if (all[i]->sh_addralign - 1 > max_align)
-            max_align = all[i]->sh_addralign - 1;
-    /* the GOT is the last section: nothing of size lies after it */
-    int got_last = lo + t->image_raw == section_end(got) + (uintptr_t)max_align;
-    if (got_last && !data->data_offset && !bss->data_offset && got->sh_addr == data->sh_addr &&
-        bss->sh_addr == data->sh_addr) { /* no data: all of it is code */
-        code->at[code->n] = t->image;
-        code->size[code->n++] = t->image_size;
-        return 0;
-    }
     code->at[code->n] = t->image;
-    code->size[code->n++] = exec_end - lo;
-    if (got->data_offset) {
-        code->at[code->n] = (void *)got->sh_addr;
-        code->size[code->n++] = (got_last ? hi : section_end(got)) - got->sh_addr;
+    code->size[code->n++] = t->data - (uintptr_t)t->image;
+    /* the image ends at got_end: its last block is the GOT's */
+    uintptr_t got_end = t->got_end ? round_up(t->got_end, ARENA_ALIGN)
+                                   : section_end(find_section(t->s, ".got"));
+    if (got_end > t->got) {
+        code->at[code->n] = (void *)t->got;
+        code->size[code->n++] = got_end - t->got;
     }
     return 0;
 }
@@ -508,7 +576,7 @@ int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code)
 void rt_tcc_release_code(const rt_tcc_code_t *code)
 {
     for (int i = 0; i < code->n; i++)
-        arena_release(code->at[i], code->size[i]);
+        arena_release((uintptr_t)code->at[i], (uintptr_t)code->at[i] + code->size[i]);
 }
 
 const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n)

@@ -76,9 +76,9 @@ void rt_tcc_lines(rt_tcc_t *t, void *ctx,
                   void (*fn)(void *ctx, const void *addr, const char *file, int line));
 
 /* Code of a relocated compilation that can be given back once it has run:
- * its text, PLT and GOT, or the whole image when it has no data (never
- * data: string literals, static variables and the like may be pointed to
- * from anywhere). */
+ * its text and PLT with the padding after them, and its GOT: the whole
+ * image when it has no data (never data: string literals, static
+ * variables and the like may be pointed to from anywhere). */
 typedef struct rt_tcc_code {
     void *at[2];
     size_t size[2];
@@ -95,8 +95,8 @@ int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code);
  * there. Nothing may run it any more. */
 void rt_tcc_release_code(const rt_tcc_code_t *code);
 
-/* The arena's bytes placed so far (its high-water mark) and, of those,
- * the bytes given back and free for later compilations. */
+/* The arena's bytes placed so far (its high-water mark: pages touched)
+ * and, of those, the bytes given back and free for later compilations. */
 void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes);
 
 /* Frees everything but the code and data in the arena (whose code only

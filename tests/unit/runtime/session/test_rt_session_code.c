@@ -106,6 +106,36 @@ static void test_arena_flat(void)
         fprintf(stderr, "arena grew %zu bytes over 300 cells\n", placed1 - placed0);
 }
 
+/* The arena's bytes in use (placed, less what is free). */
+static size_t arena_kept(void)
+{
+    size_t placed, free_bytes;
+    rt_tcc_arena_stats(&placed, &free_bytes);
+    return placed - free_bytes;
+}
+
+/* A rebound int keeps one 16-byte block of the arena (its storage; the
+ * cell's code, its GOT and libtcc's room for alignment go back), and the
+ * storage of every earlier binding stays where a pointer found it. */
+static void test_rebound_data_packed(void)
+{
+    EXPECT("int packed_v = -1;\nint *packed_first = &packed_v;", NULL);
+    churn(30);
+    size_t kept0 = arena_kept();
+    char code[96], want[32];
+    for (int i = 0; i < 100; i++) {
+        snprintf(code, sizeof code, "int packed_v = %d;\npacked_v + *packed_first", i);
+        snprintf(want, sizeof want, "%d", i - 1);
+        EXPECT(code, want);
+    }
+    size_t kept1 = arena_kept();
+    CHECK(kept1 - kept0 <= 100 * 16);
+    if (kept1 - kept0 > 100 * 16)
+        fprintf(stderr, "100 rebindings kept %zu bytes\n", kept1 - kept0);
+    churn(30);
+    EXPECT("*packed_first * 1000 + packed_v", "-901");
+}
+
 /* A fault in a statement cell placed where earlier code was given back
  * names its own line. */
 static void test_fault_lines(void)
@@ -121,4 +151,4 @@ static void test_fault_lines(void)
 }
 
 SESSION_TEST_MAIN("test_rt_session_code", test_kept_pointers, test_functions_stay,
-                  test_reruns_kept, test_arena_flat, test_fault_lines)
+                  test_reruns_kept, test_arena_flat, test_rebound_data_packed, test_fault_lines)
