@@ -91,13 +91,13 @@ void rt_session_add_line(void *ctx, const void *addr, const char *file, int line
     int cell = 0;
     if (sscanf(file, "cell[%d]", &cell) != 1 || cell < 1)
         cell = 0;
-    if (s->nlines && !cell && !s->lines[s->nlines - 1].cell)
-        return; /* one entry marks where a stretch of code of no cell begins */
-    CM_VEC_GROW(s->lines, s->nlines, s->caplines);
-    /* compilations fill the code arena upwards, so this is nearly always the end */
+    /* compilations fill the code arena upwards, so this is often the end */
     size_t at = s->nlines;
     while (at > 0 && (uintptr_t)s->lines[at - 1].addr > (uintptr_t)addr)
         at--;
+    if (at > 0 && !cell && !s->lines[at - 1].cell)
+        return; /* one entry marks where a stretch of code of no cell begins */
+    CM_VEC_GROW(s->lines, s->nlines, s->caplines);
     memmove(&s->lines[at + 1], &s->lines[at], (s->nlines - at) * sizeof *s->lines);
     s->lines[at] = (struct rt_line){addr, cell, line};
     s->nlines++;
