@@ -2,6 +2,7 @@
 #include "rt_tcc.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <libtcc.h>
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +27,9 @@ struct rt_tcc {
     uintptr_t exec_end;   /* the end of .text and .plt */
     uintptr_t data, got;  /* the writable group's start and its .got */
     uintptr_t got_end;    /* the end of .got, the end of the image */
+    /* .data and .bss: in the writable group, or moved (move_data) */
+    uintptr_t kept, kept_end;
+    int moved;
     rt_diag_t *diags;
     size_t n, cap;
 };
@@ -243,6 +247,7 @@ extern tcc_section_head_t *find_section(TCCState *s1, const char *name);
 static unsigned char *arena;
 static size_t arena_used; /* the end of the last image placed */
 static size_t arena_high; /* the most arena_used has been (pages touched) */
+static size_t data_low = ARENA_BYTES; /* the data moved out of images lies above (move_data) */
 
 /* Space given back (rt_tcc_release_code, an image's padding), by address,
  * merged with its neighbours, for later images; none ends at arena_used.
@@ -287,10 +292,10 @@ static void arena_free(size_t at, size_t end)
 }
 
 /* Room for an image of size bytes starting on an IMAGE_ALIGN boundary:
- * in the smallest hole that holds it, as near its end as that boundary
- * allows (the rest of the hole then meets the code this image gives back,
- * which comes first in it: holes stay large); else at the end of the
- * arena. */
+ * at the first one in the smallest hole that holds it (what stays of an
+ * image, the code of a cell's own functions, is its start: it then meets
+ * what stays before it, and the rest of the hole stays whole); else at
+ * the end of the arena. */
 static void *arena_alloc(size_t size)
 {
     if (!arena) {
@@ -306,8 +311,8 @@ static void *arena_alloc(size_t size)
         size_t end = (size_t)holes[i].at + holes[i].size;
         if (holes[i].size < size || (best < nholes && holes[i].size >= holes[best].size))
             continue;
-        size_t at = (end - size) & ~(IMAGE_ALIGN - 1);
-        if (at >= holes[i].at) {
+        size_t at = round_up(holes[i].at, IMAGE_ALIGN);
+        if (at + size <= end) {
             best = i;
             best_at = at;
         }
@@ -321,7 +326,7 @@ static void *arena_alloc(size_t size)
         return arena + best_at;
     }
     size_t at = round_up(arena_used, IMAGE_ALIGN);
-    if (at > ARENA_BYTES || size > ARENA_BYTES - at)
+    if (at > data_low || size > data_low - at)
         return NULL;
     size_t before = arena_used;
     arena_used = at + size;
@@ -341,7 +346,7 @@ static void arena_release(uintptr_t p, uintptr_t end)
 
 void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes)
 {
-    *placed = arena_high;
+    *placed = arena_high + (ARENA_BYTES - data_low);
     *free_bytes = arena_high - arena_used;
     for (size_t i = 0; i < nholes; i++)
         *free_bytes += holes[i].size;
@@ -350,7 +355,8 @@ void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes)
 int rt_tcc_owns_code(const void *ip)
 {
     const unsigned char *p = ip;
-    return arena && p >= arena && p < arena + arena_used;
+    return arena && p >= arena && p < arena + ARENA_BYTES &&
+           (p < arena + arena_used || p >= arena + data_low);
 }
 
 static uintptr_t section_end(const tcc_section_head_t *sec)
@@ -385,8 +391,8 @@ static void find_layout(rt_tcc_t *t)
         got->sh_addr < data->sh_addr || section_end(got) > hi)
         return;
     t->exec_end = exec_end;
-    t->data = data->sh_addr;
-    t->got = got->sh_addr;
+    t->data = t->kept = data->sh_addr;
+    t->got = t->kept_end = got->sh_addr;
     int max_align = 63;
     tcc_section_head_t *all[] = {text, plt, data, bss, got};
     for (int i = 0; i < 5; i++)
@@ -418,6 +424,111 @@ static size_t image_extent(TCCState *s, size_t raw)
     return end + IMAGE_ALIGN - 1 == raw ? end : raw;
 }
 
+/* A field that a relocation of type wrote, moved by delta (its target
+ * moved): 0, or -1 where that is not a type this knows or the result
+ * does not fit. Only checks when apply is 0. */
+static int move_field(unsigned char *at, int type, intptr_t delta, int apply)
+{
+    if (type == R_X86_64_64) {
+        uint64_t v;
+        memcpy(&v, at, 8);
+        v += (uint64_t)delta;
+        if (apply)
+            memcpy(at, &v, 8);
+        return 0;
+    }
+    if (type != R_X86_64_PC32)
+        return -1;
+    int32_t v;
+    memcpy(&v, at, 4);
+    int64_t moved = (int64_t)v + delta;
+    if (moved < INT32_MIN || moved > INT32_MAX)
+        return -1;
+    v = (int32_t)moved;
+    if (apply)
+        memcpy(at, &v, 4);
+    return 0;
+}
+
+/* Moves t's .data and .bss (what stays of a cell whose code is given
+ * back: its variables, string literals, static locals) out of the image
+ * to the kept data at the top of the arena, packed in ARENA_ALIGN blocks:
+ * the rest of the image is then one piece, given back whole, instead of
+ * a hole on each side of a few bytes that stay. Before anything has run
+ * or looked a symbol up, so the code's references to the data (PC-
+ * relative or absolute), the pointers to it in .data and the symbols'
+ * addresses are all there is to move with it: done only where every
+ * relocation that concerns it is one of those (a GOT entry for it, or a
+ * PC-relative field in .data: no), where nothing but .data and .bss lies
+ * before the GOT and neither asks for more than ARENA_ALIGN alignment;
+ * else the data stays where libtcc put it. */
+static void move_data(rt_tcc_t *t)
+{
+    tcc_section_head_t *text = find_section(t->s, ".text"), *data = find_section(t->s, ".data");
+    tcc_section_head_t *bss = find_section(t->s, ".bss"), *got = find_section(t->s, ".got");
+    tcc_section_head_t *symtab = find_section(t->s, ".symtab");
+    uintptr_t from = t->data;
+    uintptr_t end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
+    if (!t->exec_end || end <= from || t->got < end || t->got - end >= 8 ||
+        data->sh_addralign > (int)ARENA_ALIGN || bss->sh_addralign > (int)ARENA_ALIGN ||
+        !symtab->data || symtab->data_offset % sizeof(Elf64_Sym))
+        return;
+    size_t size = round_up(end - from, ARENA_ALIGN);
+    if (size > data_low - round_up(arena_used, IMAGE_ALIGN))
+        return;
+    Elf64_Sym *sym = (Elf64_Sym *)symtab->data;
+    size_t nsyms = symtab->data_offset / sizeof *sym;
+    unsigned char *dest = arena + data_low - size;
+    intptr_t delta = (intptr_t)((uintptr_t)dest - from);
+    tcc_section_head_t *rela[] = {find_section(t->s, ".rela.text"),
+                                  find_section(t->s, ".rela.data")};
+    uintptr_t base[] = {text->sh_addr, data->sh_addr};
+    for (int apply = 0; apply < 2; apply++) {
+        for (int k = 0; k < 2; k++) {
+            const Elf64_Rela *r = (const Elf64_Rela *)rela[k]->data;
+            if (rela[k]->data_offset && (!r || rela[k]->data_offset % sizeof *r))
+                return;
+            for (size_t i = 0; r && i < rela[k]->data_offset / sizeof *r; i++) {
+                size_t si = ELF64_R_SYM(r[i].r_info);
+                int type = (int)ELF64_R_TYPE(r[i].r_info);
+                if (si >= nsyms)
+                    return;
+                unsigned char *at = (unsigned char *)(base[k] + r[i].r_offset);
+                int to_data = sym[si].st_shndx == data->sh_num || sym[si].st_shndx == bss->sh_num;
+                uintptr_t to = sym[si].st_value + (uintptr_t)r[i].r_addend;
+                if (!to_data) { /* its field moves with .data: only an absolute one can */
+                    if ((to >= from && to < end) || (k == 1 && type != R_X86_64_64))
+                        return;
+                } else if (k == 0 && type == R_X86_64_GOTPCREL) {
+                    continue; /* to its GOT entry, moved below */
+                } else if (move_field(at, type, delta, apply) != 0) {
+                    return; /* a type not known: only at the check */
+                }
+            }
+        }
+    }
+    /* the GOT's entries for the data (a variable a cell defines is
+     * reached through one) */
+    for (uintptr_t slot = t->got; slot + 8 <= section_end(got); slot += 8) {
+        uint64_t v;
+        memcpy(&v, (const void *)slot, 8);
+        if (v >= from && v < end) {
+            v += (uint64_t)delta;
+            memcpy((void *)slot, &v, 8);
+        }
+    }
+    memcpy(dest, (const void *)from, end - from);
+    for (size_t i = 0; i < nsyms; i++)
+        if (sym[i].st_shndx == data->sh_num || sym[i].st_shndx == bss->sh_num)
+            sym[i].st_value += (uintptr_t)delta;
+    data->sh_addr += (uintptr_t)delta;
+    bss->sh_addr += (uintptr_t)delta;
+    data_low -= size;
+    t->kept = (uintptr_t)dest;
+    t->kept_end = (uintptr_t)dest + (end - from);
+    t->moved = 1;
+}
+
 int rt_tcc_relocate(rt_tcc_t *t)
 {
     if (libc_link.state == 1 && tcc_add_file(t->s, libc_link.nonshared) < 0)
@@ -440,6 +551,7 @@ int rt_tcc_relocate(rt_tcc_t *t)
     t->image = mem;
     t->image_raw = (size_t)size;
     find_layout(t);
+    move_data(t);
     if (t->got_end) /* the room for any start that libtcc asks for, left empty here */
         arena_release(t->got_end, lo + round_up(need, ARENA_ALIGN));
     return 0;
@@ -554,19 +666,88 @@ static int only_functions_of(TCCState *s, const char *prefix)
     return 1;
 }
 
+/* Where the code of a compilation's other functions (those not named with
+ * prefix: a cell's own) ends, when they all come before the functions
+ * named with prefix and all that stays refers only to what stays: every
+ * relocation in .text before that end or in .data is to a symbol defined
+ * in the image, at an address before that end or in its data (.data and
+ * .bss, moved or not): a call through the PLT, a GOT entry, a library or
+ * an earlier cell, no. 0 when that is not so: everything stays. */
+static uintptr_t own_functions_end(rt_tcc_t *t, const char *prefix)
+{
+    tcc_section_head_t *symtab = find_section(t->s, ".symtab");
+    tcc_section_head_t *strtab = find_section(t->s, ".strtab");
+    tcc_section_head_t *text = find_section(t->s, ".text"), *data = find_section(t->s, ".data");
+    tcc_section_head_t *bss = find_section(t->s, ".bss");
+    if (!symtab->data || !strtab->data || symtab->data_offset % sizeof(Elf64_Sym))
+        return 0;
+    const Elf64_Sym *sym = (const Elf64_Sym *)symtab->data;
+    size_t nsyms = symtab->data_offset / sizeof *sym, len = strlen(prefix);
+    uintptr_t own_last = 0, first_generated = UINTPTR_MAX;
+    for (size_t i = 0; i < nsyms; i++) {
+        if (ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC || sym[i].st_shndx != text->sh_num ||
+            sym[i].st_name >= strtab->data_offset)
+            continue;
+        const char *name = (const char *)strtab->data + sym[i].st_name;
+        if (strncmp(name, prefix, len) == 0) {
+            if (sym[i].st_value < first_generated)
+                first_generated = sym[i].st_value;
+        } else if (sym[i].st_value > own_last) {
+            own_last = sym[i].st_value;
+        }
+    }
+    uintptr_t lo = (uintptr_t)t->image, end = first_generated;
+    uintptr_t data_end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
+    if (!own_last || end == UINTPTR_MAX || own_last >= end || end >= t->exec_end)
+        return 0;
+    if (!t->moved && (t->got < data_end || t->got - data_end >= 8))
+        return 0; /* something else lies before the GOT */
+    tcc_section_head_t *rela[] = {find_section(t->s, ".rela.text"), find_section(t->s, ".rela.data")};
+    uintptr_t base[] = {text->sh_addr, data->sh_addr};
+    for (int k = 0; k < 2; k++) {
+        const Elf64_Rela *r = (const Elf64_Rela *)rela[k]->data;
+        size_t n = r && rela[k]->data_offset % sizeof *r == 0 ? rela[k]->data_offset / sizeof *r : 0;
+        if (!r && rela[k]->data_offset)
+            return 0;
+        for (size_t i = 0; i < n; i++) {
+            uintptr_t at = base[k] + r[i].r_offset;
+            if (k == 0 && at >= end)
+                continue; /* in code given back */
+            size_t si = ELF64_R_SYM(r[i].r_info);
+            int type = (int)ELF64_R_TYPE(r[i].r_info);
+            if (si >= nsyms || sym[si].st_shndx == SHN_UNDEF || sym[si].st_shndx >= SHN_LORESERVE)
+                return 0;
+            uintptr_t to = sym[si].st_value + (uintptr_t)r[i].r_addend;
+            if (type == R_X86_64_PC32 || type == R_X86_64_PLT32)
+                to += 4; /* the addend counts from the end of the 4-byte field */
+            else if (type != R_X86_64_64 && type != R_X86_64_32 && type != R_X86_64_32S)
+                return 0;
+            if (!((to >= lo && to < end) || (to >= t->kept && to < t->kept_end)))
+                return 0;
+        }
+    }
+    return end;
+}
+
 /* The code is the executable group with the padding after it, and the
- * GOT; what lies between (.data, .bss, sections of its own) stays. */
+ * GOT; what lies between (.data, .bss, sections of its own) stays. When
+ * the compilation has functions of its own (not named with prefix), their
+ * code stays too, and the rest is given back only as own_functions_end
+ * allows. */
 int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code)
 {
     memset(code, 0, sizeof *code);
-    if (!t->s || !t->image || !t->exec_end || !only_functions_of(t->s, prefix))
+    if (!t->s || !t->image || !t->exec_end)
         return -1;
-    code->at[code->n] = t->image;
-    code->size[code->n++] = t->data - (uintptr_t)t->image;
+    uintptr_t from = (uintptr_t)t->image;
+    if (!only_functions_of(t->s, prefix) && !(from = own_functions_end(t, prefix)))
+        return -1;
     /* the image ends at got_end: its last block is the GOT's */
     uintptr_t got_end = t->got_end ? round_up(t->got_end, ARENA_ALIGN)
                                    : section_end(find_section(t->s, ".got"));
-    if (got_end > t->got) {
+    code->at[code->n] = (void *)from;
+    code->size[code->n++] = (t->moved ? (got_end > t->got ? got_end : t->got) : t->data) - from;
+    if (!t->moved && got_end > t->got) {
         code->at[code->n] = (void *)t->got;
         code->size[code->n++] = got_end - t->got;
     }

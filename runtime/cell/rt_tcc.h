@@ -41,7 +41,10 @@ int rt_tcc_add_symbol(rt_tcc_t *t, const char *name, const void *addr);
 /* Compiles C source. Returns 0, or -1 (see rt_tcc_diags). */
 int rt_tcc_compile(rt_tcc_t *t, const char *src);
 
-/* Links in memory. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
+/* Links in memory, into the arena. The compilation's data (.data, .bss)
+ * is moved apart from its code where its relocations allow (so that code
+ * given back leaves no data behind it), before any symbol can be looked
+ * up. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
 int rt_tcc_relocate(rt_tcc_t *t);
 
 /* Non-zero when ip lies in code or data of a compiled cell (the arena all
@@ -76,19 +79,22 @@ void rt_tcc_lines(rt_tcc_t *t, void *ctx,
                   void (*fn)(void *ctx, const void *addr, const char *file, int line));
 
 /* Code of a relocated compilation that can be given back once it has run:
- * its text and PLT with the padding after them, and its GOT: the whole
- * image when it has no data (never data: string literals, static
- * variables and the like may be pointed to from anywhere). */
+ * its text and PLT with the padding after them, and its GOT; the whole
+ * image when it has no data or its data was moved apart (never data:
+ * string literals, static variables and the like may be pointed to from
+ * anywhere). */
 typedef struct rt_tcc_code {
     void *at[2];
     size_t size[2];
     int n;
 } rt_tcc_code_t;
 
-/* The code of relocated t when every function compiled
- * into it is named with prefix (a cell's generated functions, which
- * nothing can call once the cell has run): 0, or -1 (another function is
- * there, or the layout is not the expected one: keep everything). */
+/* The code of relocated t that nothing can run once the cell has run:
+ * the functions named with prefix (a cell's generated ones) and what they
+ * alone use. Other functions (the cell's own) stay, with all the image,
+ * unless they come first and refer only to themselves and the data. 0, or
+ * -1 (nothing can be given: the layout is not the expected one, or the
+ * other functions may use the rest). */
 int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code);
 
 /* Gives the code back to the arena: later compilations may be placed
