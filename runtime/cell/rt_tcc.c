@@ -30,6 +30,9 @@ struct rt_tcc {
     /* .data and .bss: in the writable group, or moved (move_data) */
     uintptr_t kept, kept_end;
     int moved;
+    /* the cell's own functions, moved by code_delta (rt_tcc_move_functions) */
+    uintptr_t code_from, code_end;
+    intptr_t code_delta;
     rt_diag_t *diags;
     size_t n, cap;
 };
@@ -425,8 +428,9 @@ static size_t image_extent(TCCState *s, size_t raw)
 }
 
 /* A field that a relocation of type wrote, moved by delta (its target
- * moved): 0, or -1 where that is not a type this knows or the result
- * does not fit. Only checks when apply is 0. */
+ * moved, or itself away from its target): 0, or -1 where that is not a
+ * type this knows or the result does not fit. Only checks when apply is
+ * 0. */
 static int move_field(unsigned char *at, int type, intptr_t delta, int apply)
 {
     if (type == R_X86_64_64) {
@@ -437,7 +441,7 @@ static int move_field(unsigned char *at, int type, intptr_t delta, int apply)
             memcpy(at, &v, 8);
         return 0;
     }
-    if (type != R_X86_64_PC32)
+    if (type != R_X86_64_PC32 && type != R_X86_64_PLT32) /* PLT32: to a symbol of the image */
         return -1;
     int32_t v;
     memcpy(&v, at, 4);
@@ -450,82 +454,134 @@ static int move_field(unsigned char *at, int type, intptr_t delta, int apply)
     return 0;
 }
 
+/* One relocation of .text or .data, as each_reloc gives it. */
+typedef struct reloc {
+    int in_data;          /* 0: a field in .text, 1: in .data */
+    unsigned char *at;    /* the field, where it is now */
+    int type;             /* R_X86_64_... */
+    const Elf64_Sym *sym; /* its symbol (st_value: where it is now) */
+    uintptr_t to;         /* the symbol plus the addend (plus 4 for a PC-relative field: the
+                           * addend counts from the field's end) */
+} reloc_t;
+
+/* Calls fn for each relocation of t's .text and .data until it returns
+ * non-zero: that value, 0, or -1 where the tables are not as expected. */
+static int each_reloc(rt_tcc_t *t, void *ctx, int (*fn)(void *ctx, const reloc_t *r))
+{
+    tcc_section_head_t *symtab = find_section(t->s, ".symtab");
+    if (!symtab->data || symtab->data_offset % sizeof(Elf64_Sym))
+        return -1;
+    const Elf64_Sym *sym = (const Elf64_Sym *)symtab->data;
+    size_t nsyms = symtab->data_offset / sizeof *sym;
+    static const char *const relas[] = {".rela.text", ".rela.data"}, *const secs[] = {".text", ".data"};
+    for (int k = 0; k < 2; k++) {
+        tcc_section_head_t *rela = find_section(t->s, relas[k]);
+        uintptr_t base = find_section(t->s, secs[k])->sh_addr;
+        const Elf64_Rela *r = (const Elf64_Rela *)rela->data;
+        if (rela->data_offset && (!r || rela->data_offset % sizeof *r))
+            return -1;
+        for (size_t i = 0; r && i < rela->data_offset / sizeof *r; i++) {
+            size_t si = ELF64_R_SYM(r[i].r_info);
+            if (si >= nsyms)
+                return -1;
+            reloc_t x = {k, (unsigned char *)(base + r[i].r_offset), (int)ELF64_R_TYPE(r[i].r_info),
+                         &sym[si], sym[si].st_value + (uintptr_t)r[i].r_addend};
+            if (x.type == R_X86_64_PC32 || x.type == R_X86_64_PLT32)
+                x.to += 4;
+            int rc = fn(ctx, &x);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* A piece of an image on its way to the kept data: [from, end) to
+ * from + delta. */
+typedef struct move {
+    uintptr_t from, end;
+    intptr_t delta;
+    int apply;          /* 0: only check that every relocation can follow */
+    int shndx[2];       /* the sections it is of (.data and .bss, or .text twice) */
+    int whole;          /* it is all of them (symbols at its end go with it) */
+} move_t;
+
+/* Where a move lands: ARENA_ALIGN blocks below the kept data, or NULL
+ * where that would meet the images. */
+static unsigned char *kept_room(size_t size)
+{
+    size = round_up(size, ARENA_ALIGN);
+    return size > data_low - round_up(arena_used, IMAGE_ALIGN) ? NULL : arena + data_low - size;
+}
+
+/* Moves the piece, with the GOT's entries and the symbols that point
+ * into it (its fields have been moved). */
+static void move_piece(rt_tcc_t *t, const move_t *m)
+{
+    tcc_section_head_t *got = find_section(t->s, ".got"), *symtab = find_section(t->s, ".symtab");
+    for (uintptr_t slot = t->got; slot + 8 <= section_end(got); slot += 8) {
+        uint64_t v;
+        memcpy(&v, (const void *)slot, 8);
+        if (v >= m->from && v < m->end) {
+            v += (uint64_t)m->delta;
+            memcpy((void *)slot, &v, 8);
+        }
+    }
+    Elf64_Sym *sym = (Elf64_Sym *)symtab->data;
+    for (size_t i = 0; i < symtab->data_offset / sizeof *sym; i++)
+        if ((sym[i].st_shndx == m->shndx[0] || sym[i].st_shndx == m->shndx[1]) &&
+            ELF64_ST_TYPE(sym[i].st_info) != STT_SECTION && sym[i].st_value >= m->from &&
+            (sym[i].st_value < m->end || (m->whole && sym[i].st_value == m->end)))
+            sym[i].st_value += (uintptr_t)m->delta;
+    memcpy((void *)(m->from + m->delta), (const void *)m->from, m->end - m->from);
+    data_low = (size_t)(m->from + m->delta - (uintptr_t)arena);
+}
+
+/* move_data's check of a relocation: the fields that reach the data
+ * (from .text, PC-relative or absolute; from .data, absolute) move with
+ * it; a GOT entry is moved with the pointers. */
+static int data_reloc(void *ctx, const reloc_t *r)
+{
+    const move_t *m = ctx;
+    if (r->sym->st_shndx != m->shndx[0] && r->sym->st_shndx != m->shndx[1])
+        /* a field in .data moves with it: only an absolute one can */
+        return (r->to >= m->from && r->to < m->end) || (r->in_data && r->type != R_X86_64_64);
+    if (!r->in_data && r->type == R_X86_64_GOTPCREL)
+        return 0; /* to its GOT entry */
+    return r->type == R_X86_64_PLT32 || move_field(r->at, r->type, m->delta, m->apply) != 0;
+}
+
 /* Moves t's .data and .bss (what stays of a cell whose code is given
  * back: its variables, string literals, static locals) out of the image
  * to the kept data at the top of the arena, packed in ARENA_ALIGN blocks:
  * the rest of the image is then one piece, given back whole, instead of
  * a hole on each side of a few bytes that stay. Before anything has run
  * or looked a symbol up, so the code's references to the data (PC-
- * relative or absolute), the pointers to it in .data and the symbols'
- * addresses are all there is to move with it: done only where every
- * relocation that concerns it is one of those (a GOT entry for it, or a
- * PC-relative field in .data: no), where nothing but .data and .bss lies
- * before the GOT and neither asks for more than ARENA_ALIGN alignment;
- * else the data stays where libtcc put it. */
+ * relative or absolute), the pointers to it in .data, the GOT's entries
+ * and the symbols' addresses are all there is to move with it: done only
+ * where every relocation that concerns it is one of those (a PC-relative
+ * field in .data: no), where nothing but .data and .bss lies before the
+ * GOT and neither asks for more than ARENA_ALIGN alignment; else the data
+ * stays where libtcc put it. */
 static void move_data(rt_tcc_t *t)
 {
-    tcc_section_head_t *text = find_section(t->s, ".text"), *data = find_section(t->s, ".data");
-    tcc_section_head_t *bss = find_section(t->s, ".bss"), *got = find_section(t->s, ".got");
-    tcc_section_head_t *symtab = find_section(t->s, ".symtab");
-    uintptr_t from = t->data;
+    tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
     uintptr_t end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
-    if (!t->exec_end || end <= from || t->got < end || t->got - end >= 8 ||
-        data->sh_addralign > (int)ARENA_ALIGN || bss->sh_addralign > (int)ARENA_ALIGN ||
-        !symtab->data || symtab->data_offset % sizeof(Elf64_Sym))
+    unsigned char *dest = kept_room(end - t->data);
+    if (!t->exec_end || end <= t->data || t->got < end || t->got - end >= 8 || !dest ||
+        data->sh_addralign > (int)ARENA_ALIGN || bss->sh_addralign > (int)ARENA_ALIGN)
         return;
-    size_t size = round_up(end - from, ARENA_ALIGN);
-    if (size > data_low - round_up(arena_used, IMAGE_ALIGN))
+    move_t m = {t->data, end, (intptr_t)((uintptr_t)dest - t->data), 0,
+                {data->sh_num, bss->sh_num}, 1};
+    if (each_reloc(t, &m, data_reloc) != 0)
         return;
-    Elf64_Sym *sym = (Elf64_Sym *)symtab->data;
-    size_t nsyms = symtab->data_offset / sizeof *sym;
-    unsigned char *dest = arena + data_low - size;
-    intptr_t delta = (intptr_t)((uintptr_t)dest - from);
-    tcc_section_head_t *rela[] = {find_section(t->s, ".rela.text"),
-                                  find_section(t->s, ".rela.data")};
-    uintptr_t base[] = {text->sh_addr, data->sh_addr};
-    for (int apply = 0; apply < 2; apply++) {
-        for (int k = 0; k < 2; k++) {
-            const Elf64_Rela *r = (const Elf64_Rela *)rela[k]->data;
-            if (rela[k]->data_offset && (!r || rela[k]->data_offset % sizeof *r))
-                return;
-            for (size_t i = 0; r && i < rela[k]->data_offset / sizeof *r; i++) {
-                size_t si = ELF64_R_SYM(r[i].r_info);
-                int type = (int)ELF64_R_TYPE(r[i].r_info);
-                if (si >= nsyms)
-                    return;
-                unsigned char *at = (unsigned char *)(base[k] + r[i].r_offset);
-                int to_data = sym[si].st_shndx == data->sh_num || sym[si].st_shndx == bss->sh_num;
-                uintptr_t to = sym[si].st_value + (uintptr_t)r[i].r_addend;
-                if (!to_data) { /* its field moves with .data: only an absolute one can */
-                    if ((to >= from && to < end) || (k == 1 && type != R_X86_64_64))
-                        return;
-                } else if (k == 0 && type == R_X86_64_GOTPCREL) {
-                    continue; /* to its GOT entry, moved below */
-                } else if (move_field(at, type, delta, apply) != 0) {
-                    return; /* a type not known: only at the check */
-                }
-            }
-        }
-    }
-    /* the GOT's entries for the data (a variable a cell defines is
-     * reached through one) */
-    for (uintptr_t slot = t->got; slot + 8 <= section_end(got); slot += 8) {
-        uint64_t v;
-        memcpy(&v, (const void *)slot, 8);
-        if (v >= from && v < end) {
-            v += (uint64_t)delta;
-            memcpy((void *)slot, &v, 8);
-        }
-    }
-    memcpy(dest, (const void *)from, end - from);
-    for (size_t i = 0; i < nsyms; i++)
-        if (sym[i].st_shndx == data->sh_num || sym[i].st_shndx == bss->sh_num)
-            sym[i].st_value += (uintptr_t)delta;
-    data->sh_addr += (uintptr_t)delta;
-    bss->sh_addr += (uintptr_t)delta;
-    data_low -= size;
+    m.apply = 1;
+    each_reloc(t, &m, data_reloc);
+    move_piece(t, &m);
+    data->sh_addr += (uintptr_t)m.delta;
+    bss->sh_addr += (uintptr_t)m.delta;
     t->kept = (uintptr_t)dest;
-    t->kept_end = (uintptr_t)dest + (end - from);
+    t->kept_end = (uintptr_t)dest + (end - m.from);
     t->moved = 1;
 }
 
@@ -622,6 +678,13 @@ static const void *arena_address(uint32_t low)
     return NULL;
 }
 
+/* Where the code at p of t's image is now (rt_tcc_move_functions). */
+static const unsigned char *moved_code(const rt_tcc_t *t, const unsigned char *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return p && a >= t->code_from && a < t->code_end ? p + t->code_delta : p;
+}
+
 void rt_tcc_lines(rt_tcc_t *t, void *ctx,
                   void (*fn)(void *ctx, const void *addr, const char *file, int line))
 {
@@ -640,7 +703,7 @@ void rt_tcc_lines(rt_tcc_t *t, void *ctx,
         if (e[i].type == N_SO || e[i].type == N_SOL)
             file = name;
         else if (e[i].type == N_FUN && name[0])
-            func = arena_address(e[i].value);
+            func = moved_code(t, arena_address(e[i].value));
         else if (e[i].type == N_SLINE && func)
             fn(ctx, func + e[i].value, file, e[i].desc);
     }
@@ -664,6 +727,19 @@ static int only_functions_of(TCCState *s, const char *prefix)
             return 0;
     }
     return 1;
+}
+
+/* own_functions_end's check of a relocation: from the functions that
+ * stay (.text before end) or from .data, only to them or to the data. */
+static int stays_reloc(void *ctx, const reloc_t *r)
+{
+    const uintptr_t *keep = ctx; /* image start, end of own functions, data, its end */
+    if (!r->in_data && (uintptr_t)r->at >= keep[1])
+        return 0; /* in code given back */
+    if (r->sym->st_shndx == SHN_UNDEF || r->sym->st_shndx >= SHN_LORESERVE ||
+        (r->type != R_X86_64_PC32 && r->type != R_X86_64_PLT32 && r->type != R_X86_64_64))
+        return 1;
+    return !((r->to >= keep[0] && r->to < keep[1]) || (r->to >= keep[2] && r->to < keep[3]));
 }
 
 /* Where the code of a compilation's other functions (those not named with
@@ -696,51 +772,66 @@ static uintptr_t own_functions_end(rt_tcc_t *t, const char *prefix)
             own_last = sym[i].st_value;
         }
     }
-    uintptr_t lo = (uintptr_t)t->image, end = first_generated;
+    uintptr_t keep[] = {(uintptr_t)t->image, first_generated, t->kept, t->kept_end};
     uintptr_t data_end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
-    if (!own_last || end == UINTPTR_MAX || own_last >= end || end >= t->exec_end)
+    if (!own_last || keep[1] == UINTPTR_MAX || own_last >= keep[1] || keep[1] >= t->exec_end)
         return 0;
     if (!t->moved && (t->got < data_end || t->got - data_end >= 8))
         return 0; /* something else lies before the GOT */
-    tcc_section_head_t *rela[] = {find_section(t->s, ".rela.text"), find_section(t->s, ".rela.data")};
-    uintptr_t base[] = {text->sh_addr, data->sh_addr};
-    for (int k = 0; k < 2; k++) {
-        const Elf64_Rela *r = (const Elf64_Rela *)rela[k]->data;
-        size_t n = r && rela[k]->data_offset % sizeof *r == 0 ? rela[k]->data_offset / sizeof *r : 0;
-        if (!r && rela[k]->data_offset)
-            return 0;
-        for (size_t i = 0; i < n; i++) {
-            uintptr_t at = base[k] + r[i].r_offset;
-            if (k == 0 && at >= end)
-                continue; /* in code given back */
-            size_t si = ELF64_R_SYM(r[i].r_info);
-            int type = (int)ELF64_R_TYPE(r[i].r_info);
-            if (si >= nsyms || sym[si].st_shndx == SHN_UNDEF || sym[si].st_shndx >= SHN_LORESERVE)
-                return 0;
-            uintptr_t to = sym[si].st_value + (uintptr_t)r[i].r_addend;
-            if (type == R_X86_64_PC32 || type == R_X86_64_PLT32)
-                to += 4; /* the addend counts from the end of the 4-byte field */
-            else if (type != R_X86_64_64 && type != R_X86_64_32 && type != R_X86_64_32S)
-                return 0;
-            if (!((to >= lo && to < end) || (to >= t->kept && to < t->kept_end)))
-                return 0;
-        }
-    }
-    return end;
+    return each_reloc(t, keep, stays_reloc) == 0 ? keep[1] : 0;
+}
+
+/* move_functions' check of a relocation: the fields that reach the
+ * functions from outside move with them, absolute ones inside them too,
+ * and PC-relative ones inside them to elsewhere (the data) away. */
+static int code_reloc(void *ctx, const reloc_t *r)
+{
+    const move_t *m = ctx;
+    int at = !r->in_data && (uintptr_t)r->at >= m->from && (uintptr_t)r->at < m->end;
+    int to = r->to >= m->from && r->to < m->end;
+    if (r->type == R_X86_64_GOTPCREL && !at)
+        return 0; /* to a GOT entry, moved with the pointers */
+    if (to && (!at || r->type == R_X86_64_64))
+        return move_field(r->at, r->type, m->delta, m->apply) != 0;
+    if (at && !to && r->type != R_X86_64_64)
+        return move_field(r->at, r->type, -m->delta, m->apply) != 0;
+    return 0;
+}
+
+int rt_tcc_move_functions(rt_tcc_t *t, const char *prefix)
+{
+    if (!t->s || !t->image || !t->exec_end || only_functions_of(t->s, prefix))
+        return -1;
+    uintptr_t end = own_functions_end(t, prefix);
+    unsigned char *dest = end ? kept_room(end - (uintptr_t)t->image) : NULL;
+    if (!dest || (!t->moved && t->kept_end > t->kept))
+        return -1; /* its data would stay in the image */
+    int text = find_section(t->s, ".text")->sh_num;
+    move_t m = {(uintptr_t)t->image, end, (intptr_t)((uintptr_t)dest - (uintptr_t)t->image), 0,
+                {text, text}, 0};
+    if (each_reloc(t, &m, code_reloc) != 0)
+        return -1;
+    m.apply = 1;
+    each_reloc(t, &m, code_reloc);
+    move_piece(t, &m);
+    t->code_from = m.from;
+    t->code_end = m.end;
+    t->code_delta = m.delta;
+    return 0;
 }
 
 /* The code is the executable group with the padding after it, and the
  * GOT; what lies between (.data, .bss, sections of its own) stays. When
- * the compilation has functions of its own (not named with prefix), their
- * code stays too, and the rest is given back only as own_functions_end
- * allows. */
+ * the compilation has functions of its own (not named with prefix) that
+ * were not moved, their code stays too, and the rest is given back only
+ * as own_functions_end allows. */
 int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code)
 {
     memset(code, 0, sizeof *code);
     if (!t->s || !t->image || !t->exec_end)
         return -1;
     uintptr_t from = (uintptr_t)t->image;
-    if (!only_functions_of(t->s, prefix) && !(from = own_functions_end(t, prefix)))
+    if (!t->code_end && !only_functions_of(t->s, prefix) && !(from = own_functions_end(t, prefix)))
         return -1;
     /* the image ends at got_end: its last block is the GOT's */
     uintptr_t got_end = t->got_end ? round_up(t->got_end, ARENA_ALIGN)

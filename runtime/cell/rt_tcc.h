@@ -47,6 +47,15 @@ int rt_tcc_compile(rt_tcc_t *t, const char *src);
  * up. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
 int rt_tcc_relocate(rt_tcc_t *t);
 
+/* Moves the code of relocated t's functions not named with prefix (a
+ * cell's own: they stay, while the functions named with prefix, its
+ * top-level code, go once it has run) out of the image to the kept data,
+ * where they lie packed, when they refer only to themselves and the
+ * data and the data was moved too: rt_tcc_code_of then gives the whole
+ * image back. MUST BE CALLED before any symbol is looked up or any of the
+ * code runs. 0, or -1 (nothing moved). */
+int rt_tcc_move_functions(rt_tcc_t *t, const char *prefix);
+
 /* Non-zero when ip lies in code or data of a compiled cell (the arena all
  * cells share). Async-signal-safe. */
 int rt_tcc_owns_code(const void *ip);
@@ -91,10 +100,11 @@ typedef struct rt_tcc_code {
 
 /* The code of relocated t that nothing can run once the cell has run:
  * the functions named with prefix (a cell's generated ones) and what they
- * alone use. Other functions (the cell's own) stay, with all the image,
- * unless they come first and refer only to themselves and the data. 0, or
- * -1 (nothing can be given: the layout is not the expected one, or the
- * other functions may use the rest). */
+ * alone use. Other functions (the cell's own) stay: moved apart
+ * (rt_tcc_move_functions), or in the image, whose rest then goes only when
+ * they come first and refer only to themselves and the data. 0, or -1
+ * (nothing can be given: the layout is not the expected one, or the other
+ * functions may use the rest). */
 int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code);
 
 /* Gives the code back to the arena: later compilations may be placed
