@@ -2,6 +2,7 @@
 #include "rt_tcc.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <libtcc.h>
 #include <math.h>
 #include <stdint.h>
@@ -21,8 +22,17 @@
 struct rt_tcc {
     TCCState *s;
     unsigned char *image; /* the relocated code and data in the arena, or NULL */
-    size_t image_size;    /* bytes reserved for it (a multiple of ARENA_ALIGN) */
     size_t image_raw;     /* bytes libtcc asked for */
+    /* where its groups are (find_layout), or got_end 0: not known */
+    uintptr_t exec_end;   /* the end of .text and .plt */
+    uintptr_t data, got;  /* the writable group's start and its .got */
+    uintptr_t got_end;    /* the end of .got, the end of the image */
+    /* .data and .bss: in the writable group, or moved (move_data) */
+    uintptr_t kept, kept_end;
+    int moved;
+    /* the cell's own functions, moved by code_delta (rt_tcc_move_functions) */
+    uintptr_t code_from, code_end;
+    intptr_t code_delta;
     rt_diag_t *diags;
     size_t n, cap;
 };
@@ -211,26 +221,84 @@ int rt_tcc_compile(rt_tcc_t *t, const char *src)
     return tcc_compile_string(t->s, src) < 0 ? -1 : 0;
 }
 
+/* Sections are not part of libtcc's API: find_section is an exported
+ * function of the libtcc.a gpuc links (0.9.27; it makes an empty section
+ * of the name when there is none), and a section begins with its used
+ * size and its data, as in every libtcc since 0.9.25; the fields up to
+ * sh_addr (where it was relocated) are those of 0.9.27's Section, and are
+ * used only where the addresses check out (find_layout). */
+typedef struct tcc_section_head {
+    unsigned long data_offset;
+    unsigned char *data;
+    unsigned long data_allocated;
+    void *s1;
+    int sh_name, sh_num, sh_type, sh_flags, sh_info, sh_addralign, sh_entsize;
+    unsigned long sh_size;
+    uintptr_t sh_addr;
+} tcc_section_head_t;
+extern tcc_section_head_t *find_section(TCCState *s1, const char *name);
+
 /* All cells' code and data go into one reserved region, so that every
  * cell is within a 32-bit PC-relative reach of every earlier one: this
  * libtcc (0.9.27) addresses a variable of another cell directly when it is
  * an operand of floating-point arithmetic, and only hidden-visibility
  * symbols (see rt_plan.c) get such direct references resolved right. */
 #define ARENA_BYTES (1ul << 30) /* address space only: pages come when used */
-#define ARENA_ALIGN 64ul
+#define ARENA_ALIGN 16ul /* what is placed and given back: libtcc's section alignment */
+#define IMAGE_ALIGN 64ul /* where an image starts: libtcc's group alignment (rt_tcc_code_of) */
 
 static unsigned char *arena;
-static size_t arena_used;
+static size_t arena_used; /* the end of the last image placed */
+static size_t arena_high; /* the most arena_used has been (pages touched) */
+static size_t data_low = ARENA_BYTES; /* the data moved out of images lies above (move_data) */
 
-/* Released code (rt_tcc_release_code), by address, for later images. */
+/* Space given back (rt_tcc_release_code, an image's padding), by address,
+ * merged with its neighbours, for later images; none ends at arena_used.
+ * There are about as many as kept images (one a cell, in a long session). */
 static struct hole {
-    size_t at, size; /* offset in the arena; both multiples of ARENA_ALIGN */
+    uint32_t at, size; /* offset in the arena (< ARENA_BYTES); multiples of ARENA_ALIGN */
 } *holes;
 static size_t nholes, capholes;
 
-/* The smallest hole that fits size, carved from its end (the rest of the
- * hole then meets the code this image gives back, which comes first in
- * it: holes stay large); else the end of the arena. */
+static size_t round_up(size_t n, size_t align)
+{
+    return (n + align - 1) & ~(align - 1);
+}
+
+/* Makes [at, end) of the arena free (offsets, multiples of ARENA_ALIGN);
+ * free space that reaches the end of the arena shortens it instead. */
+static void arena_free(size_t at, size_t end)
+{
+    if (end <= at)
+        return;
+    size_t i = 0;
+    while (i < nholes && holes[i].at < at)
+        i++;
+    if (i < nholes && holes[i].at == end) { /* joins the one after */
+        end += holes[i].size;
+        memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
+        nholes--;
+    }
+    if (i > 0 && holes[i - 1].at + holes[i - 1].size == at) { /* joins the one before */
+        at = holes[--i].at;
+        memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
+        nholes--;
+    }
+    if (end == arena_used) {
+        arena_used = at;
+        return;
+    }
+    CM_VEC_GROW(holes, nholes, capholes);
+    memmove(&holes[i + 1], &holes[i], (nholes - i) * sizeof *holes);
+    holes[i] = (struct hole){(uint32_t)at, (uint32_t)(end - at)};
+    nholes++;
+}
+
+/* Room for an image of size bytes starting on an IMAGE_ALIGN boundary:
+ * at the first one in the smallest hole that holds it (what stays of an
+ * image, the code of a cell's own functions, is its start: it then meets
+ * what stays before it, and the rest of the hole stays whole); else at
+ * the end of the arena. */
 static void *arena_alloc(size_t size)
 {
     if (!arena) {
@@ -240,62 +308,49 @@ static void *arena_alloc(size_t size)
             return NULL;
         arena = p;
     }
-    size = (size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
-    size_t best = nholes;
-    for (size_t i = 0; i < nholes; i++)
-        if (holes[i].size >= size && (best == nholes || holes[i].size < holes[best].size))
+    size = round_up(size, ARENA_ALIGN);
+    size_t best = nholes, best_at = 0;
+    for (size_t i = 0; i < nholes; i++) {
+        size_t end = (size_t)holes[i].at + holes[i].size;
+        if (holes[i].size < size || (best < nholes && holes[i].size >= holes[best].size))
+            continue;
+        size_t at = round_up(holes[i].at, IMAGE_ALIGN);
+        if (at + size <= end) {
             best = i;
-    if (best < nholes) {
-        holes[best].size -= size;
-        void *p = arena + holes[best].at + holes[best].size;
-        if (!holes[best].size) {
-            memmove(&holes[best], &holes[best + 1], (nholes - best - 1) * sizeof *holes);
-            nholes--;
+            best_at = at;
         }
-        return p;
     }
-    if (size > ARENA_BYTES - arena_used)
+    if (best < nholes) {
+        size_t at = holes[best].at, end = at + (size_t)holes[best].size;
+        memmove(&holes[best], &holes[best + 1], (nholes - best - 1) * sizeof *holes);
+        nholes--;
+        arena_free(at, best_at);
+        arena_free(best_at + size, end);
+        return arena + best_at;
+    }
+    size_t at = round_up(arena_used, IMAGE_ALIGN);
+    if (at > data_low || size > data_low - at)
         return NULL;
-    void *p = arena + arena_used;
-    arena_used += size;
-    return p;
+    size_t before = arena_used;
+    arena_used = at + size;
+    if (arena_used > arena_high)
+        arena_high = arena_used;
+    arena_free(before, at);
+    return arena + at;
 }
 
-/* Makes [p, p + size) of the arena free for later images (the whole
- * ARENA_ALIGN blocks inside it), merged with its neighbours. */
-static void arena_release(const unsigned char *p, size_t size)
+/* Makes the whole ARENA_ALIGN blocks of [p, end) free for later images. */
+static void arena_release(uintptr_t p, uintptr_t end)
 {
-    size_t at = ((size_t)(p - arena) + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
-    size_t end = ((size_t)(p - arena) + size) & ~(ARENA_ALIGN - 1);
-    if (end <= at)
-        return;
-    size_t i = 0;
-    while (i < nholes && holes[i].at < at)
-        i++;
-    if (i > 0 && holes[i - 1].at + holes[i - 1].size == at) { /* grows the one before */
-        holes[i - 1].size += end - at;
-        if (i < nholes && holes[i].at == end) {
-            holes[i - 1].size += holes[i].size;
-            memmove(&holes[i], &holes[i + 1], (nholes - i - 1) * sizeof *holes);
-            nholes--;
-        }
-        return;
-    }
-    if (i < nholes && holes[i].at == end) { /* grows the one after */
-        holes[i].at = at;
-        holes[i].size += end - at;
-        return;
-    }
-    CM_VEC_GROW(holes, nholes, capholes);
-    memmove(&holes[i + 1], &holes[i], (nholes - i) * sizeof *holes);
-    holes[i] = (struct hole){at, end - at};
-    nholes++;
+    uintptr_t base = (uintptr_t)arena;
+    if (end > p)
+        arena_free(round_up(p - base, ARENA_ALIGN), (end - base) & ~(ARENA_ALIGN - 1));
 }
 
 void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes)
 {
-    *placed = arena_used;
-    *free_bytes = 0;
+    *placed = arena_high + (ARENA_BYTES - data_low);
+    *free_bytes = arena_high - arena_used;
     for (size_t i = 0; i < nholes; i++)
         *free_bytes += holes[i].size;
 }
@@ -303,7 +358,231 @@ void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes)
 int rt_tcc_owns_code(const void *ip)
 {
     const unsigned char *p = ip;
-    return arena && p >= arena && p < arena + arena_used;
+    return arena && p >= arena && p < arena + ARENA_BYTES &&
+           (p < arena + arena_used || p >= arena + data_low);
+}
+
+static uintptr_t section_end(const tcc_section_head_t *sec)
+{
+    return sec->sh_addr + sec->data_offset;
+}
+
+/* This libtcc lays an image out in groups, each starting on a 64-byte
+ * boundary and holding its sections in the order they were made: the
+ * executable ones (.text, .plt), then the writable ones (.data, .bss, the
+ * ones a cell names itself, .got: made at relocation, so last); the size
+ * it asks for is the end of the last section plus the largest alignment
+ * less one (63 at least). Records where the groups of t's image are, when
+ * the sections found are where that says (else exec_end stays 0: nothing
+ * is known), and where the image ends when the GOT is its last section
+ * (else got_end stays 0). */
+static void find_layout(rt_tcc_t *t)
+{
+    tcc_section_head_t *text = find_section(t->s, ".text"), *plt = find_section(t->s, ".plt");
+    tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
+    tcc_section_head_t *got = find_section(t->s, ".got");
+    uintptr_t lo = (uintptr_t)t->image, hi = lo + t->image_raw;
+    if (!text || !plt || !data || !bss || !got || text->sh_addr != lo || section_end(text) > hi)
+        return;
+    uintptr_t exec_end = section_end(text);
+    if (plt->data_offset) {
+        if (plt->sh_addr < exec_end || plt->sh_addr - exec_end >= 16 || section_end(plt) > hi)
+            return;
+        exec_end = section_end(plt);
+    }
+    if (data->sh_addr < exec_end || data->sh_addr - exec_end >= 64 ||
+        got->sh_addr < data->sh_addr || section_end(got) > hi)
+        return;
+    t->exec_end = exec_end;
+    t->data = t->kept = data->sh_addr;
+    t->got = t->kept_end = got->sh_addr;
+    int max_align = 63;
+    tcc_section_head_t *all[] = {text, plt, data, bss, got};
+    for (int i = 0; i < 5; i++)
+        if (all[i]->sh_addralign - 1 > max_align)
+            max_align = all[i]->sh_addralign - 1;
+    /* the GOT is the last section: nothing of size lies after it */
+    if (hi == section_end(got) + (uintptr_t)max_align)
+        t->got_end = section_end(got);
+}
+
+/* The bytes an image needs from an IMAGE_ALIGN boundary: the end of its
+ * .got when its sections laid out as find_layout says, from address 0,
+ * end there and that end plus 63 is the size libtcc asked for (raw: the
+ * room for any start); else raw. A section not named here that has any
+ * size or a larger alignment would make the two differ. */
+static size_t image_extent(TCCState *s, size_t raw)
+{
+    static const char *const order[] = {".text", ".plt", ".data", ".bss", ".got"};
+    size_t end = 0;
+    for (int i = 0; i < 5; i++) {
+        tcc_section_head_t *sec = find_section(s, order[i]);
+        size_t align = (size_t)sec->sh_addralign;
+        if (!align || (align & (align - 1)) || align > IMAGE_ALIGN)
+            return raw;
+        if (i == 0 || i == 2) /* the first of its group */
+            align = IMAGE_ALIGN;
+        end = round_up(end, align) + sec->data_offset;
+    }
+    return end + IMAGE_ALIGN - 1 == raw ? end : raw;
+}
+
+/* A field that a relocation of type wrote, moved by delta (its target
+ * moved, or itself away from its target): 0, or -1 where that is not a
+ * type this knows or the result does not fit. Only checks when apply is
+ * 0. */
+static int move_field(unsigned char *at, int type, intptr_t delta, int apply)
+{
+    if (type == R_X86_64_64) {
+        uint64_t v;
+        memcpy(&v, at, 8);
+        v += (uint64_t)delta;
+        if (apply)
+            memcpy(at, &v, 8);
+        return 0;
+    }
+    if (type != R_X86_64_PC32 && type != R_X86_64_PLT32) /* PLT32: to a symbol of the image */
+        return -1;
+    int32_t v;
+    memcpy(&v, at, 4);
+    int64_t moved = (int64_t)v + delta;
+    if (moved < INT32_MIN || moved > INT32_MAX)
+        return -1;
+    v = (int32_t)moved;
+    if (apply)
+        memcpy(at, &v, 4);
+    return 0;
+}
+
+/* One relocation of .text or .data, as each_reloc gives it. */
+typedef struct reloc {
+    int in_data;          /* 0: a field in .text, 1: in .data */
+    unsigned char *at;    /* the field, where it is now */
+    int type;             /* R_X86_64_... */
+    const Elf64_Sym *sym; /* its symbol (st_value: where it is now) */
+    uintptr_t to;         /* the symbol plus the addend (plus 4 for a PC-relative field: the
+                           * addend counts from the field's end) */
+} reloc_t;
+
+/* Calls fn for each relocation of t's .text and .data until it returns
+ * non-zero: that value, 0, or -1 where the tables are not as expected. */
+static int each_reloc(rt_tcc_t *t, void *ctx, int (*fn)(void *ctx, const reloc_t *r))
+{
+    tcc_section_head_t *symtab = find_section(t->s, ".symtab");
+    if (!symtab->data || symtab->data_offset % sizeof(Elf64_Sym))
+        return -1;
+    const Elf64_Sym *sym = (const Elf64_Sym *)symtab->data;
+    size_t nsyms = symtab->data_offset / sizeof *sym;
+    static const char *const relas[] = {".rela.text", ".rela.data"}, *const secs[] = {".text", ".data"};
+    for (int k = 0; k < 2; k++) {
+        tcc_section_head_t *rela = find_section(t->s, relas[k]);
+        uintptr_t base = find_section(t->s, secs[k])->sh_addr;
+        const Elf64_Rela *r = (const Elf64_Rela *)rela->data;
+        if (rela->data_offset && (!r || rela->data_offset % sizeof *r))
+            return -1;
+        for (size_t i = 0; r && i < rela->data_offset / sizeof *r; i++) {
+            size_t si = ELF64_R_SYM(r[i].r_info);
+            if (si >= nsyms)
+                return -1;
+            reloc_t x = {k, (unsigned char *)(base + r[i].r_offset), (int)ELF64_R_TYPE(r[i].r_info),
+                         &sym[si], sym[si].st_value + (uintptr_t)r[i].r_addend};
+            if (x.type == R_X86_64_PC32 || x.type == R_X86_64_PLT32)
+                x.to += 4;
+            int rc = fn(ctx, &x);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* A piece of an image on its way to the kept data: [from, end) to
+ * from + delta. */
+typedef struct move {
+    uintptr_t from, end;
+    intptr_t delta;
+    int apply;          /* 0: only check that every relocation can follow */
+    int shndx[2];       /* the sections it is of (.data and .bss, or .text twice) */
+    int whole;          /* it is all of them (symbols at its end go with it) */
+} move_t;
+
+/* Where a move lands: ARENA_ALIGN blocks below the kept data, or NULL
+ * where that would meet the images. */
+static unsigned char *kept_room(size_t size)
+{
+    size = round_up(size, ARENA_ALIGN);
+    return size > data_low - round_up(arena_used, IMAGE_ALIGN) ? NULL : arena + data_low - size;
+}
+
+/* Moves the piece, with the GOT's entries and the symbols that point
+ * into it (its fields have been moved). */
+static void move_piece(rt_tcc_t *t, const move_t *m)
+{
+    tcc_section_head_t *got = find_section(t->s, ".got"), *symtab = find_section(t->s, ".symtab");
+    for (uintptr_t slot = t->got; slot + 8 <= section_end(got); slot += 8) {
+        uint64_t v;
+        memcpy(&v, (const void *)slot, 8);
+        if (v >= m->from && v < m->end) {
+            v += (uint64_t)m->delta;
+            memcpy((void *)slot, &v, 8);
+        }
+    }
+    Elf64_Sym *sym = (Elf64_Sym *)symtab->data;
+    for (size_t i = 0; i < symtab->data_offset / sizeof *sym; i++)
+        if ((sym[i].st_shndx == m->shndx[0] || sym[i].st_shndx == m->shndx[1]) &&
+            ELF64_ST_TYPE(sym[i].st_info) != STT_SECTION && sym[i].st_value >= m->from &&
+            (sym[i].st_value < m->end || (m->whole && sym[i].st_value == m->end)))
+            sym[i].st_value += (uintptr_t)m->delta;
+    memcpy((void *)(m->from + m->delta), (const void *)m->from, m->end - m->from);
+    data_low = (size_t)(m->from + m->delta - (uintptr_t)arena);
+}
+
+/* move_data's check of a relocation: the fields that reach the data
+ * (from .text, PC-relative or absolute; from .data, absolute) move with
+ * it; a GOT entry is moved with the pointers. */
+static int data_reloc(void *ctx, const reloc_t *r)
+{
+    const move_t *m = ctx;
+    if (r->sym->st_shndx != m->shndx[0] && r->sym->st_shndx != m->shndx[1])
+        /* a field in .data moves with it: only an absolute one can */
+        return (r->to >= m->from && r->to < m->end) || (r->in_data && r->type != R_X86_64_64);
+    if (!r->in_data && r->type == R_X86_64_GOTPCREL)
+        return 0; /* to its GOT entry */
+    return r->type == R_X86_64_PLT32 || move_field(r->at, r->type, m->delta, m->apply) != 0;
+}
+
+/* Moves t's .data and .bss (what stays of a cell whose code is given
+ * back: its variables, string literals, static locals) out of the image
+ * to the kept data at the top of the arena, packed in ARENA_ALIGN blocks:
+ * the rest of the image is then one piece, given back whole, instead of
+ * a hole on each side of a few bytes that stay. Before anything has run
+ * or looked a symbol up, so the code's references to the data (PC-
+ * relative or absolute), the pointers to it in .data, the GOT's entries
+ * and the symbols' addresses are all there is to move with it: done only
+ * where every relocation that concerns it is one of those (a PC-relative
+ * field in .data: no), where nothing but .data and .bss lies before the
+ * GOT and neither asks for more than ARENA_ALIGN alignment; else the data
+ * stays where libtcc put it. */
+static void move_data(rt_tcc_t *t)
+{
+    tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
+    uintptr_t end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
+    unsigned char *dest = kept_room(end - t->data);
+    if (!t->exec_end || end <= t->data || t->got < end || t->got - end >= 8 || !dest ||
+        data->sh_addralign > (int)ARENA_ALIGN || bss->sh_addralign > (int)ARENA_ALIGN)
+        return;
+    move_t m = {t->data, end, (intptr_t)((uintptr_t)dest - t->data), 0,
+                {data->sh_num, bss->sh_num}, 1};
+    if (each_reloc(t, &m, data_reloc) != 0)
+        return;
+    m.apply = 1;
+    each_reloc(t, &m, data_reloc);
+    move_piece(t, &m);
+    data->sh_addr += (uintptr_t)m.delta;
+    bss->sh_addr += (uintptr_t)m.delta;
+    t->kept = (uintptr_t)dest;
+    t->kept_end = (uintptr_t)dest + (end - m.from);
+    t->moved = 1;
 }
 
 int rt_tcc_relocate(rt_tcc_t *t)
@@ -313,17 +592,24 @@ int rt_tcc_relocate(rt_tcc_t *t)
     int size = tcc_relocate(t->s, NULL);
     if (size < 0)
         return -1;
-    void *mem = arena_alloc((size_t)size);
+    size_t need = image_extent(t->s, (size_t)size);
+    void *mem = arena_alloc(need);
     if (!mem) {
         on_message(t, "session: error: the session's code space (1 GiB) is full: use %reset "
                       "or restart the kernel");
         return -1;
     }
-    if (tcc_relocate(t->s, mem) < 0)
+    uintptr_t lo = (uintptr_t)mem;
+    if (tcc_relocate(t->s, mem) < 0) {
+        arena_release(lo, lo + need); /* nothing can run it */
         return -1;
+    }
     t->image = mem;
-    t->image_size = ((size_t)size + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
     t->image_raw = (size_t)size;
+    find_layout(t);
+    move_data(t);
+    if (t->got_end) /* the room for any start that libtcc asks for, left empty here */
+        arena_release(t->got_end, lo + round_up(need, ARENA_ALIGN));
     return 0;
 }
 
@@ -370,23 +656,7 @@ void *rt_tcc_symbol(rt_tcc_t *t, const char *name)
 }
 
 /* The line tables of a -g compilation are libtcc's stabs, in the sections
- * ".stab" (12-byte entries) and ".stabstr" (their strings). Sections are
- * not part of libtcc's API: find_section is an exported function of the
- * libtcc.a gpuc links (0.9.27), and a section begins with its used size
- * and its data, as in every libtcc since 0.9.25; the fields up to sh_addr
- * (where it was relocated) are those of 0.9.27's Section, and are used
- * only where the address checks out (rt_tcc_code_of). */
-typedef struct tcc_section_head {
-    unsigned long data_offset;
-    unsigned char *data;
-    unsigned long data_allocated;
-    void *s1;
-    int sh_name, sh_num, sh_type, sh_flags, sh_info, sh_addralign, sh_entsize;
-    unsigned long sh_size;
-    uintptr_t sh_addr;
-} tcc_section_head_t;
-extern tcc_section_head_t *find_section(TCCState *s1, const char *name);
-
+ * ".stab" (12-byte entries) and ".stabstr" (their strings). */
 typedef struct stab_entry {
     uint32_t strx;
     uint8_t type, other;
@@ -408,6 +678,13 @@ static const void *arena_address(uint32_t low)
     return NULL;
 }
 
+/* Where the code at p of t's image is now (rt_tcc_move_functions). */
+static const unsigned char *moved_code(const rt_tcc_t *t, const unsigned char *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return p && a >= t->code_from && a < t->code_end ? p + t->code_delta : p;
+}
+
 void rt_tcc_lines(rt_tcc_t *t, void *ctx,
                   void (*fn)(void *ctx, const void *addr, const char *file, int line))
 {
@@ -426,7 +703,7 @@ void rt_tcc_lines(rt_tcc_t *t, void *ctx,
         if (e[i].type == N_SO || e[i].type == N_SOL)
             file = name;
         else if (e[i].type == N_FUN && name[0])
-            func = arena_address(e[i].value);
+            func = moved_code(t, arena_address(e[i].value));
         else if (e[i].type == N_SLINE && func)
             fn(ctx, func + e[i].value, file, e[i].desc);
     }
@@ -452,55 +729,118 @@ static int only_functions_of(TCCState *s, const char *prefix)
     return 1;
 }
 
-static uintptr_t section_end(const tcc_section_head_t *sec)
+/* own_functions_end's check of a relocation: from the functions that
+ * stay (.text before end) or from .data, only to them or to the data. */
+static int stays_reloc(void *ctx, const reloc_t *r)
 {
-    return sec->sh_addr + sec->data_offset;
+    const uintptr_t *keep = ctx; /* image start, end of own functions, data, its end */
+    if (!r->in_data && (uintptr_t)r->at >= keep[1])
+        return 0; /* in code given back */
+    if (r->sym->st_shndx == SHN_UNDEF || r->sym->st_shndx >= SHN_LORESERVE ||
+        (r->type != R_X86_64_PC32 && r->type != R_X86_64_PLT32 && r->type != R_X86_64_64))
+        return 1;
+    return !((r->to >= keep[0] && r->to < keep[1]) || (r->to >= keep[2] && r->to < keep[3]));
 }
 
-/* This libtcc lays an image out in groups, each starting on a 64-byte
- * boundary and holding its sections in the order they were made: the
- * executable ones (.text, .plt), then the writable ones (.data, .bss, the
- * ones a cell names itself, .got: made at relocation, so last); the size
- * it asks for is the end of the last section plus the largest alignment
- * less one (63 at least). Where the sections found are not where that
- * says, nothing is given. */
+/* Where the code of a compilation's other functions (those not named with
+ * prefix: a cell's own) ends, when they all come before the functions
+ * named with prefix and all that stays refers only to what stays: every
+ * relocation in .text before that end or in .data is to a symbol defined
+ * in the image, at an address before that end or in its data (.data and
+ * .bss, moved or not): a call through the PLT, a GOT entry, a library or
+ * an earlier cell, no. 0 when that is not so: everything stays. */
+static uintptr_t own_functions_end(rt_tcc_t *t, const char *prefix)
+{
+    tcc_section_head_t *symtab = find_section(t->s, ".symtab");
+    tcc_section_head_t *strtab = find_section(t->s, ".strtab");
+    tcc_section_head_t *text = find_section(t->s, ".text"), *data = find_section(t->s, ".data");
+    tcc_section_head_t *bss = find_section(t->s, ".bss");
+    if (!symtab->data || !strtab->data || symtab->data_offset % sizeof(Elf64_Sym))
+        return 0;
+    const Elf64_Sym *sym = (const Elf64_Sym *)symtab->data;
+    size_t nsyms = symtab->data_offset / sizeof *sym, len = strlen(prefix);
+    uintptr_t own_last = 0, first_generated = UINTPTR_MAX;
+    for (size_t i = 0; i < nsyms; i++) {
+        if (ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC || sym[i].st_shndx != text->sh_num ||
+            sym[i].st_name >= strtab->data_offset)
+            continue;
+        const char *name = (const char *)strtab->data + sym[i].st_name;
+        if (strncmp(name, prefix, len) == 0) {
+            if (sym[i].st_value < first_generated)
+                first_generated = sym[i].st_value;
+        } else if (sym[i].st_value > own_last) {
+            own_last = sym[i].st_value;
+        }
+    }
+    uintptr_t keep[] = {(uintptr_t)t->image, first_generated, t->kept, t->kept_end};
+    uintptr_t data_end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
+    if (!own_last || keep[1] == UINTPTR_MAX || own_last >= keep[1] || keep[1] >= t->exec_end)
+        return 0;
+    if (!t->moved && (t->got < data_end || t->got - data_end >= 8))
+        return 0; /* something else lies before the GOT */
+    return each_reloc(t, keep, stays_reloc) == 0 ? keep[1] : 0;
+}
+
+/* move_functions' check of a relocation: the fields that reach the
+ * functions from outside move with them, absolute ones inside them too,
+ * and PC-relative ones inside them to elsewhere (the data) away. */
+static int code_reloc(void *ctx, const reloc_t *r)
+{
+    const move_t *m = ctx;
+    int at = !r->in_data && (uintptr_t)r->at >= m->from && (uintptr_t)r->at < m->end;
+    int to = r->to >= m->from && r->to < m->end;
+    if (r->type == R_X86_64_GOTPCREL && !at)
+        return 0; /* to a GOT entry, moved with the pointers */
+    if (to && (!at || r->type == R_X86_64_64))
+        return move_field(r->at, r->type, m->delta, m->apply) != 0;
+    if (at && !to && r->type != R_X86_64_64)
+        return move_field(r->at, r->type, -m->delta, m->apply) != 0;
+    return 0;
+}
+
+int rt_tcc_move_functions(rt_tcc_t *t, const char *prefix)
+{
+    if (!t->s || !t->image || !t->exec_end || only_functions_of(t->s, prefix))
+        return -1;
+    uintptr_t end = own_functions_end(t, prefix);
+    unsigned char *dest = end ? kept_room(end - (uintptr_t)t->image) : NULL;
+    if (!dest || (!t->moved && t->kept_end > t->kept))
+        return -1; /* its data would stay in the image */
+    int text = find_section(t->s, ".text")->sh_num;
+    move_t m = {(uintptr_t)t->image, end, (intptr_t)((uintptr_t)dest - (uintptr_t)t->image), 0,
+                {text, text}, 0};
+    if (each_reloc(t, &m, code_reloc) != 0)
+        return -1;
+    m.apply = 1;
+    each_reloc(t, &m, code_reloc);
+    move_piece(t, &m);
+    t->code_from = m.from;
+    t->code_end = m.end;
+    t->code_delta = m.delta;
+    return 0;
+}
+
+/* The code is the executable group with the padding after it, and the
+ * GOT; what lies between (.data, .bss, sections of its own) stays. When
+ * the compilation has functions of its own (not named with prefix) that
+ * were not moved, their code stays too, and the rest is given back only
+ * as own_functions_end allows. */
 int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code)
 {
     memset(code, 0, sizeof *code);
-    if (!t->s || !t->image || !only_functions_of(t->s, prefix))
+    if (!t->s || !t->image || !t->exec_end)
         return -1;
-    tcc_section_head_t *text = find_section(t->s, ".text"), *plt = find_section(t->s, ".plt");
-    tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
-    tcc_section_head_t *got = find_section(t->s, ".got");
-    uintptr_t lo = (uintptr_t)t->image, hi = lo + t->image_size;
-    if (!text || !plt || !data || !bss || !got || text->sh_addr != lo || section_end(text) > hi)
+    uintptr_t from = (uintptr_t)t->image;
+    if (!t->code_end && !only_functions_of(t->s, prefix) && !(from = own_functions_end(t, prefix)))
         return -1;
-    uintptr_t exec_end = section_end(text);
-    if (plt->data_offset) {
-        if (plt->sh_addr < exec_end || plt->sh_addr - exec_end >= 16 || section_end(plt) > hi)
-            return -1;
-        exec_end = section_end(plt);
-    }
-    if (data->sh_addr < exec_end || data->sh_addr - exec_end >= 64 || got->sh_addr < data->sh_addr)
-        return -1;
-    int max_align = 63;
-    tcc_section_head_t *all[] = {text, plt, data, bss, got};
-    for (int i = 0; i < 5; i++)
-        if (all[i]->sh_addralign - 1 > max_align)
-            max_align = all[i]->sh_addralign - 1;
-    /* the GOT is the last section: nothing of size lies after it */
-    int got_last = lo + t->image_raw == section_end(got) + (uintptr_t)max_align;
-    if (got_last && !data->data_offset && !bss->data_offset && got->sh_addr == data->sh_addr &&
-        bss->sh_addr == data->sh_addr) { /* no data: all of it is code */
-        code->at[code->n] = t->image;
-        code->size[code->n++] = t->image_size;
-        return 0;
-    }
-    code->at[code->n] = t->image;
-    code->size[code->n++] = exec_end - lo;
-    if (got->data_offset) {
-        code->at[code->n] = (void *)got->sh_addr;
-        code->size[code->n++] = (got_last ? hi : section_end(got)) - got->sh_addr;
+    /* the image ends at got_end: its last block is the GOT's */
+    uintptr_t got_end = t->got_end ? round_up(t->got_end, ARENA_ALIGN)
+                                   : section_end(find_section(t->s, ".got"));
+    code->at[code->n] = (void *)from;
+    code->size[code->n++] = (t->moved ? (got_end > t->got ? got_end : t->got) : t->data) - from;
+    if (!t->moved && got_end > t->got) {
+        code->at[code->n] = (void *)t->got;
+        code->size[code->n++] = got_end - t->got;
     }
     return 0;
 }
@@ -508,7 +848,7 @@ int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code)
 void rt_tcc_release_code(const rt_tcc_code_t *code)
 {
     for (int i = 0; i < code->n; i++)
-        arena_release(code->at[i], code->size[i]);
+        arena_release((uintptr_t)code->at[i], (uintptr_t)code->at[i] + code->size[i]);
 }
 
 const rt_diag_t *rt_tcc_diags(const rt_tcc_t *t, size_t *n)

@@ -41,8 +41,20 @@ int rt_tcc_add_symbol(rt_tcc_t *t, const char *name, const void *addr);
 /* Compiles C source. Returns 0, or -1 (see rt_tcc_diags). */
 int rt_tcc_compile(rt_tcc_t *t, const char *src);
 
-/* Links in memory. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
+/* Links in memory, into the arena. The compilation's data (.data, .bss)
+ * is moved apart from its code where its relocations allow (so that code
+ * given back leaves no data behind it), before any symbol can be looked
+ * up. Returns 0, or -1 (undefined symbols; see rt_tcc_diags). */
 int rt_tcc_relocate(rt_tcc_t *t);
+
+/* Moves the code of relocated t's functions not named with prefix (a
+ * cell's own: they stay, while the functions named with prefix, its
+ * top-level code, go once it has run) out of the image to the kept data,
+ * where they lie packed, when they refer only to themselves and the
+ * data and the data was moved too: rt_tcc_code_of then gives the whole
+ * image back. MUST BE CALLED before any symbol is looked up or any of the
+ * code runs. 0, or -1 (nothing moved). */
+int rt_tcc_move_functions(rt_tcc_t *t, const char *prefix);
 
 /* Non-zero when ip lies in code or data of a compiled cell (the arena all
  * cells share). Async-signal-safe. */
@@ -76,27 +88,31 @@ void rt_tcc_lines(rt_tcc_t *t, void *ctx,
                   void (*fn)(void *ctx, const void *addr, const char *file, int line));
 
 /* Code of a relocated compilation that can be given back once it has run:
- * its text, PLT and GOT, or the whole image when it has no data (never
- * data: string literals, static variables and the like may be pointed to
- * from anywhere). */
+ * its text and PLT with the padding after them, and its GOT; the whole
+ * image when it has no data or its data was moved apart (never data:
+ * string literals, static variables and the like may be pointed to from
+ * anywhere). */
 typedef struct rt_tcc_code {
     void *at[2];
     size_t size[2];
     int n;
 } rt_tcc_code_t;
 
-/* The code of relocated t when every function compiled
- * into it is named with prefix (a cell's generated functions, which
- * nothing can call once the cell has run): 0, or -1 (another function is
- * there, or the layout is not the expected one: keep everything). */
+/* The code of relocated t that nothing can run once the cell has run:
+ * the functions named with prefix (a cell's generated ones) and what they
+ * alone use. Other functions (the cell's own) stay: moved apart
+ * (rt_tcc_move_functions), or in the image, whose rest then goes only when
+ * they come first and refer only to themselves and the data. 0, or -1
+ * (nothing can be given: the layout is not the expected one, or the other
+ * functions may use the rest). */
 int rt_tcc_code_of(rt_tcc_t *t, const char *prefix, rt_tcc_code_t *code);
 
 /* Gives the code back to the arena: later compilations may be placed
  * there. Nothing may run it any more. */
 void rt_tcc_release_code(const rt_tcc_code_t *code);
 
-/* The arena's bytes placed so far (its high-water mark) and, of those,
- * the bytes given back and free for later compilations. */
+/* The arena's bytes placed so far (its high-water mark: pages touched)
+ * and, of those, the bytes given back and free for later compilations. */
 void rt_tcc_arena_stats(size_t *placed, size_t *free_bytes);
 
 /* Frees everything but the code and data in the arena (whose code only

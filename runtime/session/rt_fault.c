@@ -13,12 +13,12 @@
 #define MAX_FUNCTION_SIZE (1u << 20) /* beyond this from a start, not that function */
 
 /* The cell function containing addr, or NULL. Borrowed. */
-static const rt_sym_t *find_code(const rt_session_t *s, void *addr)
+static const rt_code_t *find_code(const rt_session_t *s, void *addr)
 {
     Dl_info info;
     if (!addr || (dladdr(addr, &info) && info.dli_fname && info.dli_fbase))
         return NULL; /* inside a shared object, not cell code */
-    const rt_sym_t *best = NULL;
+    const rt_code_t *best = NULL;
     for (size_t i = 0; i < s->ncode; i++) {
         uintptr_t a = (uintptr_t)s->code[i].addr;
         if (a <= (uintptr_t)addr && (!best || a > (uintptr_t)best->addr))
@@ -60,20 +60,21 @@ static const char *called_library(const rt_session_t *s, const void *ret)
  * code run again by a later cell (a re-run reuses it): either way it is
  * the running cell's. ip is where in f: the line is said when known (a
  * return address is looked up one byte back, in its call). */
-static void describe_code(const rt_session_t *s, char *out, size_t size, const rt_sym_t *f,
+static void describe_code(const rt_session_t *s, char *out, size_t size, const rt_code_t *f,
                           const void *ip, int running_cell)
 {
-    int cell, part, line = 0;
+    int line = 0;
     int line_cell = rt_session_line_of(s, ip, &line);
-    if (sscanf(f->name, "__gpuc_cell%d_part%d", &cell, &part) == 2) {
+    const char *name = rt_session_code_name(s, f);
+    if (!name) {
         if (line_cell)
             snprintf(out, size, "in the top-level code of cell %d, line %d", running_cell, line);
         else
             snprintf(out, size, "in the top-level code of cell %d", running_cell);
     } else if (line_cell) {
-        snprintf(out, size, "in function %s() (cell %d, line %d)", f->name, line_cell, line);
+        snprintf(out, size, "in function %s() (cell %d, line %d)", name, line_cell, line);
     } else {
-        snprintf(out, size, "in function %s() (cell %d)", f->name, f->cell);
+        snprintf(out, size, "in function %s() (cell %d)", name, f->cell);
     }
 }
 
@@ -100,7 +101,7 @@ static void add_trace(const rt_session_t *s, int cell, const rt_fault_t *f, rt_e
         const void *ip = i >= 0 ? call_site(f->frames[i]) : f->call ? call_site(f->ip) : f->ip;
         if (!ip) /* the end of a frame chain, or a jump to address 0 */
             continue;
-        const rt_sym_t *code = find_code(s, (void *)ip);
+        const rt_code_t *code = find_code(s, (void *)ip);
         if (!code)
             continue;
         char w[300];
@@ -112,7 +113,7 @@ static void add_trace(const rt_session_t *s, int cell, const rt_fault_t *f, rt_e
             snprintf(where[n], sizeof where[n], "%s", w);
             repeats[n++] = 0;
         }
-        if (strncmp(code->name, "__gpuc_cell", 11) == 0)
+        if (code->name == RT_CODE_CELL)
             break; /* the cell's own code called everything above */
     }
     if (frames < 2)
@@ -192,7 +193,7 @@ static const char *native_name(const char *sym, int cell, char *out, size_t size
 void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *f, rt_error_t *err)
 {
     char where[300] = "";
-    const rt_sym_t *code = find_code(s, f->ip);
+    const rt_code_t *code = find_code(s, f->ip);
     if (code && f->call) { /* an interrupted wait: ip is where it returns to */
         char caller[200];
         describe_code(s, caller, sizeof caller, code, (const char *)f->ip - 1, cell);

@@ -171,6 +171,8 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
             rt_plan_free(&plan);
             return -1;
         }
+        if (run_once(code, &plan)) /* before anything looks its functions up */
+            rt_tcc_move_functions(t, "__gpuc_cell");
         rt_plan_complete(&plan, t);
         rt_session_commit(s, t, &plan);
         r.cell = (void (*)(void))rt_tcc_symbol(t, plan.entry_name);

@@ -95,9 +95,9 @@ void rt_session_free(rt_session_t *s)
     }
     free(s->syms);
     cm_map_free(&s->sym_index);
-    for (size_t i = 0; i < s->ncode; i++)
-        free(s->code[i].name);
     free(s->code);
+    cm_names_free(&s->code_names);
+    cm_map_free(&s->code_name_index);
     for (size_t i = 0; i < s->nlibs; i++)
         free(s->libs[i].name);
     free(s->lines);

@@ -5,6 +5,8 @@
 #ifndef RT_SESSION_INTERNAL_H
 #define RT_SESSION_INTERNAL_H
 
+#include <stdint.h>
+
 #include "cm_buf.h"
 #include "cm_map.h"
 #include "rt_options.h"
@@ -23,6 +25,16 @@ typedef struct rt_sym {
     char *source;  /* a function's text as written (the session's table only), or NULL */
 } rt_sym_t;
 
+/* A function compiled into the arena, for fault reports. Every function
+ * ever compiled stays (a long session has thousands), so it is 16 bytes
+ * and its name is shared with the other definitions of that name. */
+typedef struct rt_code {
+    void *addr;
+    uint32_t name; /* in rt_session.code_names, or RT_CODE_CELL */
+    int cell;      /* the cell that compiled it */
+} rt_code_t;
+#define RT_CODE_CELL UINT32_MAX /* the name of a cell's top-level code (__gpuc_cell...) */
+
 struct rt_session {
     char *libdir;
     rt_emit_fn emit;
@@ -31,8 +43,10 @@ struct rt_session {
     rt_sym_t *syms;           /* the latest definition of each name */
     size_t nsyms, capsyms;
     cm_map_t sym_index;       /* syms by name */
-    rt_sym_t *code;           /* every function ever compiled, for fault reports */
+    rt_code_t *code;          /* every function ever compiled, for fault reports */
     size_t ncode, capcode;
+    cm_names_t code_names;    /* the names of code, each once */
+    cm_map_t code_name_index; /* code_names by name */
     rt_sym_t *libs;           /* library functions cells call, for fault reports */
     size_t nlibs, caplibs;
     struct rt_line {          /* where each source line's code begins, by address */
@@ -128,6 +142,10 @@ void rt_session_set_source(rt_session_t *s, const char *name, const char *text);
 
 /* A function compiled at addr, for fault reports. */
 void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell);
+
+/* The name of a function compiled, or NULL for a cell's top-level code;
+ * borrowed. */
+const char *rt_session_code_name(const rt_session_t *s, const rt_code_t *code);
 
 /* Forgets the functions and line starts that lie in code (about to be
  * given back to the arena: rt_tcc_release_code). */

@@ -43,8 +43,23 @@ void rt_session_set_source(rt_session_t *s, const char *name, const char *text)
 
 void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell)
 {
+    uint32_t at = RT_CODE_CELL;
+    if (strncmp(name, "__gpuc_cell", 11) != 0) {
+        long i = cm_map_get(&s->code_name_index, name, (size_t)-1);
+        if (i < 0) {
+            i = (long)s->code_names.n;
+            cm_names_add(&s->code_names, name, (size_t)-1);
+            cm_map_put(&s->code_name_index, s->code_names.v[i], (size_t)i);
+        }
+        at = (uint32_t)i;
+    }
     CM_VEC_GROW(s->code, s->ncode, s->capcode);
-    s->code[s->ncode++] = (rt_sym_t){cm_strndup(name, strlen(name)), addr, cell, 1, NULL};
+    s->code[s->ncode++] = (rt_code_t){addr, at, cell};
+}
+
+const char *rt_session_code_name(const rt_session_t *s, const rt_code_t *code)
+{
+    return code->name == RT_CODE_CELL ? NULL : s->code_names.v[code->name];
 }
 
 static int in_code(const rt_tcc_code_t *code, const void *addr)
@@ -59,12 +74,9 @@ static int in_code(const rt_tcc_code_t *code, const void *addr)
 void rt_session_forget_code(rt_session_t *s, const rt_tcc_code_t *code)
 {
     size_t keep = 0;
-    for (size_t i = 0; i < s->ncode; i++) {
-        if (in_code(code, s->code[i].addr))
-            free(s->code[i].name);
-        else
+    for (size_t i = 0; i < s->ncode; i++)
+        if (!in_code(code, s->code[i].addr))
             s->code[keep++] = s->code[i];
-    }
     s->ncode = keep;
     keep = 0;
     for (size_t i = 0; i < s->nlines; i++)
@@ -91,13 +103,13 @@ void rt_session_add_line(void *ctx, const void *addr, const char *file, int line
     int cell = 0;
     if (sscanf(file, "cell[%d]", &cell) != 1 || cell < 1)
         cell = 0;
-    if (s->nlines && !cell && !s->lines[s->nlines - 1].cell)
-        return; /* one entry marks where a stretch of code of no cell begins */
-    CM_VEC_GROW(s->lines, s->nlines, s->caplines);
-    /* compilations fill the code arena upwards, so this is nearly always the end */
+    /* compilations fill the code arena upwards, so this is often the end */
     size_t at = s->nlines;
     while (at > 0 && (uintptr_t)s->lines[at - 1].addr > (uintptr_t)addr)
         at--;
+    if (at > 0 && !cell && !s->lines[at - 1].cell)
+        return; /* one entry marks where a stretch of code of no cell begins */
+    CM_VEC_GROW(s->lines, s->nlines, s->caplines);
     memmove(&s->lines[at + 1], &s->lines[at], (s->nlines - at) * sizeof *s->lines);
     s->lines[at] = (struct rt_line){addr, cell, line};
     s->nlines++;

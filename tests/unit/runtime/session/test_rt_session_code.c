@@ -106,6 +106,75 @@ static void test_arena_flat(void)
         fprintf(stderr, "arena grew %zu bytes over 300 cells\n", placed1 - placed0);
 }
 
+/* Runs n cells made from format (one %d: 0, 1, ...), cell i giving
+ * first + i, and checks that they keep at most per_cell bytes each of the
+ * arena, and that the arena grows by no more (and 1 KiB): what they give
+ * back is used again. */
+static void expect_kept(const char *format, int n, int first, size_t per_cell)
+{
+    size_t placed0, free0, placed, free_bytes;
+    rt_tcc_arena_stats(&placed0, &free0);
+    char code[128], want[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(code, sizeof code, format, i);
+        snprintf(want, sizeof want, "%d", first + i);
+        EXPECT(code, want);
+    }
+    rt_tcc_arena_stats(&placed, &free_bytes);
+    size_t kept = (placed - free_bytes) - (placed0 - free0), grew = placed - placed0;
+    CHECK(kept <= n * per_cell);
+    CHECK(grew <= n * per_cell + 1024);
+    if (kept > n * per_cell || grew > n * per_cell + 1024)
+        fprintf(stderr, "%d cells of %s kept %zu bytes, the arena grew %zu\n", n, format, kept,
+                grew);
+}
+
+static void test_rebound_data_packed(void)
+{
+    EXPECT("int packed_v = -1;\nint *packed_first = &packed_v;", NULL);
+    churn(30);
+    expect_kept("int packed_v = %d;\npacked_v + *packed_first", 100, -1, 16);
+    churn(30);
+    EXPECT("*packed_first * 1000 + packed_v", "-901");
+}
+
+/* The data of a statement cell is moved out of its image before it runs
+ * (its code is then given back whole): pointers to it held in its own
+ * data, in the code of later cells (through the GOT: a variable of the
+ * session) and in session variables still lead to it. */
+static void test_moved_data(void)
+{
+    EXPECT("int moved_a[3] = {1, 2, 3};\nint *moved_q = &moved_a[1];\n"
+           "const char *moved_s = \"moved\";\nstatic double moved_d = 2.5;\n"
+           "double *moved_dp = &moved_d;", NULL);
+    churn(60);
+    EXPECT("*moved_q + moved_a[2] * 10", "32");
+    EXPECT("moved_s", "\"moved\"");
+    EXPECT("moved_a[0] = 7;\n*moved_dp * 2", "5");
+    churn(30);
+    EXPECT("moved_a[0] * 100 + *moved_q", "702");
+}
+
+/* A cell that defines a function keeps that function's code (moved to
+ * the kept data when it refers only to itself and the data); its
+ * statements' code goes (a function that calls through the PLT keeps the
+ * whole image). Old definitions stay callable through pointers, and a
+ * fault in one names its line. */
+static void test_own_functions_kept(void)
+{
+    EXPECT("int fpure(int x) { return x * 3; }\nint (*kept_fpure)(int) = fpure;\nfpure(2)", "6");
+    EXPECT("int fprint(int x) { printf(\"fprint %d\\n\", x); return x; }\n"
+           "int (*kept_fprint)(int) = fprint;\nfprint(1)", "1");
+    EXPECT("int fcrash_box = 9;\nint fcrash(int *p) {\n  return *p;\n}\nfcrash(&fcrash_box)", "9");
+    char where[64];
+    snprintf(where, sizeof where, "in function fcrash() (cell %d, line 3)", cell_no);
+    expect_kept("int fpure(int x) { return x * 3 + %d; }\nfpure(1)", 50, 3, 32);
+    churn(60);
+    EXPECT("kept_fpure(5) * 1000 + fpure(0)", "15049");
+    EXPECT_OUT("kept_fprint(4)", "4", "fprint 4\n");
+    EXPECT_ERROR("fcrash(0)", "SegmentationFault", where);
+}
+
 /* A fault in a statement cell placed where earlier code was given back
  * names its own line. */
 static void test_fault_lines(void)
@@ -121,4 +190,5 @@ static void test_fault_lines(void)
 }
 
 SESSION_TEST_MAIN("test_rt_session_code", test_kept_pointers, test_functions_stay,
-                  test_reruns_kept, test_arena_flat, test_fault_lines)
+                  test_reruns_kept, test_arena_flat, test_rebound_data_packed,
+                  test_moved_data, test_own_functions_kept, test_fault_lines)
