@@ -8,6 +8,10 @@ For each kernel:
               its status idle on IOPub (--requests requests, after warm-up),
               and the same with a different cell each time (`1 + i`: gpuc
               reuses the code of a re-run cell, so this one compiles each);
+              both through jupyter_client (what a Python front end sees: its
+              threads and message parsing count in both kernels' times) and
+              through a bare ZeroMQ client (RawClient: what the kernel
+              itself costs, as issue 14 measured it);
   memory      resident memory of the kernel's whole process tree (kernel +
               executor / children), idle after a warm-up cell, twice: the
               sum of VmRSS (counts a shared library page once per process
@@ -28,6 +32,8 @@ JUPYTER_PATH; ipykernel is the venv's own (python -m ipykernel_launcher).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import hmac
 import json
 import os
 import platform
@@ -36,12 +42,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import zmq
 
 QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
 GOALS = {"startup_s": 1 / 10, "roundtrip_s": 1 / 4, "roundtrip_varying_s": 1 / 4,
+         "roundtrip_raw_s": 1 / 4, "roundtrip_raw_varying_s": 1 / 4,
          "rss_kib": 1 / 4, "pss_kib": 1 / 4}
 
 
@@ -117,6 +125,63 @@ def execute_wait_idle(kc, code: str, timeout: float = 30) -> float:
             return elapsed
 
 
+class RawClient:
+    """A bare ZeroMQ client of one kernel, as the issue measured it: a DEALER
+    on shell and a SUB on IOPub, each message signed with hmac and read with
+    json directly (no jupyter_client session, no threads), so the time is
+    the kernel's, not a Python front end's."""
+
+    def __init__(self, km):
+        info = km.get_connection_info()
+        key = info["key"]
+        self.key = key.encode() if isinstance(key, str) else key
+        ctx = zmq.Context.instance()
+        url = f"{info['transport']}://{info['ip']}:"
+        self.shell = ctx.socket(zmq.DEALER)
+        self.shell.connect(url + str(info["shell_port"]))
+        self.iopub = ctx.socket(zmq.SUB)
+        self.iopub.setsockopt(zmq.SUBSCRIBE, b"")
+        self.iopub.connect(url + str(info["iopub_port"]))
+        self.session = uuid.uuid4().hex
+        self.digest = getattr(hashlib, info.get("signature_scheme", "hmac-sha256").split("-")[1])
+
+    def close(self):
+        self.shell.close(linger=0)
+        self.iopub.close(linger=0)
+
+    def execute_wait_idle(self, code: str, timeout: float = 30) -> float:
+        msg_id = uuid.uuid4().hex
+        header = {"msg_id": msg_id, "session": self.session, "username": "bench",
+                  "date": "2026-01-01T00:00:00.000000Z", "msg_type": "execute_request",
+                  "version": "5.3"}
+        content = {"code": code, "silent": False, "store_history": True,
+                   "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}
+        frames = [json.dumps(header).encode(), b"{}", b"{}", json.dumps(content).encode()]
+        sig = hmac.new(self.key, digestmod=self.digest)
+        for f in frames:
+            sig.update(f)
+        t0 = time.perf_counter()
+        self.shell.send_multipart([b"<IDS|MSG>", sig.hexdigest().encode(), *frames])
+        while True:
+            if not self.iopub.poll(int(timeout * 1000)):
+                raise TimeoutError(f"no idle for {code!r}")
+            parts = self.iopub.recv_multipart()
+            i = parts.index(b"<IDS|MSG>")
+            if (json.loads(parts[i + 2])["msg_type"] == "status"
+                    and json.loads(parts[i + 3]).get("msg_id") == msg_id
+                    and json.loads(parts[i + 5])["execution_state"] == "idle"):
+                elapsed = time.perf_counter() - t0
+                break
+        while True:  # the execute_reply, off the clock
+            parts = self.shell.recv_multipart()
+            i = parts.index(b"<IDS|MSG>")
+            if json.loads(parts[i + 3]).get("msg_id") == msg_id:
+                status = json.loads(parts[i + 5])["status"]
+                if status != "ok":
+                    raise RuntimeError(f"{code!r} failed: {status}")
+                return elapsed
+
+
 def open_session(name: str):
     km = manager(name)
     km.start_kernel(**QUIET)
@@ -151,6 +216,24 @@ def measure_all(kernels: dict, launches: int, requests: int) -> dict:
             for label in (labels if i % 2 == 0 else labels[::-1]):
                 results[label]["varying"].append(
                     execute_wait_idle(sessions[label][1], f"1 + {i}"))
+        # the same two through a bare ZeroMQ client, with jupyter_client's
+        # threads stopped (on a machine of few cores they compete)
+        raws = {}
+        for label, (km, kc) in sessions.items():
+            kc.stop_channels()
+            raws[label] = RawClient(km)
+        time.sleep(0.5)  # a SUB socket joins late: what is published before is lost
+        for raw in raws.values():
+            for _ in range(20):
+                raw.execute_wait_idle("1")
+        for key, code in (("raw", lambda i: "1"), ("raw_varying", lambda i: f"2 + {i}")):
+            for label in labels:
+                results[label][key] = []
+            for i in range(requests):
+                for label in (labels if i % 2 == 0 else labels[::-1]):
+                    results[label][key].append(raws[label].execute_wait_idle(code(i)))
+        for raw in raws.values():
+            raw.close()
         time.sleep(1.0)
         for label, (km, _) in sessions.items():
             pid = km.provisioner.process.pid
@@ -162,6 +245,8 @@ def measure_all(kernels: dict, launches: int, requests: int) -> dict:
             km.shutdown_kernel(now=False)
     for r in results.values():
         r["roundtrip_varying_s"] = statistics.median(r.pop("varying"))
+        r["roundtrip_raw_s"] = statistics.median(r.pop("raw"))
+        r["roundtrip_raw_varying_s"] = statistics.median(r.pop("raw_varying"))
         times = r.pop("roundtrips")
         r["startup_s"] = statistics.median(r["startup_all_s"])
         r["roundtrip_s"] = statistics.median(times)
@@ -202,6 +287,8 @@ def main() -> int:
     rows = [("startup (launch -> kernel_info_reply)", "startup_s"),
             ("round trip (execute `1` -> idle)", "roundtrip_s"),
             ("round trip, a new cell each time (`1 + i`)", "roundtrip_varying_s"),
+            ("  the same two, bare ZeroMQ client: `1`", "roundtrip_raw_s"),
+            ("  a new cell each time (`2 + i`)", "roundtrip_raw_varying_s"),
             ("memory (sum of RSS, process tree)", "rss_kib"),
             ("memory (sum of PSS, process tree)", "pss_kib")]
     print(f"\n{'':40} {'gpuc':>12} {'ipykernel':>12} {'ratio':>8} {'goal':>8}")

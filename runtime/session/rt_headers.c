@@ -14,7 +14,7 @@
 /* Non-zero when the directive text is "#word ...". */
 static int directive_is(const char *text, const char *word)
 {
-    return rt_directive_is(text, strlen(text), word);
+    return text[0] == '#' && rt_directive_is(text, strlen(text), word);
 }
 
 /* The headers a shaker is made from: gpuc.h, then the prelude's #include,
