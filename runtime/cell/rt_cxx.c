@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cm_buf.h"
+#include "cm_vec.h"
 #include "rt_lex.h"
 
 typedef struct toks {
@@ -273,12 +274,7 @@ static int class_like(const toks_t *t, size_t first, size_t open)
 
 static void add_item(rt_cell_t *out, size_t *cap, const toks_t *t, size_t first, size_t last)
 {
-    if (out->n == *cap) {
-        *cap = *cap ? *cap * 2 : 16;
-        out->items = realloc(out->items, *cap * sizeof *out->items);
-        if (!out->items)
-            abort();
-    }
+    CM_VEC_GROW(out->items, out->n, *cap);
     const rt_tok_t *a = &t->v[first], *b = &t->v[last];
     rt_item_t *it = &out->items[out->n++];
     memset(it, 0, sizeof *it);
@@ -735,12 +731,11 @@ static void add_exports(cm_buf_t *b, const toks_t *t, size_t i, size_t end, int 
     add_variable(b, t, i, end, is_type, ctx);
 }
 
-/* Whether the directive at d is #define or #undef. */
-static int is_define(const char *d)
+/* Whether the directive item it is #define or #undef. */
+static int defines(const char *code, const rt_item_t *it)
 {
-    d += *d == '#';
-    d += strspn(d, " \t");
-    return !strncmp(d, "define", 6) || !strncmp(d, "undef", 5);
+    return rt_directive_is(code + it->start, it->end - it->start, "define") ||
+           rt_directive_is(code + it->start, it->end - it->start, "undef");
 }
 
 char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,
@@ -759,7 +754,7 @@ char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn i
             e++;
         if (it->kind == RT_ITEM_DECLARATION && e > k)
             add_exports(&b, &t, k, e, 0, is_type, ctx);
-        else if (it->kind == RT_ITEM_DIRECTIVE && is_define(code + it->start)) {
+        else if (it->kind == RT_ITEM_DIRECTIVE && defines(code, it)) {
             cm_buf_add(&b, code + it->start, it->end - it->start); /* float a[N] needs N */
             cm_buf_addc(&b, '\n');
         }
@@ -874,9 +869,8 @@ int rt_cxx_carry(const char *code, const rt_item_t *it, int which, rt_is_type_fn
     *is_var = 0;
     name[0] = '\0';
     if (it->kind == RT_ITEM_DIRECTIVE) {
-        const char *d = code + it->start + 1;
-        d += strspn(d, " \t");
-        kept = !strncmp(d, "include", 7) || is_define(code + it->start);
+        kept = rt_directive_is(code + it->start, it->end - it->start, "include") ||
+               defines(code, it);
     } else if (it->kind == RT_ITEM_DECLARATION && i < end) {
         char kind = 0;
         size_t n = declared_name(t, i, end, &kind);

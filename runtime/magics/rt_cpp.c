@@ -21,6 +21,7 @@
 
 #include "cm_buf.h"
 #include "cm_jit.h"
+#include "cm_vec.h"
 #include "rt_cxx.h"
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
@@ -55,12 +56,7 @@ static carry_list_t kept;
 static void carry_add(carry_list_t *l, const char *name, const char *text, int is_var,
                       size_t item)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        l->v = realloc(l->v, l->cap * sizeof *l->v);
-        if (!l->v)
-            abort();
-    }
+    CM_VEC_GROW(l->v, l->n, l->cap);
     l->v[l->n++] = (carried_t){strdup(name), strdup(text), is_var, item};
     if (!l->v[l->n - 1].name || !l->v[l->n - 1].text)
         abort();
