@@ -77,12 +77,19 @@ static int split_parts(const char *code, char **device, char **host)
     return split;
 }
 
-/* A host part that is C++ (rt_cpp_is_cpp) runs as a %%cpp cell, whole;
- * else as C, with its magic lines. */
-static int run_host_or_cpp(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
-                           rt_error_t *err)
+/* Whether code (a cell, or a .cu-style cell's host part) is C++: one
+ * with no cell magic that rt_cpp_is_cpp finds to be. */
+static int is_cpp(rt_session_t *s, const char *code)
 {
-    if (starts_with_cell_magic(code) || !rt_cpp_is_cpp(s, code))
+    return !starts_with_cell_magic(code) && rt_cpp_is_cpp(s, code);
+}
+
+/* A host part runs as a %%cpp cell, whole, when cpp says it is C++; else
+ * as C, with its magic lines. */
+static int run_host_or_cpp(rt_session_t *s, const char *code, int cpp, int cell_no,
+                           rt_value_t *result, rt_error_t *err)
+{
+    if (!cpp)
         return run_host(s, code, cell_no, result, err);
     if (rt_magic_cpp_part(s, code, cell_no, err) != 0)
         return -1;
@@ -95,19 +102,18 @@ static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
                     rt_error_t *err)
 {
     char *device, *host;
+    int cpp = is_cpp(s, code);
     /* a C++ cell without device code keeps its templates on the host */
-    int cpp_host = !starts_with_cell_magic(code) && rt_cpp_is_cpp(s, code) &&
-                   !rt_cxx_has_device_words(code);
-    if (!cpp_host && split_parts(code, &device, &host)) {
+    if (!(cpp && !rt_cxx_has_device_words(code)) && split_parts(code, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */
         int rc = rt_magic_device_part(s, device, cell_no, err);
         if (rc == 0)
-            rc = run_host_or_cpp(s, host, cell_no, result, err);
+            rc = run_host_or_cpp(s, host, is_cpp(s, host), cell_no, result, err);
         free(device);
         free(host);
         return rc;
     }
-    return run_host_or_cpp(s, code, cell_no, result, err);
+    return run_host_or_cpp(s, code, cpp, cell_no, result, err);
 }
 
 int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
