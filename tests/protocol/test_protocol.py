@@ -22,7 +22,7 @@ from jupyter_client.session import DELIM
 
 from kernel_util import (
     TIMEOUT, alive, children, collect, collect_many, descendants, execute,
-    execute_ok, kernel_pid, raw_frames, recv_msg, request, scaled, sign,
+    execute_ok, kernel_pid, raw_frames, recv_msg, request, rss_kib, scaled, sign,
     start_kernel, stop_kernel, value_of, wait_gone,
 )
 
@@ -504,6 +504,28 @@ def test_executor_death_reported_and_restarted(fresh_kernel, code, says):
         assert value_of(kc, "1 + 1") == "2", "the next cell runs"
     assert km.is_alive()
     assert wait_gone(before, scaled(2)) == [], "the dead executor was not reaped"
+
+
+def test_memory_a_cell_frees_goes_back_to_the_system(fresh_kernel):
+    """Heap memory a cell frees, held in place by blocks it keeps (which
+    glibc cannot trim from the top of its heap), is given back once the
+    executor has been idle after 64 requests: its resident size falls."""
+    km, kc = fresh_kernel
+    execute_ok(kc, "#include <stdlib.h>\n#include <string.h>\nvoid *pins[400], *bigs[400];")
+    execute_ok(kc, "for (int i = 0; i < 400; i++) {\n"
+                   "    bigs[i] = malloc(100000); memset(bigs[i], 1, 100000);\n"
+                   "    pins[i] = malloc(100000); /* kept, untouched: holds the space below */\n"
+                   "}")
+    execute_ok(kc, "for (int i = 0; i < 400; i++) free(bigs[i]);")
+    executor = children(kernel_pid(km))[0]
+    held = rss_kib(executor)
+    for i in range(70):
+        assert value_of(kc, f"{i} + 1") == str(i + 1)
+    deadline = time.monotonic() + scaled(5)
+    while rss_kib(executor) > held - 30000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert rss_kib(executor) <= held - 30000, \
+        f"freed memory stays resident: {held} KiB, then {rss_kib(executor)} KiB"
 
 
 def test_recover_rebuilds_the_session(fresh_kernel):
