@@ -734,8 +734,7 @@ static void add_exports(cm_buf_t *b, const toks_t *t, size_t i, size_t end, int 
 /* Whether the directive item it is #define or #undef. */
 static int defines(const char *code, const rt_item_t *it)
 {
-    return rt_directive_is(code + it->start, it->end - it->start, "define") ||
-           rt_directive_is(code + it->start, it->end - it->start, "undef");
+    return rt_directive_defines(code + it->start, it->end - it->start);
 }
 
 char *rt_cxx_c_exports(const char *code, const rt_cell_t *items, rt_is_type_fn is_type,

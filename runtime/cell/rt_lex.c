@@ -272,6 +272,11 @@ int rt_directive_is(const char *d, size_t len, const char *word)
            ((size_t)(end - p) == n || !(isalnum((unsigned char)p[n]) || p[n] == '_'));
 }
 
+int rt_directive_defines(const char *d, size_t len)
+{
+    return rt_directive_is(d, len, "define") || rt_directive_is(d, len, "undef");
+}
+
 int rt_directive_include(const char *d, size_t len, char *name, size_t cap)
 {
     const char *end = d + len;

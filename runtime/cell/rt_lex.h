@@ -72,6 +72,10 @@ int rt_lex_is_function_name(const char *text, const char *name);
  * token's text) is #word: "include", "define", "pragma"... */
 int rt_directive_is(const char *d, size_t len, const char *word);
 
+/* Non-zero when the directive d[0, len) is #define or #undef (it changes
+ * a macro). */
+int rt_directive_defines(const char *d, size_t len);
+
 /* The name of `#include <name>` or `#include "name"` in the directive
  * d[0, len) into name (cap bytes); 0 when it is no such #include. */
 int rt_directive_include(const char *d, size_t len, char *name, size_t cap);

@@ -471,7 +471,7 @@ static void index_text(rt_shake_t *sh, const char *src, size_t len)
     for (size_t i = 0; i < n; i++) {
         const rt_tok_t *k = &t[i];
         if (k->kind == RT_TOK_DIRECTIVE) {
-            if (rt_directive_is(src + k->start, k->len, "define") || rt_directive_is(src + k->start, k->len, "undef"))
+            if (rt_directive_defines(src + k->start, k->len))
                 on_define(sh, src, k, predefined);
             else if (rt_directive_is(src + k->start, k->len, "pragma"))
                 add_item(sh, src, k, 1, 1);

@@ -14,7 +14,7 @@
 /* Non-zero when the directive text is "#word ...". */
 static int directive_is(const char *text, const char *word)
 {
-    return text[0] == '#' && rt_directive_is(text, strlen(text), word);
+    return rt_directive_is(text, strlen(text), word);
 }
 
 /* The headers a shaker is made from: gpuc.h, then the prelude's #include,
@@ -40,8 +40,7 @@ char *rt_session_header_key(const rt_session_t *s, const char *excluded, char *c
         const rt_entry_t *e = &s->prelude.v[i];
         if ((excluded && excluded[i]) || e->kind != RT_ENTRY_DIRECTIVE)
             continue;
-        if (!directive_is(e->text, "include") && !directive_is(e->text, "define") &&
-            !directive_is(e->text, "undef")) {
+        if (!directive_is(e->text, "include") && !rt_directive_defines(e->text, strlen(e->text))) {
             cm_buf_free(&key);
             return NULL;
         }

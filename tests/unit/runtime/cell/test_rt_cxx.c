@@ -75,6 +75,8 @@ static void test_detect(void)
     CHECK(rt_directive_is("#\tdefine N 3", 12, "define") && rt_directive_is("#pragma", 7, "pragma"));
     CHECK(!rt_directive_is("#defined", 8, "define") && !rt_directive_is("define N", 8, "define"));
     CHECK(!rt_directive_is("#def", 4, "define"));
+    CHECK(rt_directive_defines("# undef N", 9) && rt_directive_defines("#define N 3", 11));
+    CHECK(!rt_directive_defines("#defined", 8) && !rt_directive_defines("#include <x.h>", 14));
     char with_runtime[] = "#include <cuda_runtime.h>\n#include <vector>\n";
     rt_cxx_blank_runtime_includes(with_runtime);
     CHECK_STR(with_runtime, "                         \n#include <vector>\n");
