@@ -514,6 +514,21 @@ static unsigned char *kept_room(size_t size)
     return size > data_low - round_up(arena_used, IMAGE_ALIGN) ? NULL : arena + data_low - size;
 }
 
+/* The end of t's .data and .bss, as they lie now. */
+static uintptr_t data_end(const rt_tcc_t *t)
+{
+    uintptr_t d = section_end(find_section(t->s, ".data"));
+    uintptr_t b = section_end(find_section(t->s, ".bss"));
+    return d > b ? d : b;
+}
+
+/* Whether the GOT comes right after the data ending at end (8-byte
+ * alignment apart): nothing else lies before it. */
+static int got_follows(const rt_tcc_t *t, uintptr_t end)
+{
+    return t->got >= end && t->got - end < 8;
+}
+
 /* Moves the piece, with the GOT's entries and the symbols that point
  * into it (its fields have been moved). */
 static void move_piece(rt_tcc_t *t, const move_t *m)
@@ -566,9 +581,9 @@ static int data_reloc(void *ctx, const reloc_t *r)
 static void move_data(rt_tcc_t *t)
 {
     tcc_section_head_t *data = find_section(t->s, ".data"), *bss = find_section(t->s, ".bss");
-    uintptr_t end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
+    uintptr_t end = data_end(t);
     unsigned char *dest = kept_room(end - t->data);
-    if (!t->exec_end || end <= t->data || t->got < end || t->got - end >= 8 || !dest ||
+    if (!t->exec_end || end <= t->data || !got_follows(t, end) || !dest ||
         data->sh_addralign > (int)ARENA_ALIGN || bss->sh_addralign > (int)ARENA_ALIGN)
         return;
     move_t m = {t->data, end, (intptr_t)((uintptr_t)dest - t->data), 0,
@@ -753,8 +768,7 @@ static uintptr_t own_functions_end(rt_tcc_t *t, const char *prefix)
 {
     tcc_section_head_t *symtab = find_section(t->s, ".symtab");
     tcc_section_head_t *strtab = find_section(t->s, ".strtab");
-    tcc_section_head_t *text = find_section(t->s, ".text"), *data = find_section(t->s, ".data");
-    tcc_section_head_t *bss = find_section(t->s, ".bss");
+    tcc_section_head_t *text = find_section(t->s, ".text");
     if (!symtab->data || !strtab->data || symtab->data_offset % sizeof(Elf64_Sym))
         return 0;
     const Elf64_Sym *sym = (const Elf64_Sym *)symtab->data;
@@ -773,10 +787,9 @@ static uintptr_t own_functions_end(rt_tcc_t *t, const char *prefix)
         }
     }
     uintptr_t keep[] = {(uintptr_t)t->image, first_generated, t->kept, t->kept_end};
-    uintptr_t data_end = section_end(data) > section_end(bss) ? section_end(data) : section_end(bss);
     if (!own_last || keep[1] == UINTPTR_MAX || own_last >= keep[1] || keep[1] >= t->exec_end)
         return 0;
-    if (!t->moved && (t->got < data_end || t->got - data_end >= 8))
+    if (!t->moved && !got_follows(t, data_end(t)))
         return 0; /* something else lies before the GOT */
     return each_reloc(t, keep, stays_reloc) == 0 ? keep[1] : 0;
 }
