@@ -3,7 +3,7 @@
  *
  * For the code gpuc writes at run time that runs on the CPU: array
  * operations on the CPU backend (runtime/array) and simulated kernels
- * (cuda/sim). The compiler is $CC (C) or $CXX (C++), else cc / c++.
+ * (backend/sim). The compiler is $CC (C) or $CXX (C++), else cc / c++.
  *
  * The cache. The key is a SHA-256 of the language, the flags, the
  * compiler's identity (its path and `--version`) and the source; the

@@ -30,14 +30,14 @@ LAYERS = [
     ("tests", "*"),
     ("kernel", ["common"]),
     ("runtime", ["runtime/magics", "runtime/session", "runtime/cell", "runtime/array",
-                 "cuda", "cuda/sim", "common"]),
+                 "backend/cuda", "backend/sim", "common"]),
     ("runtime/magics", ["runtime/session", "runtime/cell", "runtime/array",
-                        "cuda", "cuda/sim", "common"]),
-    ("runtime/session", ["runtime/cell", "runtime/array", "cuda", "cuda/sim", "common"]),
-    ("runtime/cell", ["runtime/array", "cuda", "cuda/sim", "common"]),
-    ("runtime/array", ["cuda", "cuda/sim", "common"]),
-    ("cuda", ["cuda/sim", "common"]),
-    ("cuda/sim", ["common"]),
+                        "backend/cuda", "backend/sim", "common"]),
+    ("runtime/session", ["runtime/cell", "runtime/array", "backend/cuda", "backend/sim", "common"]),
+    ("runtime/cell", ["runtime/array", "backend/cuda", "backend/sim", "common"]),
+    ("runtime/array", ["backend/cuda", "backend/sim", "common"]),
+    ("backend/cuda", ["backend/sim", "common"]),
+    ("backend/sim", ["common"]),
     ("common", []),
 ]
 
@@ -182,9 +182,9 @@ def write_tree(root, files):
 CLEAN = {
     "common/cm_error.h": "#include <stdio.h>\n",
     "common/cm_error.c": '#include "cm_error.h"\n#include "gpuc_config.h"\n',
-    "cuda/gpu.h": '#include "cm_error.h"\n',
-    "cuda/sim/sim.h": '#include "cm_error.h"\n',
-    "cuda/gpu.c": '#include "gpu.h"\n#include "sim.h"\n#include "jansson.h"\n',
+    "backend/cuda/gpu.h": '#include "cm_error.h"\n',
+    "backend/sim/sim.h": '#include "cm_error.h"\n',
+    "backend/cuda/gpu.c": '#include "gpu.h"\n#include "sim.h"\n#include "jansson.h"\n',
     "runtime/cell/rt_lex.h": '#include "gpu.h"\n',
     "runtime/array/rt_array.h": '#include "cm_error.h"\n',
     "runtime/rt_executor.c": '#include "rt_lex.h"\n#include "libtcc.h"\n',
@@ -198,24 +198,24 @@ def self_test():
     cases = [
         ("a clean tree passes", CLEAN, LAYERS, []),
         ("an upward include fails",
-         dict(CLEAN, **{"cuda/gpu_module.c": '#include "gpu.h"\n#include "rt_array.h"\n'}),
-         LAYERS, ["cuda/gpu_module.c:2: includes rt_array.h from layer runtime/array above layer cuda"]),
+         dict(CLEAN, **{"backend/cuda/gpu_module.c": '#include "gpu.h"\n#include "rt_array.h"\n'}),
+         LAYERS, ["backend/cuda/gpu_module.c:2: includes rt_array.h from layer runtime/array above layer backend/cuda"]),
         ("kernel may not use the runtime",
          dict(CLEAN, **{"kernel/jk_shell.c": '\n#include "rt_lex.h"\n'}),
          LAYERS, ["kernel/jk_shell.c:2: includes rt_lex.h from layer runtime/cell beside layer kernel"]),
         ("an ambiguous header name fails",
          dict(CLEAN, **{"runtime/cell/gpu.h": ""}),
-         LAYERS, ["runtime/cell/gpu.h: header name gpu.h is ambiguous: also cuda/gpu.h"]),
+         LAYERS, ["runtime/cell/gpu.h: header name gpu.h is ambiguous: also backend/cuda/gpu.h"]),
         ("a cycle fails",
          dict(CLEAN, **{"common/cm_log.h": '#include "gpu.h"\n'}),
-         LAYERS, ["common/cm_log.h:1: includes gpu.h from layer cuda above layer common",
-                  "cycle between folders common -> cuda -> common: common/cm_log.h:1 includes "
-                  "from cuda; cuda/gpu.h:1 includes from common"]),
+         LAYERS, ["common/cm_log.h:1: includes gpu.h from layer backend/cuda above layer common",
+                  "cycle between folders backend/cuda -> common -> backend/cuda: backend/cuda/gpu.h:1 "
+                  "includes from common; common/cm_log.h:1 includes from backend/cuda"]),
         ("a cycle fails even where the table allows both directions",
          dict(CLEAN, **{"common/cm_log.h": '#include "gpu.h"\n'}),
-         [(f, "*" if f in ("common", "cuda") else uses) for f, uses in LAYERS],
-         ["cycle between folders common -> cuda -> common: common/cm_log.h:1 includes "
-          "from cuda; cuda/gpu.h:1 includes from common"]),
+         [(f, "*" if f in ("common", "backend/cuda") else uses) for f, uses in LAYERS],
+         ["cycle between folders backend/cuda -> common -> backend/cuda: backend/cuda/gpu.h:1 "
+          "includes from common; common/cm_log.h:1 includes from backend/cuda"]),
     ]
     failed = 0
     for name, files, layers, expected in cases:

@@ -1,5 +1,5 @@
 /* ga_backend: where array memory lives — the CPU backend (host memory)
- * or a GPU (cuda/gpu_mem) — and the caching pool in front of both.
+ * or a GPU (backend/cuda/gpu_mem) — and the caching pool in front of both.
  *
  * The pool (one per device) keeps freed buffers by size class and hands
  * them out again without asking the driver: sizes round up to 512 bytes
@@ -8,7 +8,7 @@
  * error then says bytes asked, in use, cached and free. A limit caps what
  * the pool holds (in use + cached), as CuPy's set_limit.
  *
- * Device numbers: GA_CPU, or the GPU selected in cuda/ (arrays on another
+ * Device numbers: GA_CPU, or the GPU selected in backend/cuda/ (arrays on another
  * GPU are an error for now: one GPU at a time). */
 #ifndef GA_BACKEND_H
 #define GA_BACKEND_H

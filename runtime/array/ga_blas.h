@@ -1,4 +1,4 @@
-/* ga_blas: matrix products — cuBLAS on a GPU (cuda/gpu_blas), a CBLAS
+/* ga_blas: matrix products — cuBLAS on a GPU (backend/cuda/gpu_blas), a CBLAS
  * (OpenBLAS) on the CPU backend (ga_cblas).
  *
  * matmul follows NumPy's rules: 2-d @ 2-d; a 1-d first operand is a row

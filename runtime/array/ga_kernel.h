@@ -9,7 +9,7 @@
  * computes the same values on the CPU and on a GPU.
  *
  * The CPU backend compiles with the system C compiler (common/cm_jit:
- * -O3, cached on disk); a GPU with NVRTC (cuda/gpu_program, cached). A
+ * -O3, cached on disk); a GPU with NVRTC (backend/cuda/gpu_program, cached). A
  * compiled kernel is then found by its signature (what the generator was
  * asked for) without generating its text again. */
 #ifndef GA_KERNEL_H

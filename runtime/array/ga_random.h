@@ -10,7 +10,7 @@
  * Generator does. Before any seed is set, the seed comes from the system's
  * entropy (getrandom), as NumPy's default_rng() does.
  *
- * GPU kernels are compiled by NVRTC at their first use (cuda/gpu_program)
+ * GPU kernels are compiled by NVRTC at their first use (backend/cuda/gpu_program)
  * and write 4 elements per Philox call with vector stores. */
 #ifndef GA_RANDOM_H
 #define GA_RANDOM_H
@@ -48,7 +48,7 @@ int ga_random_fill(ga_array_t *a, const ga_rng_params_t *p, uint64_t seed, uint6
 
 /* The CUDA C++ source of the GPU kernels: ga_philox.h's code and one
  * extern "C" kernel per distribution and element type. Static. For
- * cuda/gpu_program and the tests (which compile it with NVRTC). */
+ * backend/cuda/gpu_program and the tests (which compile it with NVRTC). */
 const char *ga_random_cuda_source(void);
 
 /* The NVRTC options it is compiled with (no fused multiply-add, so that

@@ -8,7 +8,7 @@
 extern const char rt_header_text[];
 
 /* What every host cell is compiled after: gpuc.h, the CUDA runtime API
- * declarations (cuda/gpu_header.c; NVIDIA's own where the toolkit matches
+ * declarations (backend/cuda/gpu_header.c; NVIDIA's own where the toolkit matches
  * when cuda_toolkit, else gpuc's subset) and the launch helpers
  * (rt_launch.h). Static, made on first use. */
 const char *rt_header(int cuda_toolkit);

@@ -1,5 +1,5 @@
 /* %%kernel / %%cuda and .cu-style cells: device code compiled by NVRTC
- * (cuda/'s gpu_compile_cell), its kernels then launchable from host cells
+ * (backend/cuda/'s gpu_compile_cell), its kernels then launchable from host cells
  * (see docs/gpu.md). */
 #include "rt_magic.h"
 
@@ -64,7 +64,7 @@ static void declare_variables(rt_session_t *s, const gpu_cell_t *gc)
 
 /* Makes the kernels of a compiled cell values in host cells, as an nvcc
  * program's kernels are: each name is bound to the kernel's handle
- * (cuda/gpu_func.c), which cudaFuncGetAttributes, cudaLaunchKernel & co.
+ * (backend/cuda/gpu_func.c), which cudaFuncGetAttributes, cudaLaunchKernel & co.
  * take. A name a host cell defines stays the host cell's. */
 static void declare_kernels(rt_session_t *s, const gpu_cell_t *gc)
 {

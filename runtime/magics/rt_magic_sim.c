@@ -8,7 +8,7 @@
 #include "cm_buf.h"
 #include "gpu.h"
 
-#define MAX_THREADS 256        /* cuda/sim's SIM_POOL_MAX */
+#define MAX_THREADS 256        /* backend/sim's SIM_POOL_MAX */
 
 static void show(void)
 {

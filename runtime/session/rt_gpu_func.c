@@ -1,6 +1,6 @@
 /* rt_gpu_func: the CUDA runtime functions that take a kernel, as host
  * cells call them (see rt_gpu_func.h). A kernel's name in a host cell is
- * its handle (cuda/gpu_func.c); these find the kernel by it and ask cuda/,
+ * its handle (backend/cuda/gpu_func.c); these find the kernel by it and ask backend/cuda/,
  * which answers with the driver on its CUfunction or for the simulated
  * device. Failures return the cudaError_t the runtime would, and say why
  * on stderr, as the symbol functions do. */

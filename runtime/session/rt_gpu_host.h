@@ -2,7 +2,7 @@
  * `kernel<<<grid, block>>>(args)` becomes), cudaMalloc/cudaFree tracked
  * for the messages of a lost context, and what a launch leaves behind at
  * the end of a cell. Kernel cells themselves are a magic's
- * (magics/rt_magic_kernel.c); the work is cuda/'s (gpu.h). */
+ * (magics/rt_magic_kernel.c); the work is backend/cuda/'s (gpu.h). */
 #ifndef RT_GPU_HOST_H
 #define RT_GPU_HOST_H
 

@@ -1,4 +1,4 @@
-/* Fuzzes the compile-cache reader (cuda/gpu_cache.c): the input is one
+/* Fuzzes the compile-cache reader (backend/cuda/gpu_cache.c): the input is one
  * entry file, put where the cache looks for its key (bytes 32..64 of the
  * input, the key the entry claims), then looked up. The same bytes are
  * tried a second time with a correct checksum (bytes 64..96, SHA-256 of

@@ -2,11 +2,11 @@
  * CI has no GPU). Exit status: 0 all good, 1 a check failed, 77 no GPU.
  *
  * Random: compiles ga_random's CUDA source with NVRTC (directly, so that
- * it runs before cuda/gpu_program.c exists), launches every kernel as
+ * it runs before backend/cuda/gpu_program.c exists), launches every kernel as
  * ga_random.c does on n = 1e6 + 3 elements and compares the bytes with the
  * CPU backend's for the same (seed, counter): all must be equal bit for
  * bit but float64 normals (within 1e-13 std: they use the math libraries).
- * The same through ga_random_fill (cuda/gpu_program). Then times uniform
+ * The same through ga_random_fill (backend/cuda/gpu_program). Then times uniform
  * and normal of 1e8 float32.
  *
  * Matmul: ga_blas_matmul on GPU arrays (cuBLAS) against the CPU backend
@@ -134,7 +134,7 @@ static void check_random(gpu_cumodule_t mod, int sms)
         EXPECT(g && c, "%s", err.text);
         launch(mod, cases[t].kernel, g, &cases[t].p, 12345, 678, sms);
         EXPECT(ga_random_fill(c, &cases[t].p, 12345, 678, &err) == 0, "%s", err.text);
-        /* and through the library (cuda/gpu_program), as cells get it */
+        /* and through the library (backend/cuda/gpu_program), as cells get it */
         ga_array_t *g2 = ga_array_new(0, cases[t].dtype, 1, &n, &err);
         EXPECT(g2 && ga_random_fill(g2, &cases[t].p, 12345, 678, &err) == 0, "%s", err.text);
         size_t es = ga_dtype_size(cases[t].dtype);

@@ -1,4 +1,4 @@
-/* test_rt_hostlibs: CUDA's libraries in host cells (cuda/gpu_hostlibs.c
+/* test_rt_hostlibs: CUDA's libraries in host cells (backend/cuda/gpu_hostlibs.c
  * through the session). Each of cublas_v2.h, curand.h, cufft.h and
  * cusparse.h compiles in a cell that also declares with its types; the
  * calls link and, without a GPU, return the library's own status; a later

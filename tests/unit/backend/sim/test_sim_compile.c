@@ -1,4 +1,4 @@
-/* Tests of cuda/sim's compile path: g++ with the prelude through cm_jit,
+/* Tests of backend/sim's compile path: g++ with the prelude through cm_jit,
  * errors in NVRTC's form on the cell's lines, the extern __shared__
  * rewrite, options, and the compiled kernels run by the scheduler. Skipped
  * (77) where there is no C++ compiler. */

@@ -2,7 +2,7 @@
  *
  * Tries each soname as the dynamic loader would find it, then in
  * /usr/local/cuda/lib64, $CUDA_HOME/lib64 and $CUDA_PATH/lib64. Never links
- * anything at build time. Internal to cuda/. For the tests,
+ * anything at build time. Internal to backend/cuda/. For the tests,
  * GPUC_HIDE_LIBS=libcufft,libnvrtc (prefixes of sonames) makes those
  * libraries look absent. */
 #ifndef GPU_DL_H

@@ -1,7 +1,7 @@
 /* gpu_cublas: a thin binding of cuBLAS (libcublas.so.13, else .12), loaded
  * with dlopen at first use. Only the calls gpuc makes are bound; policy
  * (a handle per device, the compute types, row-major arrays) lives in
- * gpu_blas.c. Internal to cuda/. */
+ * gpu_blas.c. Internal to backend/cuda/. */
 #ifndef GPU_CUBLAS_H
 #define GPU_CUBLAS_H
 

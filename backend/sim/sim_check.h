@@ -1,5 +1,5 @@
 /* sim_check: memory and race checking inside the simulator (internal to
- * cuda/sim; docs/simulator.md says what users see).
+ * backend/sim; docs/simulator.md says what users see).
  *
  * A checked module (sim_module.c) is the cell compiled once more with g++'s
  * -fsanitize=kernel-address in its outline form: the compiler's own

@@ -1,6 +1,6 @@
 /* gpu_nvrtc: a thin binding of NVRTC (libnvrtc.so.13, else .12), loaded with
  * dlopen at first use. Policy (options, the prelude, the cache) lives in
- * gpu_compile.c. Internal to cuda/. */
+ * gpu_compile.c. Internal to backend/cuda/. */
 #ifndef GPU_NVRTC_H
 #define GPU_NVRTC_H
 

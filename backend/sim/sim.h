@@ -1,11 +1,11 @@
 /* sim: the CUDA simulator - kernel cells run on the CPU (docs/simulator.md).
  *
- * cuda/ uses it where there is no GPU or the user chose the CPU (%device
+ * backend/cuda/ uses it where there is no GPU or the user chose the CPU (%device
  * cpu): gpu_compile_cell compiles the cell's device code here too, with
  * g++ and the prelude (sim_prelude.c), into a cached shared object
  * (common/cm_jit); gpu_launch runs the kernel here; host cells get the
- * runtime API (cudaMalloc ...) from sim_runtime.c. cuda/sim includes only
- * common/ and knows nothing of cuda/.
+ * runtime API (cudaMalloc ...) from sim_runtime.c. backend/sim includes only
+ * common/ and knows nothing of backend/cuda/.
  *
  * Threads: call everything from one OS thread (the executor's main
  * thread). A launch runs its blocks on worker threads (sim_set_threads),

@@ -6,7 +6,7 @@
  * reads the new module's symbol table so that its __shared__ arrays and
  * __device__ variables become regions of the memory map, with their names
  * and sizes. Kernels are known by their plain entry point, which is what
- * cuda/ keeps. */
+ * backend/cuda/ keeps. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>

@@ -1,6 +1,6 @@
-/* gpu_sim: the CUDA simulator (cuda/sim) as the backend gpu.h serves when
+/* gpu_sim: the CUDA simulator (backend/sim) as the backend gpu.h serves when
  * there is no GPU or the CPU is selected. The simulator knows nothing of
- * cuda/; this file says when it is used and what it reports. */
+ * backend/cuda/; this file says when it is used and what it reports. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>

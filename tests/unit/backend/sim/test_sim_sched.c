@@ -1,4 +1,4 @@
-/* Tests of cuda/sim's scheduler and fibers: kernels written in C against
+/* Tests of backend/sim's scheduler and fibers: kernels written in C against
  * the hooks that compiled kernels call (no compiler needed). */
 #include <stdio.h>
 #include <stdlib.h>

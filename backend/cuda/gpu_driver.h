@@ -2,7 +2,7 @@
  * with dlopen at first use. No policy here: gpu_device.c decides what to
  * call and when. Types are declared here, not taken from cuda.h, so that
  * gpuc builds where no CUDA toolkit is installed; the numeric values were
- * checked against CUDA 13.0's cuda.h. Internal to cuda/. */
+ * checked against CUDA 13.0's cuda.h. Internal to backend/cuda/. */
 #ifndef GPU_DRIVER_H
 #define GPU_DRIVER_H
 

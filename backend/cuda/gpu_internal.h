@@ -1,4 +1,4 @@
-/* gpu_internal: what the files of cuda/ share and the runtime does not see. */
+/* gpu_internal: what the files of backend/cuda/ share and the runtime does not see. */
 #ifndef GPU_INTERNAL_H
 #define GPU_INTERNAL_H
 

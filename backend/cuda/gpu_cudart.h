@@ -3,7 +3,7 @@
  * libcudart is opened RTLD_GLOBAL so that host cells compiled later by TCC
  * resolve cudaMalloc and friends through dlsym. Only the functions gpuc
  * itself calls are bound here; host cells call the library directly.
- * Internal to cuda/. */
+ * Internal to backend/cuda/. */
 #ifndef GPU_CUDART_H
 #define GPU_CUDART_H
 

@@ -1,5 +1,5 @@
 /* sim_pool: the worker threads that run a launch's blocks on several CPU
- * cores (internal to cuda/sim; docs/simulator.md says what users see).
+ * cores (internal to backend/sim; docs/simulator.md says what users see).
  *
  * The threads are started at the first launch that wants them, kept for
  * the process (a process forked since starts its own at its first such

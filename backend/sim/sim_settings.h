@@ -1,5 +1,5 @@
 /* sim_settings: what later launches run under and the limits of a launch's
- * configuration (internal to cuda/sim; sim.h has the setters: seed,
+ * configuration (internal to backend/sim; sim.h has the setters: seed,
  * threads, checks).
  *
  * Threads: the executor's thread only. */

@@ -1,6 +1,6 @@
 /* sim_compile: kernel cells compiled by g++ for the simulator (see sim.h).
  *
- * The source is the prelude, then the cell's device code as cuda/ put it
+ * The source is the prelude, then the cell's device code as backend/cuda/ put it
  * together (parts marked `#line 1 "cell[k]"`) with two rewrites that keep
  * every line where it was - #include lines of CUDA's headers (and of
  * assert.h, which would undo the device assert) become empty lines, and an

@@ -1,4 +1,4 @@
-/* Tests of cuda/ that need no GPU: NVRTC compiles, compile errors mapped to
+/* Tests of backend/cuda/ that need no GPU: NVRTC compiles, compile errors mapped to
  * cell lines, the device prelude, the compile cache (memory, disk, corrupt
  * entries), the kernel scanner, argument checks and the "no GPU" message.
  * Exits 77 (a skip) where NVRTC cannot be loaded. */

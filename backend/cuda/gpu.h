@@ -33,7 +33,7 @@
  * too. Parameters of unknown type (structs by value) accept any size: the
  * caller must pass exactly the kernel's layout.
  *
- * The files of cuda/: thin bindings apart from policy (as CuPy's
+ * The files of backend/cuda/: thin bindings apart from policy (as CuPy's
  * cupy_backends driver wrappers apart from cupy/cuda). A binding loads one
  * library, holds its function pointers and has one check macro; it calls
  * no policy file (only gpu_dl), so the calls between files run one way:
@@ -64,8 +64,8 @@
  *             gpu_func     kernels as values in host cells: handles,
  *                          attributes, occupancy
  *             gpu_header   the runtime API declarations host cells see
- * gpu_internal.h is what the policy files share; cuda/sim/ will hold the
- * simulator (cuda/sim/README.md). */
+ * gpu_internal.h is what the policy files share; backend/sim/ will hold the
+ * simulator (backend/sim/README.md). */
 #ifndef GPU_H
 #define GPU_H
 
@@ -463,7 +463,7 @@ int gpu_timer_stop(gpu_timer_t *t, double *seconds, cm_error_t *err);
 
 void gpu_timer_free(gpu_timer_t *t);
 
-/* ---- the simulator (cuda/sim, docs/simulator.md) --------------------- */
+/* ---- the simulator (backend/sim, docs/simulator.md) --------------------- */
 
 /* Where no GPU is found, or after gpu_select(GPU_DEVICE_CPU) (%device
  * cpu), kernel cells are compiled by g++ for the CUDA simulator as well
