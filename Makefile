@@ -104,8 +104,10 @@ fuzz: deps
 	    $(call REPORTS,$(FUZZ_BUILD))/fuzz.xml || rc_fuzz=$$?; \
 	python3 scripts/summary.py fuzz=$(call REPORTS,$(FUZZ_BUILD))/fuzz.xml:$$rc_fuzz
 
+# The benchmarks import tests/gpuc_testing: PYTHONPATH=tests, from the root
+# (by hand too: PYTHONPATH=tests python3 bench/bench_math.py BIN OUT).
 bench: build venv
-	$(PY) bench/bench_kernel.py --gpuc $(GPUC) --json $(BUILD)/bench/kernel.json
+	PYTHONPATH=tests $(PY) bench/bench_kernel.py --gpuc $(GPUC) --json $(BUILD)/bench/kernel.json
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(OUT)

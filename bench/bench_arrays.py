@@ -2,20 +2,20 @@
 allocate + free of 1 MiB, zeros of 1e6 float32, printing 1e6 and 1e8
 elements, host<->device copies of 1 GiB from ordinary (malloc) memory.
 
-    python3 bench/bench_arrays.py BIN_DIR OUT_DIR
+    PYTHONPATH=tests python3 bench/bench_arrays.py BIN_DIR OUT_DIR
 
 gpuc's times come from %timeit in a notebook run by `gpuc run`; CuPy's
 from timeit in this process (host time, what a user waits for; copies are
 synchronous in both). Prints one line per case with both and the ratio
 (gpuc / CuPy: below 1 is faster)."""
-import json
 import re
-import subprocess
 import sys
 import timeit
 from pathlib import Path
 
 import numpy as np
+
+from gpuc_testing.notebook import run_notebook
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
@@ -41,24 +41,12 @@ CASES = [  # name, setup cell, %timeit statement
 ]
 
 
-def run_notebook(cells, stem):
-    """Runs cells with `gpuc run` as OUT/stem.ipynb; returns the output notebook's cells."""
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    src = OUT / f"{stem}.ipynb"
-    src.write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", str(src), "-o", str(OUT / f"{stem}.out.ipynb"),
-                    "--timeout", "500"], check=True, cwd=OUT)
-    return json.loads((OUT / f"{stem}.out.ipynb").read_text())["cells"]
-
-
 def gpuc_times():
     cells = ["%device gpu\n#include <string.h>"]
     for _, setup, stmt in CASES:
         cells += [setup, stmt]
-    out = run_notebook(cells, "bench_arrays")
+    out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_arrays", timeout=500,
+                       allow_errors=False)
     times = []
     for k in range(len(CASES)):
         text = "".join(o.get("text", "") for o in out[2 + 2 * k]["outputs"])
@@ -140,7 +128,8 @@ def gpuc_math_times():
                      "cudaEventRecord(bench_e1, 0);\ncudaEventSynchronize(bench_e1);\n"
                      "float ms = 0;\ncudaEventElapsedTime(&ms, bench_e0, bench_e1);\n"
                      f'printf("%.6f\\n", ms / {reps} / 1000.0);\n}}\nga_set_tf32(0);')
-    out = run_notebook(cells, "bench_randblas")
+    out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_randblas", timeout=500,
+                       allow_errors=False)
     times = []
     for k in range(len(MATH_CASES)):
         text = "".join(o.get("text", "") for o in out[1 + k]["outputs"])

@@ -3,7 +3,7 @@
 elementwise (x - y)^2, whole-array and by-axis sums, a fused map-reduce,
 over float32.
 
-    python3 bench/bench_math.py BIN_DIR OUT_DIR
+    PYTHONPATH=tests python3 bench/bench_math.py BIN_DIR OUT_DIR
 
 Both sides are timed the same way: CUDA events around N back-to-back
 calls after a warm-up (the GPU time per call, what bandwidth figures
@@ -13,7 +13,7 @@ one line per case: gpuc, CuPy, the ratio, and GB/s.
 import sys
 from pathlib import Path
 
-from notebook import run_cells
+from gpuc_testing.notebook import run_notebook
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
@@ -67,7 +67,8 @@ double per_call_ms(void (*f)(void), int n)
     for k, (_, _, stmt, _) in enumerate(CASES):
         cells.append(f"void case{k}(void) {{ {stmt} }}\n"
                      f'printf("T {k} %.6f\\n", per_call_ms(case{k}, {REPS}));')
-    out = run_cells(BIN / "gpuc", OUT, "bench_math", cells)
+    out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_math", timeout=500,
+                       allow_errors=False)
     times = {}
     for cell in out:
         for o in cell.get("outputs", []):

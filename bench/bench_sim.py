@@ -3,8 +3,8 @@ machine, in one run: a 1e6-element vector add with 256-thread blocks and a
 shared-memory tiled 512x512 float matmul (16x16 tiles, two __syncthreads()
 per tile).
 
-    python3 bench/bench_sim.py [--gpuc build/gpuc] [--json OUT.json]
-                               [--threads 1,2,16] [--no-numba]
+    PYTHONPATH=tests python3 bench/bench_sim.py [--gpuc build/gpuc] [--json OUT.json]
+                                          [--threads 1,2,16] [--no-numba]
 
 gpuc's times come from a notebook run by `gpuc run` after `%device cpu`,
 with each number of worker threads given (--threads, default 1,auto: the
@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from gpuc_testing.sources import TILED_MATMUL
+
 ROOT = Path(__file__).resolve().parent.parent
 
 VADD = r"""
@@ -36,25 +38,7 @@ __global__ void bench_vadd(const float *a, const float *b, float *c, int n) {
     if (i < n) c[i] = a[i] + b[i];
 }"""
 
-# also the tests' tiled matmul (tests/sim/test_sim.py)
-MATMUL = r"""
-#define TILE 16
-__global__ void bench_matmul(const float *A, const float *B, float *C, int n) {
-    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
-    int tx = threadIdx.x, ty = threadIdx.y;
-    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
-    float acc = 0.0f;
-    for (int t = 0; t < n / TILE; t++) {
-        As[ty][tx] = A[row * n + t * TILE + tx];
-        Bs[ty][tx] = B[(t * TILE + ty) * n + col];
-        __syncthreads();
-        for (int k = 0; k < TILE; k++) acc += As[ty][k] * Bs[k][tx];
-        __syncthreads();
-    }
-    C[row * n + col] = acc;
-}"""
-
-KERNELS = "%%kernel" + VADD + MATMUL
+KERNELS = "%%kernel" + VADD + TILED_MATMUL  # the matmul: the tests' too (tests/sim)
 
 HOST = r"""
 #include <time.h>

@@ -6,6 +6,20 @@ on JUPYTER_PATH, so the tests never read or write the user's kernelspecs and
 `make asan` can point them at build-asan/gpuc. Besides "gpuc" (interrupt_mode
 "signal", as installed) a copy "gpuc-msg" with interrupt_mode "message" is
 written for the interrupt tests.
+
+Kernels: `kernel` (km, kc) is shared by the tests of a module that leave
+the session as they found it, `kc` is its client; `fresh_kernel` is a new
+kernel for a test that crashes, interrupts, restarts or shuts it down. A
+test never counts on what an earlier test left in a shared kernel: what it
+needs that is costly to make (a kernel cell, `%device cpu`) is a module
+fixture of its own.
+
+`--reverse` runs the collected tests in reverse order (each module's
+fixtures still made once), to show that no test depends on the ones before
+it.
+
+The helpers the tests import are the package gpuc_testing (this folder is
+on the path: `pythonpath` in pytest.ini).
 """
 import json
 import os
@@ -14,6 +28,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from gpuc_testing.kernel import start_kernel, stop_kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,3 +75,33 @@ def kernelspecs(tmp_path_factory, gpuc_bin):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = start_kernel("gpuc")
+    yield km, kc
+    stop_kernel(km, kc)
+
+
+@pytest.fixture
+def fresh_kernel():
+    km, kc = start_kernel("gpuc")
+    yield km, kc
+    stop_kernel(km, kc)
+
+
+@pytest.fixture
+def kc(kernel):
+    return kernel[1]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--reverse", action="store_true",
+                     help="run the tests in reverse order (no test may need an earlier one)")
+
+
+@pytest.hookimpl(trylast=True)  # after pytest has grouped the tests by their fixtures
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--reverse"):
+        items.reverse()

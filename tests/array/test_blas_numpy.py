@@ -5,7 +5,7 @@ vector-matrix, empty and 1x1 shapes, promotion, and the errors (the
 session and its arrays live on). Skipped when NumPy is not installed."""
 import pytest
 
-from gpuc_cells import run_cells
+from gpuc_testing.notebook import run_cells
 
 np = pytest.importorskip("numpy")
 

@@ -11,16 +11,12 @@ within a few ulps (transcendental functions come from different libraries).
 import math
 import re
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
 np = pytest.importorskip("numpy")
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "protocol"))
-from kernel_util import execute, start_kernel, stop_kernel  # noqa: E402
+from gpuc_testing.kernel import execute, scaled, start_kernel, stop_kernel
 
 DEVICE = os.environ.get("GPUC_ARRAY_DEVICE", "GA_CPU")
 RNG = np.random.default_rng(20261124)
@@ -60,7 +56,7 @@ class Session:
         return f'ga_load("{path}")'
 
     def run(self, code):
-        return execute(self.kc, code, timeout=120)
+        return execute(self.kc, code, timeout=scaled(120))
 
     def value(self, expr):
         out = self.dir / f"{self.name}_out.npy"

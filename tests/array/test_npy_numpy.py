@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuc_testing.timing import scaled
+
 np = pytest.importorskip("numpy")
 
 NPY = Path(__file__).resolve().parent / "npy"
@@ -26,7 +28,7 @@ def written(gpuc_bin, tmp_path_factory):
         pytest.fail(f"no test_ga_npy at {exe} (build it, or set GPUC_TEST_GA_NPY)")
     out = tmp_path_factory.mktemp("ga_npy")
     proc = subprocess.run([str(exe), "--write", str(out)], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=scaled(60))
     assert proc.returncode == 0, proc.stderr
     return out
 

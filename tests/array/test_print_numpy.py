@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuc_testing.timing import scaled
+
 np = pytest.importorskip("numpy")
 
 HERE = Path(__file__).resolve().parent
@@ -33,7 +35,8 @@ def test_random_arrays_print_as_numpy(tmp_path, seed):
     if not exe.is_file():
         pytest.fail(f"no test_ga_print at {exe} (build it, or set GA_PRINT_TEST)")
     subprocess.run([sys.executable, str(HERE / "make_print_cases.py"), "--out", str(tmp_path),
-                    "--random", "100", "--seed", str(seed)], check=True, timeout=120)
-    proc = subprocess.run([str(exe), str(tmp_path)], capture_output=True, text=True, timeout=120)
+                    "--random", "100", "--seed", str(seed)], check=True, timeout=scaled(120))
+    proc = subprocess.run([str(exe), str(tmp_path)], capture_output=True, text=True,
+                          timeout=scaled(120))
     assert proc.returncode == 0, proc.stdout + proc.stderr[-6000:]
     assert "100 cases" in proc.stdout

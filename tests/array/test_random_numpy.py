@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from gpuc_cells import run_cells
+from gpuc_testing.notebook import run_cells
 
 np = pytest.importorskip("numpy")
 

@@ -14,16 +14,14 @@ Run just these:
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "protocol"))
 
-from kernel_util import TIMEOUT, execute, start_kernel, stop_kernel  # noqa: E402
+from gpuc_testing.kernel import TIMEOUT, execute, start_kernel, stop_kernel
 
 HEADER = re.compile(r"^### (\S+)(?:[ \t]+(.*?))?[ \t]*$")
 NO_NEWLINE = "\\ no newline"

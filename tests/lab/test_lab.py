@@ -29,10 +29,11 @@ if not CHROMIUM:
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
-SCALE = float(os.environ.get("GPUC_TIME_SCALE", "1"))
+from gpuc_testing.timing import scaled  # noqa: E402
+
 TOKEN = "gpuc-lab-test"
-START_S = 60 * SCALE     # JupyterLab's server up, a page loaded, a kernel started
-CELL_MS = 20_000 * SCALE  # one cell's output on the page
+START_S = scaled(60)             # JupyterLab's server up, a page loaded, a kernel started
+CELL_MS = scaled(20) * 1000      # one cell's output on the page
 expect.set_options(timeout=CELL_MS)
 
 
@@ -162,7 +163,7 @@ def test_lab_stop_button_interrupts_a_sleep(open_notebook):
     page = open_notebook(
         "stop.ipynb",
         "int kept = 7;",
-        '#include <unistd.h>\nsleep(30);\nprintf("after the sleep\\n");',
+        f'#include <unistd.h>\nsleep({round(scaled(30))});\nprintf("after the sleep\\n");',
         'printf("next cell ran, kept=%d\\n", kept);',
     )
     cells_of(page).nth(0).click()
@@ -172,8 +173,8 @@ def test_lab_stop_button_interrupts_a_sleep(open_notebook):
     expect(prompt(page, 1)).to_contain_text("[*]")
     started = time.monotonic()
     page.locator("jp-button[data-command='notebook:interrupt-kernel']").click()
-    expect(outputs(page, 1)).to_contain_text("Interrupted", timeout=10_000 * SCALE)
-    assert time.monotonic() - started < 10 * SCALE, "the interrupt took as long as the sleep"
+    expect(outputs(page, 1)).to_contain_text("Interrupted", timeout=scaled(10) * 1000)
+    assert time.monotonic() - started < scaled(10), "the interrupt took as long as the sleep"
     # the interrupt stopped the cell, not just the sleep: the printf after it did not run
     expect(outputs(page, 1)).to_contain_text("interrupted in sleep()")
     expect(outputs(page, 1)).not_to_contain_text("after the sleep")

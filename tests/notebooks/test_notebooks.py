@@ -16,41 +16,15 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from gpuc_testing.notebook import cell_with, code_cells, errors, result_text, stream_text
+from gpuc_testing.timing import scaled
+
 ROOT = Path(__file__).resolve().parents[2]
 TOUR = ROOT / "notebooks" / "tour.ipynb"
 TUTORIAL = ROOT / "notebooks" / "c-tutorial.ipynb"
-SCALE = float(os.environ.get("GPUC_TIME_SCALE", "1"))
 
 
 # --- helpers -----------------------------------------------------------
-
-def code_cells(nb):
-    return [c for c in nb.cells if c.cell_type == "code"]
-
-
-def cell_with(nb, marker: str, exact: bool = False):
-    """The code cell whose source contains (or, exact, is) marker."""
-    for c in code_cells(nb):
-        if (c.source.strip() == marker) if exact else (marker in c.source):
-            return c
-    return None
-
-
-def stream_text(cell, name: str = "stdout") -> str:
-    return "".join(o.text for o in cell.outputs
-                   if o.output_type == "stream" and o.name == name)
-
-
-def result_text(cell) -> str | None:
-    res = [o for o in cell.outputs if o.output_type == "execute_result"]
-    assert len(res) <= 1
-    return res[0].data.get("text/plain") if res else None
-
-
-def errors(nb):
-    return [(i, o) for i, c in enumerate(code_cells(nb)) for o in c.outputs
-            if o.output_type == "error"]
-
 
 TIME = re.compile(r"[\d.,]+ (ns|μs|µs|ms|s)\b")
 
@@ -119,10 +93,13 @@ def check_tour(nb):
         assert "sqrt(2) = 1.414214\n" in stream_text(math)
 
 
-def gpuc_run(gpuc_bin, *args, timeout=120):
-    """`gpuc run ...` with an empty environment: no PATH, no Python."""
-    return subprocess.run([str(gpuc_bin), "run", *map(str, args)], env={},
-                          capture_output=True, text=True, timeout=timeout * SCALE)
+def gpuc_run(gpuc_bin, *args, timeout=120, folder=None):
+    """`gpuc run ...` with an empty environment: no PATH, no Python. With
+    folder, it runs there, with TMPDIR there: the files the notebook
+    writes (into its working folder or $TMPDIR) stay out of the checkout."""
+    return subprocess.run([str(gpuc_bin), "run", *map(str, args)],
+                          env={"TMPDIR": str(folder)} if folder else {}, cwd=folder,
+                          capture_output=True, text=True, timeout=scaled(timeout))
 
 
 def write_nb(path: Path, sources: list[str]) -> Path:
@@ -137,8 +114,8 @@ def write_nb(path: Path, sources: list[str]) -> Path:
 def execute_by_nbclient(path: Path, tmp_path_factory):
     """The notebook at path executed through the kernel by nbclient."""
     nb = nbformat.read(str(path), as_version=4)
-    NotebookClient(nb, kernel_name="gpuc", timeout=int(60 * SCALE),
-                   startup_timeout=int(30 * SCALE),
+    NotebookClient(nb, kernel_name="gpuc", timeout=int(scaled(60)),
+                   startup_timeout=int(scaled(30)),
                    resources={"metadata": {"path": str(tmp_path_factory.mktemp("nb"))}}
                    ).execute()
     return nb
@@ -150,7 +127,7 @@ def execute_by_gpuc_run(gpuc_bin, path: Path, tmp_path_factory):
     src = tmp / path.name
     shutil.copy(path, src)
     out = tmp / (path.stem + ".out.ipynb")
-    proc = gpuc_run(gpuc_bin, src, "-o", out)
+    proc = gpuc_run(gpuc_bin, src, "-o", out, folder=tmp)
     assert proc.returncode == 0, f"gpuc run failed ({proc.returncode}):\n{proc.stderr}"
     assert src.read_bytes() == path.read_bytes(), "-o must leave the input alone"
     return nbformat.read(str(out), as_version=4)
@@ -191,7 +168,7 @@ def test_gpuc_run_stores_what_jupyter_stores(tour_by_nbclient, tour_by_gpuc_run)
 def test_nbclient_stops_on_compile_error(tmp_path):
     nb = new_notebook(cells=[new_code_cell("int a = 1;"), new_code_cell("int x = ;"),
                              new_code_cell('printf("after\\n");')])
-    client = NotebookClient(nb, kernel_name="gpuc", timeout=int(60 * SCALE),
+    client = NotebookClient(nb, kernel_name="gpuc", timeout=int(scaled(60)),
                             resources={"metadata": {"path": str(tmp_path)}})
     with pytest.raises(CellExecutionError) as e:
         client.execute()
@@ -401,7 +378,7 @@ def test_gpuc_run_under_the_loaders_debug_output(gpuc_bin, tmp_path):
     src = write_nb(tmp_path / "one.ipynb", ["int seen = 41 + 1;\nprintf(\"%d\\n\", seen);"])
     run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(tmp_path / "one.out.ipynb")],
                          env={"LD_DEBUG": "bindings", "LD_DEBUG_OUTPUT": str(tmp_path / "ld")},
-                         capture_output=True, text=True, timeout=120 * SCALE)
+                         capture_output=True, text=True, timeout=scaled(120))
     assert run.returncode == 0, run.stderr
     out = code_cells(nbformat.read(str(tmp_path / "one.out.ipynb"), as_version=4))
     assert stream_text(out[0]) == "42\n"
@@ -428,7 +405,7 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
     out = tmp_path / "tour.out.ipynb"
     run = subprocess.run([str(moved / "bin" / "gpuc"), "run", str(TOUR),
                           "-o", str(out)], env={"HOME": str(tmp_path)}, capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=scaled(120))
     assert run.returncode == 0, run.stderr
     ldd = subprocess.run(["ldd", str(moved / "bin" / "gpuc")], capture_output=True, text=True).stdout
     for lib in ("libzmq.so.5", "libpgm-5.3.so.0"):  # libpgm: a dependency of a dependency
@@ -446,7 +423,7 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
     out = tmp_path / "cpp.out.ipynb"
     run = subprocess.run([str(moved / "bin" / "gpuc"), "run", str(cpp), "-o", str(out)],
                          env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]},
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=scaled(120))
     assert run.returncode == 0, run.stderr
     said = stream_text(code_cells(nbformat.read(str(out), as_version=4))[0])
     line = next((l for l in said.splitlines() if l.startswith("2.5 42 ")), "")
@@ -458,7 +435,7 @@ def run_with_cxx(gpuc_bin, src, cxx):
     out = src.with_suffix(".out.ipynb")
     run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(out)],
                          env={**os.environ, "CXX": str(cxx)}, capture_output=True, text=True,
-                         timeout=120 * SCALE)
+                         timeout=scaled(120))
     assert run.returncode == 0, run.stderr
     return code_cells(nbformat.read(str(out), as_version=4))
 

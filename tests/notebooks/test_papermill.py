@@ -13,7 +13,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from test_notebooks import cell_with, errors, stream_text
+from gpuc_testing.notebook import cell_with, errors, stream_text
+from gpuc_testing.timing import scaled
 
 DEFAULTS = ('int n = 10;\ndouble alpha = 0.5;\nconst char *name = "default";\n'
             'int verbose = 0;\n')
@@ -43,7 +44,7 @@ def notebook(path: Path, *cells: str, parameters: str | None = DEFAULTS) -> Path
 
 def papermill(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "papermill", "--no-progress-bar", *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=scaled(120))
 
 
 def injected(path: Path) -> str:
@@ -112,7 +113,8 @@ def test_papermill_and_gpuc_run_inject_the_same_c(tmp_path, gpuc_bin, declared):
     proc = papermill(str(src), str(tmp_path / "pm.ipynb"), "--prepare-only", *args)
     assert proc.returncode == 0, proc.stderr
     run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(tmp_path / "gr.ipynb"),
-                          "--allow-errors", *args], capture_output=True, text=True, timeout=120)
+                          "--allow-errors", *args], capture_output=True, text=True,
+                          timeout=scaled(120))
     assert run.returncode == 0, run.stderr
 
     ours, theirs = injected(tmp_path / "gr.ipynb"), injected(tmp_path / "pm.ipynb")
@@ -147,7 +149,7 @@ def test_params_file_same_through_papermill_and_gpuc_run(tmp_path, gpuc_bin, tex
     assert proc.returncode == 0, proc.stderr
     run = subprocess.run([str(gpuc_bin), "run", str(src), "-o", str(tmp_path / "gr.ipynb"),
                           "-f", str(params), "-p", "alpha", "1"],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=scaled(120))
     assert run.returncode == 0, run.stderr
     assert injected(tmp_path / "gr.ipynb") == injected(tmp_path / "pm.ipynb")
     out = nbformat.read(tmp_path / "gr.ipynb", as_version=4)
@@ -165,10 +167,10 @@ def test_gpuc_run_params_file_errors_are_clear(tmp_path, gpuc_bin):
         params = tmp_path / "bad.yaml"
         params.write_text(text)
         run = subprocess.run([str(gpuc_bin), "run", str(src), "-f", str(params)],
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=scaled(60))
         assert run.returncode == 1
         assert message in run.stderr, run.stderr
         assert not (tmp_path / "in.out.ipynb").exists()
     run = subprocess.run([str(gpuc_bin), "run", str(src), "-f", str(tmp_path / "none.yaml")],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert run.returncode == 1 and "none.yaml: No such file or directory" in run.stderr

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuc_testing.timing import scaled
+
 pexpect = pytest.importorskip("pexpect")
 
 JUPYTER = Path(sys.executable).parent / "jupyter"
@@ -25,7 +27,7 @@ def prompt(n):
 def test_console_multiline_for_loop():
     env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
     child = pexpect.spawn(str(JUPYTER), ["console", "--kernel", "gpuc"], env=env,
-                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+                          encoding="utf-8", timeout=scaled(60), dimensions=(40, 200))
     try:
         child.expect(prompt(1))
         child.send("int total = 0;\r")
@@ -41,7 +43,7 @@ def test_console_multiline_for_loop():
         child.send("total\r")
         child.expect(r"Out\[(?:\x1b\[[0-9;]*m)*3(?:\x1b\[[0-9;]*m)*\]: (?:\x1b\[[0-9;]*m)*10")
         assert "error" not in ANSI.sub("", child.before).lower()
-        time.sleep(0.5)
+        time.sleep(scaled(0.5))
         child.sendcontrol("d")                          # end of input: the console asks, leaves
         child.expect(r"Do you really want to exit")
         child.send("y\r")
@@ -58,7 +60,7 @@ def test_console_exit_leaves_and_log_lines_stay_off_the_terminal(log):
     if log:
         env["GPUC_LOG"] = log
     child = pexpect.spawn(str(JUPYTER), ["console", "--kernel", "gpuc"], env=env,
-                          encoding="utf-8", timeout=60, dimensions=(40, 200))
+                          encoding="utf-8", timeout=scaled(60), dimensions=(40, 200))
     try:
         child.expect(prompt(1))
         seen = child.before

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from kernel_util import TIMEOUT, collect_many, execute, execute_ok, scaled, start_kernel, \
+from gpuc_testing.kernel import TIMEOUT, collect_many, execute, execute_ok, scaled, start_kernel, \
     stop_kernel, value_of
 
 ASK_EXIT = {"source": "ask_exit", "keepkernel": False}
@@ -85,13 +85,15 @@ def test_aborted_replies_carry_no_execution_count_as_ipykernel():
     # only what was queued is aborted, in both kernels)
     km, kc = start_kernel("python3")
     try:
-        _, py = aborted_replies(kc, "import time; time.sleep(0.5); raise ValueError('x')",
+        _, py = aborted_replies(kc, f"import time; time.sleep({scaled(0.5)}); "
+                                    "raise ValueError('x')",
                                 ["1", "2"])
     finally:
         stop_kernel(km, kc)
     km, kc = start_kernel("gpuc")
     try:
-        failed, c = aborted_replies(kc, "#include <unistd.h>\nusleep(500000);\nabort();",
+        failed, c = aborted_replies(kc, "#include <unistd.h>\n"
+                                        f"usleep({round(scaled(0.5) * 1e6)});\nabort();",
                                     ['printf("two\\n");', "2"])
         next_run = execute_ok(kc, "40 + 2")
     finally:
@@ -126,9 +128,9 @@ def test_bang_runs_the_shell_in_order_with_what_the_cell_prints(kc):
 
 
 def test_bang_output_streams_while_the_command_runs(kc):
-    run = execute_ok(kc, "!echo first; sleep 1.5; echo second")
+    run = execute_ok(kc, f"!echo first; sleep {scaled(1.5)}; echo second")
     first = next(m for m in run.of_type("stream") if "first" in m["content"]["text"])
-    assert run.reply["_t"] - first["_t"] > 1.0, "the output came only at the end"
+    assert run.reply["_t"] - first["_t"] > scaled(1.0), "the output came only at the end"
 
 
 def test_bang_stays_c_where_it_continues_an_expression(kc):
@@ -156,7 +158,7 @@ def test_sh_and_bash_cells(kc, magic, version):
 def test_interrupt_stops_a_shell_command(fresh_kernel):
     km, kc = fresh_kernel
     execute_ok(kc, "int kept = 1;")
-    run = execute(kc, "!sleep 20\nkept = 2;", actions=[(1.0, km.interrupt_kernel)])
+    run = execute(kc, "!sleep 20\nkept = 2;", actions=[(scaled(1.0), km.interrupt_kernel)])
     assert run.ename == "Interrupted", run.describe()
     assert run.reply["_t"] - run.action_times[0] < scaled(2.5)
     assert value_of(kc, "kept") == "1"

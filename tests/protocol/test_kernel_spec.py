@@ -14,7 +14,7 @@ import unittest
 
 import jupyter_kernel_test
 
-from kernel_util import TIMEOUT
+from gpuc_testing.kernel import TIMEOUT, scaled
 
 
 class GpucKernelTests(jupyter_kernel_test.KernelTests):
@@ -137,10 +137,10 @@ class KernelspecInstallTests(unittest.TestCase):
 
     def test_version_matches_kernel_info(self):
         out = subprocess.run([self.spec.argv[0], "--version"], capture_output=True,
-                             text=True, timeout=10)
+                             text=True, timeout=scaled(10))
         self.assertEqual(out.returncode, 0)
         self.assertRegex(out.stdout.strip(), r"^gpuc \d+\.\d+\.\d+")
-        from kernel_util import start_kernel, stop_kernel
+        from gpuc_testing.kernel import start_kernel, stop_kernel
         km, kc = start_kernel("gpuc")
         try:
             kc.kernel_info()
@@ -151,6 +151,6 @@ class KernelspecInstallTests(unittest.TestCase):
 
     def test_bad_connection_file(self):
         out = subprocess.run([self.spec.argv[0], "kernel", "-f", "/nonexistent/conn.json"],
-                             capture_output=True, text=True, timeout=10)
+                             capture_output=True, text=True, timeout=scaled(10))
         self.assertNotEqual(out.returncode, 0)
         self.assertTrue(out.stderr.strip(), "a clear startup error on stderr")

@@ -7,6 +7,7 @@ session usable, or takes a `fresh_kernel` of its own."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
@@ -21,13 +22,13 @@ from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
 from jupyter_client.session import DELIM
 
-from kernel_util import (
+from gpuc_testing.kernel import (
     TIMEOUT, alive, children, collect, collect_many, descendants, execute,
     execute_ok, kernel_pid, raw_frames, recv_msg, request, rss_kib, scaled, sign,
     start_kernel, stop_kernel, value_of, wait_gone,
 )
 
-QUIET = 1.0  # seconds to wait for a message that must not come
+QUIET = scaled(1.0)  # seconds to wait for a message that must not come
 
 
 # --- kernel_info and execute basics -------------------------------------
@@ -302,7 +303,7 @@ def test_replayed_execute_runs_once(kernel):
         assert reply is not None and reply["parent_header"]["msg_id"] == msg2["header"]["msg_id"]
     finally:
         sock.close(linger=0)
-    time.sleep(0.2)
+    time.sleep(scaled(0.2))
     assert value_of(kc, "replay_counter") == "1", "the replayed cell ran twice"
 
 
@@ -358,27 +359,27 @@ def test_long_cell_heartbeat_and_control(fresh_kernel):
     hb = km.connect_hb()
     try:
         sent = time.monotonic()
-        msg_id = kc.execute("#include <unistd.h>\nsleep(3);")
+        msg_id = kc.execute(f"#include <unistd.h>\nsleep({math.ceil(scaled(3))});")
         probes = {}
 
         def probe():
             t = time.monotonic()
             hb.send(b"ping")
-            assert hb.poll(1000), "heartbeat silent while a cell runs"
+            assert hb.poll(int(scaled(1) * 1000)), "heartbeat silent while a cell runs"
             assert hb.recv() == b"ping"
             probes["hb"] = time.monotonic() - t
             info = kc.session.msg("kernel_info_request", {})
             t = time.monotonic()
             kc.control_channel.send(info)
-            reply = kc.control_channel.get_msg(timeout=1.0)
+            reply = kc.control_channel.get_msg(timeout=scaled(1.0))
             assert reply["parent_header"]["msg_id"] == info["header"]["msg_id"]
             assert reply["msg_type"] == "kernel_info_reply"
             probes["control"] = time.monotonic()
 
-        run = collect(kc, msg_id, sent=sent, actions=[(1.0, probe)])
+        run = collect(kc, msg_id, sent=sent, actions=[(scaled(1.0), probe)])
         assert run.status == "ok"
         assert "control" in probes
-        assert run.reply["_t"] - probes["control"] > 1.0, \
+        assert run.reply["_t"] - probes["control"] > scaled(1.0), \
             "the control reply came only after the cell had finished"
     finally:
         hb.close(linger=0)
@@ -403,7 +404,7 @@ def test_interrupt(name, mode, code):
         assert km.kernel_spec.interrupt_mode == mode
         execute_ok(kc, "int keep = 1234;")
         for _ in range(2):
-            run = execute(kc, code, actions=[(1.0, km.interrupt_kernel)])
+            run = execute(kc, code, actions=[(scaled(1.0), km.interrupt_kernel)])
             assert run.status == "error", run.describe()
             assert run.ename == "Interrupted"
             took = run.reply["_t"] - run.action_times[0]
@@ -429,7 +430,7 @@ def test_interrupt_request_on_control(fresh_kernel):
         assert r["parent_header"]["msg_id"] == msg["header"]["msg_id"]
         replies.append(r)
 
-    run = collect(kc, msg_id, sent=sent, actions=[(1.0, interrupt)])
+    run = collect(kc, msg_id, sent=sent, actions=[(scaled(1.0), interrupt)])
     assert replies[0]["msg_type"] == "interrupt_reply"
     assert replies[0]["content"]["status"] == "ok"
     assert run.ename == "Interrupted"
@@ -440,7 +441,7 @@ def test_interrupt_when_idle_is_harmless(fresh_kernel):
     km, kc = fresh_kernel
     execute_ok(kc, "int keep = 5;")
     km.interrupt_kernel()
-    time.sleep(0.3)
+    time.sleep(scaled(0.3))
     assert km.is_alive()
     assert value_of(kc, "keep") == "5"
 
@@ -558,12 +559,13 @@ def test_recover_rebuilds_the_session(fresh_kernel):
 
 @pytest.mark.parametrize("first", ['"first\\n"', '"first, no newline"'], ids=["line", "partial"])
 def test_printf_streams_while_cell_runs(kc, first):
-    code = f'#include <unistd.h>\nprintf({first});\nsleep(1);\nprintf("second\\n");'
+    code = (f'#include <unistd.h>\nprintf({first});\nsleep({math.ceil(scaled(1))});\n'
+            'printf("second\\n");')
     run = execute_ok(kc, code)
     early = [m for m in run.of_type("stream") if "first" in m["content"]["text"]]
     assert early, run.describe()
     lead = run.reply["_t"] - early[0]["_t"]
-    assert lead >= 0.5, f"the first output arrived only {lead:.2f} s before the reply"
+    assert lead >= scaled(0.5), f"the first output arrived only {lead:.2f} s before the reply"
     assert "second" not in early[0]["content"]["text"]
     assert run.stream().startswith("first") and run.stream().endswith("second\n")
 
@@ -572,7 +574,7 @@ def test_output_cap(fresh_kernel):
     km, kc = fresh_kernel
     cap = 10 * 2**20
     run = execute(kc, '#include <stdio.h>\nwhile (1) printf("xxxxxxxx");',
-                  actions=[(3.0, km.interrupt_kernel)], timeout=scaled(60))
+                  actions=[(scaled(3.0), km.interrupt_kernel)], timeout=scaled(60))
     assert run.status == "error"
     text = run.stream("stdout") + run.stream("stderr")
     xs = text.count("x")
@@ -698,7 +700,7 @@ def test_kernel_exits_when_parent_dies(gpuc_bin, tmp_path):
         tree = kernels + descendants(kernels[0])
         assert len(tree) >= 2, "no executor under the kernel"
         wrapper.send_signal(signal.SIGKILL)
-        wrapper.wait(timeout=5)
+        wrapper.wait(timeout=scaled(5))
         left = wait_gone(tree, scaled(2))
         assert left == [], f"processes outlived their parent: {left}"
     finally:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from kernel_util import TIMEOUT, collect, execute, execute_ok, scaled, value_of
+from gpuc_testing.kernel import TIMEOUT, collect, execute, execute_ok, scaled, value_of
 
 
 def run_with_input(kc, code, answers, **kwargs):
@@ -25,7 +25,8 @@ def run_with_input(kc, code, answers, **kwargs):
 
 
 def no_more_input_requests(kc):
-    return not kc.stdin_channel.msg_ready() and not kc.stdin_channel.socket.poll(100)
+    return (not kc.stdin_channel.msg_ready()
+            and not kc.stdin_channel.socket.poll(int(scaled(0.1) * 1000)))
 
 
 # --- typed input ----------------------------------------------------------
@@ -102,7 +103,7 @@ def test_interrupt_in_a_wait_stops_the_cell(fresh_kernel, name):
     km, kc = fresh_kernel
     execute_ok(kc, "int kept = 1;")
     code = WAITS[name] + '\nkept = 2;\nprintf("after\\n");'
-    run = execute(kc, code, actions=[(1.0, km.interrupt_kernel)])
+    run = execute(kc, code, actions=[(scaled(1.0), km.interrupt_kernel)])
     assert run.status == "error", run.describe()
     assert run.ename == "Interrupted"
     line = WAITS[name].count("\n") + 1  # the wait is the code's last line
@@ -210,7 +211,7 @@ def test_a_cells_thread_that_sleeps_and_prints_does_not_hold_the_interrupt(fresh
                    "{ usleep(1000); fprintf(stderr, \"\"); } return arg; }")
     run = execute(kc, "pthread_t th; pthread_create(&th, NULL, chatter, NULL);\n"
                       "int kept = 1; for (;;) kept = 1;",
-                  actions=[(1.0, km.interrupt_kernel)])
+                  actions=[(scaled(1.0), km.interrupt_kernel)])
     assert run.ename == "Interrupted", run.describe()
     assert run.reply["_t"] - run.action_times[0] < scaled(1.0)
     assert execute_ok(kc, 'pthread_join(th, NULL); printf("joined\\n");').stream() == "joined\n"

@@ -1,26 +1,11 @@
-"""The simulator tests use the protocol tests' helpers and fixtures
+"""The simulator tests use the shared kernels of tests/conftest.py
 (`kernel` shared by a module, `fresh_kernel` per test, `kc`), and
 `kernel_with_env`: a fresh kernel's client, started with the environment
 variables given as its parameter (`@pytest.mark.parametrize("kernel_with_env",
 [{"NAME": "value"}], indirect=True)`)."""
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-PROTOCOL = Path(__file__).resolve().parent.parent / "protocol"
-sys.path.insert(0, str(PROTOCOL))
-
-_spec = importlib.util.spec_from_file_location("protocol_conftest", PROTOCOL / "conftest.py")
-_fixtures = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_fixtures)
-
-from kernel_util import start_kernel, stop_kernel  # noqa: E402  (after the path)
-
-kernel = _fixtures.kernel
-fresh_kernel = _fixtures.fresh_kernel
-kc = _fixtures.kc
+from gpuc_testing.kernel import execute_ok, start_kernel, stop_kernel
 
 
 @pytest.fixture
@@ -30,3 +15,13 @@ def kernel_with_env(request, monkeypatch):
     km, kc = start_kernel("gpuc")
     yield kc
     stop_kernel(km, kc)
+
+
+@pytest.fixture(scope="module")
+def simulated(kernel):
+    """The module's kernel after `%device cpu`: its kernel cells run on the
+    simulator, also on a machine with a GPU. Returns its client."""
+    kc = kernel[1]
+    run = execute_ok(kc, "%device cpu")
+    assert "cpu" in run.stream().lower(), run.describe()
+    return kc

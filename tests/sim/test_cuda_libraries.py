@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_util import execute, execute_ok
+from gpuc_testing.kernel import execute, execute_ok, start_kernel, stop_kernel
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "gpu" / "cuda_libraries.ipynb"
 CELLS = [c["source"] for c in json.loads(NOTEBOOK.read_text())["cells"]]
@@ -26,28 +26,35 @@ NO_GPU = [
 
 
 @pytest.fixture(scope="module")
-def no_gpu(kernel):
-    kc = kernel[1]
-    if "no GPU" not in execute_ok(kc, "%gpu").stream():
-        pytest.skip("a GPU is here: tests/gpu/run.sh checks the answers")
-    return kc
+def course():
+    """A kernel of its own (no other cell has called a library yet) that
+    has run the four course cells, in order, where there is no GPU;
+    yields (its client, the four runs)."""
+    km, kc = start_kernel("gpuc")
+    try:
+        if "no GPU" not in execute_ok(kc, "%gpu").stream():
+            pytest.skip("a GPU is here: tests/gpu/run.sh checks the answers")
+        yield kc, [execute(kc, CELLS[1 + index]) for index in range(len(NO_GPU))]
+    finally:
+        stop_kernel(km, kc)
 
 
 @pytest.mark.parametrize("index", range(len(NO_GPU)))
-def test_course_cell_links_and_gets_the_no_gpu_status(no_gpu, index):
+def test_course_cell_links_and_gets_the_no_gpu_status(course, index):
     name, status = NO_GPU[index]
-    run = execute(no_gpu, CELLS[1 + index])
+    run = course[1][index]
     assert run.ename == "Abort", run.describe()  # compiled, linked, ran to the check
     assert run.stream().strip() == status
     assert run.stream("stderr").startswith(f"note: {name} needs a GPU; cells run on the CUDA "
                                            "simulator now")
 
 
-def test_later_cells_call_without_a_second_note(no_gpu):
-    run = execute_ok(no_gpu, 'printf("%s\\n", cublasGetStatusName(cublasCreate(&handle)));')
+def test_later_cells_call_without_a_second_note(course):
+    kc = course[0]
+    run = execute_ok(kc, 'printf("%s\\n", cublasGetStatusName(cublasCreate(&handle)));')
     assert run.stream() == "CUBLAS_STATUS_NOT_INITIALIZED\n"
     assert run.stream("stderr") == ""
-    run = execute_ok(no_gpu, CELLS[-1])  # the cleanup: every destroy call links
+    run = execute_ok(kc, CELLS[-1])  # the cleanup: every destroy call links
     assert "PASS cleanup" in run.stream()
 
 

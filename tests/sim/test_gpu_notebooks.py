@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_util import scaled
+from gpuc_testing.kernel import scaled
 
 GPU_NOTEBOOKS = Path(__file__).resolve().parent.parent / "gpu"
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(Path("/dev/nvidia0").exists(),
 def run(gpuc_bin, name, tmp_path, *options, timeout=300):
     out = tmp_path / f"{name}.out.ipynb"
     proc = subprocess.run([str(gpuc_bin), "run", *options, str(GPU_NOTEBOOKS / f"{name}.ipynb"),
-                           "-o", str(out)], capture_output=True, text=True,
+                           "-o", str(out)], capture_output=True, text=True, cwd=tmp_path,
                           timeout=scaled(timeout))
     return proc, json.loads(out.read_text())
 

@@ -5,17 +5,17 @@ the kernel sees are checked against NumPy, and a value of the wrong type is
 a LaunchError that names the argument and both types, with the session
 kept."""
 import numpy as np
+import pytest
 
-from kernel_util import execute, execute_ok
+from gpuc_testing.kernel import execute, execute_ok
+
+# on a machine with a GPU too, the module's kernel cells run simulated
+pytestmark = pytest.mark.usefixtures("simulated")
 
 
 def floats(run, n):
     """The last line's numbers (a .cu-style cell says first what it compiled)."""
     return np.array([float(v) for v in run.stream().strip().split("\n")[-1].split()[:n]])
-
-
-def test_cpu_device_first(kc):
-    execute_ok(kc, "%device cpu")
 
 
 def test_struct_by_value_in_a_cu_style_cell(kc):

@@ -1,38 +1,57 @@
 """The CUDA simulator through the real kernel: kernel cells and launches on
 a machine with no GPU (or after %device cpu) run on the CPU, with GPU
 results (docs/simulator.md). Each test's kernels have names of their own,
-since the module's tests share one session."""
+since the module's tests share one session; a kernel that several tests
+launch is a module fixture."""
 import re
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kernel_util import execute, execute_ok, scaled, value_of
+from gpuc_testing.kernel import execute, execute_ok, scaled, value_of
+from gpuc_testing.sources import TILED_MATMUL
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "bench"))
-from bench_sim import MATMUL  # noqa: E402
-
+# on a machine with a GPU too, the module's kernel cells run simulated
+pytestmark = pytest.mark.usefixtures("simulated")
 
 
 def floats(text: str) -> np.ndarray:
     return np.array([float(x) for x in text.split()], dtype=np.float64)
 
 
-def test_cpu_device_first(kc):
-    # on a machine with a GPU, this makes the rest of the module simulated
-    run = execute_ok(kc, "%device cpu")
-    assert "CPU" in run.stream() or "cpu" in run.stream()
-
-
-def test_vector_add(kc):
-    execute_ok(kc, """%%kernel
+@pytest.fixture(scope="module")
+def vadd(simulated):
+    execute_ok(simulated, """%%kernel
 __global__ void vadd(const float *a, const float *b, float *c, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
 }""")
+
+
+@pytest.fixture(scope="module")
+def hello(simulated):
+    execute_ok(simulated, """%%kernel
+__global__ void hello() {
+    printf("block %d thread %d\\n", blockIdx.x, threadIdx.x);
+}""")
+
+
+@pytest.fixture(scope="module")
+def dyn_rev(simulated):
+    execute_ok(simulated, """%%kernel
+#include <cuda_fp16.h>
+__global__ void dyn_rev(float *x, int n) {
+    extern __shared__ float buf[];
+    int t = threadIdx.x;
+    buf[t] = x[t];
+    __syncthreads();
+    x[t] = buf[n - 1 - t] + __expf(0.0f) + rsqrtf(4.0f) + fmaf(1.0f, 2.0f, 3.0f) - 6.5f
+         + __half2float(__float2half(0.25f)) - 0.25f + __fdividef(1.0f, 1.0f) - 1.0f;
+}""")
+
+
+def test_vector_add(kc, vadd):
     run = execute_ok(kc, """
 int n = 1000000;
 float *a, *b, *c;
@@ -117,7 +136,7 @@ def test_missing_barrier_shows_the_bug_every_time(kc):
 
 
 def test_tiled_matmul_matches_numpy(kc):
-    execute_ok(kc, "%%kernel" + MATMUL)  # the benchmark's kernel, bench_matmul
+    execute_ok(kc, "%%kernel" + TILED_MATMUL)  # the benchmark's kernel, bench_matmul
     n = 64
     run = execute_ok(kc, f"""
 {{
@@ -200,17 +219,7 @@ printf("\\n");
     assert sums == [sum(range(32 * w, 32 * w + 32)) for w in range(8)]
 
 
-def test_dynamic_shared_and_math(kc):
-    execute_ok(kc, """%%kernel
-#include <cuda_fp16.h>
-__global__ void dyn_rev(float *x, int n) {
-    extern __shared__ float buf[];
-    int t = threadIdx.x;
-    buf[t] = x[t];
-    __syncthreads();
-    x[t] = buf[n - 1 - t] + __expf(0.0f) + rsqrtf(4.0f) + fmaf(1.0f, 2.0f, 3.0f) - 6.5f
-         + __half2float(__float2half(0.25f)) - 0.25f + __fdividef(1.0f, 1.0f) - 1.0f;
-}""")
+def test_dynamic_shared_and_math(kc, dyn_rev):
     run = execute_ok(kc, """
 {
 float h[64];
@@ -224,11 +233,7 @@ printf("%g %g\\n", h[0], h[63]);
     assert "63 0" in run.stream()
 
 
-def test_device_printf_in_order(kc):
-    execute_ok(kc, """%%kernel
-__global__ void hello() {
-    printf("block %d thread %d\\n", blockIdx.x, threadIdx.x);
-}""")
+def test_device_printf_in_order(kc, hello):
     run = execute_ok(kc, "hello<<<3, 4>>>(); cudaDeviceSynchronize();")
     want = "".join(f"block {b} thread {t}\n" for b in range(3) for t in range(4))
     assert want in run.stream()
@@ -238,7 +243,7 @@ __global__ void hello() {
     assert want in shuffled.stream()  # output stays in block, thread order
 
 
-def test_launch_configuration_error(kc):
+def test_launch_configuration_error(kc, hello, dyn_rev):
     run = execute(kc, "hello<<<1, 2048>>>();")
     assert run.status == "error"
     text = run.content["evalue"]
@@ -306,7 +311,7 @@ checked<<<1, 4>>>(dv);""")
     assert value_of(kc, "6 * 7") == "42"
 
 
-def test_runtime_api(kc):
+def test_runtime_api(kc, vadd):
     run = execute_ok(kc, """
 {
 cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);
@@ -350,7 +355,7 @@ __global__ void forever(volatile int *flag) {
     execute_ok(kc, "int *flag; cudaMalloc(&flag, 4); cudaMemset(flag, 0, 4); int kept = 1;")
     t0 = time.monotonic()
     run = execute(kc, f"forever<<<{blocks}, 32>>>(flag);\nkept = 2;\ncudaDeviceSynchronize();"
-                  "\nkept = 3;", actions=[(1.0, km.interrupt_kernel)], timeout=scaled(30))
+                  "\nkept = 3;", actions=[(scaled(1.0), km.interrupt_kernel)], timeout=scaled(30))
     assert run.status == "error"
     assert run.ename == "Interrupted"
     assert value_of(kc, "kept") == "1"  # no later statement of the cell ran
@@ -412,7 +417,7 @@ printf("%d %d %d\\n", h[0], h[1], h[2]);
     assert run.stream() == "32 1 1\n"
 
 
-def test_timeit_shows_simulated_kernel_time(kc):
+def test_timeit_shows_simulated_kernel_time(kc, vadd):
     execute_ok(kc, "float *tv; cudaMalloc(&tv, 1024 * sizeof(float));")
     out = execute_ok(kc, "%timeit -n 3 -r 2 vadd<<<4, 256>>>(tv, tv, tv, 1024);").stream()
     assert "per loop" in out

@@ -5,17 +5,13 @@ session survives; correct code with barriers and atomics gives no report.
 Each test's kernels have names of their own, since the module's tests share
 one session."""
 import re
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kernel_util import execute, execute_ok, scaled
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "bench"))
-from bench_sim import MATMUL  # noqa: E402
+from gpuc_testing.kernel import execute, execute_ok, scaled
+from gpuc_testing.sources import TILED_MATMUL
 
 
 @pytest.fixture
@@ -280,7 +276,7 @@ __global__ void rc_histo(const int *x, int n, int *bins) {
     __syncthreads();
     if (t < 16) atomicAdd(&bins[t], local[t]);
 }""")
-    execute_ok(kc, "%%kernel" + MATMUL.replace("bench_matmul", "rc_matmul"))
+    execute_ok(kc, "%%kernel" + TILED_MATMUL.replace("bench_matmul", "rc_matmul"))
     n = 64
     run = execute_ok(kc, f"""{{
 int n = 100000;
@@ -363,7 +359,7 @@ __global__ void rc_forever(volatile int *flag) {
 }""")
     execute_ok(kc, "int *flag; cudaMalloc(&flag, 4); cudaMemset(flag, 0, 4); int kept = 5;")
     t0 = time.monotonic()
-    run = execute(kc, "rc_forever<<<1, 32>>>(flag);", actions=[(1.0, km.interrupt_kernel)],
+    run = execute(kc, "rc_forever<<<1, 32>>>(flag);", actions=[(scaled(1.0), km.interrupt_kernel)],
                   timeout=scaled(30))
     assert run.status == "error"
     assert time.monotonic() - t0 < scaled(10)

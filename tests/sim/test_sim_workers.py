@@ -3,15 +3,15 @@ a launch's blocks run on several CPU cores at once, with the same results,
 printf output and errors as on one (docs/simulator.md). Each test's kernels
 have names of their own, since the module's tests share one session."""
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
+import pytest
 
-from kernel_util import execute, execute_ok, value_of
+from gpuc_testing.kernel import execute, execute_ok, value_of
+from gpuc_testing.sources import TILED_MATMUL
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "bench"))
-from bench_sim import MATMUL  # noqa: E402
+# on a machine with a GPU too, the module's kernel cells run simulated
+pytestmark = pytest.mark.usefixtures("simulated")
 
 WORKERS = (1, 2, 4)
 
@@ -25,8 +25,7 @@ def with_threads(kc, n: int, code: str) -> str:
         execute_ok(kc, "%sim --threads auto")
 
 
-def test_cpu_device_first(kc):
-    execute_ok(kc, "%device cpu")
+def test_sim_threads_says_how_many_workers(kc):
     out = execute_ok(kc, "%sim --threads 3").stream()
     assert "workers: 3 threads (blocks run on 3 CPU cores at once)" in out
     out = execute_ok(kc, "%sim --threads auto").stream()
@@ -103,7 +102,7 @@ for (int b = 0; b < 16; b++) printf("%.1f ", w[b]);
 
 
 def test_tiled_matmul_identical(kc):
-    execute_ok(kc, "%%kernel" + MATMUL.replace("bench_matmul", "w_matmul"))
+    execute_ok(kc, "%%kernel" + TILED_MATMUL.replace("bench_matmul", "w_matmul"))
     host = """{
 int m = 128;
 float *A, *B, *C;

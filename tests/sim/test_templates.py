@@ -8,20 +8,33 @@ a value in host cells that cudaFuncGetAttributes, the occupancy functions
 and cudaLaunchKernel take."""
 import pytest
 
-from kernel_util import execute, execute_ok
+from gpuc_testing.kernel import execute, execute_ok
+
+# on a machine with a GPU too, the module's kernel cells run simulated
+pytestmark = pytest.mark.usefixtures("simulated")
 
 
-def test_cpu_device_first(kc):
-    execute_ok(kc, "%device cpu")
-
-
-def test_type_template_float_double_int(kc):
-    execute_ok(kc, """%%kernel
+@pytest.fixture(scope="module")
+def scale(simulated):
+    """The template kernel scale<T>, which several tests instantiate."""
+    execute_ok(simulated, """%%kernel
 template <typename T>
 __global__ void scale(T *x, T a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] = a * x[i];
 }""")
+
+
+@pytest.fixture(scope="module")
+def axpy(simulated):
+    execute_ok(simulated, """%%kernel
+__global__ void axpy(int n, float a, const float *x, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}""")
+
+
+def test_type_template_float_double_int(kc, scale):
     run = execute_ok(kc, """
 int n = 1000;
 float hf[1000]; double hd[1000]; int hi[1000];
@@ -46,7 +59,7 @@ printf("bad=%d %g %g %d\\n", bad, hf[999], hd[999], hi[999]);
     assert "bad=0 1998 749.25 3996" in run.stream()
 
 
-def test_instance_argument_checks(kc):
+def test_instance_argument_checks(kc, scale):
     run = execute(kc, "double *p = 0;\nscale<float><<<1, 1>>>(p, 2.0f, 1, 5);")
     assert run.ename == "LaunchError"
     assert "cell" in run.content["evalue"] and "line 2" in run.content["evalue"]
@@ -87,7 +100,7 @@ printf("sum=%g\\n", sum);
     assert "sum=15000" in run.stream()
 
 
-def test_bad_instantiation_names_cell_and_line(kc):
+def test_bad_instantiation_names_cell_and_line(kc, scale):
     run = execute(kc, """%%kernel
 struct Pair { int a, b; };
 __global__ void not_template(int *x) { x[0] = 1; }""")
@@ -143,12 +156,7 @@ cudaMemcpy(hfill, dfill, sizeof hfill, cudaMemcpyDeviceToHost); printf("%d %d\\n
     assert run.stream().strip() == "0 11"
 
 
-def test_functions_that_take_a_kernel(kc):
-    execute_ok(kc, """%%kernel
-__global__ void axpy(int n, float a, const float *x, float *y) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}""")
+def test_functions_that_take_a_kernel(kc, axpy):
     run = execute_ok(kc, """
 struct cudaFuncAttributes attr;
 cudaError_t e1 = cudaFuncGetAttributes(&attr, axpy);
@@ -170,7 +178,7 @@ printf("threads=%d ptx=%d blocks=%d block=%d grid_ok=%d\\n", attr.maxThreadsPerB
     assert "threads=1024 ptx=80 blocks=4 block=1024 grid_ok=1" in out
 
 
-def test_cuda_launch_kernel(kc):
+def test_cuda_launch_kernel(kc, axpy):
     run = execute_ok(kc, """
 int n = 300;
 float a = 2.0f, hx[300], hy[300], *x, *y;
@@ -202,12 +210,12 @@ printf("%d %d %d %s\\n", e1, e2, e3, cudaGetErrorName(e1));
     assert "is not a kernel of a kernel cell" in run.stream("stderr")
 
 
-def test_kernel_name_as_value(kc):
+def test_kernel_name_as_value(kc, axpy):
     run = execute_ok(kc, "axpy")
     assert run.result == '"axpy"' or "axpy" in (run.result or "")
 
 
-def test_template_instance_as_value(kc):
+def test_template_instance_as_value(kc, scale):
     run = execute_ok(kc, """
 struct cudaFuncAttributes ta;
 cudaError_t et = cudaFuncGetAttributes(&ta, scale<float>);

@@ -1,6 +1,6 @@
 """The load: many kernels started at once on this machine.
 
-    build/venv/bin/python tests/soak/load.py [--kernels 50]
+    PYTHONPATH=tests build/venv/bin/python tests/soak/load.py [--kernels 50]
 
 Starts N gpuc kernels at the same time (jupyter_client, as a notebook
 server would), waits until each answers kernel_info, runs one cell in
@@ -14,17 +14,9 @@ import statistics
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from kernel_util import children, kernel_pid, start_kernel, stop_kernel, value_of  # noqa: E402
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+from gpuc_testing.kernel import (children, kernel_pid, rss_kib, start_kernel, stop_kernel,
+                                 value_of)
 
 
 def one(i: int):

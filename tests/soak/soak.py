@@ -1,6 +1,6 @@
 """The soak: thousands of cells through the real kernel, then restarts.
 
-    build/venv/bin/python tests/soak/soak.py [--cells 10000] [--restarts 100]
+    PYTHONPATH=tests build/venv/bin/python tests/soak/soak.py [--cells 10000] [--restarts 100]
 
 Cells rebind and redefine the same few names (declarations, functions,
 output), with a compile error every 37th cell, a fault every 100th and an
@@ -22,9 +22,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from kernel_util import (children, execute, kernel_pid, start_kernel,  # noqa: E402
-                         stop_kernel, value_of)
+from gpuc_testing.kernel import (children, execute, kernel_pid, start_kernel, stop_kernel,
+                                 value_of)
 
 # A process's resident size at a sample is the largest seen after each of
 # the window's last PEAK_CELLS cells: the executor gives its heap's free

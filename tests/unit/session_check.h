@@ -1,7 +1,8 @@
 /* session_check.h: what the unit tests that drive an rt_session share:
  * ASan options that leave the fault signals to the session's boundary,
  * the session S the tests run cells in and the test main
- * (SESSION_TEST_MAIN), accessors of a reply, a run that captures the
+ * (SESSION_TEST_MAIN: `test_x NAME...` runs only the tests named,
+ * `--reverse` runs them backwards), accessors of a reply, a run that captures the
  * cell's stdout, a regex match, and the EXPECT / EXPECT_OUT / EXPECT_ERROR
  * checks (they call the test's own `run(code)`). Include after check.h. */
 #ifndef SESSION_CHECK_H
@@ -164,11 +165,64 @@ static inline int session_test_main(const char *name, void (*const *tests)(void)
     return check_report(name);
 }
 
-#define SESSION_TEST_MAIN(name, ...)                                         \
-    int main(void)                                                           \
+/* Non-zero when the i-th name of names ("test_a, test_b, ...", as
+ * SESSION_TEST_MAIN spells its arguments) is one of argv[1..]. */
+static inline int session_test_named(const char *names, size_t i, int argc, char **argv)
+{
+    const char *p = names;
+    for (size_t k = 0; k < i && p; k++)
+        if ((p = strchr(p, ',')) != NULL)
+            p++;
+    if (!p)
+        return 0;
+    p += strspn(p, " \t\n");
+    size_t len = strcspn(p, ", \t\n");
+    for (int a = 1; a < argc; a++)
+        if (strlen(argv[a]) == len && strncmp(argv[a], p, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* SESSION_TEST_MAIN's main: the tests named on the command line (all when
+ * none is), after setup (NULL: none), each in a session that setup made;
+ * with --reverse, in reverse order. So each test can run alone and in any
+ * order: a test never counts on what an earlier one left in S. */
+static inline int session_test_main_args(const char *name, void (*setup)(void),
+                                         void (*const *tests)(void), const char *names,
+                                         int argc, char **argv)
+{
+    static void (*chosen[256])(void);
+    size_t n = 0, count = 0;
+    int reverse = 0, named = 0;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--reverse") == 0)
+            reverse = 1;
+        else
+            named = 1;
+    }
+    if (setup)
+        chosen[count++] = setup;
+    while (tests[n])
+        n++;
+    for (size_t k = 0; k < n && count + 1 < sizeof chosen / sizeof chosen[0]; k++) {
+        size_t i = reverse ? n - 1 - k : k;
+        if (!named || session_test_named(names, i, argc, argv))
+            chosen[count++] = tests[i];
+    }
+    chosen[count] = NULL;
+    return session_test_main(name, chosen);
+}
+
+/* The main of a session test file: `int main` running the tests given
+ * (session_test_main_args); SESSION_TEST_MAIN_SETUP runs setup first, in
+ * each run: the names and definitions the tests share (the fixture). */
+#define SESSION_TEST_MAIN(name, ...) SESSION_TEST_MAIN_SETUP(name, NULL, __VA_ARGS__)
+
+#define SESSION_TEST_MAIN_SETUP(name, setup, ...)                            \
+    int main(int argc, char **argv)                                          \
     {                                                                        \
         static void (*const tests_[])(void) = {__VA_ARGS__, NULL};            \
-        return session_test_main(name, tests_);                              \
+        return session_test_main_args(name, setup, tests_, #__VA_ARGS__, argc, argv); \
     }
 
 #endif

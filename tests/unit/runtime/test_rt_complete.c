@@ -394,7 +394,8 @@ static void test_cell_names(void)
     json_decref(r);
 }
 
-/* The cells the completions and inspections below are about. */
+/* The fixture (SESSION_TEST_MAIN_SETUP runs it first): the cells the
+ * completions and inspections of the tests above are about. */
 static void define_names(void)
 {
     run("int counter = 1;");
@@ -411,6 +412,6 @@ static void define_names(void)
     json_decref(r);
 }
 
-SESSION_TEST_MAIN("test_rt_complete", define_names, test_keywords_and_session_names,
+SESSION_TEST_MAIN_SETUP("test_rt_complete", define_names, test_keywords_and_session_names,
                   test_header_names, test_members, test_magics, test_code_points, test_inspect,
                   test_cell_names)

@@ -55,8 +55,15 @@ static void test_find(void)
     CHECK(rt_magic_find("%who? ", 0, 1, &m) == 1 && m.help && m.args_len == 0);
 }
 
+/* An empty namespace for a test that lists all of it (%who, %reset's count). */
+static void fresh_namespace(void)
+{
+    json_decref(run("%reset -f"));
+}
+
 static void test_segments(void)
 {
+    fresh_namespace();
     /* code before, the magic, code after; the result is the last code's */
     EXPECT_OUT("int seg = 1;\nprintf(\"before\\n\");\n%who\nprintf(\"after\\n\");\nseg + 1", "2",
            "before\nseg\nafter\n");
@@ -131,6 +138,7 @@ static void test_reset(void)
 
 static void test_lib(void)
 {
+    fresh_namespace();
     EXPECT_OUT("%lib", NULL, "No libraries linked by %lib (libc and libm always are).\n");
     EXPECT_ERROR("%lib no_such_library_gpuc", "LibraryNotFound", "no_such_library_gpuc");
     EXPECT_ERROR("crc32(0L, (const unsigned char *)\"abc\", 3)", "CompileError", "crc32");

@@ -50,10 +50,16 @@ static void expect_error(const char *code, const char *kind, const char *re)
 /* a speedup cell: a ratio, or no verdict within the noise or at the floor */
 #define SPEEDUP "([0-9.e+-]+\xc3\x97|same within noise|nothing measurable)"
 
-static void test_agree(void)
+/* The fixture (SESSION_TEST_MAIN_SETUP runs it first): the arrays the
+ * tests' sections read and write. */
+static void declare_arrays(void)
 {
     expect_ok("float a_in[1000], cpu_out[1000], gpu_out[1000];\n"
               "for (int i = 0; i < 1000; i++) a_in[i] = i * 0.5f;");
+}
+
+static void test_agree(void)
+{
     expect_ok("%%speedup --check cpu_out,gpu_out:1000 -n 10 -r 3\n"
               "//%% cpu\n"
               "for (int i = 0; i < 1000; i++) cpu_out[i] = a_in[i] * a_in[i];\n"
@@ -270,5 +276,5 @@ static void test_usage(void)
                  "undefined symbol 'undefined_fn'");
 }
 
-SESSION_TEST_MAIN("test_rt_speedup", test_agree, test_mismatch, test_sweep, test_verdict,
-                  test_cc_note, test_usage)
+SESSION_TEST_MAIN_SETUP("test_rt_speedup", declare_arrays, test_agree, test_mismatch,
+                        test_sweep, test_verdict, test_cc_note, test_usage)

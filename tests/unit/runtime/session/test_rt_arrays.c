@@ -104,6 +104,7 @@ static void test_sweep(void)
 
 static void test_errors(void)
 {
+    EXPECT("ga_t alive = ga_zeros(F32, 3, 4);", NULL);
     EXPECT_ERROR("ga_zeros(F32, -3)", "ShapeError", "ga_zeros: dimension 0 is -3");
     EXPECT_ERROR("ga_zeros(99, 3)", "DTypeError", "99 is not a dtype");
     EXPECT_ERROR("ga_t q = ga_zeros(F32, 3);\nga_item(q, 5)", "ShapeError",
@@ -116,7 +117,7 @@ static void test_errors(void)
     EXPECT("ga_t *stash = malloc(sizeof(ga_t));\n{ *stash = ga_zeros(F32, 4); }", NULL);
     EXPECT_ERROR("ga_size(*stash)", "FreedArrayError", "ga_keep");
     /* the session lives on */
-    EXPECT("ga_size(z)", "12");
+    EXPECT("ga_size(alive)", "12");
 }
 
 /* .npy: save, load back, and the errors of a file that is not one. */

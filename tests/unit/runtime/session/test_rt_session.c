@@ -15,6 +15,14 @@ static json_t *run(const char *code)
     return run_next(code);
 }
 
+/* The fixture (SESSION_TEST_MAIN_SETUP runs it first): the names the
+ * tests below use (each defines again what it counts on). */
+static void define_shared(void)
+{
+    EXPECT("int x = 42;\nstruct point { double x, y; };\n"
+           "int keep = 123;\nint crash(int *p) { return *p; }", NULL);
+}
+
 static void test_persistence(void)
 {
     EXPECT("int x = 40;", NULL);
@@ -105,6 +113,7 @@ static void test_macro_items(void)
 
 static void test_results(void)
 {
+    EXPECT("x = 42;", NULL);
     EXPECT("3.14159", "3.14159");
     EXPECT("0.1 + 0.2", "0.30000000000000004");
     EXPECT("1.0f / 3", "0.33333334");
@@ -144,6 +153,7 @@ static void test_results(void)
 
 static void test_compile_errors(void)
 {
+    EXPECT("int intact = 44;", NULL);
     json_t *r = run("int a = 1;\nint b = a + yy;\n");
     CHECK_STR(status(r), "error");
     CHECK_STR(ename(r), "CompileError");
@@ -162,7 +172,7 @@ static void test_compile_errors(void)
     EXPECT_ERROR("int f1(void) {\n  return 1\n}", "CompileError", "line 3");
     EXPECT_ERROR("int g2(void);\ng2()", "CompileError", "g2");
     /* the session is intact after errors */
-    EXPECT("x", "44");
+    EXPECT("intact", "44");
 }
 
 static void test_faults(void)
@@ -249,6 +259,6 @@ static void report_stats(void)
            st.shaken, st.fallbacks, st.full, st.preprocess);
 }
 
-SESSION_TEST_MAIN("test_rt_session", test_persistence, test_macro_items, test_reruns,
-                  test_results, test_compile_errors, test_faults, test_display,
-                  test_complete_inspect, report_stats)
+SESSION_TEST_MAIN_SETUP("test_rt_session", define_shared, test_persistence, test_macro_items,
+                        test_reruns, test_results, test_compile_errors, test_faults, test_display,
+                        test_complete_inspect, report_stats)

@@ -44,6 +44,12 @@ static void churn(int n)
     }
 }
 
+/* The fixture (SESSION_TEST_MAIN_SETUP runs it first): what churn uses. */
+static void declare_churn(void)
+{
+    EXPECT("#include <stdio.h>\nlong churn_total;", NULL);
+}
+
 static void test_kept_pointers(void)
 {
     EXPECT("#include <stdio.h>\n#include <string.h>\n#include <stdlib.h>\n"
@@ -189,6 +195,7 @@ static void test_fault_lines(void)
     EXPECT_ERROR("churn_total++;\n*fault_null = 2;", "SegmentationFault", want);
 }
 
-SESSION_TEST_MAIN("test_rt_session_code", test_kept_pointers, test_functions_stay,
-                  test_reruns_kept, test_arena_flat, test_rebound_data_packed,
-                  test_moved_data, test_own_functions_kept, test_fault_lines)
+SESSION_TEST_MAIN_SETUP("test_rt_session_code", declare_churn, test_kept_pointers,
+                        test_functions_stay, test_reruns_kept, test_arena_flat,
+                        test_rebound_data_packed, test_moved_data, test_own_functions_kept,
+                        test_fault_lines)

@@ -1,12 +1,11 @@
 """Helpers for talking to a gpuc kernel through the real jupyter_client.
 
 Every wait has a deadline: a kernel that hangs fails the test with a
-TimeoutError instead of hanging the run. GPUC_TIME_SCALE (default 1)
-stretches the deadlines and time limits for slow builds (sanitizers).
+TimeoutError instead of hanging the run. The deadlines are scaled by
+GPUC_TIME_SCALE (gpuc_testing.timing, whose names are here too).
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +15,7 @@ import zmq
 from jupyter_client import KernelManager
 from jupyter_client.blocking.client import BlockingKernelClient
 
-TIME_SCALE = float(os.environ.get("GPUC_TIME_SCALE", "1"))
-TIMEOUT = 30 * TIME_SCALE  # seconds: the longest any single wait may take
-
-
-def scaled(seconds: float) -> float:
-    return seconds * TIME_SCALE
+from gpuc_testing.timing import TIME_SCALE, TIMEOUT, scaled  # noqa: F401  (for the tests)
 
 
 # --- starting and stopping ---------------------------------------------------

@@ -1,0 +1,78 @@
+"""Notebooks for the tests and the benchmarks: cells run by `gpuc run` (a
+notebook executed headless: no Jupyter needed, so this works on the GPU
+machine too), and readers of an executed notebook's code cells. The readers
+take nbformat's notebooks or the plain dicts of json.load alike."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from gpuc_testing.timing import scaled
+
+
+def run_notebook(gpuc, folder, cells, name="cells", timeout=300, allow_errors=True):
+    """Executes cells (strings) as the notebook folder/NAME.ipynb with `gpuc
+    run`, in folder (the files its cells write land there), each cell within
+    timeout seconds; returns the executed cells as json.load gives them.
+    RuntimeError, with gpuc's stderr, when no notebook came out or, unless
+    allow_errors, a cell failed."""
+    folder = Path(folder)
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    src, out = folder / f"{name}.ipynb", folder / f"{name}.out.ipynb"
+    src.write_text(json.dumps(nb))
+    out.unlink(missing_ok=True)
+    cmd = [str(gpuc), "run", "--timeout", str(round(scaled(timeout))), str(src), "-o", str(out)]
+    if allow_errors:
+        cmd.insert(2, "--allow-errors")
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
+    if not out.is_file() or (proc.returncode != 0 and not allow_errors):
+        raise RuntimeError(f"gpuc run {src} failed ({proc.returncode}):\n{proc.stderr}")
+    return json.loads(out.read_text())["cells"]
+
+
+def run_cells(gpuc, folder, cells, timeout=300):
+    """Runs cells as a notebook in folder (run_notebook, errors allowed);
+    one (result text or None, stdout and stderr, (ename, evalue) or None)
+    per cell."""
+    res = []
+    for c in run_notebook(gpuc, folder, cells, timeout=timeout):
+        r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
+        t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
+        e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
+        res.append((r[0] if r else None, t, e[0] if e else None))
+    return res
+
+
+# --- reading an executed notebook ----------------------------------------
+
+def code_cells(nb):
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def cell_with(nb, marker: str, exact: bool = False):
+    """The code cell whose source contains (or, exact, is) marker."""
+    for c in code_cells(nb):
+        if (c["source"].strip() == marker) if exact else (marker in c["source"]):
+            return c
+    return None
+
+
+def stream_text(cell, name: str = "stdout") -> str:
+    return "".join(o["text"] for o in cell["outputs"]
+                   if o["output_type"] == "stream" and o["name"] == name)
+
+
+def result_text(cell) -> str | None:
+    res = [o for o in cell["outputs"] if o["output_type"] == "execute_result"]
+    assert len(res) <= 1
+    return res[0]["data"].get("text/plain") if res else None
+
+
+def errors(nb):
+    """(index among the code cells, the error output) of every error."""
+    return [(i, o) for i, c in enumerate(code_cells(nb)) for o in c["outputs"]
+            if o["output_type"] == "error"]
