@@ -6,8 +6,10 @@
 /* gpuc kernel -f CONNECTION_FILE: serve one Jupyter session. */
 int jk_kernel_main(int argc, char **argv);
 
-/* gpuc install [--user | --sys-prefix | --prefix DIR]: write the kernelspec. */
-int jk_install_main(int argc, char **argv);
+/* gpuc install [--user | --sys-prefix | --prefix DIR]: write the kernelspec,
+ * with gpuc_h (the text of gpuc.h, which the runtime makes) as gpuc.h
+ * beside kernel.json. */
+int jk_install_main(int argc, char **argv, const char *gpuc_h);
 
 /* gpuc run NOTEBOOK.ipynb [-o OUT.ipynb] [--allow-errors]: execute headless. */
 int jk_notebook_main(int argc, char **argv);

@@ -7,7 +7,10 @@
  *   --sys-prefix  $VIRTUAL_ENV or $CONDA_PREFIX, then share/jupyter;
  *   --prefix DIR  DIR/share/jupyter.
  * kernel.json names this binary by its absolute path, so Jupyter starts the
- * very gpuc that was installed. No Python or Jupyter is needed. */
+ * very gpuc that was installed. Beside it goes gpuc.h, the header every
+ * host cell is compiled after (its text comes from the runtime, through
+ * src/main.c), so a .c file outside the notebook can include the same
+ * declarations: gcc -I DATA/kernels/gpuc. No Python or Jupyter is needed. */
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -147,7 +150,8 @@ static json_t *kernel_json(const char *exe)
                      "metadata", "debugger", 0);
 }
 
-static int install(const char *data, const char *exe, char *dir, size_t dir_size, cm_error_t *err)
+static int install(const char *data, const char *exe, const char *gpuc_h, char *dir,
+                   size_t dir_size, cm_error_t *err)
 {
     if (snprintf(dir, dir_size, "%s/kernels/" KERNEL_NAME, data) >= (int)dir_size) {
         CM_ERROR(err, 1, "the install path is too long");
@@ -175,10 +179,12 @@ static int install(const char *data, const char *exe, char *dir, size_t dir_size
     free(with_newline);
     for (size_t i = 0; rc == 0 && i < jk_logo_count; i++)
         rc = write_file(dir, jk_logos[i].name, jk_logos[i].bytes, jk_logos[i].size, err);
+    if (rc == 0)
+        rc = write_file(dir, "gpuc.h", gpuc_h, strlen(gpuc_h), err);
     return rc;
 }
 
-int jk_install_main(int argc, char **argv)
+int jk_install_main(int argc, char **argv, const char *gpuc_h)
 {
     where_t where = WHERE_USER;
     const char *prefix = NULL;
@@ -225,7 +231,7 @@ int jk_install_main(int argc, char **argv)
     cm_error_t err = {0};
     char data[PATH_MAX], dir[PATH_MAX];
     if (data_dir(where, prefix, data, sizeof data, &err) != 0 ||
-        install(data, exe, dir, sizeof dir, &err) != 0) {
+        install(data, exe, gpuc_h, dir, sizeof dir, &err) != 0) {
         fprintf(stderr, "gpuc install: %s\n", err.text);
         return 1;
     }
@@ -233,5 +239,6 @@ int jk_install_main(int argc, char **argv)
     if (!realpath(dir, shown))
         snprintf(shown, sizeof shown, "%s", dir);
     printf("Installed kernelspec gpuc in %s\n", shown);
+    printf("gpuc.h for programs outside notebooks: %s/gpuc.h (gcc -I%s)\n", shown, shown);
     return 0;
 }

@@ -16,6 +16,9 @@
 #                     node's g++) and CUDA's libraries load the node's own
 #                     libstdc++, not this older one
 #   lib/gpuc/tcc/     libtcc1.a and TCC's include/ (found beside bin/gpuc)
+#   include/gpuc.h    the header every host cell is compiled after, for .c
+#                     files outside notebooks (`bin/gpuc --include-dir`
+#                     prints this folder)
 # and OUT_DIR/gpuc-VERSION.tar.gz. CUDA is not bundled: gpuc dlopens the
 # node's libcuda, NVRTC, libcudart and cuBLAS at run time, and cuRAND, cuFFT
 # and cuSPARSE for host cells that name them, whose headers come from the
@@ -28,7 +31,7 @@ version=$("$gpuc" --version | awk '{print $2}')
 name="gpuc-$version"
 dest="$out/$name"
 rm -rf "$dest"
-mkdir -p "$dest/bin" "$dest/lib/gpuc" "$dest/lib/kernel"
+mkdir -p "$dest/bin" "$dest/lib/gpuc" "$dest/lib/kernel" "$dest/include"
 cp "$gpuc" "$dest/bin/gpuc"
 # the executor without the kernel's libraries (gpuc falls back to
 # `gpuc executor` when it is missing)
@@ -51,6 +54,7 @@ done
 
 tccdir=$(sed -n 's/^#define GPUC_TCC_LIBDIR "\(.*\)"$/\1/p' "$build/generated/gpuc_config.h")
 cp -r "$tccdir" "$dest/lib/gpuc/tcc"
+cp "$build/include/gpuc.h" "$dest/include/gpuc.h"
 
 cat > "$dest/README" <<TXT
 gpuc $version, a relocatable bundle (Linux x86-64, glibc 2.36 or newer).
@@ -58,6 +62,7 @@ gpuc $version, a relocatable bundle (Linux x86-64, glibc 2.36 or newer).
   bin/gpuc --version
   bin/gpuc run NOTEBOOK.ipynb -o OUT.ipynb      # headless, no Python needed
   bin/gpuc install --user                       # the Jupyter kernelspec
+  gcc -I\$(bin/gpuc --include-dir) -fsyntax-only x.c   # x.c includes gpuc.h
 
 Move the folder anywhere: bin/gpuc finds lib/ beside it. GPU work uses the
 node's NVIDIA driver and CUDA 13 or 12 (libcuda.so.1, libnvrtc, libcudart;

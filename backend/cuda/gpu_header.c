@@ -119,7 +119,7 @@ static const char types[] =
     "{ return __gpuc_bits_float((unsigned)b.__x << 16); }\n"
     "struct gpu_device_props { " STR(GPU_DEVICE_PROPS(GPU_PROP_FIELD)) " };\n"
     "int __gpuc_simulating(void);\n"
-    "int gpu_device_properties(struct gpu_device_props *prop, int device);\n";
+    "int __gpuc_device_props(struct gpu_device_props *prop, int device);\n";
 
 /* gpuc's own declarations of the runtime API, where no toolkit header
  * matches the runtime: what tutorial code uses. */
@@ -202,7 +202,7 @@ static const char subset[] =
     "    cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3\n"
     "};\n"
     "#define cudaGetDeviceProperties(prop, device) \\\n"
-    "    ((cudaError_t)gpu_device_properties((struct gpu_device_props *)(prop), (device)))\n"
+    "    ((cudaError_t)__gpuc_device_props((struct gpu_device_props *)(prop), (device)))\n"
     "/* the default arguments of NVIDIA's C++ header, for C: a call may leave\n"
     " * the last argument out (cudaEventRecord(start)) */\n"
     "#define cudaEventRecord(...) \\\n"

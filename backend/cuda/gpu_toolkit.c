@@ -346,7 +346,7 @@ static void add_properties(cm_buf_t *out, const char *dir)
                      "int d)\n{\n"
                      "    if (!__gpuc_simulating()) return (cudaGetDeviceProperties)(p, d);\n"
                      "    struct gpu_device_props g;\n"
-                     "    int rc = gpu_device_properties(&g, d);\n"
+                     "    int rc = __gpuc_device_props(&g, d);\n"
                      "    memset(p, 0, sizeof *p);\n");
     for (int i = 0; start && names[i]; i++) {
         size_t len = strlen(names[i]);

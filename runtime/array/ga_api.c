@@ -109,47 +109,47 @@ static ga_array_t *full(const char *fn, int dtype, int fill, double value, int n
     return made(fn, a, &err);
 }
 
-ga_array_t *ga_api_empty(int dtype, int ndim, const long long *dims)
+ga_array_t *ga_api_empty(ga_cell_dtype_t dtype, int ndim, const long long *dims)
 {
-    return full("ga_empty", dtype, 0, 0, ndim, dims);
+    return full("ga_empty", dtype.code, 0, 0, ndim, dims);
 }
 
-ga_array_t *ga_api_zeros(int dtype, int ndim, const long long *dims)
+ga_array_t *ga_api_zeros(ga_cell_dtype_t dtype, int ndim, const long long *dims)
 {
-    return full("ga_zeros", dtype, 1, 0, ndim, dims);
+    return full("ga_zeros", dtype.code, 1, 0, ndim, dims);
 }
 
-ga_array_t *ga_api_ones(int dtype, int ndim, const long long *dims)
+ga_array_t *ga_api_ones(ga_cell_dtype_t dtype, int ndim, const long long *dims)
 {
-    return full("ga_ones", dtype, 1, 1, ndim, dims);
+    return full("ga_ones", dtype.code, 1, 1, ndim, dims);
 }
 
-ga_array_t *ga_api_full(int dtype, double value, int ndim, const long long *dims)
+ga_array_t *ga_api_full(ga_cell_dtype_t dtype, double value, int ndim, const long long *dims)
 {
-    return full("ga_full", dtype, 1, value, ndim, dims);
+    return full("ga_full", dtype.code, 1, value, ndim, dims);
 }
 
-ga_array_t *ga_api_arange(int dtype, double start, double stop, double step)
+ga_array_t *ga_api_arange(ga_cell_dtype_t dtype, double start, double stop, double step)
 {
     cm_error_t err = {0};
     return made("ga_arange",
-                ga_create_arange(ga_backend_device(), (ga_dtype_t)dtype, start, stop, step, &err),
+                ga_create_arange(ga_backend_device(), (ga_dtype_t)dtype.code, start, stop, step, &err),
                 &err);
 }
 
-ga_array_t *ga_api_linspace(int dtype, double start, double stop, long long num)
+ga_array_t *ga_api_linspace(ga_cell_dtype_t dtype, double start, double stop, long long num)
 {
     cm_error_t err = {0};
     return made("ga_linspace",
-                ga_create_linspace(ga_backend_device(), (ga_dtype_t)dtype, start, stop, num,
+                ga_create_linspace(ga_backend_device(), (ga_dtype_t)dtype.code, start, stop, num,
                                    &err),
                 &err);
 }
 
-ga_array_t *ga_api_eye(int dtype, long long n)
+ga_array_t *ga_api_eye(ga_cell_dtype_t dtype, long long n)
 {
     cm_error_t err = {0};
-    return made("ga_eye", ga_create_eye(ga_backend_device(), (ga_dtype_t)dtype, n, &err), &err);
+    return made("ga_eye", ga_create_eye(ga_backend_device(), (ga_dtype_t)dtype.code, n, &err), &err);
 }
 
 static ga_array_t *like(const char *fn, ga_array_t *a, int fill, double value)
@@ -182,26 +182,26 @@ ga_array_t *ga_api_full_like(ga_array_t *a, double value)
     return like("ga_full_like", a, 1, value);
 }
 
-ga_array_t *ga_api_from_host(int dtype, const void *data, int ndim, const long long *dims)
+ga_array_t *ga_api_from_host(ga_cell_dtype_t dtype, const void *data, int ndim, const long long *dims)
 {
     int64_t shape[GA_MAX_DIMS];
     if (take_dims("ga_from_host", ndim, dims, shape) != 0)
         return NULL;
     cm_error_t err = {0};
     return made("ga_from_host",
-                ga_create_from_host(ga_backend_device(), (ga_dtype_t)dtype, ndim, shape, data,
+                ga_create_from_host(ga_backend_device(), (ga_dtype_t)dtype.code, ndim, shape, data,
                                     &err),
                 &err);
 }
 
-ga_array_t *ga_api_from_device(int dtype, void *ptr, int ndim, const long long *dims)
+ga_array_t *ga_api_from_device(ga_cell_dtype_t dtype, void *ptr, int ndim, const long long *dims)
 {
     int64_t shape[GA_MAX_DIMS];
     if (take_dims("ga_from_device", ndim, dims, shape) != 0)
         return NULL;
     cm_error_t err = {0};
     return made("ga_from_device",
-                ga_create_wrap(ga_backend_device(), (ga_dtype_t)dtype, ndim, shape, ptr, &err),
+                ga_create_wrap(ga_backend_device(), (ga_dtype_t)dtype.code, ndim, shape, ptr, &err),
                 &err);
 }
 
@@ -396,6 +396,20 @@ double ga_api_item(ga_array_t *a, int nidx, const long long *idx)
     return x;
 }
 
+long long ga_api_item_i64(ga_array_t *a, int nidx, const long long *idx)
+{
+    ga_array_t *v = element_view("ga_item_i64", a, nidx, idx);
+    if (!v)
+        return 0;
+    cm_error_t err = {0};
+    long long x = 0;
+    int rc = ga_copy_scalar_i64(v, &x, &err);
+    ga_array_free(v);
+    if (rc != 0)
+        ga_api_fail("ga_item_i64", &err);
+    return rc ? 0 : x;
+}
+
 void ga_api_set(ga_array_t *a, double value, int nidx, const long long *idx)
 {
     ga_array_t *v = element_view("ga_set", a, nidx, idx);
@@ -438,9 +452,9 @@ size_t ga_api_nbytes(ga_array_t *a)
     return live("ga_nbytes", a) == 0 ? (size_t)a->size * ga_dtype_size(a->dtype) : 0;
 }
 
-int ga_api_dtype(ga_array_t *a)
+ga_cell_dtype_t ga_api_dtype(ga_array_t *a)
 {
-    return live("ga_dtype", a) == 0 ? (int)a->dtype : -1;
+    return (ga_cell_dtype_t){live("ga_dtype", a) == 0 ? (int)a->dtype : -1};
 }
 
 int ga_api_device(ga_array_t *a)

@@ -8,7 +8,8 @@
  * (unit tests) it returns NULL / NaN / -1 and ga_api_last_error says why.
  *
  * Shapes arrive as (ndim, dims): gpuc.h's macros turn ga_zeros(F32, 3, 4)
- * into ga_zeros_n(F32, 2, (const long long[]){3, 4}). */
+ * into ga_zeros_n(F32, 2, (const long long[]){3, 4}). A dtype arrives as
+ * ga_cell_dtype_t (ga_dtype.h). */
 #ifndef GA_API_H
 #define GA_API_H
 
@@ -36,19 +37,19 @@ void ga_api_failf(const char *fn, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* ---- making ---- */
-ga_array_t *ga_api_empty(int dtype, int ndim, const long long *dims);
-ga_array_t *ga_api_zeros(int dtype, int ndim, const long long *dims);
-ga_array_t *ga_api_ones(int dtype, int ndim, const long long *dims);
-ga_array_t *ga_api_full(int dtype, double value, int ndim, const long long *dims);
-ga_array_t *ga_api_arange(int dtype, double start, double stop, double step);
-ga_array_t *ga_api_linspace(int dtype, double start, double stop, long long num);
-ga_array_t *ga_api_eye(int dtype, long long n);
+ga_array_t *ga_api_empty(ga_cell_dtype_t dtype, int ndim, const long long *dims);
+ga_array_t *ga_api_zeros(ga_cell_dtype_t dtype, int ndim, const long long *dims);
+ga_array_t *ga_api_ones(ga_cell_dtype_t dtype, int ndim, const long long *dims);
+ga_array_t *ga_api_full(ga_cell_dtype_t dtype, double value, int ndim, const long long *dims);
+ga_array_t *ga_api_arange(ga_cell_dtype_t dtype, double start, double stop, double step);
+ga_array_t *ga_api_linspace(ga_cell_dtype_t dtype, double start, double stop, long long num);
+ga_array_t *ga_api_eye(ga_cell_dtype_t dtype, long long n);
 ga_array_t *ga_api_empty_like(ga_array_t *a);
 ga_array_t *ga_api_zeros_like(ga_array_t *a);
 ga_array_t *ga_api_ones_like(ga_array_t *a);
 ga_array_t *ga_api_full_like(ga_array_t *a, double value);
-ga_array_t *ga_api_from_host(int dtype, const void *data, int ndim, const long long *dims);
-ga_array_t *ga_api_from_device(int dtype, void *ptr, int ndim, const long long *dims);
+ga_array_t *ga_api_from_host(ga_cell_dtype_t dtype, const void *data, int ndim, const long long *dims);
+ga_array_t *ga_api_from_device(ga_cell_dtype_t dtype, void *ptr, int ndim, const long long *dims);
 
 /* .npy files (NumPy's format): a new array on the default device; a's
  * elements written as a C-order little-endian file. */
@@ -74,6 +75,8 @@ ga_array_t *ga_api_to_device(ga_array_t *a, int device);
 void ga_api_read(ga_array_t *a, void *dst);       /* a's elements into dst, C order */
 void ga_api_write(ga_array_t *a, const void *src); /* src (C order) into a's elements */
 double ga_api_item(ga_array_t *a, int nidx, const long long *idx);
+/* one element of an integer or bool array, exact (DTypeError for floats) */
+long long ga_api_item_i64(ga_array_t *a, int nidx, const long long *idx);
 void ga_api_set(ga_array_t *a, double value, int nidx, const long long *idx);
 
 /* ---- what an array is ---- */
@@ -81,7 +84,7 @@ int ga_api_ndim(ga_array_t *a);
 long long ga_api_dim(ga_array_t *a, int axis);
 long long ga_api_size(ga_array_t *a);
 size_t ga_api_nbytes(ga_array_t *a);
-int ga_api_dtype(ga_array_t *a);
+ga_cell_dtype_t ga_api_dtype(ga_array_t *a);
 int ga_api_device(ga_array_t *a);
 void *ga_api_data(ga_array_t *a);
 

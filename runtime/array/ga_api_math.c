@@ -78,8 +78,23 @@ double ga_api_reduce_all(const char *fn, const char *op, ga_array_t *a)
     return x;
 }
 
-ga_array_t *ga_api_astype(ga_array_t *a, int dtype)
+long long ga_api_reduce_all_i64(const char *fn, const char *op, ga_array_t *a)
 {
+    ga_array_t *r = ga_api_reduce_axis(fn, op, a, GA_AXIS_ALL, 0);
+    if (!r)
+        return 0;
+    cm_error_t err = {0};
+    long long x = 0;
+    int rc = ga_copy_scalar_i64(r, &x, &err);
+    ga_array_free(r);
+    if (rc)
+        ga_api_fail(fn, &err);
+    return rc ? 0 : x;
+}
+
+ga_array_t *ga_api_astype(ga_array_t *a, ga_cell_dtype_t dt)
+{
+    int dtype = dt.code;
     if (!ga_dtype_valid(dtype) || dtype == GA_C64 || dtype == GA_C128) {
         ga_api_failf("ga_astype", GA_E_DTYPE, "%d is not a dtype array math supports", dtype);
         return NULL;

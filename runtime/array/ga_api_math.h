@@ -19,6 +19,10 @@ ga_array_t *ga_api_eval(const char *fn, const char *expr, ga_array_t *out, int n
  * argmax: the flat index; any, all: 0 or 1). Waits for the device. */
 double ga_api_reduce_all(const char *fn, const char *op, ga_array_t *a);
 
+/* The same, exact, as a long long, where a's result is an integer (a
+ * DTypeError for a float result: a double holds integers to 2^53 only). */
+long long ga_api_reduce_all_i64(const char *fn, const char *op, ga_array_t *a);
+
 /* op of a along axis (negative counts from the end; GA_AXIS_ALL: every
  * element, a 0-d array), keepdims: the axis stays with length 1. */
 ga_array_t *ga_api_reduce_axis(const char *fn, const char *op, ga_array_t *a, int axis,
@@ -29,6 +33,6 @@ ga_array_t *ga_api_cumsum(ga_array_t *a, int axis);
 ga_array_t *ga_api_cumprod(ga_array_t *a, int axis);
 
 /* a's elements converted to dtype (a new array; NumPy's astype). */
-ga_array_t *ga_api_astype(ga_array_t *a, int dtype);
+ga_array_t *ga_api_astype(ga_array_t *a, ga_cell_dtype_t dtype);
 
 #endif

@@ -244,17 +244,43 @@ int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err)
     return rc;
 }
 
-int ga_copy_scalar(const ga_array_t *a, double *out, cm_error_t *err)
+/* The one element of a into bytes (16 at least). */
+static int scalar_bytes(const ga_array_t *a, unsigned char *bytes, cm_error_t *err)
 {
-    unsigned char bytes[16];
     if (ga_array_check(a, err) != 0)
         return -1;
     if (a->size != 1) {
         CM_ERROR(err, GA_E_SHAPE, "%lld elements, not one", (long long)a->size);
         return -1;
     }
-    if (ga_copy_to_host(a, bytes, err) != 0)
+    return ga_copy_to_host(a, bytes, err);
+}
+
+int ga_copy_scalar(const ga_array_t *a, double *out, cm_error_t *err)
+{
+    unsigned char bytes[16];
+    if (scalar_bytes(a, bytes, err) != 0)
         return -1;
     *out = ga_dtype_get_f64(a->dtype, bytes, 0);
+    return 0;
+}
+
+int ga_copy_scalar_i64(const ga_array_t *a, long long *out, cm_error_t *err)
+{
+    unsigned char bytes[16];
+    char kind = a ? ga_dtype_kind(a->dtype) : 0;
+    if (a && kind != GA_KIND_INT && kind != GA_KIND_UINT && kind != GA_KIND_BOOL) {
+        CM_ERROR(err, GA_E_DTYPE, "the value is %s, not an integer (the double variant "
+                 "reads it)", ga_dtype_name(a->dtype));
+        return -1;
+    }
+    if (scalar_bytes(a, bytes, err) != 0)
+        return -1;
+    if (a->dtype == GA_U64 && ga_dtype_get_u64(a->dtype, bytes, 0) > (uint64_t)INT64_MAX) {
+        CM_ERROR(err, GA_E_VALUE, "the uint64 value %llu does not fit a long long",
+                 (unsigned long long)ga_dtype_get_u64(a->dtype, bytes, 0));
+        return -1;
+    }
+    *out = (long long)ga_dtype_get_i64(a->dtype, bytes, 0);
     return 0;
 }

@@ -29,6 +29,10 @@ int ga_copy_gather(void *ctx, const ga_array_t *a, const int64_t *const *idx,
  * double, read back from its device. 0 / -1 with err. */
 int ga_copy_scalar(const ga_array_t *a, double *out, cm_error_t *err);
 
+/* The same, exact, of an integer or bool array as a long long: a float or
+ * complex a is a GA_E_DTYPE error, a uint64 past LLONG_MAX GA_E_VALUE. */
+int ga_copy_scalar_i64(const ga_array_t *a, long long *out, cm_error_t *err);
+
 /* Sets every element of a to value (converted to a's dtype; imag = 0). */
 int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err);
 

@@ -27,6 +27,19 @@ typedef enum ga_dtype {
     GA_NDTYPES
 } ga_dtype_t;
 
+/* The dtypes' short names in the order of the enum: gpuc.h's GA_F32 and
+ * F32 come from this list (runtime/cell/rt_gpuc_h.c). */
+#define GA_DTYPES(X)                                                                         \
+    X(BOOL) X(I8) X(U8) X(I16) X(U16) X(I32) X(U32) X(I64) X(U64) X(F16) X(F32) X(F64) X(C64) \
+    X(C128)
+
+/* A dtype as cells hold it (gpuc.h's ga_dtype_t): the code above in a
+ * struct, so that an int is not taken for a dtype (ga_zeros(4, 4) does not
+ * compile in a cell). */
+typedef struct ga_cell_dtype {
+    int code;
+} ga_cell_dtype_t;
+
 /* Kinds, as NumPy's dtype.kind. */
 #define GA_KIND_BOOL 'b'
 #define GA_KIND_INT 'i'

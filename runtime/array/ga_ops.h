@@ -39,4 +39,9 @@
     X(sum) X(prod) X(min) X(max) X(mean) X(var) X(std) X(argmin) X(argmax) X(any) X(all)     \
     X(count_nonzero)
 
+/* X(name) — the reductions whose result on an integer array is an integer
+ * that a double may not hold (past 2^53): ga_<name>_i64(a) is it exactly,
+ * as a long long */
+#define GA_INT_REDUCTIONS(X) X(sum) X(prod) X(min) X(max)
+
 #endif

@@ -458,23 +458,23 @@ static ga_array_t *make(const char *fn, int dtype, const ga_rng_params_t *p, int
     return a;
 }
 
-ga_array_t *ga_api_random(int dtype, int ndim, const long long *dims)
+ga_array_t *ga_api_random(ga_cell_dtype_t dtype, int ndim, const long long *dims)
 {
     ga_rng_params_t p = {.dist = GA_RNG_UNIFORM};
-    return make("ga_random", dtype, &p, ndim, dims);
+    return make("ga_random", dtype.code, &p, ndim, dims);
 }
 
-ga_array_t *ga_api_normal(int dtype, double mean, double std, int ndim, const long long *dims)
+ga_array_t *ga_api_normal(ga_cell_dtype_t dtype, double mean, double std, int ndim, const long long *dims)
 {
     ga_rng_params_t p = {.dist = GA_RNG_NORMAL, .mean = mean, .std = std};
-    return make("ga_normal", dtype, &p, ndim, dims);
+    return make("ga_normal", dtype.code, &p, ndim, dims);
 }
 
-ga_array_t *ga_api_integers(int dtype, long long low, long long high, int ndim,
+ga_array_t *ga_api_integers(ga_cell_dtype_t dtype, long long low, long long high, int ndim,
                             const long long *dims)
 {
     ga_rng_params_t p = {.dist = GA_RNG_INTEGERS, .low = low, .high = high};
-    return make("ga_integers", dtype, &p, ndim, dims);
+    return make("ga_integers", dtype.code, &p, ndim, dims);
 }
 
 void ga_api_seed(unsigned long long seed)

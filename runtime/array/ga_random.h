@@ -72,9 +72,9 @@ ga_array_t *ga_random_new(int device, ga_dtype_t dtype, int ndim, const int64_t 
 /* ---- what cells call (runtime/cell/rt_api.h; gpuc.h's ga_random(F32,
  * 3, 4), ga_normal(F32, 0, 1, 3, 4), ga_integers(I32, 0, 10, 3, 4) pass
  * the shape as (ndim, dims)). Failures end the cell (ga_api_fail). ---- */
-ga_array_t *ga_api_random(int dtype, int ndim, const long long *dims);
-ga_array_t *ga_api_normal(int dtype, double mean, double std, int ndim, const long long *dims);
-ga_array_t *ga_api_integers(int dtype, long long low, long long high, int ndim,
+ga_array_t *ga_api_random(ga_cell_dtype_t dtype, int ndim, const long long *dims);
+ga_array_t *ga_api_normal(ga_cell_dtype_t dtype, double mean, double std, int ndim, const long long *dims);
+ga_array_t *ga_api_integers(ga_cell_dtype_t dtype, long long low, long long high, int ndim,
                             const long long *dims);
 void ga_api_seed(unsigned long long seed);
 

@@ -5,20 +5,24 @@
  * declarations of the embedded gpuc.h (rt_header.c: the cell language
  * declares, it never calls) and the symbol table given to TCC and to
  * %%cc's stub library (session/rt_api.c: the session links). A new
- * function for cells is one line here and its implementation. */
+ * function for cells is one line here and its implementation.
+ *
+ * The names follow one rule (docs/cells.md, "Names"): device arrays are
+ * ga_*, everything else gpuc gives cells is gpuc_*, and what only the code
+ * gpuc generates calls is __gpuc_*; the CUDA runtime keeps NVIDIA's names. */
 #ifndef RT_API_H
 #define RT_API_H
 
 #define RT_API_LIST(X)                                                                        \
     /* display from a cell: each call shows one output in the notebook */                    \
-    X(void, display_text, (const char *text), rt_display_text)                                \
-    X(void, display_html, (const char *html), rt_display_html)                                \
-    X(void, display_markdown, (const char *markdown), rt_display_markdown)                    \
-    X(void, display_svg, (const char *svg), rt_display_svg)                                   \
-    X(void, display_json, (const char *json_text), rt_display_json)                           \
-    X(void, display_png, (const void *data, size_t len), rt_display_png)                      \
-    X(void, display_mime, (const char *mime, const char *data), rt_display_mime)              \
-    X(void, clear_output, (int wait), rt_display_clear_output)                                \
+    X(void, gpuc_display_text, (const char *text), rt_display_text)                           \
+    X(void, gpuc_display_html, (const char *html), rt_display_html)                           \
+    X(void, gpuc_display_markdown, (const char *markdown), rt_display_markdown)               \
+    X(void, gpuc_display_svg, (const char *svg), rt_display_svg)                              \
+    X(void, gpuc_display_json, (const char *json_text), rt_display_json)                      \
+    X(void, gpuc_display_png, (const void *data, size_t len), rt_display_png)                 \
+    X(void, gpuc_display_mime, (const char *mime, const char *data), rt_display_mime)         \
+    X(void, gpuc_clear_output, (int wait), rt_display_clear_output)                           \
     /* the line of the top-level statement that runs (code gpuc generates) */                 \
     /* used by the code gpuc generates for a cell's final expression */                       \
     X(void, __gpuc_show_int, (long long), rt_result_show_int)                                 \
@@ -39,7 +43,7 @@
     X(void, __gpuc_field_char, (const void *, unsigned long long), rt_result_field_char)      \
     X(void, __gpuc_field_float, (const void *, unsigned long long), rt_result_field_float)    \
     X(void, __gpuc_field_double, (const void *, unsigned long long), rt_result_field_double)  \
-    X(void, __gpuc_field_ldouble, (const void *, unsigned long long), rt_result_field_ldouble)\
+    X(void, __gpuc_field_ldouble, (const void *, unsigned long long), rt_result_field_ldouble) \
     X(void, __gpuc_field_str, (const void *, unsigned long long), rt_result_field_str)        \
     X(void, __gpuc_field_chars, (const void *, unsigned long long), rt_result_field_chars)    \
     X(void, __gpuc_field_ptr, (const void *, unsigned long long), rt_result_field_ptr)        \
@@ -49,15 +53,15 @@
     X(void, __gpuc_array_end, (void), rt_result_array_end)                                    \
     X(void, __gpuc_show_array, (const struct ga_array *), rt_arrays_show)                     \
     /* the CUDA runtime as gpuc serves it (gpu_host_header's macros call these) */            \
-    X(int, gpu_device_properties, (struct gpu_device_props *prop, int device),                \
+    X(int, __gpuc_device_props, (struct gpu_device_props *prop, int device),                  \
       gpu_device_properties)                                                                  \
     X(int, __gpuc_simulating, (void), gpu_simulating)                                         \
     X(int, __gpuc_cuda_malloc, (void *ptr, size_t size, const char *what, int line),          \
       rt_gpu_cuda_malloc)                                                                     \
     X(int, __gpuc_cuda_free, (void *ptr), rt_gpu_cuda_free)                                   \
     X(int, __gpuc_cuda_sync, (void), rt_gpu_device_synchronize)                               \
-    X(int, __gpuc_cuda_stream_sync, (void *stream), rt_gpu_stream_synchronize)               \
-    X(int, __gpuc_cuda_event_sync, (void *event), rt_gpu_event_synchronize)                  \
+    X(int, __gpuc_cuda_stream_sync, (void *stream), rt_gpu_stream_synchronize)                \
+    X(int, __gpuc_cuda_event_sync, (void *event), rt_gpu_event_synchronize)                   \
     X(int, __gpuc_cuda_memcpy, (void *dst, const void *src, size_t count, int kind),          \
       rt_gpu_memcpy)                                                                          \
     X(int, __gpuc_memcpy_symbol,                                                              \
@@ -83,7 +87,7 @@
     X(int, __gpuc_occupancy_blocks, (int *n, const void *func, int block, size_t shared),     \
       rt_gpu_occupancy_blocks)                                                                \
     X(int, __gpuc_occupancy_block_size,                                                       \
-      (int *min_grid, int *block, const void *func, size_t shared, int limit),               \
+      (int *min_grid, int *block, const void *func, size_t shared, int limit),                \
       rt_gpu_occupancy_block_size)                                                            \
     X(const void *, __gpuc_kernel_handle, (const char *name, int cell, int line),             \
       rt_gpu_kernel_handle)                                                                   \
@@ -93,21 +97,21 @@
        unsigned long long shared, void *stream, int cooperative, int line),                  \
       rt_gpu_launch_kernel)                                                                   \
     /* device arrays (runtime/array/ga_api.h, docs/arrays.md) */                              \
-    X(ga_t, ga_empty_n, (int dtype, int ndim, const long long *dims), ga_api_empty)           \
-    X(ga_t, ga_zeros_n, (int dtype, int ndim, const long long *dims), ga_api_zeros)           \
-    X(ga_t, ga_ones_n, (int dtype, int ndim, const long long *dims), ga_api_ones)             \
-    X(ga_t, ga_full_n, (int dtype, double value, int ndim, const long long *dims), ga_api_full) \
-    X(ga_t, ga_arange, (int dtype, double start, double stop, double step), ga_api_arange)    \
-    X(ga_t, ga_linspace, (int dtype, double start, double stop, long long num),               \
+    X(ga_t, ga_empty_n, (ga_dtype_t dtype, int ndim, const long long *dims), ga_api_empty)    \
+    X(ga_t, ga_zeros_n, (ga_dtype_t dtype, int ndim, const long long *dims), ga_api_zeros)    \
+    X(ga_t, ga_ones_n, (ga_dtype_t dtype, int ndim, const long long *dims), ga_api_ones)      \
+    X(ga_t, ga_full_n, (ga_dtype_t dtype, double value, int ndim, const long long *dims), ga_api_full) \
+    X(ga_t, ga_arange, (ga_dtype_t dtype, double start, double stop, double step), ga_api_arange) \
+    X(ga_t, ga_linspace, (ga_dtype_t dtype, double start, double stop, long long num),        \
       ga_api_linspace)                                                                        \
-    X(ga_t, ga_eye, (int dtype, long long n), ga_api_eye)                                     \
+    X(ga_t, ga_eye, (ga_dtype_t dtype, long long n), ga_api_eye)                              \
     X(ga_t, ga_empty_like, (ga_t a), ga_api_empty_like)                                       \
     X(ga_t, ga_zeros_like, (ga_t a), ga_api_zeros_like)                                       \
     X(ga_t, ga_ones_like, (ga_t a), ga_api_ones_like)                                         \
     X(ga_t, ga_full_like, (ga_t a, double value), ga_api_full_like)                           \
-    X(ga_t, ga_from_host_n, (int dtype, const void *data, int ndim, const long long *dims),   \
+    X(ga_t, ga_from_host_n, (ga_dtype_t dtype, const void *data, int ndim, const long long *dims), \
       ga_api_from_host)                                                                       \
-    X(ga_t, ga_from_device_n, (int dtype, void *ptr, int ndim, const long long *dims),        \
+    X(ga_t, ga_from_device_n, (ga_dtype_t dtype, void *ptr, int ndim, const long long *dims), \
       ga_api_from_device)                                                                     \
     X(ga_t, ga_load, (const char *path), ga_api_load)                                         \
     X(void, ga_print, (ga_t a), ga_api_print)                                                 \
@@ -128,12 +132,13 @@
     X(void, ga_read, (ga_t a, void *dst), ga_api_read)                                        \
     X(void, ga_write, (ga_t a, const void *src), ga_api_write)                                \
     X(double, ga_item_n, (ga_t a, int nidx, const long long *idx), ga_api_item)               \
+    X(long long, ga_item_i64_n, (ga_t a, int nidx, const long long *idx), ga_api_item_i64)    \
     X(void, ga_set_n, (ga_t a, double value, int nidx, const long long *idx), ga_api_set)     \
     X(int, ga_ndim, (ga_t a), ga_api_ndim)                                                    \
     X(long long, ga_dim, (ga_t a, int axis), ga_api_dim)                                      \
     X(long long, ga_size, (ga_t a), ga_api_size)                                              \
     X(size_t, ga_nbytes, (ga_t a), ga_api_nbytes)                                             \
-    X(int, ga_dtype, (ga_t a), ga_api_dtype)                                                  \
+    X(ga_dtype_t, ga_dtype, (ga_t a), ga_api_dtype)                                           \
     X(int, ga_device, (ga_t a), ga_api_device)                                                \
     X(void *, ga_data, (ga_t a), ga_api_data)                                                 \
     X(void, ga_free, (ga_t a), ga_api_free)                                                   \
@@ -144,22 +149,39 @@
     X(ga_t, ga_eval_n, (const char *fn, const char *expr, ga_t out, int nargs,                \
                         const ga_arg_t *args), ga_api_eval)                                   \
     X(double, ga_reduce_all, (const char *fn, const char *op, ga_t a), ga_api_reduce_all)     \
+    X(long long, ga_reduce_all_i64, (const char *fn, const char *op, ga_t a),                 \
+      ga_api_reduce_all_i64)                                                                  \
     X(ga_t, ga_reduce_axis, (const char *fn, const char *op, ga_t a, int axis, int keepdims), \
       ga_api_reduce_axis)                                                                     \
-    X(ga_t, ga_astype, (ga_t a, int dtype), ga_api_astype)                                    \
+    X(ga_t, ga_astype, (ga_t a, ga_dtype_t dtype), ga_api_astype)                             \
     X(ga_t, ga_cumsum, (ga_t a, int axis), ga_api_cumsum)                                     \
     X(ga_t, ga_cumprod, (ga_t a, int axis), ga_api_cumprod)                                   \
     /* random numbers and BLAS (runtime/array/ga_random.h, ga_blas.h) */                     \
-    X(ga_t, ga_random_n, (int dtype, int ndim, const long long *dims), ga_api_random)         \
-    X(ga_t, ga_normal_n, (int dtype, double mean, double std, int ndim, const long long *dims), \
+    X(ga_t, ga_random_n, (ga_dtype_t dtype, int ndim, const long long *dims), ga_api_random)  \
+    X(ga_t, ga_normal_n, (ga_dtype_t dtype, double mean, double std, int ndim, const long long *dims), \
       ga_api_normal)                                                                          \
     X(ga_t, ga_integers_n,                                                                    \
-      (int dtype, long long low, long long high, int ndim, const long long *dims),            \
+      (ga_dtype_t dtype, long long low, long long high, int ndim, const long long *dims),     \
       ga_api_integers)                                                                        \
     X(void, ga_seed, (unsigned long long seed), ga_api_seed)                                  \
     X(ga_t, ga_matmul, (ga_t a, ga_t b), ga_api_matmul)                                       \
     X(double, ga_dot, (ga_t a, ga_t b), ga_api_dot)                                           \
     X(int, ga_set_tf32, (int on), ga_api_set_tf32)
+
+/* The names of before the prefix rule, kept for one release so that
+ * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's
+ * name it stands for, implementation). gpuc.h declares each old name with
+ * its new name's type. */
+#define RT_API_RENAMED(X)                                                                     \
+    X(display_text, gpuc_display_text, rt_display_text)                                       \
+    X(display_html, gpuc_display_html, rt_display_html)                                       \
+    X(display_markdown, gpuc_display_markdown, rt_display_markdown)                           \
+    X(display_svg, gpuc_display_svg, rt_display_svg)                                          \
+    X(display_json, gpuc_display_json, rt_display_json)                                       \
+    X(display_png, gpuc_display_png, rt_display_png)                                          \
+    X(display_mime, gpuc_display_mime, rt_display_mime)                                       \
+    X(clear_output, gpuc_clear_output, rt_display_clear_output)                               \
+    X(gpu_device_properties, __gpuc_device_props, gpu_device_properties)
 
 /* A name cells link against and its address. */
 typedef struct rt_symbol {

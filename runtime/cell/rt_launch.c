@@ -9,30 +9,6 @@
 #include "gpu.h"
 #include "rt_lex.h"
 
-#define VECTOR_KIND(t, b, n, a) #t ": 'v', "
-#define VECTOR_NAME(t, b, n, a) #t ": \"" #t "\", "
-#define HALF_KIND(t, a) #t ": 'v', "
-#define HALF_NAME(t, a) #t ": \"" #t "\", "
-
-const char rt_launch_header[] =
-    "#define __gpuc_is_dim3(v) _Generic((v), dim3: 1, default: 0)\n"
-    /* what an argument is: i / u a signed / unsigned integer, f float,
-     * d double, l long double, a a device array, v a CUDA vector type or
-     * __half, p anything else (a pointer or a struct) */
-    "#define __gpuc_kind(v) _Generic((v), _Bool: 'u', char: 'i', signed char: 'i', "
-    "unsigned char: 'u', short: 'i', unsigned short: 'u', int: 'i', unsigned int: 'u', "
-    "long: 'i', unsigned long: 'u', long long: 'i', unsigned long long: 'u', float: 'f', "
-    "double: 'd', long double: 'l', struct ga_array *: 'a', "
-    GPU_VECTOR_TYPES(VECTOR_KIND) GPU_HALF_TYPES(HALF_KIND) "default: 'p')\n"
-    /* its type's name where it is one of those, for the launch's messages */
-    "#define __gpuc_type(v) _Generic((v), _Bool: \"bool\", char: \"char\", "
-    "signed char: \"signed char\", unsigned char: \"unsigned char\", short: \"short\", "
-    "unsigned short: \"unsigned short\", int: \"int\", unsigned int: \"unsigned int\", "
-    "long: \"long\", unsigned long: \"unsigned long\", long long: \"long long\", "
-    "unsigned long long: \"unsigned long long\", float: \"float\", double: \"double\", "
-    "long double: \"long double\", "
-    GPU_VECTOR_TYPES(VECTOR_NAME) GPU_HALF_TYPES(HALF_NAME) "default: (const char *)0)\n";
-
 typedef struct span {
     size_t from, to; /* byte range of the source */
 } span_t;

@@ -18,9 +18,4 @@
  * has nothing to rewrite. */
 char *rt_launch_rewrite(const char *code, int cell);
 
-/* The C declarations the rewritten code needs (__gpuc_launch and its
- * helpers; dim3 comes from the CUDA header, backend/cuda/gpu_header.c); static
- * text for the cell header. */
-extern const char rt_launch_header[];
-
 #endif

@@ -18,5 +18,7 @@
 #include "rt_result.h"
 
 #define RT_API_SYMBOL(ret, name, params, impl) {#name, (const void *)impl},
+#define RT_API_RENAMED_SYMBOL(old, name, impl) {#old, (const void *)impl},
 
-const rt_symbol_t rt_api_symbols[] = {RT_API_LIST(RT_API_SYMBOL){NULL, NULL}};
+const rt_symbol_t rt_api_symbols[] = {
+    RT_API_LIST(RT_API_SYMBOL) RT_API_RENAMED(RT_API_RENAMED_SYMBOL){NULL, NULL}};

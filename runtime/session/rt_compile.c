@@ -94,6 +94,9 @@ static void compile_error(const char *code, int cell, const rt_diag_t *diags, si
             rt_error_add_line(&e, "cell %d, line %d, column %d: error: %s", cell, line, col,
                               d->msg);
             rt_error_add_source(&e, src, len, col);
+            char hint[sizeof e.hint];
+            if (!e.hint[0] && rt_header_hint(d->msg, src, len, hint, sizeof hint))
+                rt_error_hint(&e, "%s", hint);
         } else {
             char head[CM_ERROR_TEXT];
             const char *note = rt_gpu_link_note(d->msg);

@@ -32,8 +32,7 @@ static const rt_doc_t docs[] = {
     {"ceil", "math.h", "double ceil(double x);",
      "Returns the smallest integral value not less than x, as a double."},
     {"clear_output", "gpuc.h", "void clear_output(int wait);",
-     "Clears the output of the current cell. With wait non-zero the notebook clears it only when "
-     "the next output arrives, which avoids flicker in animations."},
+     "The old name of gpuc_clear_output, kept for one release (docs/cells.md, \"Names\")."},
     {"clock", "time.h", "clock_t clock(void);",
      "Returns the processor time used by the program, in units of CLOCKS_PER_SEC; differences "
      "of two calls time a piece of code."},
@@ -41,22 +40,19 @@ static const rt_doc_t docs[] = {
     {"difftime", "time.h", "double difftime(time_t end, time_t start);",
      "Returns end - start in seconds, as a double."},
     {"display_html", "gpuc.h", "void display_html(const char *html);",
-     "Shows an HTML fragment as an output of the cell (text/html)."},
+     "The old name of gpuc_display_html, kept for one release (docs/cells.md, \"Names\")."},
     {"display_json", "gpuc.h", "void display_json(const char *json_text);",
-     "Shows JSON, given as text, as an output of the cell (application/json). The text must be "
-     "valid JSON."},
+     "The old name of gpuc_display_json, kept for one release (docs/cells.md, \"Names\")."},
     {"display_markdown", "gpuc.h", "void display_markdown(const char *markdown);",
-     "Shows Markdown text, rendered by the notebook, as an output of the cell (text/markdown)."},
+     "The old name of gpuc_display_markdown, kept for one release (docs/cells.md, \"Names\")."},
     {"display_mime", "gpuc.h", "void display_mime(const char *mime, const char *data);",
-     "Shows data under any MIME type as an output of the cell, e.g. "
-     "display_mime(\"text/latex\", \"$x^2$\")."},
+     "The old name of gpuc_display_mime, kept for one release (docs/cells.md, \"Names\")."},
     {"display_png", "gpuc.h", "void display_png(const void *data, size_t len);",
-     "Shows a PNG image given as len bytes of an encoded PNG file; gpuc base64-encodes it."},
+     "The old name of gpuc_display_png, kept for one release (docs/cells.md, \"Names\")."},
     {"display_svg", "gpuc.h", "void display_svg(const char *svg);",
-     "Shows an SVG image, given as its XML text, as an output of the cell (image/svg+xml)."},
+     "The old name of gpuc_display_svg, kept for one release (docs/cells.md, \"Names\")."},
     {"display_text", "gpuc.h", "void display_text(const char *text);",
-     "Shows plain text as a separate output of the cell (text/plain), unlike printf, which "
-     "writes to the cell's stdout stream."},
+     "The old name of gpuc_display_text, kept for one release (docs/cells.md, \"Names\")."},
     {"exit", "stdlib.h", "void exit(int status);",
      "Ends the process after flushing stdio and running atexit handlers. In gpuc this ends "
      "the executor: the session's state is lost."},
@@ -103,6 +99,26 @@ static const rt_doc_t docs[] = {
     {"getenv", "stdlib.h", "char *getenv(const char *name);",
      "Returns the value of environment variable name, or NULL if it is not set. Do not modify "
      "or free the string."},
+    {"gpuc_clear_output", "gpuc.h", "void gpuc_clear_output(int wait);",
+     "Clears the output of the current cell. With wait non-zero the notebook clears it only when "
+     "the next output arrives, which avoids flicker in animations."},
+    {"gpuc_display_html", "gpuc.h", "void gpuc_display_html(const char *html);",
+     "Shows an HTML fragment as an output of the cell (text/html)."},
+    {"gpuc_display_json", "gpuc.h", "void gpuc_display_json(const char *json_text);",
+     "Shows JSON, given as text, as an output of the cell (application/json). The text must be "
+     "valid JSON."},
+    {"gpuc_display_markdown", "gpuc.h", "void gpuc_display_markdown(const char *markdown);",
+     "Shows Markdown text, rendered by the notebook, as an output of the cell (text/markdown)."},
+    {"gpuc_display_mime", "gpuc.h", "void gpuc_display_mime(const char *mime, const char *data);",
+     "Shows data under any MIME type as an output of the cell, e.g. "
+     "display_mime(\"text/latex\", \"$x^2$\")."},
+    {"gpuc_display_png", "gpuc.h", "void gpuc_display_png(const void *data, size_t len);",
+     "Shows a PNG image given as len bytes of an encoded PNG file; gpuc base64-encodes it."},
+    {"gpuc_display_svg", "gpuc.h", "void gpuc_display_svg(const char *svg);",
+     "Shows an SVG image, given as its XML text, as an output of the cell (image/svg+xml)."},
+    {"gpuc_display_text", "gpuc.h", "void gpuc_display_text(const char *text);",
+     "Shows plain text as a separate output of the cell (text/plain), unlike printf, which "
+     "writes to the cell's stdout stream."},
     {"hypot", "math.h", "double hypot(double x, double y);",
      "Returns sqrt(x*x + y*y) without overflow or underflow in the intermediate squares."},
     {"isalnum", "ctype.h", "int isalnum(int c);",

@@ -296,10 +296,15 @@ static void test_inspect(void)
     check_has(t, "int printf(");
     free(t);
 
-    t = inspect("display_html", 0);
-    check_has(t, "void display_html(const char *html);");
+    t = inspect("gpuc_display_html", 0);
+    check_has(t, "void gpuc_display_html(const char *html);");
     check_has(t, "gpuc.h");
     check_has(t, "HTML");
+    free(t);
+
+    t = inspect("display_html", 0); /* the old name says the new one */
+    check_has(t, "void display_html(const char *html);");
+    check_has(t, "old name of gpuc_display_html");
     free(t);
 
     t = inspect("fputc", 0); /* no doc: the header's declaration */

@@ -270,13 +270,13 @@ static void test_errors(void)
     ga_rng_params_t ok = {.dist = GA_RNG_INTEGERS, .low = -128, .high = 128};
     CHECK(ga_random_check(&ok, GA_I8, &err) == 0);
     /* through the cell API: no hook, so NULL and the last error */
-    CHECK(ga_api_integers(GA_F64, 0, 10, 1, (const long long[]){4}) == NULL);
+    CHECK(ga_api_integers((ga_cell_dtype_t){GA_F64}, 0, 10, 1, (const long long[]){4}) == NULL);
     CHECK(strstr(ga_api_last_error()->text, "ga_integers: integers are made as int8") != NULL);
-    CHECK(ga_api_normal(GA_F32, 0, -2, 0, NULL) == NULL);
+    CHECK(ga_api_normal((ga_cell_dtype_t){GA_F32}, 0, -2, 0, NULL) == NULL);
     CHECK(ga_api_last_error()->code == GA_E_VALUE);
     CHECK_STR(ga_api_kind(GA_E_VALUE), "ValueError");
     ga_api_seed(5);
-    ga_array_t *a = ga_api_random(GA_F32, 2, (const long long[]){2, 3});
+    ga_array_t *a = ga_api_random((ga_cell_dtype_t){GA_F32}, 2, (const long long[]){2, 3});
     CHECK(a && a->ndim == 2 && a->shape[1] == 3);
     ga_array_free(a);
 }
