@@ -370,11 +370,13 @@ int rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int 
                             "cell %d: the timed code was not found after linking", cell_no);
     t.timer = gpu_timer_new(); /* NULL until this process has a context */
     current = &t;
-    rt_fault_t fault;
-    int sig = rt_protect_run(timing_main, &t, &fault);
+    int rc = rt_session_protect(s, timing_main, &t, cell_no, err);
     current = NULL;
-    int rc = sig ? rt_session_run_failed(s, sig, &fault, cell_no, err)
-                 : rt_gpu_after_cell(cell_no, err);
+    if (rc == 1) /* the runs stopped part way: nothing to report */
+        rc = rt_error_set(err, "SystemExit", cell_no, 0,
+                          "exit(0) in timed code: the statement must return to be timed");
+    else if (rc == 0)
+        rc = rt_gpu_after_cell(cell_no, err);
     run->loops = t.loops;
     memcpy(run->all, t.all, sizeof run->all);
     memcpy(run->gpu, t.gpu, sizeof run->gpu);

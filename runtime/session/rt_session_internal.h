@@ -113,19 +113,6 @@ char *rt_session_cell_includes(const rt_session_t *s, const char *code);
  * changed; kept in the session. NULL when they cannot be preprocessed. */
 rt_shake_t *rt_session_shaker(rt_session_t *s, const char *key);
 
-/* Runs compiled cell code inside the protected boundary: cell(), then
- * main (when not NULL, as a C cell's main is run); the result it shows
- * (or main's non-zero return value) becomes the session's. 0, or -1 with
- * err set (a fault, an interrupt, a failed launch). */
-int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, char **),
-                         int cell_no, rt_error_t *err);
-
-/* The error of a protected run of cell code (rt_protect_run) that ended
- * with sig: a raised error (a failed launch), a fault or an interrupt
- * (with what a still-running kernel means). Returns -1. */
-int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
-                          rt_error_t *err);
-
 /* The error for a cell that ended with a signal (rt_fault.c). */
 void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *fault, rt_error_t *err);
 
