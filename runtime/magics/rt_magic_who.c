@@ -10,9 +10,8 @@
 #include "ga_array.h"
 #include "ga_udf.h"
 #include "rt_lex.h"
-#include "rt_protect.h"
 #include "rt_result.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 #include "rt_tcc.h"
 
 /* ---- %who and %whos ------------------------------------------------- */
@@ -118,8 +117,9 @@ static size_t collect_vars(rt_session_t *s, const cm_names_t *types, const char 
 {
     var_t *v = NULL;
     size_t n = 0;
-    for (size_t i = 0; i < s->prelude.n; i++) {
-        const rt_entry_t *e = &s->prelude.v[i];
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    for (size_t i = 0; i < prelude->n; i++) {
+        const rt_entry_t *e = &prelude->v[i];
         if (e->kind != RT_ENTRY_VAR || e->nkeys == 0)
             continue;
         char *type = type_of(e->text, e->keys[0]);

@@ -17,7 +17,7 @@
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
 #include "rt_protect.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 #include "rt_tcc.h"
 #include "rt_segment.h"
 
@@ -332,7 +332,7 @@ static void timing_main(void *arg)
 static int save_result(rt_session_t *s, const rt_timeit_run_t *t, int cell_no, rt_error_t *err)
 {
     cm_buf_t b = {0};
-    if (cm_names_find(&s->types, "gpuc_timeit_t", (size_t)-1) < 0)
+    if (!rt_session_is_type(s, "gpuc_timeit_t", strlen("gpuc_timeit_t")))
         cm_buf_adds(&b, rt_timeit_decl);
     cm_buf_adds(&b, "gpuc_timeit_t _timeit;\n");
     int rc = rt_session_run_text(s, cm_buf_str(&b), cell_no, err);
