@@ -21,7 +21,6 @@
 #include "rt_magic.h"
 #include "rt_session_defs.h"
 #include "rt_session_query.h"
-#include "rt_shortcut.h"
 
 static int ident_char(char c)
 {
@@ -733,7 +732,8 @@ static int text_cell_done(const char *code)
 json_t *rt_is_complete(rt_session_t *s, const char *code)
 {
     (void)s;
-    if (rt_shortcut_is_one(code) || ends_with_shell_line(code))
+    /* a shortcut (`printf?`) runs at once in the console */
+    if (rt_cell_shortcut(code, NULL) != RT_SHORTCUT_NONE || ends_with_shell_line(code))
         return json_pack("{s:s}", "status", "complete");
     int text = text_cell_done(code);
     if (text >= 0)
