@@ -6,6 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *cm_link_op(const json_t *msg)
+{
+    return json_string_value(json_object_get(msg, CM_LINK_OP));
+}
+
+int cm_link_op_is(const json_t *msg, const char *op)
+{
+    const char *got = cm_link_op(msg);
+    return got && strcmp(got, op) == 0;
+}
+
 static int write_all(int fd, const void *data, size_t len)
 {
     const unsigned char *p = data;

@@ -4,8 +4,9 @@
  * A frame is a 4-byte big-endian length followed by that many bytes of
  * UTF-8 JSON (one object). Frames over CM_LINK_MAX_FRAME are refused.
  *
- * The messages themselves ("op" field) are described in
- * docs/architecture.md, section "The executor link". */
+ * Every frame has an "op" (CM_LINK_OP): its message type, one of the
+ * CM_LINK_* names below, the only place they are spelt. What each carries
+ * is described in docs/architecture.md, section "The executor link". */
 #ifndef CM_LINK_H
 #define CM_LINK_H
 
@@ -15,6 +16,32 @@
 #include "cm_error.h"
 
 #define CM_LINK_MAX_FRAME (256u * 1024u * 1024u)
+
+/* The key of a frame's message type. */
+#define CM_LINK_OP "op"
+
+/* Kernel -> executor: requests, one at a time ... */
+#define CM_LINK_EXECUTE "execute"         /* code, cell, silent, allow_stdin */
+#define CM_LINK_COMPLETE "complete"       /* code, cursor_pos */
+#define CM_LINK_INSPECT "inspect"         /* code, cursor_pos, detail_level */
+#define CM_LINK_IS_COMPLETE "is_complete" /* code */
+#define CM_LINK_SHUTDOWN "shutdown"       /* no reply: the executor exits */
+/* ... and answers to what a running cell sent. */
+#define CM_LINK_ACK "ack"                 /* after each display / clear_output */
+#define CM_LINK_INPUT "input"             /* value, or eof: answers input_request */
+
+/* Executor -> kernel. */
+#define CM_LINK_READY "ready"             /* once, at start: pid, version */
+#define CM_LINK_DISPLAY "display"         /* data, metadata, transient, update */
+#define CM_LINK_CLEAR_OUTPUT "clear_output" /* wait */
+#define CM_LINK_INPUT_REQUEST "input_request" /* prompt, password */
+#define CM_LINK_REPLY "reply"             /* the request is done */
+
+/* The message type of frame msg (borrowed), or NULL when it has none. */
+const char *cm_link_op(const json_t *msg);
+
+/* Non-zero when frame msg's message type is op (a CM_LINK_* name). */
+int cm_link_op_is(const json_t *msg, const char *op);
 
 /* Writes one frame (blocking, retries on EINTR). Does not take msg.
  * Returns 0, or -1 with err set (peer gone, encoding failed). */

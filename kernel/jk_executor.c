@@ -108,8 +108,7 @@ static int await_ready(jk_executor_t *ex, cm_error_t *err)
         if (rc < 0)
             return -1;
         if (rc == 1) {
-            const char *op = json_string_value(json_object_get(msg, "op"));
-            int ready = op && strcmp(op, "ready") == 0;
+            int ready = cm_link_op_is(msg, CM_LINK_READY);
             json_decref(msg);
             if (ready)
                 return 0;
@@ -407,8 +406,8 @@ static void describe_death(jk_executor_t *ex, cm_error_t *err)
 
 int jk_executor_send_input(jk_executor_t *ex, const char *line)
 {
-    json_t *msg = line ? json_pack("{s:s, s:s}", "op", "input", "value", line)
-                       : json_pack("{s:s, s:b}", "op", "input", "eof", 1);
+    json_t *msg = line ? json_pack("{s:s, s:s}", CM_LINK_OP, CM_LINK_INPUT, "value", line)
+                       : json_pack("{s:s, s:b}", CM_LINK_OP, CM_LINK_INPUT, "eof", 1);
     cm_error_t err = {0};
     int rc = msg ? send_blocking(ex, msg, &err) : -1;
     json_decref(msg);
@@ -417,7 +416,8 @@ int jk_executor_send_input(jk_executor_t *ex, const char *line)
 
 static void send_ack(jk_executor_t *ex)
 {
-    static const char frame[] = "\0\0\0\x0c{\"op\":\"ack\"}";
+    static const char frame[] = "\0\0\0\x0c{\"" CM_LINK_OP "\":\"" CM_LINK_ACK "\"}";
+    _Static_assert(sizeof frame - 1 == 4 + 0x0c, "the ack frame's length prefix");
     ssize_t w;
     do
         w = write(ex->link_fd, frame, sizeof frame - 1);
@@ -445,9 +445,9 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
         /* text written before this frame is already in the pipes */
         read_streams(ex, events);
         flush_pending(ex, events, 1);
-        const char *op = json_string_value(json_object_get(msg, "op"));
-        if (op && strcmp(op, "reply") == 0) {
-            json_object_del(msg, "op");
+        const char *op = cm_link_op(msg);
+        if (cm_link_op_is(msg, CM_LINK_REPLY)) {
+            json_object_del(msg, CM_LINK_OP);
             if (json_is_true(json_object_get(msg, "restarting"))) {
                 /* the executor exits after this reply (its GPU context is
                  * lost): reap it now, so the caller starts a fresh one */
@@ -459,15 +459,15 @@ int jk_executor_pump(jk_executor_t *ex, const jk_executor_events_t *events, json
             *reply = jk_reply_from_executor(msg);
             return JK_EXECUTOR_REPLY;
         }
-        if (op && strcmp(op, "input_request") == 0) {
+        if (cm_link_op_is(msg, CM_LINK_INPUT_REQUEST)) {
             if (!events || !events->on_input_request ||
                 events->on_input_request(events->ctx, msg) != 0)
                 jk_executor_send_input(ex, NULL); /* no one to ask: end of file */
-        } else if (op && (strcmp(op, "display") == 0 || strcmp(op, "clear_output") == 0)) {
+        } else if (cm_link_op_is(msg, CM_LINK_DISPLAY) || cm_link_op_is(msg, CM_LINK_CLEAR_OUTPUT)) {
             if (events && events->on_output)
                 events->on_output(events->ctx, msg);
             send_ack(ex); /* the executor waits for it: see rt_executor.c */
-        } else if (!op || strcmp(op, "ready") != 0) {
+        } else if (!cm_link_op_is(msg, CM_LINK_READY)) {
             CM_WARN("executor sent an unknown frame (op %s)", op ? op : "missing");
         }
         json_decref(msg);

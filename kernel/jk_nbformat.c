@@ -3,6 +3,7 @@
 #include "jk_nbformat.h"
 
 #include "cm_file.h"
+#include "cm_link.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -202,12 +203,9 @@ static int on_display(jk_nb_outputs_t *o, const json_t *msg)
 
 int jk_nb_outputs_message(jk_nb_outputs_t *o, const json_t *msg)
 {
-    const char *op = json_string_value(json_object_get(msg, "op"));
-    if (!op)
-        return -1;
-    if (strcmp(op, "display") == 0)
+    if (cm_link_op_is(msg, CM_LINK_DISPLAY))
         return on_display(o, msg);
-    if (strcmp(op, "clear_output") == 0) {
+    if (cm_link_op_is(msg, CM_LINK_CLEAR_OUTPUT)) {
         if (json_is_true(json_object_get(msg, "wait"))) {
             o->clear_pending = 1;
         } else {

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cm_error.h"
+#include "cm_link.h"
 #include "cm_time.h"
 #include "jk_commands.h"
 #include "jk_executor.h"
@@ -225,8 +226,8 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
         return CELL_STOP;
     }
 
-    json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code", code, "cell",
-                                count, "silent", 0);
+    json_t *request = json_pack("{s:s, s:s, s:i, s:b}", CM_LINK_OP, CM_LINK_EXECUTE, "code", code,
+                                "cell", count, "silent", 0);
     jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output};
     json_t *reply = NULL;
     int rc = JK_EXECUTOR_DIED;

@@ -7,6 +7,7 @@
 #include <zmq.h>
 
 #include "cm_buf.h"
+#include "cm_link.h"
 #include "cm_log.h"
 #include "jk_info.h"
 #include "jk_reply.h"
@@ -39,8 +40,7 @@ static void on_output(void *ctx, const json_t *frame)
     request_t *r = ctx;
     if (r->silent)
         return;
-    const char *op = json_string_value(json_object_get(frame, "op"));
-    if (strcmp(op, "clear_output") == 0) {
+    if (cm_link_op_is(frame, CM_LINK_CLEAR_OUTPUT)) {
         jk_iopub_publish(r->s->iopub, r->msg, "clear_output",
                          json_pack("{s:b}", "wait", json_is_true(json_object_get(frame, "wait"))));
         return;
@@ -311,7 +311,7 @@ static void handle_execute(jk_shell_t *s, jk_message_t *msg)
     jk_message_clear(&s->last_execute);
     jk_message_t *last = &s->last_execute;
     last->header = json_deep_copy(msg->header);
-    json_t *request = json_pack("{s:s, s:s, s:i, s:b, s:b}", "op", "execute", "code", code,
+    json_t *request = json_pack("{s:s, s:s, s:i, s:b, s:b}", CM_LINK_OP, CM_LINK_EXECUTE, "code", code,
                                 "cell", n, "silent", silent, "allow_stdin", r.allow_stdin);
     cm_error_t death;
     cm_error_clear(&death);
@@ -378,8 +378,8 @@ static void handle_recover(jk_shell_t *s, jk_message_t *msg, int n)
     int died = 0;
     for (; i < ntodo && !died; i++) {
         request_t r = {s, msg, 1, NULL, todo[i].code, todo[i].cell, 0};
-        json_t *request = json_pack("{s:s, s:s, s:i, s:b}", "op", "execute", "code",
-                                    todo[i].code, "cell", todo[i].cell, "silent", 1);
+        json_t *request = json_pack("{s:s, s:s, s:i, s:b}", CM_LINK_OP, CM_LINK_EXECUTE,
+                                    "code", todo[i].code, "cell", todo[i].cell, "silent", 1);
         cm_error_t death;
         cm_error_clear(&death);
         json_t *reply = call_executor(&r, request, &death);
@@ -430,7 +430,7 @@ static void forward(jk_shell_t *s, jk_message_t *msg, const char *op, const char
 {
     request_t r = {s, msg, 1, NULL, NULL, 0, 0};
     json_t *request = json_deep_copy(msg->content);
-    json_object_set_new(request, "op", json_string(op));
+    json_object_set_new(request, CM_LINK_OP, json_string(op));
     cm_error_t death;
     cm_error_clear(&death);
     json_t *reply = call_executor(&r, request, &death);
@@ -444,20 +444,20 @@ static void handle_complete(jk_shell_t *s, jk_message_t *msg)
 {
     json_t *pos = json_object_get(msg->content, "cursor_pos");
     json_int_t p = json_is_integer(pos) ? json_integer_value(pos) : 0;
-    forward(s, msg, "complete", "complete_reply",
+    forward(s, msg, CM_LINK_COMPLETE, "complete_reply",
             json_pack("{s:s, s:[], s:I, s:I, s:{}}", "status", "ok", "matches", "cursor_start", p,
                       "cursor_end", p, "metadata"));
 }
 
 static void handle_inspect(jk_shell_t *s, jk_message_t *msg)
 {
-    forward(s, msg, "inspect", "inspect_reply",
+    forward(s, msg, CM_LINK_INSPECT, "inspect_reply",
             json_pack("{s:s, s:b, s:{}, s:{}}", "status", "ok", "found", 0, "data", "metadata"));
 }
 
 static void handle_is_complete(jk_shell_t *s, jk_message_t *msg)
 {
-    forward(s, msg, "is_complete", "is_complete_reply", json_pack("{s:s}", "status", "unknown"));
+    forward(s, msg, CM_LINK_IS_COMPLETE, "is_complete_reply", json_pack("{s:s}", "status", "unknown"));
 }
 
 static void handle_kernel_info(jk_shell_t *s, jk_message_t *msg)

@@ -19,9 +19,8 @@
 #include "rt_decl.h"
 #include "rt_docs.h"
 #include "rt_magic.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 #include "rt_session_query.h"
-#include "rt_shortcut.h"
 
 static int ident_char(char c)
 {
@@ -121,8 +120,9 @@ static void on_member(void *ctx, const char *name, size_t len, const char *decl,
 static void add_session_tags(rt_session_t *s, matches_t *m, const char *kw)
 {
     size_t kwlen = strlen(kw);
-    for (size_t i = 0; i < s->prelude.n; i++) {
-        const rt_entry_t *e = &s->prelude.v[i];
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    for (size_t i = 0; i < prelude->n; i++) {
+        const rt_entry_t *e = &prelude->v[i];
         for (size_t k = 0; k < e->nkeys; k++)
             if (strncmp(e->keys[k], kw, kwlen) == 0 && e->keys[k][kwlen] == ' ')
                 add_match(m, e->keys[k] + kwlen + 1, strlen(e->keys[k] + kwlen + 1), "type");
@@ -567,7 +567,7 @@ static char *clean_decl(const char *text, int drop_extern)
  * device array (a ga_t), in buf; 0 otherwise. */
 static int array_of(rt_session_t *s, const char *name, char *buf, size_t len)
 {
-    const rt_entry_t *e = rt_prelude_find(&s->prelude, name);
+    const rt_entry_t *e = rt_prelude_find(rt_session_prelude(s), name);
     const char *t = e ? strstr(e->text, "ga_t ") : NULL;
     void *addr = rt_session_symbol(s, name);
     if (!t || !addr || strchr(e->text, '[') || strchr(e->text, '*'))
@@ -662,17 +662,19 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
         cm_buf_addf(&md, "\narray: %s\n", array);
     }
     if (detail_level > 0 && info.cell > 0) {
-        for (size_t i = 0; i < s->nsyms; i++) {
-            if (strcmp(s->syms[i].name, name) != 0)
+        size_t nsyms;
+        const rt_sym_t *syms = rt_session_symbols(s, &nsyms);
+        for (size_t i = 0; i < nsyms; i++) {
+            if (strcmp(syms[i].name, name) != 0)
                 continue;
-            const char *src = s->syms[i].source;
+            const char *src = syms[i].source;
             if (src) { /* `name??`: the function as its cell wrote it */
                 size_t n = strlen(src) > MAX_SOURCE ? MAX_SOURCE : strlen(src);
                 const char *more = n < strlen(src) ? "\n..." : "";
                 cm_buf_addf(&plain, "source:\n%.*s%s\n", (int)n, src, more);
                 cm_buf_addf(&md, "\nsource:\n\n```c\n%.*s%s\n```\n", (int)n, src, more);
             }
-            cm_buf_addf(&plain, "address %p\n", s->syms[i].addr);
+            cm_buf_addf(&plain, "address %p\n", syms[i].addr);
         }
     }
     json_t *reply = json_pack("{s:s, s:b, s:{s:s, s:s}, s:{}}", "status", "ok", "found", 1,
@@ -730,7 +732,8 @@ static int text_cell_done(const char *code)
 json_t *rt_is_complete(rt_session_t *s, const char *code)
 {
     (void)s;
-    if (rt_shortcut_is_one(code) || ends_with_shell_line(code))
+    /* a shortcut (`printf?`) runs at once in the console */
+    if (rt_cell_shortcut(code, NULL) != RT_SHORTCUT_NONE || ends_with_shell_line(code))
         return json_pack("{s:s}", "status", "complete");
     int text = text_cell_done(code);
     if (text >= 0)

@@ -69,7 +69,7 @@ static void emit(void *ctx, const json_t *msg)
 static int ask(void *ctx, const char *prompt, char **line)
 {
     executor_t *x = ctx;
-    json_t *req = json_pack("{s:s, s:s, s:b}", "op", "input_request", "prompt", prompt,
+    json_t *req = json_pack("{s:s, s:s, s:b}", CM_LINK_OP, CM_LINK_INPUT_REQUEST, "prompt", prompt,
                             "password", 0);
     int sent = req && send_frame(x, req) == 0;
     json_decref(req);
@@ -88,8 +88,7 @@ static int ask(void *ctx, const char *prompt, char **line)
             x->link_failed = 1;
             return -1;
         }
-        const char *op = json_string_value(json_object_get(msg, "op"));
-        if (op && strcmp(op, "input") == 0) {
+        if (cm_link_op_is(msg, CM_LINK_INPUT)) {
             const char *value = json_string_value(json_object_get(msg, "value"));
             int eof = !value || json_is_true(json_object_get(msg, "eof"));
             *line = eof ? NULL : strdup(value);
@@ -149,16 +148,16 @@ static const struct {
     const char *op;
     handler_fn handle;
 } handlers[] = {
-    {"execute", handle_execute},
-    {"complete", handle_complete},
-    {"inspect", handle_inspect},
-    {"is_complete", handle_is_complete},
-    {"shutdown", handle_shutdown},
+    {CM_LINK_EXECUTE, handle_execute},
+    {CM_LINK_COMPLETE, handle_complete},
+    {CM_LINK_INSPECT, handle_inspect},
+    {CM_LINK_IS_COMPLETE, handle_is_complete},
+    {CM_LINK_SHUTDOWN, handle_shutdown},
 };
 
 static void dispatch(executor_t *x, json_t *req)
 {
-    const char *op = str_field(req, "op");
+    const char *op = str_field(req, CM_LINK_OP);
     json_t *reply = NULL;
     size_t i;
     for (i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
@@ -175,7 +174,7 @@ static void dispatch(executor_t *x, json_t *req)
     }
     if (!reply)
         return;
-    json_object_set_new(reply, "op", json_string("reply"));
+    json_object_set_new(reply, CM_LINK_OP, json_string(CM_LINK_REPLY));
     if (rt_gpu_context_lost()) /* the executor exits after this reply */
         json_object_set_new(reply, "restarting", json_true());
     send_frame(x, reply);
@@ -233,7 +232,7 @@ int rt_executor_main(int argc, char **argv)
         CM_ERR("cannot start the session: %s", err.text);
         return 1;
     }
-    json_t *ready = json_pack("{s:s, s:I, s:s}", "op", "ready", "pid", (json_int_t)getpid(),
+    json_t *ready = json_pack("{s:s, s:I, s:s}", CM_LINK_OP, CM_LINK_READY, "pid", (json_int_t)getpid(),
                               "version", GPUC_VERSION);
     send_frame(&x, ready);
     json_decref(ready);
@@ -251,9 +250,8 @@ int rt_executor_main(int argc, char **argv)
             break;
         }
         rt_protect_take_pending_interrupt(); /* an interrupt between cells is spent */
-        const char *op = json_string_value(json_object_get(req, "op"));
         /* a stray ack (see emit) or input (see ask) */
-        if (!op || (strcmp(op, "ack") != 0 && strcmp(op, "input") != 0)) {
+        if (!cm_link_op_is(req, CM_LINK_ACK) && !cm_link_op_is(req, CM_LINK_INPUT)) {
             dispatch(&x, req);
             requests++;
         }

@@ -1,8 +1,9 @@
-/* rt_shortcut: whole cells that are IPython's habits, not C. `exit` and
+/* rt_shortcut: running the whole cells that are IPython's habits, not C
+ * (their form is the cell language's: rt_cell_shortcut). `exit` and
  * `quit` (alone, optionally with `()`) ask the front end to leave (the
  * ask_exit payload); `name?`, `name??` and `?name` show what inspection
- * shows of the name (?? with its definition). rt_execute asks here before
- * it runs a cell as C. */
+ * (rt_complete) shows of the name (?? with its definition). rt_execute
+ * asks here before it runs a cell as C. */
 #ifndef RT_SHORTCUT_H
 #define RT_SHORTCUT_H
 
@@ -13,9 +14,5 @@
  * doing nothing, for any other cell (and for `exit` or `quit` when the
  * session declared a variable or function of that name). */
 int rt_shortcut_run(rt_session_t *s, const char *code);
-
-/* Non-zero when code has the form of a shortcut (for is_complete: the
- * console must run `printf?` at once). */
-int rt_shortcut_is_one(const char *code);
 
 #endif

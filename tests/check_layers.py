@@ -7,7 +7,9 @@ layer may not use, printing one line per include:
 
     kernel/jk_shell.c:12: includes rt_session.h from layer runtime above layer kernel
 
-and when the includes between folders form a cycle. Headers are found by
+when a file outside a folder includes that folder's internal header (a
+name ending in _internal.h: the state its own files share; tests may), and
+when the includes between folders form a cycle. Headers are found by
 name: every header of the scanned folders is mapped from its basename to its
 folder (a basename held by two folders is an error). System headers (<...>)
 and headers not in the tree (jansson.h, libtcc.h, zmq.h, sodium.h) are
@@ -157,6 +159,10 @@ def check(root, layers=LAYERS):
                     continue
                 edges.setdefault(own, {}).setdefault(theirs, "%s:%d" % (path, number))
                 uses = allowed[own]
+                if header.endswith("_internal.h") and uses != "*":
+                    problems.append("%s:%d: includes %s, internal to %s"
+                                    % (path, number, header, theirs))
+                    continue
                 if uses == "*" or theirs in uses:
                     continue
                 side = "above" if rank[theirs] < rank[own] else "beside"
@@ -206,6 +212,12 @@ def self_test():
         ("an ambiguous header name fails",
          dict(CLEAN, **{"runtime/cell/gpu.h": ""}),
          LAYERS, ["runtime/cell/gpu.h: header name gpu.h is ambiguous: also backend/cuda/gpu.h"]),
+        ("another folder's internal header fails, also from a layer above",
+         dict(CLEAN, **{"runtime/cell/rt_lex_internal.h": "",
+                        "runtime/cell/rt_lex.c": '#include "rt_lex_internal.h"\n',
+                        "runtime/rt_complete.c": '#include "rt_lex_internal.h"\n',
+                        "tests/unit/test_lex_internal.c": '#include "rt_lex_internal.h"\n'}),
+         LAYERS, ["runtime/rt_complete.c:1: includes rt_lex_internal.h, internal to runtime/cell"]),
         ("a cycle fails",
          dict(CLEAN, **{"common/cm_log.h": '#include "gpu.h"\n'}),
          LAYERS, ["common/cm_log.h:1: includes gpu.h from layer backend/cuda above layer common",

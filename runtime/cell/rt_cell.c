@@ -1,6 +1,7 @@
 /* rt_cell: splits a cell into top-level items (see rt_cell.h). */
 #include "rt_cell.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,6 +318,67 @@ rt_completeness_t rt_cell_check_complete(const char *code)
 const char *rt_cell_completeness(const char *code)
 {
     return rt_cell_check_complete(code).status;
+}
+
+/* ---- shortcuts ------------------------------------------------------ */
+
+/* The cell trimmed of blanks: *len bytes from the returned pointer. */
+static const char *trimmed(const char *code, size_t *len)
+{
+    while (isspace((unsigned char)*code))
+        code++;
+    size_t n = strlen(code);
+    while (n > 0 && isspace((unsigned char)code[n - 1]))
+        n--;
+    *len = n;
+    return code;
+}
+
+static int is_identifier(const char *p, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)p[0]) || p[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)p[i]) || p[i] == '_'))
+            return 0;
+    return 1;
+}
+
+/* `name?`, `name??`, `?name`, `??name`: the name's bounds and the detail
+ * level (1 for ??), or 0 when the cell is not one. */
+static int asks_help(const char *p, size_t n, size_t *a, size_t *b, int *detail)
+{
+    size_t lead = 0, trail = 0;
+    while (lead < n && lead < 2 && p[lead] == '?')
+        lead++;
+    while (trail < n - lead && trail < 2 && p[n - 1 - trail] == '?')
+        trail++;
+    if ((lead == 0) == (trail == 0))
+        return 0;
+    *a = lead;
+    *b = n - trail;
+    *detail = (lead == 2 || trail == 2);
+    return is_identifier(p + *a, *b - *a);
+}
+
+rt_shortcut_kind_t rt_cell_shortcut(const char *code, rt_shortcut_form_t *out)
+{
+    rt_shortcut_form_t none;
+    if (!out)
+        out = &none;
+    memset(out, 0, sizeof *out);
+    size_t n, a, b;
+    const char *p = trimmed(code, &n);
+    size_t word = n >= 2 && p[n - 2] == '(' && p[n - 1] == ')' ? n - 2 : n;
+    if (word == 4 && (strncmp(p, "exit", 4) == 0 || strncmp(p, "quit", 4) == 0)) {
+        memcpy(out->name, p, 4);
+        return out->kind = RT_SHORTCUT_EXIT;
+    }
+    if (n < sizeof out->name && asks_help(p, n, &a, &b, &out->detail)) {
+        memcpy(out->name, p + a, b - a);
+        return out->kind = RT_SHORTCUT_HELP;
+    }
+    return RT_SHORTCUT_NONE;
 }
 
 const char *rt_item_kind_name(rt_item_kind_t kind)

@@ -55,6 +55,25 @@ rt_completeness_t rt_cell_check_complete(const char *code);
 /* rt_cell_check_complete's status alone. Static string. */
 const char *rt_cell_completeness(const char *code);
 
+/* IPython's habits a whole cell may be instead of C (runtime/rt_shortcut
+ * runs them): `exit`, `quit` (optionally with `()`), and `name?`,
+ * `name??`, `?name`, `??name`. */
+typedef enum {
+    RT_SHORTCUT_NONE,
+    RT_SHORTCUT_EXIT,  /* exit or quit: name is the word */
+    RT_SHORTCUT_HELP,  /* name?: name is the name asked about */
+} rt_shortcut_kind_t;
+
+typedef struct rt_shortcut_form {
+    rt_shortcut_kind_t kind;
+    char name[256];
+    int detail;        /* RT_SHORTCUT_HELP: 1 for ?? */
+} rt_shortcut_form_t;
+
+/* The shortcut code has the form of (out may be NULL), by its text alone:
+ * whether the session declared a variable `exit` is the runner's to ask. */
+rt_shortcut_kind_t rt_cell_shortcut(const char *code, rt_shortcut_form_t *out);
+
 /* Name of an item kind ("directive", "function", ...), for tests and logs. */
 const char *rt_item_kind_name(rt_item_kind_t kind);
 

@@ -129,11 +129,12 @@ static void exclude_redeclared(const rt_session_t *s, const carry_list_t *fresh,
     for (size_t i = 0; i < fresh->n; i++)
         if (fresh->v[i].name[0])
             names[n++] = fresh->v[i].name;
-    char *more = calloc(s->prelude.n + 1, 1);
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    char *more = calloc(prelude->n + 1, 1);
     if (!more)
         abort();
-    rt_prelude_exclude(&s->prelude, names, n, more); /* it clears what it is given */
-    for (size_t i = 0; i < s->prelude.n; i++)
+    rt_prelude_exclude(prelude, names, n, more); /* it clears what it is given */
+    for (size_t i = 0; i < prelude->n; i++)
         excluded[i] |= more[i];
     free(more);
     free(names);
@@ -165,9 +166,10 @@ static void carry_commit(rt_session_t *s, void *h, const rt_plan_t *plan, carry_
 /* Whether a C declaration of the session declares name. */
 static int c_declares(const rt_session_t *s, const char *name)
 {
-    for (size_t i = 0; i < s->prelude.n; i++)
-        for (size_t k = 0; k < s->prelude.v[i].nkeys; k++)
-            if (strcmp(s->prelude.v[i].keys[k], name) == 0)
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    for (size_t i = 0; i < prelude->n; i++)
+        for (size_t k = 0; k < prelude->v[i].nkeys; k++)
+            if (strcmp(prelude->v[i].keys[k], name) == 0)
                 return 1;
     return 0;
 }
@@ -363,7 +365,9 @@ static int run(rt_session_t *s, void *h, int cell, rt_error_t *err)
         return -1;
     if (!thrown[0])
         return 0;
-    rt_value_free(&s->result);
+    rt_value_t shown; /* what it showed before it threw is no result */
+    if (rt_session_take_result(s, &shown))
+        rt_value_free(&shown);
     return rt_error_set(err, "UncaughtException", 0, 0,
                         "cell %d: uncaught C++ exception %s; the session's variables are kept",
                         cell, thrown);
@@ -452,8 +456,9 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
                  &scratch);
     cm_buf_free(&scratch);
     char *excluded = rt_native_excluded(s, &plan);
-    for (size_t i = 0; i < s->prelude.n; i++) { /* C that C++ cannot read: `int new;` */
-        const char *text = s->prelude.v[i].text;
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    for (size_t i = 0; i < prelude->n; i++) { /* C that C++ cannot read: `int new;` */
+        const char *text = prelude->v[i].text;
         excluded[i] |= rt_cxx_has_keyword(text) || rt_cxx_runtime_include(text, strlen(text));
     }
     carry_list_t fresh = {0};

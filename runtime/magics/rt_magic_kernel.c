@@ -10,7 +10,7 @@
 #include "cm_buf.h"
 #include "gpu.h"
 #include "rt_segment.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 
 /* The CudaCompileError: every NVRTC message on the cell's lines, with the
  * source line and a caret where NVRTC gave a column. */

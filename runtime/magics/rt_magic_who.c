@@ -10,9 +10,8 @@
 #include "ga_array.h"
 #include "ga_udf.h"
 #include "rt_lex.h"
-#include "rt_protect.h"
 #include "rt_result.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 #include "rt_tcc.h"
 
 /* ---- %who and %whos ------------------------------------------------- */
@@ -118,8 +117,9 @@ static size_t collect_vars(rt_session_t *s, const cm_names_t *types, const char 
 {
     var_t *v = NULL;
     size_t n = 0;
-    for (size_t i = 0; i < s->prelude.n; i++) {
-        const rt_entry_t *e = &s->prelude.v[i];
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    for (size_t i = 0; i < prelude->n; i++) {
+        const rt_entry_t *e = &prelude->v[i];
         if (e->kind != RT_ENTRY_VAR || e->nkeys == 0)
             continue;
         char *type = type_of(e->text, e->keys[0]);
@@ -244,7 +244,7 @@ static void show_value(void *arg)
 }
 
 /* The Data/Info text of a variable. New string. */
-static char *data_info(const var_t *v)
+static char *data_info(rt_session_t *s, const var_t *v)
 {
     char b[256];
     char shape = shape_of(v->type);
@@ -274,9 +274,10 @@ static char *data_info(const var_t *v)
         return cm_strndup(b, strlen(b));
     }
     show_arg_t a = {v, NULL};
-    rt_fault_t fault;
+    rt_error_t unreadable = {0};
     rt_result_reset();
-    if (rt_protect_run(show_value, &a, &fault) != 0) {
+    if (rt_session_protect(s, show_value, &a, 0, &unreadable) != 0) {
+        rt_error_free(&unreadable);
         free(a.text);
         rt_result_reset();
         return cm_strndup("<unreadable>", 12);
@@ -318,7 +319,7 @@ int rt_magic_whos(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
         putchar('-');
     putchar('\n');
     for (size_t i = 0; i < n; i++) {
-        char *d = data_info(&v[i]);
+        char *d = data_info(s, &v[i]);
         printf("%-*s%-*s ", (int)vw, v[i].name, (int)tw, v[i].type);
         print_data(d);
         free(d);

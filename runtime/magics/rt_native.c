@@ -93,11 +93,12 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
 {
     cm_buf_adds(src, rt_session_header(s));
     cm_buf_adds(src, "\n#line 1 \"session\"\n");
-    for (size_t i = 0; i < s->prelude.n; i++) {
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    for (size_t i = 0; i < prelude->n; i++) {
         if (excluded[i])
             continue;
-        const char *text = s->prelude.v[i].text;
-        const char *attr = s->prelude.v[i].kind == RT_ENTRY_VAR
+        const char *text = prelude->v[i].text;
+        const char *attr = prelude->v[i].kind == RT_ENTRY_VAR
                                ? strstr(text, " __attribute((visibility(\"hidden\")))")
                                : NULL;
         if (attr) {
@@ -112,10 +113,11 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
 
 char *rt_native_excluded(const rt_session_t *s, const rt_plan_t *plan)
 {
-    char *excluded = calloc(s->prelude.n + 1, 1);
+    const rt_prelude_t *prelude = rt_session_prelude(s);
+    char *excluded = calloc(prelude->n + 1, 1);
     if (!excluded)
         abort();
-    rt_prelude_exclude(&s->prelude, plan->keys.v, plan->keys.n, excluded);
+    rt_prelude_exclude(prelude, plan->keys.v, plan->keys.n, excluded);
     return excluded;
 }
 
@@ -147,8 +149,10 @@ static void make_stub(const rt_session_t *s, const rt_plan_t *plan, cm_buf_t *b,
         add_wrapped(b, link, r->name, r->addr);
     for (const gpu_symbol_t *g = gpu_runtime_symbols(); g && g->name; g++)
         add_wrapped(b, link, g->name, g->addr);
-    for (size_t i = 0; i < s->nsyms; i++) {
-        const rt_sym_t *y = &s->syms[i];
+    size_t nsyms;
+    const rt_sym_t *syms = rt_session_symbols(s, &nsyms);
+    for (size_t i = 0; i < nsyms; i++) {
+        const rt_sym_t *y = &syms[i];
         if (cm_names_find(&plan->vars, y->name, (size_t)-1) >= 0 ||
             cm_names_find(&plan->funcs, y->name, (size_t)-1) >= 0)
             continue;
@@ -252,16 +256,17 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
 
 /* The compiler options %cflags gave that mean the same to cc, and the
  * CUDA toolkit's include folder once the session uses CUDA. */
-static void add_session_flags(const rt_session_t *s, cm_buf_t *cmd)
+static void add_session_flags(rt_session_t *s, cm_buf_t *cmd)
 {
-    for (size_t i = 0; i < s->options.cflags.n; i++) {
-        const char *o = s->options.cflags.v[i];
+    const rt_options_t *options = rt_session_options(s);
+    for (size_t i = 0; i < options->cflags.n; i++) {
+        const char *o = options->cflags.v[i];
         if (strncmp(o, "-I", 2) == 0 || strncmp(o, "-D", 2) == 0 || strncmp(o, "-U", 2) == 0 ||
             strncmp(o, "-isystem", 8) == 0)
             cm_buf_addf(cmd, " '%s'", o);
     }
     /* the toolkit's headers (cublas_v2.h...) after the system's, as TCC cells get them */
-    const char *cuda = s->cuda_toolkit ? gpu_host_include_dir() : NULL;
+    const char *cuda = rt_session_uses_cuda_toolkit(s) ? gpu_host_include_dir() : NULL;
     if (cuda)
         cm_buf_addf(cmd, " -idirafter '%s'", cuda);
 }

@@ -12,7 +12,7 @@
 #include "cm_buf.h"
 #include "rt_magic.h"
 #include "rt_plan.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 
 typedef struct rt_native {
     const char *what;     /* the cells' name in messages: "%%cc", "C++" */
@@ -36,7 +36,7 @@ int rt_native_set_flags(rt_native_t *n, const char *code, const rt_magic_line_t 
                         const char *defaults, int cell, rt_error_t *err);
 
 /* Which prelude entries a cell that declares plan's keys replaces: a new
- * array of s->prelude.n + 1 flags (caller frees). */
+ * array of rt_session_prelude(s)->n + 1 flags (caller frees). */
 char *rt_native_excluded(const rt_session_t *s, const rt_plan_t *plan);
 
 /* The session's C declarations for a native cell: gpuc.h and the prelude

@@ -18,8 +18,7 @@
 #include "ga_map.h"
 #include "gpu.h"
 #include "rt_chart.h"
-#include "rt_protect.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 #include "rt_tcc.h"
 #include "rt_timeit.h"
 #include "rt_segment.h"
@@ -336,13 +335,11 @@ static int check_one(rt_session_t *s, const check_t *c, const opts_t *o, long si
                             c->gpu, c->count[0] ? ":" : "", c->count, e.text);
     compare_t cmp = {.fn = (void (*)(double *))rt_tcc_symbol(t, "__gpuc_speedup_check"),
                      .r = {o->rtol, o->atol, INFINITY}};
-    rt_fault_t fault;
-    int sig = cmp.fn ? rt_protect_run(run_compare, &cmp, &fault) : 0;
+    int rc = cmp.fn ? rt_session_protect(s, run_compare, &cmp, cell_no, err) : 0;
     rt_tcc_free(t);
-    if (sig > 0) {
-        rt_session_fault_error(s, cell_no, &fault, err);
-        return -1;
-    }
+    if (rc != 0) /* 1 cannot be: the comparison is gpuc's, it never exits */
+        return rt_error_set(err, "SpeedupMismatch", 0, 0, "%s and %s: the comparison stopped",
+                            c->cpu, c->gpu);
     const double *r = cmp.r;
     row->max_abs = fmax(row->max_abs, r[4]);
     row->max_rel = fmax(row->max_rel, r[5]);

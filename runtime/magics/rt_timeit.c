@@ -17,7 +17,7 @@
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
 #include "rt_protect.h"
-#include "rt_session_internal.h"
+#include "rt_session_defs.h"
 #include "rt_tcc.h"
 #include "rt_segment.h"
 
@@ -332,7 +332,7 @@ static void timing_main(void *arg)
 static int save_result(rt_session_t *s, const rt_timeit_run_t *t, int cell_no, rt_error_t *err)
 {
     cm_buf_t b = {0};
-    if (cm_names_find(&s->types, "gpuc_timeit_t", (size_t)-1) < 0)
+    if (!rt_session_is_type(s, "gpuc_timeit_t", strlen("gpuc_timeit_t")))
         cm_buf_adds(&b, rt_timeit_decl);
     cm_buf_adds(&b, "gpuc_timeit_t _timeit;\n");
     int rc = rt_session_run_text(s, cm_buf_str(&b), cell_no, err);
@@ -370,11 +370,13 @@ int rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int 
                             "cell %d: the timed code was not found after linking", cell_no);
     t.timer = gpu_timer_new(); /* NULL until this process has a context */
     current = &t;
-    rt_fault_t fault;
-    int sig = rt_protect_run(timing_main, &t, &fault);
+    int rc = rt_session_protect(s, timing_main, &t, cell_no, err);
     current = NULL;
-    int rc = sig ? rt_session_run_failed(s, sig, &fault, cell_no, err)
-                 : rt_gpu_after_cell(cell_no, err);
+    if (rc == 1) /* the runs stopped part way: nothing to report */
+        rc = rt_error_set(err, "SystemExit", cell_no, 0,
+                          "exit(0) in timed code: the statement must return to be timed");
+    else if (rc == 0)
+        rc = rt_gpu_after_cell(cell_no, err);
     run->loops = t.loops;
     memcpy(run->all, t.all, sizeof run->all);
     memcpy(run->gpu, t.gpu, sizeof run->gpu);

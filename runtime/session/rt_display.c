@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_link.h"
+
 static rt_emit_fn emit_fn;
 static void *emit_ctx;
 
@@ -29,7 +31,7 @@ static void display(const char *mime, json_t *data, const char *fallback)
     json_object_set_new(bundle, mime, data ? data : json_string(""));
     if (strcmp(mime, "text/plain") != 0)
         json_object_set_new(bundle, "text/plain", json_string(fallback));
-    emit(json_pack("{s:s, s:o, s:{}, s:{}, s:b}", "op", "display", "data", bundle, "metadata",
+    emit(json_pack("{s:s, s:o, s:{}, s:{}, s:b}", CM_LINK_OP, CM_LINK_DISPLAY, "data", bundle, "metadata",
                    "transient", "update", 0));
 }
 
@@ -123,12 +125,12 @@ void rt_display_mime(const char *mime, const char *data)
 
 void rt_display_clear_output(int wait)
 {
-    emit(json_pack("{s:s, s:b}", "op", "clear_output", "wait", wait != 0));
+    emit(json_pack("{s:s, s:b}", CM_LINK_OP, CM_LINK_CLEAR_OUTPUT, "wait", wait != 0));
 }
 
 void rt_display_bundle(json_t *data, const char *display_id, int update)
 {
     json_t *transient = display_id ? json_pack("{s:s}", "display_id", display_id) : json_object();
-    emit(json_pack("{s:s, s:o, s:{}, s:o, s:b}", "op", "display", "data", data, "metadata",
+    emit(json_pack("{s:s, s:o, s:{}, s:o, s:b}", CM_LINK_OP, CM_LINK_DISPLAY, "data", data, "metadata",
                    "transient", transient, "update", update != 0));
 }

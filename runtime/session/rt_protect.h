@@ -6,7 +6,9 @@
  * cell and is ignored while none runs. Outside rt_protect_run a fault is
  * re-raised with its default action (a bug in gpuc itself must not be
  * hidden). rt_protect_init MUST BE CALLED by the thread that runs cells,
- * before rt_protect_run. */
+ * before rt_protect_run. rt_protect_run has ONE caller,
+ * rt_session_protect (rt_session.h), which everything above the session
+ * uses and which turns the status into the error value. */
 #ifndef RT_PROTECT_H
 #define RT_PROTECT_H
 

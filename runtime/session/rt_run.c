@@ -97,8 +97,11 @@ static void keep_rerun(rt_session_t *s, const char *code, void (*cell)(void),
     r->once = *once;
 }
 
-int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
-                          rt_error_t *err)
+/* The error of a protected run that ended with sig: a raised error (a
+ * failed launch), exit(n), a fault or an interrupt (with what a
+ * still-running kernel means). Returns -1. */
+static int run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
+                      rt_error_t *err)
 {
     if (sig == RT_PROTECT_EXITED || sig == RT_PROTECT_RAISED) {
         if (sig == RT_PROTECT_EXITED) {
@@ -120,15 +123,26 @@ int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int
     return -1;
 }
 
-/* What a run that ended with sig (0: it returned) leaves: the session's
- * result, or err. 0 or -1. */
-static int finish_run(rt_session_t *s, const run_t *r, int sig, const rt_fault_t *fault,
-                      int cell_no, rt_error_t *err)
+int rt_session_protect(rt_session_t *s, void (*fn)(void *), void *arg, int cell_no,
+                       rt_error_t *err)
+{
+    rt_fault_t fault;
+    int sig = rt_protect_run(fn, arg, &fault);
+    if (sig == 0)
+        return 0;
+    if (sig == RT_PROTECT_EXITED && fault.exit_status == 0)
+        return 1;
+    return run_failed(s, sig, &fault, cell_no, err);
+}
+
+/* What a run that ended with rc (rt_session_protect's) leaves: the
+ * session's result, or err. 0 or -1. */
+static int finish_run(rt_session_t *s, const run_t *r, int rc, int cell_no, rt_error_t *err)
 {
     char *result = rt_result_take();
-    if (sig) {
+    if (rc < 0) {
         free(result);
-        return rt_session_run_failed(s, sig, fault, cell_no, err);
+        return -1;
     }
     if (rt_gpu_after_cell(cell_no, err) != 0) {
         free(result);
@@ -204,12 +218,10 @@ int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, c
     run_t r = {cell, main, 0};
     rt_result_reset();
     rt_display_set_emit(s->emit, s->emit_ctx);
-    rt_fault_t fault;
-    int sig = rt_protect_run(run_cell, &r, &fault);
-    if (sig == RT_PROTECT_EXITED && fault.exit_status == 0)
-        sig = 0; /* exit(0): the cell ends there, successfully, as a program would */
+    /* 1, exit(0): the cell ends there, successfully, as a program would */
+    int rc = rt_session_protect(s, run_cell, &r, cell_no, err);
     rt_display_set_emit(NULL, NULL);
-    return finish_run(s, &r, sig, &fault, cell_no, err);
+    return finish_run(s, &r, rc, cell_no, err);
 }
 
 int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)

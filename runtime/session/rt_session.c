@@ -191,6 +191,16 @@ rt_options_t *rt_session_options(rt_session_t *s)
     return &s->options;
 }
 
+const rt_prelude_t *rt_session_prelude(const rt_session_t *s)
+{
+    return &s->prelude;
+}
+
+int rt_session_uses_cuda_toolkit(const rt_session_t *s)
+{
+    return s->cuda_toolkit;
+}
+
 void rt_session_display(rt_session_t *s, json_t *data, const char *id, int update)
 {
     rt_display_set_emit(s->emit, s->emit_ctx);

@@ -41,6 +41,24 @@ int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err);
  * declarations gpuc makes itself (a size variable, _timeit). */
 int rt_session_run_text(rt_session_t *s, const char *text, int cell_no, rt_error_t *err);
 
+/* THE entry to the protected run boundary (rt_protect) for code compiled
+ * into the session: runs fn(arg), code of cell cell_no, so that a fault,
+ * an interrupt, exit() or a failed launch in it ends fn, not the session.
+ * Returns 0 when fn returned; 1 when it called exit(0) (err unset: a cell
+ * ends there successfully, as a program would; code that must run to its
+ * end says otherwise); -1 with err set (the fault, the interrupt, with
+ * what a still-running kernel means, exit(n), the raised error). Not
+ * reentrant. */
+int rt_session_protect(rt_session_t *s, void (*fn)(void *), void *arg, int cell_no,
+                       rt_error_t *err);
+
+/* Runs compiled cell code through rt_session_protect: cell(), then main
+ * (when not NULL, as a C cell's main is run); the result it shows (or
+ * main's non-zero return value) becomes the session's. 0, or -1 with err
+ * set. */
+int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, char **),
+                         int cell_no, rt_error_t *err);
+
 /* A shown value: its text and, for some types (arrays), an HTML form. */
 typedef struct rt_value {
     char *text; /* NULL: no value */

@@ -1,7 +1,9 @@
-/* rt_session_internal: the session's state, shared by the files that
- * implement rt_session.h (rt_session.c, rt_symbols.c, rt_headers.c,
- * rt_compile.c, rt_run.c, rt_fault.c) and read by the layers above that
- * need more than the public interface (%who, %%cc, %timeit, completion). */
+/* rt_session_internal: the session's state, shared by the files of
+ * runtime/session/ that implement rt_session.h and rt_session_defs.h
+ * (rt_session.c, rt_symbols.c, rt_headers.c, rt_compile.c, rt_run.c,
+ * rt_fault.c, rt_arrays.c, rt_struct_hint.c, rt_session_query.c). NOTHING
+ * outside runtime/session/ includes it: the magics and completion use
+ * rt_session.h and rt_session_defs.h. */
 #ifndef RT_SESSION_INTERNAL_H
 #define RT_SESSION_INTERNAL_H
 
@@ -14,16 +16,9 @@
 #include "rt_prelude.h"
 #include "rt_protect.h"
 #include "rt_session.h"
+#include "rt_session_defs.h"
 #include "rt_shake.h"
 #include "rt_tcc.h"
-
-typedef struct rt_sym {
-    char *name;
-    void *addr;
-    int cell;      /* the cell that defined it */
-    int is_func;
-    char *source;  /* a function's text as written (the session's table only), or NULL */
-} rt_sym_t;
 
 /* A function compiled into the arena, for fault reports. Every function
  * ever compiled stays (a long session has thousands), so it is 16 bytes
@@ -76,24 +71,6 @@ struct rt_session {
     json_t *payload;          /* the cell's payloads for its execute_reply (NULL: none) */
 };
 
-/* gpuc.h as this session's cells compile against it (rt_header). */
-const char *rt_session_header(const rt_session_t *s);
-
-/* Notes a cell's code before it compiles: the first one that names CUDA
- * (cuda... / CUDA...) switches the session to NVIDIA's runtime header for
- * good (what cells compile against changes then). */
-void rt_session_note_code(rt_session_t *s, const char *code);
-
-/* Makes a compiled cell's declarations part of the session: the prelude
- * entries its keys replace go, its entries (those keep accepts; all when
- * keep is NULL) and typedef names come. Symbols are the caller's. */
-void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,
-                                    int (*keep)(void *ctx, const rt_plan_entry_t *e), void *ctx);
-
-/* Non-zero when name[0, len) is a typedef name of the session's cells or
- * headers (an rt_is_type_fn; ctx is the session). */
-int rt_session_is_type(void *ctx, const char *name, size_t len);
-
 /* The headers a shaker is made from: gpuc.h, then the prelude's #include,
  * #define and #undef lines up to its last #include (later ones cannot
  * change what the headers declare), leaving out entries marked in
@@ -113,19 +90,6 @@ char *rt_session_cell_includes(const rt_session_t *s, const char *code);
  * changed; kept in the session. NULL when they cannot be preprocessed. */
 rt_shake_t *rt_session_shaker(rt_session_t *s, const char *key);
 
-/* Runs compiled cell code inside the protected boundary: cell(), then
- * main (when not NULL, as a C cell's main is run); the result it shows
- * (or main's non-zero return value) becomes the session's. 0, or -1 with
- * err set (a fault, an interrupt, a failed launch). */
-int rt_session_run_entry(rt_session_t *s, void (*cell)(void), int (*main)(int, char **),
-                         int cell_no, rt_error_t *err);
-
-/* The error of a protected run of cell code (rt_protect_run) that ended
- * with sig: a raised error (a failed launch), a fault or an interrupt
- * (with what a still-running kernel means). Returns -1. */
-int rt_session_run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cell,
-                          rt_error_t *err);
-
 /* The error for a cell that ended with a signal (rt_fault.c). */
 void rt_session_fault_error(rt_session_t *s, int cell, const rt_fault_t *fault, rt_error_t *err);
 
@@ -140,9 +104,6 @@ void rt_session_set_symbol(rt_session_t *s, const char *name, void *addr, int ce
 /* The text a cell wrote for function name (copied), shown by `name??`. */
 void rt_session_set_source(rt_session_t *s, const char *name, const char *text);
 
-/* A function compiled at addr, for fault reports. */
-void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell);
-
 /* The name of a function compiled, or NULL for a cell's top-level code;
  * borrowed. */
 const char *rt_session_code_name(const rt_session_t *s, const rt_code_t *code);
@@ -155,11 +116,6 @@ void rt_session_forget_code(rt_session_t *s, const rt_tcc_code_t *code);
  * arena), so that a crash inside one can name it (an rt_tcc symbol
  * callback; ctx is the session). */
 void rt_session_add_library_symbol(void *ctx, const char *name, const void *addr);
-
-/* Records where a source line's code begins (an rt_tcc_lines callback; ctx
- * is the session): lines of "cell[N]" files by cell, the rest as code of
- * no cell. */
-void rt_session_add_line(void *ctx, const void *addr, const char *file, int line);
 
 /* The cell and line of the code at ip, or 0 (not a cell's line). */
 int rt_session_line_of(const rt_session_t *s, const void *ip, int *line);
@@ -187,19 +143,6 @@ rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, r
 /* Makes what a compiled cell defined part of the session (t is the
  * caller's: its symbols are looked up). */
 void rt_session_commit(rt_session_t *s, rt_tcc_t *t, const rt_plan_t *plan);
-
-/* Records name, defined by cell at addr, in the session's symbols (and a
- * function in those fault reports name), as a compiled cell's definitions
- * are: for code compiled outside TCC (%%cc). */
-void rt_session_define(rt_session_t *s, const char *name, void *addr, int cell, int is_func);
-
-/* The address of the session's variable or function name, or NULL. */
-void *rt_session_symbol(const rt_session_t *s, const char *name);
-
-/* Compiles and links body after the session's headers and declarations
- * (all of them) for gpuc's own use. Returns the linked state (free it with
- * rt_tcc_free; its data stays valid in the arena), or NULL with err set. */
-rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *err);
 
 /* The type and members of the struct value expr, the last item of code,
  * has, as far as the session can tell: a session variable's declared type

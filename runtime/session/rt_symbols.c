@@ -143,3 +143,9 @@ void *rt_session_symbol(const rt_session_t *s, const char *name)
     long i = rt_session_find_symbol(s, name);
     return i >= 0 ? s->syms[i].addr : NULL;
 }
+
+const rt_sym_t *rt_session_symbols(const rt_session_t *s, size_t *n)
+{
+    *n = s->nsyms;
+    return s->syms;
+}

@@ -123,5 +123,19 @@ int main(void)
     }
     CHECK(rt_cell_check_complete("int f() {\n  if (x) {").indent == 2);
     CHECK(rt_cell_check_complete("for (;;)").indent == 1);
+
+    /* IPython's habits: their form alone */
+    rt_shortcut_form_t f;
+    CHECK(rt_cell_shortcut("  quit()\n", &f) == RT_SHORTCUT_EXIT);
+    CHECK_STR(f.name, "quit");
+    CHECK(rt_cell_shortcut("exit", NULL) == RT_SHORTCUT_EXIT);
+    CHECK(rt_cell_shortcut("printf??", &f) == RT_SHORTCUT_HELP && f.detail == 1);
+    CHECK_STR(f.name, "printf");
+    CHECK(rt_cell_shortcut("?ga_zeros", &f) == RT_SHORTCUT_HELP && f.detail == 0);
+    CHECK_STR(f.name, "ga_zeros");
+    CHECK(rt_cell_shortcut("exit(1)", NULL) == RT_SHORTCUT_NONE);
+    CHECK(rt_cell_shortcut("?x?", NULL) == RT_SHORTCUT_NONE);
+    CHECK(rt_cell_shortcut("a ? b : c", NULL) == RT_SHORTCUT_NONE);
+    CHECK(rt_cell_shortcut("2?", NULL) == RT_SHORTCUT_NONE);
     return check_report("test_rt_cell");
 }
