@@ -7,7 +7,9 @@
  * position (not its execution count, so that re-running a cell gives the
  * same text and hits the cache). NVRTC's messages read "cell[K](L): ..." and
  * are rewritten to "cell N, line L: ..." with N the part's cell number
- * (gpu_compile_log.c). */
+ * (gpu_compile_log.c). Host code's declarations that device code may use
+ * (gpu_prelude_declare) are prelude entries too, one declaration each, on
+ * their cell's lines. */
 #include <ctype.h>
 #include <sodium.h>
 #include <stdio.h>

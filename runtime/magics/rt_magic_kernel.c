@@ -1,6 +1,7 @@
 /* %%kernel / %%cuda and .cu-style cells: device code compiled by NVRTC
  * (backend/cuda/'s gpu_compile_cell), its kernels then launchable from host cells
- * (see docs/gpu.md). */
+ * (see docs/gpu.md); and host code's declarations given to device code
+ * (gpu_prelude_declare), as one .cu file gives them (docs/cells.md). */
 #include "rt_magic.h"
 
 #include <stdio.h>
