@@ -98,6 +98,18 @@ static int run_host_or_cpp(rt_session_t *s, const char *code, int cpp, int cell_
     return 0;
 }
 
+/* Whether a .cu-style cell's host part runs as C++, as nvcc compiles a .cu
+ * file's host code: yes, unless it holds nothing but preprocessor lines
+ * (C and C++ read those alike) or a line magic, which only C cells run,
+ * and no C++ (see docs/cells.md). */
+static int host_part_is_cpp(rt_session_t *s, const char *host)
+{
+    rt_magic_line_t m;
+    if (rt_magic_find(host, 0, 1, &m) || !rt_device_has_code(host))
+        return is_cpp(s, host);
+    return 1;
+}
+
 static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
@@ -106,13 +118,17 @@ static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
     /* a C++ cell without device code keeps its templates on the host */
     if (!(cpp && !rt_cxx_has_device_words(code)) && split_parts(code, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */
+        /* device code sees its host declarations, as in one file: its own
+         * kernels, their template instances and later kernel cells */
+        rt_magic_host_declarations(host, cell_no);
         int rc = rt_magic_device_part(s, device, cell_no, err);
         if (rc == 0)
-            rc = run_host_or_cpp(s, host, is_cpp(s, host), cell_no, result, err);
+            rc = run_host_or_cpp(s, host, host_part_is_cpp(s, host), cell_no, result, err);
         free(device);
         free(host);
         return rc;
     }
+    rt_magic_host_declarations(code, cell_no);
     return run_host_or_cpp(s, code, cpp, cell_no, result, err);
 }
 

@@ -222,6 +222,17 @@ int gpu_compile_cell(const char *device_source, const char *options, int cell, g
 /* Frees a gpu_cell_t (NULL is fine). */
 void gpu_cell_free(gpu_cell_t *cell);
 
+/* Adds a declaration of host code that later kernel cells may use to the
+ * device prelude, as one .cu file gives its host code's constants, types
+ * and macros to device code: text (copied) is the declaration on its cell
+ * line (`const int N = 1024;`, `typedef double ft;`, `#define B 256`), cell
+ * its execution count. Compiled only in front of a later cell that uses a
+ * name it declares. It replaces an earlier host declaration of the same
+ * name, in its place; a name a kernel cell of the prelude defines stays
+ * the kernel cell's (the declaration is not added). Returns 1 when added,
+ * 0 when not, -1 on OOM. */
+int gpu_prelude_declare(const char *text, int cell);
+
 /* Forgets the in-memory compile cache (the disk cache stays), as a fresh
  * process would see it. For tests and %reset. */
 void gpu_cache_reset_memory(void);

@@ -7,7 +7,9 @@
  * position (not its execution count, so that re-running a cell gives the
  * same text and hits the cache). NVRTC's messages read "cell[K](L): ..." and
  * are rewritten to "cell N, line L: ..." with N the part's cell number
- * (gpu_compile_log.c). */
+ * (gpu_compile_log.c). Host code's declarations that device code may use
+ * (gpu_prelude_declare) are prelude entries too, one declaration each, on
+ * their cell's lines. */
 #include <ctype.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@ typedef struct prelude_cell {
     char *options;             /* its magic line's options (its template instances use them) */
     char **names;              /* top-level names it defines */
     int nnames;
+    int host;                  /* a declaration of host code (gpu_prelude_declare) */
 } prelude_cell_t;
 
 static prelude_cell_t *prelude;
@@ -316,7 +319,7 @@ static int plan_order(char **names, int nnames, int *order)
     int n = 0, placed = 0;
     for (int i = 0; i < nprelude; i++) {
         if (names_overlap(prelude[i].names, prelude[i].nnames, names, nnames)) {
-            if (!placed) {
+            if (!placed && !prelude[i].host) { /* a host declaration gives up its place */
                 order[n++] = -1; /* the new cell takes the first replaced cell's place */
                 placed = 1;
             }
@@ -356,7 +359,7 @@ static int prelude_commit(const int *order, int n, int cell, const char *src,
     }
     for (int i = 0; i < n; i++) {
         if (order[i] < 0) {
-            next[i] = (prelude_cell_t){cell, copy, opts, names, nnames};
+            next[i] = (prelude_cell_t){cell, copy, opts, names, nnames, 0};
         } else {
             next[i] = prelude[order[i]];
             kept[order[i]] = 1;
@@ -371,6 +374,48 @@ static int prelude_commit(const int *order, int n, int cell, const char *src,
     prelude = next;
     nprelude = n;
     return 0;
+}
+
+int gpu_prelude_declare(const char *text, int cell)
+{
+    char **names = NULL;
+    int nnames = gpu_scan_names(text, &names), at = -1;
+    if (nnames <= 0)
+        return nnames;
+    for (int i = 0; i < nprelude; i++) {
+        if (!names_overlap(prelude[i].names, prelude[i].nnames, names, nnames))
+            continue;
+        if (!prelude[i].host) { /* device code's own definition */
+            gpu_names_free(names, nnames);
+            return 0;
+        }
+        at = at < 0 ? i : at;
+    }
+    prelude_cell_t *next = calloc((size_t)nprelude + 1, sizeof *next);
+    char *copy = strdup(text), *opts = strdup("");
+    if (!next || !copy || !opts) {
+        free(next);
+        free(copy);
+        free(opts);
+        gpu_names_free(names, nnames);
+        return -1;
+    }
+    int n = 0;
+    prelude_cell_t fresh = {cell, copy, opts, names, nnames, 1};
+    for (int i = 0; i < nprelude; i++) {
+        if (i == at)
+            next[n++] = fresh;
+        if (prelude[i].host && names_overlap(prelude[i].names, prelude[i].nnames, names, nnames))
+            prelude_cell_free(&prelude[i]);
+        else
+            next[n++] = prelude[i];
+    }
+    if (at < 0)
+        next[n++] = fresh;
+    free(prelude);
+    prelude = next;
+    nprelude = n;
+    return 1;
 }
 
 void gpu_reset_kernels(void)

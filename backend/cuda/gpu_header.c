@@ -23,8 +23,8 @@
  * compiles without a cast; cudaDeviceProp is gpuc's struct of the common
  * fields (GPU_DEVICE_PROPS in gpu.h); three default arguments are macros
  * (cudaEventRecord(e), cudaMallocManaged(&p, n), cudaMemcpyAsync(d, s, n,
- * kind)). Its error and enum values were checked against CUDA 13.0's
- * driver_types.h. */
+ * kind)), and so is the C++ overload cudaEventCreate(&e, flags). Its
+ * error and enum values were checked against CUDA 13.0's driver_types.h. */
 #include <stdlib.h>
 
 #include "cm_buf.h"
@@ -208,6 +208,9 @@ static const char subset[] =
     "#define cudaEventRecord(...) \\\n"
     "    __gpuc_pick3(__VA_ARGS__, , (cudaEventRecord), __gpuc_event_record1, )(__VA_ARGS__)\n"
     "#define __gpuc_event_record1(e) (cudaEventRecord)((e), (cudaStream_t)0)\n"
+    "#define cudaEventCreate(...) \\\n"
+    "    __gpuc_pick3(__VA_ARGS__, , __gpuc_event_create2, (cudaEventCreate), )(__VA_ARGS__)\n"
+    "#define __gpuc_event_create2(e, f) cudaEventCreateWithFlags((e), (f))\n"
     "#define cudaMallocManaged(...) \\\n"
     "    __gpuc_pick4(__VA_ARGS__, , (cudaMallocManaged), __gpuc_managed2, , )(__VA_ARGS__)\n"
     "#define __gpuc_managed2(p, n) (cudaMallocManaged)((p), (n), cudaMemAttachGlobal)\n"

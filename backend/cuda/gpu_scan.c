@@ -496,11 +496,21 @@ static int visit_name(scan_t *s, int a, int b, int body, void *ctx)
                      tok_is(t, "enum")) &&
             i + 1 < b && tok_ident(&s->toks[i + 1]))
             return add_token_name(nc, &s->toks[i + 1]);
-        if (tok_is(t, "__device__") || tok_is(t, "__constant__") || tok_is(t, "__managed__"))
+        /* a variable of device code, or a constant (`const int N = 4;`) */
+        if (tok_is(t, "__device__") || tok_is(t, "__constant__") || tok_is(t, "__managed__") ||
+            tok_is(t, "const") || tok_is(t, "constexpr"))
             storage = 1;
         if (tok_is(t, "("))
             has_paren = 1;
+        if (tok_is(t, "="))
+            break;
     }
+    if (tok_is(&s->toks[a], "using") && a + 1 < b && tok_is(&s->toks[a + 1], "namespace"))
+        return 0; /* a using directive declares nothing */
+    if (body && tok_is(&s->toks[a], "namespace") && a + 1 < b && tok_ident(&s->toks[a + 1]))
+        return b + 1 < s->ntoks && tok_is(&s->toks[b + 1], "}")
+                   ? 0 /* `namespace N {}` only says that N exists */
+                   : add_token_name(nc, &s->toks[a + 1]); /* used by name: `N::`, `using` */
     if (tok_is(&s->toks[a], "typedef") || tok_is(&s->toks[a], "using")) {
         if (tok_is(&s->toks[a], "using") && a + 1 < b && tok_ident(&s->toks[a + 1]))
             return add_token_name(nc, &s->toks[a + 1]);

@@ -9,6 +9,11 @@
  *   given, a form that fills the rest in;
  * - `void **` parameters take `float **` as C++ code passes them: the same
  *   macros cast those arguments;
+ * - cuda_runtime.h's C++ overloads with another number of arguments
+ *   (`cudaGraphInstantiate(&exec, graph, NULL, NULL, 0)`,
+ *   `cudaEventCreate(&e, flags)`, `cudaMallocHost(&p, n, flags)`,
+ *   `cudaGraphExecUpdate(exec, graph, &node, &result)`): the same macros
+ *   pick them by the count, in C and C++ host cells;
  * - C++ names structs and enums without the keyword (`cudaDeviceProp p;`):
  *   a typedef of the same name for each;
  * - cudaDeviceProp: libcudart fills the real struct on a GPU; on the
@@ -182,20 +187,61 @@ static int gpuc_owns(const char *name)
     return 0;
 }
 
+/* cuda_runtime.h's C++ overloads that take another number of arguments
+ * than the C function of nparams parameters, which nvcc's host code
+ * calls: the form for nargs arguments (a0, a1, ...), as NVIDIA's inline
+ * C++ functions define them. */
+typedef struct overload {
+    const char *name;
+    int nparams, nargs;
+    const char *form;
+} overload_t;
+
+static const overload_t overloads[] = {
+    {"cudaEventCreate", 1, 2, "cudaEventCreateWithFlags((a0), (a1))"},
+    {"cudaMallocHost", 2, 3, "cudaHostAlloc((a0), (a1), (a2))"},
+    /* the error node and log of CUDA 11's form: NVIDIA's overload ignores them */
+    {"cudaGraphInstantiate", 3, 5,
+     "((void)(a2), (void)(a3), (void)(a4), __gpuc_fn_cudaGraphInstantiate((a0), (a1), 0))"},
+    {"cudaGraphExecUpdate", 3, 4, "__gpuc_graph_exec_update((a0), (a1), (a2), (a3))"},
+    {NULL, 0, 0, NULL}};
+
+static const overload_t *overload_of(const api_fn_t *f)
+{
+    for (int i = 0; overloads[i].name; i++)
+        if (strcmp(overloads[i].name, f->name) == 0 && overloads[i].nparams == f->nparams)
+            return &overloads[i];
+    return NULL;
+}
+
 /* The macros for f: NAME(...) picks __gpuc_NAME_<k> by the argument count
- * k; each form casts void ** arguments and fills the defaults in. The forms
- * call the function through a pointer taken before NAME becomes a macro:
- * where NVIDIA's header renames NAME (`#define cudaX cudaX_v2`), that is
- * the function the header means. */
+ * k; each form casts void ** arguments and fills the defaults in, or is a
+ * C++ overload's. The forms call the function through a pointer taken
+ * before NAME becomes a macro: where NVIDIA's header renames NAME
+ * (`#define cudaX cudaX_v2`), that is the function the header means. */
 static void add_macros(cm_buf_t *out, const api_fn_t *f)
 {
     int any_pp = 0;
     for (int i = 0; i < f->nparams; i++)
         any_pp |= f->void_pp[i];
-    if (f->first_default == f->nparams && !any_pp)
+    const overload_t *ov = overload_of(f);
+    if (f->first_default == f->nparams && !any_pp && !ov)
         return;
     cm_buf_addf(out, "static __typeof__(%s) *const __gpuc_fn_%s = %s;\n#undef %s\n", f->name,
                 f->name, f->name, f->name);
+    if (ov) {
+        cm_buf_addf(out, "#define __gpuc_%s_%d(", f->name, ov->nargs);
+        for (int i = 0; i < ov->nargs; i++)
+            cm_buf_addf(out, "%sa%d", i ? ", " : "", i);
+        cm_buf_addf(out, ") %s\n", ov->form);
+    }
+    if (ov && strcmp(f->name, "cudaGraphExecUpdate") == 0)
+        cm_buf_adds(out, "static inline cudaError_t __gpuc_graph_exec_update(cudaGraphExec_t e, "
+                         "cudaGraph_t g, cudaGraphNode_t *node, enum cudaGraphExecUpdateResult *r)\n"
+                         "{ cudaGraphExecUpdateResultInfo info; "
+                         "cudaError_t st = __gpuc_fn_cudaGraphExecUpdate(e, g, &info);\n"
+                         "  if (node) *node = info.errorNode; if (r) *r = info.result; "
+                         "return st; }\n");
     for (int k = f->first_default; k <= f->nparams; k++) {
         cm_buf_addf(out, "#define __gpuc_%s_%d(", f->name, k);
         for (int i = 0; i < k; i++)
@@ -212,7 +258,7 @@ static void add_macros(cm_buf_t *out, const api_fn_t *f)
         }
         cm_buf_adds(out, ")\n");
     }
-    if (f->first_default == f->nparams) { /* no defaults: one form */
+    if (f->first_default == f->nparams && !ov) { /* no defaults: one form */
         cm_buf_addf(out, "#define %s(...) __gpuc_%s_%d(__VA_ARGS__)\n", f->name, f->name,
                     f->nparams);
         return;
@@ -222,7 +268,7 @@ static void add_macros(cm_buf_t *out, const api_fn_t *f)
      * as written, so that TCC says what is wrong */
     cm_buf_addf(out, "#define %s(...) __gpuc_pick(__VA_ARGS__", f->name);
     for (int k = MAX_PARAMS; k >= 1; k--) {
-        if (k >= f->first_default && k <= f->nparams)
+        if ((k >= f->first_default && k <= f->nparams) || (ov && k == ov->nargs))
             cm_buf_addf(out, ", __gpuc_%s_%d", f->name, k);
         else
             cm_buf_addf(out, ", __gpuc_fn_%s", f->name);

@@ -1,18 +1,46 @@
-/* rt_device: the device part of a host cell. A cell that mixes device
- * code (__global__, __device__, __constant__ items, templates) with host
- * code, like a .cu file, is split in two texts of the cell's length, each
- * with the other's bytes blanked so line numbers stay. Text only: what
- * compiles the parts is the caller's. */
+/* rt_device: a .cu-style cell as nvcc's one translation unit means it,
+ * for the split that compiles its device part apart (NVRTC, or the
+ * simulator's g++) from its host part. Text only: what compiles the
+ * parts is the caller's.
+ *
+ * A cell that mixes device code (__global__, __device__, __constant__
+ * items) with host code is split in two texts of the cell's lines, each
+ * with the other's bytes blanked, so line numbers stay:
+ * - device: items with device words; a `__host__ __device__` function goes
+ *   to both (the host's copy without the CUDA words); #include of a CUDA
+ *   header (cuda*, curand*, cooperative_groups, cub/, thrust/);
+ * - both: #define and other directives; `using namespace N;` and
+ *   `namespace A = N;` (each side gets an empty `namespace N {}` in front,
+ *   so the side that does not declare N accepts it);
+ * - host: everything else, function templates without device words
+ *   included. The declarations device code may use too, as nvcc lets it
+ *   (type declarations: struct, union, enum, typedef, `using` aliases,
+ *   class templates; namespace-scope constants of scalar type with a
+ *   constant initialiser, `const int N = 1024;`), are the host part's:
+ *   the caller gives them to device code with rt_device_declarations, one
+ *   by one, so that a later cell can declare each again. */
 #ifndef RT_DEVICE_H
 #define RT_DEVICE_H
 
 /* Returns 1 and sets *device and *host (new strings, caller frees) when
- * code has device items; 0 (both NULL) when it has none. #include of a
- * CUDA header goes to the device part, other includes to the host part,
- * #define lines to both, and type definitions (struct, union, enum,
- * typedef) that the device code uses to both; the host part then names a
- * `struct T {...};` (or union, enum) as T too (a typedef added on the definition's last
- * line), as C++ does. */
+ * code has device items; 0 (both NULL) when it has none. A `struct T
+ * {...};` (or union, enum) both sides get is named T on the host too (a
+ * typedef added on the definition's last line), as in C++. */
 int rt_device_split(const char *code, char **device, char **host);
+
+/* Non-zero when text (a host part) holds more than preprocessor lines,
+ * comments and blanks. */
+int rt_device_has_code(const char *text);
+
+/* Receives one declaration: text (borrowed for the call) is the
+ * declaration alone, after as many newlines as put it on its line of the
+ * cell. */
+typedef void (*rt_device_decl_fn)(void *ctx, const char *text);
+
+/* Calls fn for each declaration of host code (a host cell, or the host
+ * part of a .cu-style cell) that later device code may use, as it could
+ * in one .cu file: #define lines, type declarations and namespace-scope
+ * constants as rt_device_split gives them to both sides. Returns how many. */
+int rt_device_declarations(const char *code, rt_device_decl_fn fn, void *ctx);
 
 #endif

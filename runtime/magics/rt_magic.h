@@ -61,6 +61,13 @@ void rt_magic_args(const char *code, const rt_magic_line_t *m, cm_names_t *out);
  * NVRTC, as %%kernel compiles its body. Returns 0, or -1 with err set. */
 int rt_magic_device_part(rt_session_t *s, const char *device, int cell_no, rt_error_t *err);
 
+/* Gives device code what host code declares that it may use, as one .cu
+ * file would: its #define lines, types and namespace-scope constants
+ * (rt_device_declarations), for later kernel cells (and the device part
+ * of host's own .cu-style cell). host: a host cell (with no cell magic, or
+ * %%cpp), or a .cu-style cell's host part. */
+void rt_magic_host_declarations(const char *host, int cell_no);
+
 /* Runs a host part that rt_cxx_detect finds to be C++ (a whole cell, or
  * the host part of a .cu-style cell) as a %%cpp cell. 0, or -1 with err
  * set; its result is the session's (rt_session_take_result). */

@@ -1,6 +1,7 @@
 /* %%kernel / %%cuda and .cu-style cells: device code compiled by NVRTC
  * (backend/cuda/'s gpu_compile_cell), its kernels then launchable from host cells
- * (see docs/gpu.md). */
+ * (see docs/gpu.md); and host code's declarations given to device code
+ * (gpu_prelude_declare), as one .cu file gives them (docs/cells.md). */
 #include "rt_magic.h"
 
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "cm_buf.h"
 #include "gpu.h"
+#include "rt_device.h"
 #include "rt_segment.h"
 #include "rt_session_defs.h"
 
@@ -142,4 +144,21 @@ int rt_magic_kernel(rt_session_t *s, const char *code, const rt_magic_line_t *m,
 int rt_magic_device_part(rt_session_t *s, const char *device, int cell_no, rt_error_t *err)
 {
     return compile_device(s, device, "", cell_no, err);
+}
+
+static void declare_to_device(void *ctx, const char *text)
+{
+    gpu_prelude_declare(text, *(const int *)ctx);
+}
+
+void rt_magic_host_declarations(const char *host, int cell_no)
+{
+    rt_magic_line_t m;
+    if (!rt_magic_find(host, 0, 1, &m) || !m.cell || !m.first) {
+        rt_device_declarations(host, declare_to_device, &cell_no);
+    } else if (strcmp(m.name, "cpp") == 0 || strcmp(m.name, "c++") == 0) {
+        char *body = rt_segment_blank_outside(host, m.next, strlen(host));
+        rt_device_declarations(body, declare_to_device, &cell_no);
+        free(body);
+    }
 }

@@ -699,6 +699,20 @@ CPP_HOST = [
     "    std::cout << \"Max error: \" << maxError << std::endl;\n"
     "    if (maxError == 0.0f) std::cout << \"PASS managed memory program\" << std::endl;\n"
     "    cudaFree(x);\n    cudaFree(y);\n    return 0;\n}",
+    # one .cu file's meaning across cells: a host cell's constant and typedef
+    # in a kernel, `using namespace cooperative_groups;` in a mixed cell
+    "const int cg_threads = 128;\ntypedef float cg_real;",
+    "#include <cooperative_groups.h>\nusing namespace cooperative_groups;\n"
+    "__global__ void cg_sum(const cg_real *x, cg_real *out) {\n"
+    "    thread_block b = this_thread_block();\n    __shared__ cg_real part[cg_threads];\n"
+    "    part[b.thread_rank()] = x[b.thread_rank()];\n    b.sync();\n"
+    "    if (b.thread_rank() == 0) {\n        cg_real s = 0;\n"
+    "        for (int i = 0; i < cg_threads; i++) s += part[i];\n        *out = s;\n    }\n}\n"
+    "cg_real *cx, *cs;\ncudaMallocManaged(&cx, cg_threads * sizeof(cg_real));\n"
+    "cudaMallocManaged(&cs, sizeof(cg_real));\nfor (int i = 0; i < cg_threads; i++) cx[i] = i;\n"
+    "cg_sum<<<1, cg_threads>>>(cx, cs);\ncudaDeviceSynchronize();\n"
+    "if (*cs != 8128.0f) abort();\n"
+    "printf(\"PASS cooperative groups in a mixed cell, sum %g\\n\", *cs);",
 ]
 
 

@@ -148,3 +148,38 @@ def test_cuda_12_headers(kernel_with_env):
                          "printf(\"%zu %d\\n\", sizeof p12, p12.clockRate >= 0);")
     assert run.stream("stderr") == ""
     assert run.stream().split() == ["1032", "1"]
+
+
+OVERLOADS = """
+cudaGraph_t graph;
+cudaGraphExec_t instance;
+cudaGraphNode_t error_node;
+cudaGraphExecUpdateResult update_result;
+cudaStream_t capture;
+float *staged;
+void run_graph(int steps) {
+    cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal);
+    cudaStreamEndCapture(capture, &graph);
+    cudaGraphInstantiate(&instance, graph, NULL, NULL, 0);
+    cudaGraphExecUpdate(instance, graph, &error_node, &update_result);
+    for (int i = 0; i < steps; i++) cudaGraphLaunch(instance, capture);
+    cudaMallocHost(&staged, 64, cudaHostAllocDefault);
+}
+cudaEvent_t quiet;
+cudaError_t made = cudaEventCreate(&quiet, cudaEventDisableTiming);
+printf("%s\\n", cudaGetErrorName(made));
+"""
+
+
+def test_the_cpp_overloads_of_cuda_runtime_h_in_c_and_cpp_cells(kc):
+    # nvcc's cuda_runtime.h overloads some functions with another argument
+    # count (CUDA 11's cudaGraphInstantiate, cudaEventCreate with flags):
+    # host cells accept those forms as course code writes them, in C and
+    # in C++ cells alike
+    run = execute_ok(kc, OVERLOADS)
+    assert run.stream("stderr") == ""
+    assert run.stream() == "cudaSuccess\n"
+    run = execute_ok(kc, "%%cpp\n" + OVERLOADS.replace("void run_graph", "void run_graph_cpp")
+                     .replace("cudaEvent_t quiet", "cudaEvent_t quiet_cpp")
+                     .replace("(&quiet,", "(&quiet_cpp,"))
+    assert run.stream().endswith("cudaSuccess\n")

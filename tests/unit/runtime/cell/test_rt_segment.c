@@ -1,10 +1,8 @@
-/* test_rt_segment: pieces of a cell on the cell's own lines, and the
- * split of a .cu-style cell into its device and host parts (rt_device). */
+/* test_rt_segment: pieces of a cell on the cell's own lines. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "rt_device.h"
 #include "rt_segment.h"
 
 static void test_segments(void)
@@ -23,59 +21,8 @@ static void test_segments(void)
     free(kept);
 }
 
-static void test_device_split(void)
-{
-    const char *cell = "#include <stdio.h>\n"
-                       "#include <cuda_fp16.h>\n"
-                       "#define N 4\n"
-                       "__global__ void k(float *x) { x[threadIdx.x] = N; }\n"
-                       "int host_n = N;\n";
-    char *device, *host;
-    CHECK(rt_device_split(cell, &device, &host) == 1);
-    CHECK(strlen(device) == strlen(cell) && strlen(host) == strlen(cell));
-    CHECK(strstr(device, "__global__ void k") && !strstr(host, "__global__"));
-    CHECK(strstr(host, "int host_n = N;") && !strstr(device, "host_n"));
-    CHECK(strstr(device, "cuda_fp16.h") && !strstr(host, "cuda_fp16.h"));
-    CHECK(strstr(host, "<stdio.h>") && !strstr(device, "<stdio.h>"));
-    CHECK(strstr(device, "#define N 4") && strstr(host, "#define N 4"));
-    /* line numbers stay: the kernel is on line 4 of both texts */
-    int nl = 0;
-    for (const char *p = device; p < strstr(device, "__global__"); p++)
-        nl += *p == '\n';
-    CHECK(nl == 3);
-    free(device);
-    free(host);
-    CHECK(rt_device_split("int x = 1;\n", &device, &host) == 0 && !device && !host);
-    /* __device__ only in a comment-free host cell text: no device item */
-    CHECK(rt_device_split("const char *s = \"__device__\";\n", &device, &host) == 0);
-
-    /* a type the device code uses goes to both sides (and what it uses in
-     * turn), named without `struct` on the host; a host-only type stays */
-    const char *typed = "struct Inner { float a; };\n"
-                        "struct P { struct Inner in; int n; };\n"
-                        "struct Timer { long t0; };\n"
-                        "typedef struct { int k; } Opt;\n"
-                        "__global__ void k(P p, Opt o) { }\n"
-                        "P v;\n";
-    CHECK(rt_device_split(typed, &device, &host) == 1);
-    CHECK(strstr(device, "struct P { struct Inner in; int n; };"));
-    CHECK(strstr(device, "struct Inner { float a; };"));
-    CHECK(strstr(device, "typedef struct { int k; } Opt;"));
-    CHECK(!strstr(device, "Timer"));
-    CHECK(strstr(host, "struct P { struct Inner in; int n; }; typedef struct P P;\n"));
-    CHECK(strstr(host, "struct Inner { float a; }; typedef struct Inner Inner;\n"));
-    CHECK(strstr(host, "struct Timer { long t0; };\n") && !strstr(host, "struct Timer Timer"));
-    nl = 0;
-    for (const char *p = host; p < strstr(host, "P v;"); p++)
-        nl += *p == '\n';
-    CHECK(nl == 5);
-    free(device);
-    free(host);
-}
-
 int main(void)
 {
     test_segments();
-    test_device_split();
     return check_report("test_rt_segment");
 }
