@@ -124,6 +124,7 @@ int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
     if (rt_shortcut_run(s, code))
         return 0;
     rt_session_begin_cell(s, cell_no);
+    rt_magic_verbose_cell(0);
     int rc = run_cell(s, code, cell_no, result, err);
     rt_session_end_cell(s); /* arrays no variable holds go, also after an error */
     return rc;

@@ -35,8 +35,6 @@
  * about as narrowing an int */
 #define STD_FLAG "-std=gnu++17 -Wno-narrowing"
 
-static int noted; /* "compiled as C++" is said once per session (process) */
-
 /* What later C++ cells get of earlier ones (rt_cxx_carry), in order; one
  * session per process, so one list. */
 typedef struct carried {
@@ -466,8 +464,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     void *h = rt_native_build(s, &n, cm_buf_str(&src), body, cell, &plan, err);
     int rc = -1;
     if (h) {
-        if (!noted++)
-            printf("compiled as C++ (%s %s)\n", n.compiler, shown_flags);
+        rt_magic_note("compiled as C++ (%s %s)\n", n.compiler, shown_flags);
         cm_buf_t names = {0};
         rt_native_commit(s, h, &plan, &names);
         cm_buf_free(&names);
