@@ -9,6 +9,7 @@
 #include "rt_cxx.h"
 #include "rt_device.h"
 #include "rt_magic.h"
+#include "rt_program.h"
 #include "rt_segment.h"
 #include "rt_shortcut.h"
 
@@ -98,9 +99,38 @@ static int run_host_or_cpp(rt_session_t *s, const char *code, int cpp, int cell_
     return 0;
 }
 
+/* A whole program (a .cu-style cell or a `%%cuda` cell, with main) as
+ * one translation unit (rt_program): 1 when it is not one, or cannot be
+ * built so here, and the split serves. */
+static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
+                       rt_error_t *err)
+{
+    char *device, *host;
+    if (!split_parts(code, &device, &host))
+        return 1;
+    free(device);
+    free(host);
+    char *body = strdup(code);
+    rt_magic_line_t m;
+    if (body && starts_with_cell_magic(code) && rt_magic_find(code, 0, 1, &m)) {
+        free(body);
+        body = rt_segment_blank_outside(code, m.next, strlen(code));
+    }
+    int rc = body && rt_program_is(body) ? rt_program_run(s, body, cell_no, err) : 1;
+    free(body);
+    if (rc == 0) {
+        rt_value_free(result);
+        rt_session_take_result(s, result);
+    }
+    return rc;
+}
+
 static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
+    int whole = run_program(s, code, cell_no, result, err);
+    if (whole <= 0)
+        return whole;
     char *device, *host;
     int cpp = is_cpp(s, code);
     /* a C++ cell without device code keeps its templates on the host */

@@ -476,6 +476,20 @@ void gpu_timer_free(gpu_timer_t *t);
 /* 1 when kernels run on the simulator, 0 when on a GPU. */
 int gpu_simulating(void);
 
+/* A whole program compiled for the simulator into the session's process
+ * (one g++ unit with the simulator's prelude, runtime/magics/rt_program.c).
+ * gpu_sim_program_bind gives the loaded object the simulator's hooks (its
+ * __gpuc_bind); gpu_sim_program_kernel registers one of its kernels
+ * (entry: its __gpuc_call instance; shared: the object's __shared__
+ * section) under name for gpu_launch_params, replacing a kernel of that
+ * name. The kernels run unchecked (memcheck needs a kernel cell's source).
+ * 0, or -1 with err. */
+void gpu_sim_program_bind(void (*bind)(const void *hooks));
+/* The simulator's CUDA prelude for g++ (static text). */
+const char *gpu_sim_prelude(void);
+int gpu_sim_program_kernel(int cell, const char *name, void (*entry)(void **), char *shared,
+                           size_t shared_bytes, cm_error_t *err);
+
 /* The simulated device as gpu_probe describes a GPU ("gpuc simulator
  * (CPU, 2 cores)", compute capability 8.0, cores as SMs, host memory). */
 void gpu_sim_device(gpu_device_info_t *info);
