@@ -105,15 +105,16 @@ static int run_host_or_cpp(rt_session_t *s, const char *code, int cpp, int cell_
 static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                        rt_error_t *err)
 {
-    char *device, *host;
-    if (!split_parts(code, &device, &host))
-        return 1;
-    free(device);
-    free(host);
-    char *body = strdup(code);
     rt_magic_line_t m;
-    if (body && starts_with_cell_magic(code) && rt_magic_find(code, 0, 1, &m)) {
-        free(body);
+    char *body = NULL;
+    if (!starts_with_cell_magic(code)) { /* a .cu-style cell: kernels and main */
+        char *device, *host;
+        if (!rt_device_split(code, &device, &host))
+            return 1;
+        free(device);
+        free(host);
+        body = strdup(code);
+    } else if (rt_magic_find(code, 0, 1, &m) && m.cell && m.first && strcmp(m.name, "cuda") == 0) {
         body = rt_segment_blank_outside(code, m.next, strlen(code));
     }
     int rc = body && rt_program_is(body) ? rt_program_run(s, body, cell_no, err) : 1;

@@ -71,6 +71,7 @@
 
 #include <stddef.h>
 
+#include "cm_buf.h"
 #include "cm_error.h"
 
 /* err->code values of gpuc's own errors (driver errors keep their CUresult). */
@@ -306,6 +307,10 @@ const void *gpu_kernel_handle(const char *name);
 /* The kernel name of handle h (borrowed), or NULL when h is none. */
 const char *gpu_kernel_of_handle(const void *h);
 
+/* addr (a whole program's own kernel function on the simulator) stands
+ * for kernel name too, for gpu_kernel_of_handle. */
+void gpu_kernel_alias(const void *addr, const char *name);
+
 /* err's code (of a gpu_ function) as the cudaError_t the runtime would
  * return: the driver's CUresults and the simulator's errors keep their
  * numbers; an unknown kernel or a bad template instance is 98
@@ -485,8 +490,12 @@ int gpu_simulating(void);
  * name. The kernels run unchecked (memcheck needs a kernel cell's source).
  * 0, or -1 with err. */
 void gpu_sim_program_bind(void (*bind)(const void *hooks));
-/* The simulator's CUDA prelude for g++ (static text). */
+/* The simulator's CUDA prelude for g++ (static text), and the rewrite of
+ * a source's lines that it needs (CUDA's includes blanked, `extern
+ * __shared__` arrays as the launch's dynamic shared memory), appended to
+ * out. */
 const char *gpu_sim_prelude(void);
+void gpu_sim_rewrite(const char *src, cm_buf_t *out);
 int gpu_sim_program_kernel(int cell, const char *name, void (*entry)(void **), char *shared,
                            size_t shared_bytes, cm_error_t *err);
 

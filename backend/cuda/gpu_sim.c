@@ -48,6 +48,11 @@ const char *gpu_sim_prelude(void)
     return sim_prelude;
 }
 
+void gpu_sim_rewrite(const char *src, cm_buf_t *out)
+{
+    sim_rewrite_source(src, out);
+}
+
 void gpu_sim_program_bind(void (*bind)(const void *hooks))
 {
     bind(sim_hooks());

@@ -298,7 +298,10 @@ const char sim_prelude[] =
     "static inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w)"
     " { return uint4{x, y, z, w}; }\n"
     "#endif\n"
-    /* cuda_fp16: __half as IEEE binary16 bits, converted by hand (round to nearest even) */
+    /* cuda_fp16: __half as IEEE binary16 bits, converted by hand (round to nearest even);
+     * the toolkit's, in its host form, where a whole program included it first
+     * (cuBLAS's headers include it) */
+    "#ifndef __CUDA_FP16_H__\n"
     "static inline unsigned short __gpuc_f2h(float f) {\n"
     "  unsigned int x; memcpy(&x, &f, 4);\n"
     "  unsigned int sign = (x >> 16) & 0x8000u, mant = x & 0x7fffffu; int exp = (int)((x >> 23) & 0xff);\n"
@@ -342,7 +345,7 @@ const char sim_prelude[] =
     "static inline __half operator+(__half a, __half b) { return __hadd(a, b); }\n"
     "static inline __half operator-(__half a, __half b) { return __hsub(a, b); }\n"
     "static inline __half operator*(__half a, __half b) { return __hmul(a, b); }\n"
-    "static inline __half operator/(__half a, __half b) { return __hdiv(a, b); }\n"
+    "static inline __half operator/(__half a, __half b) { return __hdiv(a, b); }\n"    "#endif\n"
     /* cooperative groups: the block's groups (a grid's sync needs every
      * block running at once, which the simulator does not do: it traps) */
     "namespace cooperative_groups {\n"
