@@ -116,6 +116,12 @@ static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_
         body = strdup(code);
     } else if (rt_magic_find(code, 0, 1, &m) && m.cell && m.first && strcmp(m.name, "cuda") == 0) {
         body = rt_segment_blank_outside(code, m.next, strlen(code));
+        cm_names_t args = {0}; /* the notes flag, as %%cuda's (rt_magic_kernel) */
+        rt_magic_args(code, &m, &args);
+        if (cm_names_find(&args, "-v", (size_t)-1) >= 0 ||
+            cm_names_find(&args, "--verbose", (size_t)-1) >= 0)
+            rt_magic_verbose_cell(1);
+        cm_names_free(&args);
     }
     int rc = body && rt_program_is(body) ? rt_program_run(s, body, cell_no, err) : 1;
     free(body);

@@ -486,7 +486,8 @@ int gpu_simulating(void);
  * gpu_sim_program_bind gives the loaded object the simulator's hooks (its
  * __gpuc_bind); gpu_sim_program_kernel registers one of its kernels
  * (entry: its __gpuc_call instance; shared: the object's __shared__
- * section) under name for gpu_launch_params, replacing a kernel of that
+ * section; built_in: the cell its lines name, "cell[N]", which a program
+ * run again from the same object keeps) under name for gpu_launch_params, replacing a kernel of that
  * name. The kernels run unchecked (memcheck needs a kernel cell's source).
  * 0, or -1 with err. */
 void gpu_sim_program_bind(void (*bind)(const void *hooks));
@@ -496,8 +497,8 @@ void gpu_sim_program_bind(void (*bind)(const void *hooks));
  * out. */
 const char *gpu_sim_prelude(void);
 void gpu_sim_rewrite(const char *src, cm_buf_t *out);
-int gpu_sim_program_kernel(int cell, const char *name, void (*entry)(void **), char *shared,
-                           size_t shared_bytes, cm_error_t *err);
+int gpu_sim_program_kernel(int cell, int built_in, const char *name, void (*entry)(void **),
+                           char *shared, size_t shared_bytes, cm_error_t *err);
 
 /* The simulated device as gpu_probe describes a GPU ("gpuc simulator
  * (CPU, 2 cores)", compute capability 8.0, cores as SMs, host memory). */

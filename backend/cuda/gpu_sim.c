@@ -58,8 +58,8 @@ void gpu_sim_program_bind(void (*bind)(const void *hooks))
     bind(sim_hooks());
 }
 
-int gpu_sim_program_kernel(int cell, const char *name, void (*entry)(void **), char *shared,
-                           size_t shared_bytes, cm_error_t *err)
+int gpu_sim_program_kernel(int cell, int built_in, const char *name, void (*entry)(void **),
+                           char *shared, size_t shared_bytes, cm_error_t *err)
 {
     gpu_kernel_info_t info = {0};
     snprintf(info.name, sizeof info.name, "%s", name);
@@ -69,12 +69,13 @@ int gpu_sim_program_kernel(int cell, const char *name, void (*entry)(void **), c
     double ms;
     if (gpu_module_add(cell, &img, &info, 1, 0, NULL, NULL, NULL, &loaded, &ms, err))
         return -1;
-    /* the object's lines are "cell[CELL]" (rt_native's diagnostics): part
-     * CELL of the module is that cell */
-    int *cells = calloc((size_t)(cell > 0 ? cell : 1), sizeof *cells);
-    if (cells && cell > 0)
-        cells[cell - 1] = cell;
-    gpu_module_set_sim(name, entry, cells, cells && cell > 0 ? cell : 0, shared, shared_bytes);
+    /* the object's lines are "cell[BUILT_IN]" (rt_native's diagnostics):
+     * part BUILT_IN of the module is the running cell */
+    int *cells = calloc((size_t)(built_in > 0 ? built_in : 1), sizeof *cells);
+    if (cells && built_in > 0)
+        cells[built_in - 1] = cell;
+    gpu_module_set_sim(name, entry, cells, cells && built_in > 0 ? built_in : 0, shared,
+                       shared_bytes);
     free(cells);
     return 0;
 }

@@ -24,6 +24,13 @@ typedef struct rt_native {
      * rest of the process rather than bind to its own copy (a C++ runtime's
      * facet ids), or NULL: everything it defines binds to itself. */
     const char *shared;
+    /* 1: an object built before from the same source, flags and session
+     * symbols is loaded again (a fresh copy) instead of compiled; the
+     * build's time and whether it was a hit are set here. */
+    int cache;            /* (the cell's number is not part of the key) */
+    int cache_hit;
+    int built_in;         /* the cell whose build it is: its lines are "cell[N]" */
+    double build_ms;
 } rt_native_t;
 
 /* The compiler command: $env, else fallback, in n->compiler. 0 when its
@@ -47,7 +54,7 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
  * session's symbols, less those plan defines) and loads it. body is the
  * cell's text, for the lines of its errors (reported as file "cell[N]").
  * Returns the handle, or NULL with err set. */
-void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
+void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
                       const char *body, int cell, const rt_plan_t *plan, rt_error_t *err);
 
 /* Makes plan's declarations part of the session, and the variables and

@@ -281,7 +281,7 @@ static void blank_provided(char *code)
 
 /* ---- the session's side --------------------------------------------- */
 
-static int running_cell;
+static int running_cell, built_in; /* the cell that runs, the one its object names */
 static void (*known[64])(void **); /* entries registered for the running program */
 static int nknown;
 
@@ -292,8 +292,8 @@ static int know(const char *name, void (*entry)(void **), char *lo, char *hi, cm
     for (int i = 0; i < nknown; i++)
         if (known[i] == entry)
             return 0;
-    if (gpu_sim_program_kernel(running_cell, name, entry, lo, hi > lo ? (size_t)(hi - lo) : 0,
-                               e) != 0)
+    if (gpu_sim_program_kernel(running_cell, built_in, name, entry, lo,
+                               hi > lo ? (size_t)(hi - lo) : 0, e) != 0)
         return -1;
     if (nknown < 64)
         known[nknown++] = entry;
@@ -313,10 +313,11 @@ static void program_launch(const char *name, void (*entry)(void **), char *lo, c
 
 /* The object's kernels as the session's (launched by name, found by
  * their addresses), before main runs. */
-static int register_kernels(void *h, int cell, rt_error_t *err)
+static int register_kernels(void *h, int cell, int object_cell, rt_error_t *err)
 {
     nknown = 0;
     running_cell = cell;
+    built_in = object_cell;
     const void *const *table = dlsym(h, "__gpuc_program_kernels");
     void (*shared)(char **, char **) = (void (*)(char **, char **))dlsym(h, "__gpuc_shared");
     char *lo = NULL, *hi = NULL;
@@ -347,7 +348,7 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
     if (!inc)
         return 1; /* the split's */
     rt_native_t n = {.what = "CUDA program", .language = "C++", .ext = "cc",
-                     .shared = rt_cpp_shared};
+                     .shared = rt_cpp_shared, .cache = 1};
     if (rt_native_find_compiler(&n, "CXX", "g++") != 0)
         return 1;
     if (strstr(body, "<cub/")) /* its device algorithms are PTX: no g++ form */
@@ -391,6 +392,11 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
     cm_buf_free(&src);
     if (!h)
         return -1;
+    if (n.cache_hit)
+        rt_magic_note("program of cell %d: cache hit (loaded in %.1f ms)\n", cell, n.build_ms);
+    else
+        rt_magic_note("compiled the program of cell %d for the CUDA simulator (%s, one unit) "
+                      "in %.0f ms\n", cell, n.compiler, n.build_ms);
     void (**launch)(const char *, void (*)(void **), char *, char *, const unsigned *,
                     const unsigned *, size_t, void *, void **, int) =
         dlsym(h, "__gpuc_program_launch");
@@ -400,9 +406,8 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
                             "cell %d: the program's entry points were not found", cell);
     *launch = program_launch;
     gpu_sim_program_bind(bind);
-    if (register_kernels(h, cell, err) != 0)
+    if (register_kernels(h, cell, n.built_in, err) != 0)
         return -1;
-    running_cell = cell;
     rt_cpp_keep_includes(s, body);
     return rt_cpp_run_object(s, h, cell, err);
 }
