@@ -9,6 +9,7 @@
 #include "rt_cxx.h"
 #include "rt_device.h"
 #include "rt_magic.h"
+#include "rt_program.h"
 #include "rt_segment.h"
 #include "rt_shortcut.h"
 
@@ -110,9 +111,45 @@ static int host_part_is_cpp(rt_session_t *s, const char *host)
     return 1;
 }
 
+/* A whole program (a .cu-style cell or a `%%cuda` cell, with main) as
+ * one translation unit (rt_program): 1 when it is not one, or cannot be
+ * built so here, and the split serves. */
+static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
+                       rt_error_t *err)
+{
+    rt_magic_line_t m;
+    char *body = NULL;
+    if (!starts_with_cell_magic(code)) { /* a .cu-style cell: kernels and main */
+        char *device, *host;
+        if (!rt_device_split(code, &device, &host))
+            return 1;
+        free(device);
+        free(host);
+        body = strdup(code);
+    } else if (rt_magic_find(code, 0, 1, &m) && m.cell && m.first && strcmp(m.name, "cuda") == 0) {
+        body = rt_segment_blank_outside(code, m.next, strlen(code));
+        cm_names_t args = {0}; /* the notes flag, as %%cuda's (rt_magic_kernel) */
+        rt_magic_args(code, &m, &args);
+        if (cm_names_find(&args, "-v", (size_t)-1) >= 0 ||
+            cm_names_find(&args, "--verbose", (size_t)-1) >= 0)
+            rt_magic_verbose_cell(1);
+        cm_names_free(&args);
+    }
+    int rc = body && rt_program_is(body) ? rt_program_run(s, body, cell_no, err) : 1;
+    free(body);
+    if (rc == 0) {
+        rt_value_free(result);
+        rt_session_take_result(s, result);
+    }
+    return rc;
+}
+
 static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
+    int whole = run_program(s, code, cell_no, result, err);
+    if (whole <= 0)
+        return whole;
     char *device, *host;
     int cpp = is_cpp(s, code);
     /* a C++ cell without device code keeps its templates on the host */
@@ -140,6 +177,7 @@ int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
     if (rt_shortcut_run(s, code))
         return 0;
     rt_session_begin_cell(s, cell_no);
+    rt_magic_verbose_cell(0);
     int rc = run_cell(s, code, cell_no, result, err);
     rt_session_end_cell(s); /* arrays no variable holds go, also after an error */
     return rc;

@@ -71,6 +71,7 @@
 
 #include <stddef.h>
 
+#include "cm_buf.h"
 #include "cm_error.h"
 
 /* err->code values of gpuc's own errors (driver errors keep their CUresult). */
@@ -317,6 +318,10 @@ const void *gpu_kernel_handle(const char *name);
 /* The kernel name of handle h (borrowed), or NULL when h is none. */
 const char *gpu_kernel_of_handle(const void *h);
 
+/* addr (a whole program's own kernel function on the simulator) stands
+ * for kernel name too, for gpu_kernel_of_handle. */
+void gpu_kernel_alias(const void *addr, const char *name);
+
 /* err's code (of a gpu_ function) as the cudaError_t the runtime would
  * return: the driver's CUresults and the simulator's errors keep their
  * numbers; an unknown kernel or a bad template instance is 98
@@ -486,6 +491,25 @@ void gpu_timer_free(gpu_timer_t *t);
 
 /* 1 when kernels run on the simulator, 0 when on a GPU. */
 int gpu_simulating(void);
+
+/* A whole program compiled for the simulator into the session's process
+ * (one g++ unit with the simulator's prelude, runtime/magics/rt_program.c).
+ * gpu_sim_program_bind gives the loaded object the simulator's hooks (its
+ * __gpuc_bind); gpu_sim_program_kernel registers one of its kernels
+ * (entry: its __gpuc_call instance; shared: the object's __shared__
+ * section; built_in: the cell its lines name, "cell[N]", which a program
+ * run again from the same object keeps) under name for gpu_launch_params, replacing a kernel of that
+ * name. The kernels run unchecked (memcheck needs a kernel cell's source).
+ * 0, or -1 with err. */
+void gpu_sim_program_bind(void (*bind)(const void *hooks));
+/* The simulator's CUDA prelude for g++ (static text), and the rewrite of
+ * a source's lines that it needs (CUDA's includes blanked, `extern
+ * __shared__` arrays as the launch's dynamic shared memory), appended to
+ * out. */
+const char *gpu_sim_prelude(void);
+void gpu_sim_rewrite(const char *src, cm_buf_t *out);
+int gpu_sim_program_kernel(int cell, int built_in, const char *name, void (*entry)(void **),
+                           char *shared, size_t shared_bytes, cm_error_t *err);
 
 /* The simulated device as gpu_probe describes a GPU ("gpuc simulator
  * (CPU, 2 cores)", compute capability 8.0, cores as SMs, host memory). */

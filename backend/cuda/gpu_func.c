@@ -34,11 +34,39 @@ const void *gpu_kernel_handle(const char *name)
     return handles[nhandles++];
 }
 
+/* Other addresses that stand for a kernel: a whole program's own kernel
+ * functions on the simulator (gpu_kernel_alias). */
+typedef struct alias {
+    const void *addr;
+    const handle_t *h;
+} alias_t;
+
+static alias_t *aliases;
+static int naliases;
+
+void gpu_kernel_alias(const void *addr, const char *name)
+{
+    const handle_t *h = gpu_kernel_handle(name);
+    for (int i = 0; h && i < naliases; i++)
+        if (aliases[i].addr == addr) {
+            aliases[i].h = h;
+            return;
+        }
+    alias_t *grown = h ? realloc(aliases, (size_t)(naliases + 1) * sizeof *grown) : NULL;
+    if (!grown)
+        return;
+    aliases = grown;
+    aliases[naliases++] = (alias_t){addr, h};
+}
+
 const char *gpu_kernel_of_handle(const void *h)
 {
     for (int i = 0; i < nhandles; i++)
         if (handles[i] == h)
             return handles[i]->name;
+    for (int i = 0; i < naliases; i++)
+        if (aliases[i].addr == h)
+            return aliases[i].h->name;
     return NULL;
 }
 

@@ -3,10 +3,12 @@
  * backend/cuda/; this file says when it is used and what it reports. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_internal.h"
 #include "sim.h"
+#include "sim_prelude.h"
 
 static int cpu_selected; /* %device cpu */
 
@@ -39,6 +41,43 @@ void gpu_sim_note(void)
         fprintf(stderr, "note: no GPU found: kernels run on the CUDA simulator "
                         "(docs/simulator.md)\n");
     fflush(stderr);
+}
+
+const char *gpu_sim_prelude(void)
+{
+    return sim_prelude;
+}
+
+void gpu_sim_rewrite(const char *src, cm_buf_t *out)
+{
+    sim_rewrite_source(src, out);
+}
+
+void gpu_sim_program_bind(void (*bind)(const void *hooks))
+{
+    bind(sim_hooks());
+}
+
+int gpu_sim_program_kernel(int cell, int built_in, const char *name, void (*entry)(void **),
+                           char *shared, size_t shared_bytes, cm_error_t *err)
+{
+    gpu_kernel_info_t info = {0};
+    snprintf(info.name, sizeof info.name, "%s", name);
+    snprintf(info.lowered, sizeof info.lowered, "%s", name);
+    gpu_image_t img = {0};
+    int loaded;
+    double ms;
+    if (gpu_module_add(cell, &img, &info, 1, 0, NULL, NULL, NULL, &loaded, &ms, err))
+        return -1;
+    /* the object's lines are "cell[BUILT_IN]" (rt_native's diagnostics):
+     * part BUILT_IN of the module is the running cell */
+    int *cells = calloc((size_t)(built_in > 0 ? built_in : 1), sizeof *cells);
+    if (cells && built_in > 0)
+        cells[built_in - 1] = cell;
+    gpu_module_set_sim(name, entry, cells, cells && built_in > 0 ? built_in : 0, shared,
+                       shared_bytes);
+    free(cells);
+    return 0;
 }
 
 void gpu_sim_device(gpu_device_info_t *info)

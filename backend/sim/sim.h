@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "cm_buf.h"
 #include "cm_error.h"
 
 enum {
@@ -142,6 +143,12 @@ int sim_cores(void);
  * messages in NVRTC's form ("cell[2](3): error: ...", the source line, a
  * caret), for the caller's log mapping. Other failures: -1 with err (no g++
  * is CM_E_JIT_COMPILER). */
+/* The source's lines as the prelude needs them (see sim_compile.c): the
+ * includes of CUDA's headers and assert.h as empty lines, `extern
+ * __shared__ T a[];` as the launch's dynamic shared memory; #line lines
+ * keep the rest where it was. */
+void sim_rewrite_source(const char *src, cm_buf_t *out);
+
 int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
                 sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
                 void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,

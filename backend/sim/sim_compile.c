@@ -82,7 +82,7 @@ static int rewrite_extern_shared(const char *decl, size_t len, const char *file,
 }
 
 /* The rewrites described at the top, line by line. */
-static void rewrite_source(const char *src, cm_buf_t *out)
+void sim_rewrite_source(const char *src, cm_buf_t *out)
 {
     char file[64] = "gpuc";
     int line = 1;
@@ -309,7 +309,7 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     *ms = 0;
     *cache = "miss";
     cm_buf_adds(&src, sim_prelude);
-    rewrite_source(source, &src);
+    sim_rewrite_source(source, &src);
     cm_buf_adds(&src, "#line 1 \"gpuc-entries\"\n");
     for (int i = 0; i < nkernels; i++) {
         char entry[300], sizes_fn[300];

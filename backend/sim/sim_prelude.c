@@ -298,7 +298,10 @@ const char sim_prelude[] =
     "static inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w)"
     " { return uint4{x, y, z, w}; }\n"
     "#endif\n"
-    /* cuda_fp16: __half as IEEE binary16 bits, converted by hand (round to nearest even) */
+    /* cuda_fp16: __half as IEEE binary16 bits, converted by hand (round to nearest even);
+     * the toolkit's, in its host form, where a whole program included it first
+     * (cuBLAS's headers include it) */
+    "#ifndef __CUDA_FP16_H__\n"
     "static inline unsigned short __gpuc_f2h(float f) {\n"
     "  unsigned int x; memcpy(&x, &f, 4);\n"
     "  unsigned int sign = (x >> 16) & 0x8000u, mant = x & 0x7fffffu; int exp = (int)((x >> 23) & 0xff);\n"
@@ -342,7 +345,34 @@ const char sim_prelude[] =
     "static inline __half operator+(__half a, __half b) { return __hadd(a, b); }\n"
     "static inline __half operator-(__half a, __half b) { return __hsub(a, b); }\n"
     "static inline __half operator*(__half a, __half b) { return __hmul(a, b); }\n"
-    "static inline __half operator/(__half a, __half b) { return __hdiv(a, b); }\n"
+    "static inline __half operator/(__half a, __half b) { return __hdiv(a, b); }\n"    "#endif\n"
+    /* cooperative groups: the block's groups (a grid's sync needs every
+     * block running at once, which the simulator does not do: it traps) */
+    "namespace cooperative_groups {\n"
+    "struct thread_group {\n"
+    "  unsigned long long size() const { return (unsigned long long)blockDim.x * blockDim.y * blockDim.z; }\n"
+    "  unsigned long long num_threads() const { return size(); }\n"
+    "  unsigned long long thread_rank() const\n"
+    "  { return threadIdx.x + blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z); }\n"
+    "  void sync() const { __syncthreads(); } };\n"
+    "struct thread_block : thread_group {\n"
+    "  dim3 group_index() const { return blockIdx; }\n"
+    "  dim3 thread_index() const { return threadIdx; }\n"
+    "  dim3 group_dim() const { return blockDim; }\n"
+    "  dim3 dim_threads() const { return blockDim; } };\n"
+    "static inline thread_block this_thread_block() { return thread_block(); }\n"
+    "struct grid_group {\n"
+    "  bool is_valid() const { return true; }\n"
+    "  unsigned long long size() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z\n"
+    "    * blockDim.x * blockDim.y * blockDim.z; }\n"
+    "  unsigned long long num_threads() const { return size(); }\n"
+    "  unsigned long long thread_rank() const { unsigned long long b = blockIdx.x + gridDim.x *\n"
+    "    (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);\n"
+    "    return b * blockDim.x * blockDim.y * blockDim.z + this_thread_block().thread_rank(); }\n"
+    "  void sync() const { if (gridDim.x * gridDim.y * gridDim.z > 1) __trap(); __syncthreads(); } };\n"
+    "static inline grid_group this_grid() { return grid_group(); }\n"
+    "template <class G> static inline void sync(const G &g) { g.sync(); }\n"
+    "}\n"
     /* the entry points sim_compile.c adds: one per kernel, arguments by address */
     /* (unchecked: the arguments lie in the simulator's memory) */
     "template <class... A, std::size_t... I>\n"

@@ -35,8 +35,6 @@
  * about as narrowing an int */
 #define STD_FLAG "-std=gnu++17 -Wno-narrowing"
 
-static int noted; /* "compiled as C++" is said once per session (process) */
-
 /* What later C++ cells get of earlier ones (rt_cxx_carry), in order; one
  * session per process, so one list. */
 typedef struct carried {
@@ -193,6 +191,27 @@ int rt_cpp_is_cpp(const rt_session_t *s, const char *code)
                     rt_cxx_uses_any(code, std_names, 4));
 }
 
+void rt_cpp_keep_includes(rt_session_t *s, const char *code)
+{
+    static const char *const device[] = {"cuda", "cooperative", "thrust/", "cub/", "curand",
+                                         NULL};
+    rt_cell_t items;
+    rt_cxx_split(code, &items);
+    carry_list_t fresh = {0};
+    carry_of(s, code, &items, &fresh);
+    for (size_t i = 0; i < fresh.n; i++) {
+        const char *t = fresh.v[i].text;
+        int keep = !fresh.v[i].name[0] && !has_text(&kept, t) &&
+                   (strncmp(t, "#include", 8) == 0 || strcmp(t, "using namespace std;\n") == 0);
+        for (int k = 0; keep && device[k]; k++)
+            keep = !strstr(t, device[k]);
+        if (keep)
+            carry_add(&kept, "", t, 0, 0);
+    }
+    carry_free(&fresh);
+    rt_cell_free(&items);
+}
+
 void rt_cpp_reset(void)
 {
     carry_free(&kept);
@@ -270,7 +289,7 @@ static void add_declarations(rt_session_t *s, cm_buf_t *b, const char *code,
 
 /* The cell's statements in order, each on its own line, the last
  * expression shown; then main (kind as rt_cxx_main_kind says) in a
- * wrapper that catches what they throw. */
+ * wrapper that catches what they throw. items NULL: no statements. */
 static void add_entry(cm_buf_t *b, const char *code, const rt_cell_t *items, char **inits,
                       int cell, int main_kind)
 {
@@ -292,7 +311,7 @@ static void add_entry(cm_buf_t *b, const char *code, const rt_cell_t *items, cha
                    "  fflush(stdout);\n"
                    "}\n"
                    "static void __gpuc_cpp_body() {\n");
-    for (size_t i = 0; i < items->n; i++) {
+    for (size_t i = 0; items && i < items->n; i++) {
         const rt_item_t *it = &items->items[i];
         if (inits[i]) {
             cm_buf_addf(b, "#line %d \"cell[%d]\"\n%s\n", it->line, cell, inits[i]);
@@ -349,6 +368,11 @@ static void make_source(rt_session_t *s, const char *excluded, const char *code,
     for (size_t i = 0; i < items->n; i++)
         free(inits[i]);
     free(inits);
+}
+
+void rt_cpp_add_main(cm_buf_t *b, const char *code, int cell, int main_kind)
+{
+    add_entry(b, code, NULL, NULL, cell, main_kind);
 }
 
 /* Runs the loaded cell: its statements, then main; a C++ exception that
@@ -431,7 +455,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
                    rt_error_t *err)
 {
     rt_session_note_code(s, body);
-    rt_native_t n = {.what = "C++ cell", .language = "C++", .ext = "cc", .shared = CXX_RUNTIME};
+    rt_native_t n = {.what = "C++ cell", .language = "C++", .ext = "cc", .shared = rt_cpp_shared};
     if (rt_native_find_compiler(&n, "CXX", "g++") != 0)
         return rt_error_set(err, "NoCompiler", 0, 0,
                             "cell %d is C++: it needs a system C++ compiler; install g++ or "
@@ -471,8 +495,7 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     void *h = rt_native_build(s, &n, cm_buf_str(&src), body, cell, &plan, err);
     int rc = -1;
     if (h) {
-        if (!noted++)
-            printf("compiled as C++ (%s %s)\n", n.compiler, shown_flags);
+        rt_magic_note("compiled as C++ (%s %s)\n", n.compiler, shown_flags);
         cm_buf_t names = {0};
         rt_native_commit(s, h, &plan, &names);
         cm_buf_free(&names);
@@ -501,4 +524,16 @@ int rt_magic_cpp(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
 int rt_magic_cpp_part(rt_session_t *s, const char *host, int cell, rt_error_t *err)
 {
     return run_cpp(s, host, NULL, cell, err);
+}
+
+const char rt_cpp_shared[] = CXX_RUNTIME;
+
+void rt_cpp_load_runtime(const rt_native_t *n)
+{
+    load_cxx_runtime(n);
+}
+
+int rt_cpp_run_object(rt_session_t *s, void *h, int cell, rt_error_t *err)
+{
+    return run(s, h, cell, err);
 }

@@ -3,7 +3,9 @@
 #include "rt_magic.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_lex.h"
@@ -259,4 +261,22 @@ int rt_magic_recover(rt_session_t *s, const char *code, const rt_magic_line_t *m
 {
     return rt_error_set(err, "UsageError", cell_no, m->line,
                         "%%recover must be alone in its cell (the kernel runs it)");
+}
+
+static int verbose_cell; /* one session per process: one flag */
+
+void rt_magic_verbose_cell(int on)
+{
+    verbose_cell = on;
+}
+
+void rt_magic_note(const char *fmt, ...)
+{
+    const char *env = getenv("GPUC_VERBOSE");
+    if (!verbose_cell && !(env && *env && strcmp(env, "0") != 0))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
 }

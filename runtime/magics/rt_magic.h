@@ -81,6 +81,18 @@ int rt_cpp_is_cpp(const rt_session_t *s, const char *code);
 /* Forgets what earlier C++ cells gave later ones (%reset). */
 void rt_cpp_reset(void);
 
+/* gpuc's compile notes ("compiled saxpy for sm_90 in 12.0 ms", "compiled
+ * as C++"): a program's stdout is its own, so they are off by default and
+ * go to stderr when shown - in every cell while the environment variable
+ * GPUC_VERBOSE is set to something other than 0 (`%env GPUC_VERBOSE=1`),
+ * in one cell with `%%cuda --verbose` / `%%kernel -v`
+ * (rt_magic_verbose_cell). */
+void rt_magic_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Shows the notes of the running cell (1) or not (0: the session's
+ * setting); rt_execute_cell clears it for every cell. */
+void rt_magic_verbose_cell(int on);
+
 /* The handlers of rt_magic_list.h. */
 #include "rt_magic_list.h"
 #define RT_MAGIC_DECLARE(name, cell, fn, usage, help)                                        \

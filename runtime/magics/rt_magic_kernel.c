@@ -102,23 +102,25 @@ static int compile_device(rt_session_t *s, const char *src, const char *options,
         cm_buf_t names = {0};
         for (int k = 0; k < gc->nkernels; k++)
             cm_buf_addf(&names, "%s%s", k ? ", " : "", gc->kernels[k].name);
+        const char *what = gc->nkernels ? cm_buf_str(&names) : "device code";
+        cm_buf_t note = {0};
         if (strcmp(gc->cache, "miss") == 0)
-            printf("compiled %s for %s in %.1f ms", gc->nkernels ? cm_buf_str(&names) : "device code",
-                   gc->arch, gc->compile_ms);
+            cm_buf_addf(&note, "compiled %s for %s in %.1f ms", what, gc->arch, gc->compile_ms);
         else
-            printf("%s for %s: cache hit (%s, %.3f ms)",
-                   gc->nkernels ? cm_buf_str(&names) : "device code", gc->arch, gc->cache,
-                   gc->compile_ms);
+            cm_buf_addf(&note, "%s for %s: cache hit (%s, %.3f ms)", what, gc->arch, gc->cache,
+                        gc->compile_ms);
         if (gc->setup_ms >= 1.0)
-            printf(" (GPU set-up on first use: %.0f ms)", gc->setup_ms);
+            cm_buf_addf(&note, " (GPU set-up on first use: %.0f ms)", gc->setup_ms);
         if (gc->loaded)
-            printf(", loaded in %.2f ms\n", gc->load_ms);
+            cm_buf_addf(&note, ", loaded in %.2f ms", gc->load_ms);
         else if (gc->simulated)
-            printf("; runs on the CUDA simulator (CPU)\n");
-        else if (gc->nkernels) /* a cell of only __device__ code needs no launch */
-            printf("; no GPU here: launches will fail until one is available\n");
-        else
-            printf("\n");
+            cm_buf_adds(&note, "; runs on the CUDA simulator (CPU)");
+        rt_magic_note("%s\n", cm_buf_str(&note));
+        cm_buf_free(&note);
+        /* a cell of only __device__ code needs no launch */
+        if (!gc->loaded && !gc->simulated && gc->nkernels)
+            fprintf(stderr, "note: no GPU here: launches of %s will fail until one is "
+                            "available\n", what);
         cm_buf_free(&names);
         declare_variables(s, gc);
         declare_kernels(s, gc);
@@ -127,14 +129,30 @@ static int compile_device(rt_session_t *s, const char *src, const char *options,
     return rc == 0 ? 0 : -1;
 }
 
+/* The magic line's options without -v / --verbose, which show this
+ * cell's compile notes (rt_magic_note). */
+static void take_options(const char *code, const rt_magic_line_t *m, char *options, size_t cap)
+{
+    cm_names_t args = {0};
+    rt_magic_args(code, m, &args);
+    size_t o = 0;
+    options[0] = '\0';
+    for (size_t i = 0; i < args.n; i++) {
+        if (strcmp(args.v[i], "-v") == 0 || strcmp(args.v[i], "--verbose") == 0) {
+            rt_magic_verbose_cell(1);
+            continue;
+        }
+        if (o + strlen(args.v[i]) + 2 < cap)
+            o += (size_t)snprintf(options + o, cap - o, "%s%s", o ? " " : "", args.v[i]);
+    }
+    cm_names_free(&args);
+}
+
 int rt_magic_kernel(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
                     rt_error_t *err)
 {
-    char options[1024] = "";
-    if (m->args_len < sizeof options) {
-        memcpy(options, code + m->args, m->args_len);
-        options[m->args_len] = '\0';
-    }
+    char options[1024];
+    take_options(code, m, options, sizeof options);
     char *src = rt_segment_blank_outside(code, m->next, strlen(code));
     int rc = compile_device(s, src, options, cell_no, err);
     free(src);

@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "cm_jit.h"
+#include "cm_time.h"
 #include "gpu.h"
 #include "rt_api_table.h"
 #include "rt_header.h"
@@ -252,6 +255,103 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
     return -1;
 }
 
+/* ---- the cache of built objects ------------------------------------ */
+
+/* An object kept for rt_native_t.cache, with the stub it was linked
+ * against (its DT_NEEDED path), both kept in the work folder for the
+ * process. */
+typedef struct kept_object {
+    unsigned char key[32];
+    int cell;
+    char so[PATH_MAX + 80];
+    char stub[PATH_MAX + 64];
+} kept_object_t;
+
+static kept_object_t *objects;
+static size_t nobjects;
+
+static void remove_objects(void)
+{
+    if (getpid() != work_owner)
+        return;
+    for (size_t i = 0; i < nobjects; i++) {
+        unlink(objects[i].so);
+        unlink(objects[i].stub);
+    }
+}
+
+/* The key of a build: everything that goes into the object, but the
+ * cell's number (its file name "cell[N]" as "cell[]"): a cell run again
+ * has a new number. */
+static void object_key(const rt_native_t *n, const char *source, int cell, const cm_buf_t *stub,
+                       const cm_buf_t *link, unsigned char key[32])
+{
+    char mark[32];
+    snprintf(mark, sizeof mark, "\"cell[%d]\"", cell);
+    cm_buf_t text = {0};
+    for (const char *p = source, *q; *p; p = q + strlen(mark)) {
+        if (!(q = strstr(p, mark))) {
+            cm_buf_adds(&text, p);
+            break;
+        }
+        cm_buf_add(&text, p, (size_t)(q - p));
+        cm_buf_adds(&text, "\"cell[]\"");
+    }
+    crypto_hash_sha256_state st;
+    crypto_hash_sha256_init(&st);
+    const char *parts[] = {n->compiler, n->flags, n->shared ? n->shared : "",
+                           cm_buf_str(&text), cm_buf_str(stub), cm_buf_str(link)};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        crypto_hash_sha256_update(&st, (const unsigned char *)parts[i], strlen(parts[i]) + 1);
+    crypto_hash_sha256_final(&st, key);
+    cm_buf_free(&text);
+}
+
+static const kept_object_t *find_object(const unsigned char key[32])
+{
+    for (size_t i = 0; i < nobjects; i++)
+        if (memcmp(objects[i].key, key, 32) == 0)
+            return &objects[i];
+    return NULL;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[1 << 16];
+    size_t got;
+    int rc = in && out ? 0 : -1;
+    while (rc == 0 && (got = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = fwrite(buf, 1, got, out) == got ? 0 : -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* Keeps the object at so (linked against stub) under key: a copy of
+ * each, so that the loaded ones can go as usual. */
+static void keep_object(const unsigned char key[32], int cell, const char *so, const char *stub)
+{
+    kept_object_t *grown = realloc(objects, (nobjects + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    objects = grown;
+    kept_object_t *k = &objects[nobjects];
+    memcpy(k->key, key, 32);
+    k->cell = cell;
+    snprintf(k->so, sizeof k->so, "%s.kept", so);
+    snprintf(k->stub, sizeof k->stub, "%s", stub); /* the path the object names */
+    if (copy_file(so, k->so) != 0) {
+        unlink(k->so);
+        return;
+    }
+    if (!nobjects)
+        atexit(remove_objects);
+    nobjects++;
+}
+
 /* ---- building and loading ------------------------------------------- */
 
 /* The compiler options %cflags gave that mean the same to cc, and the
@@ -271,7 +371,7 @@ static void add_session_flags(rt_session_t *s, cm_buf_t *cmd)
         cm_buf_addf(cmd, " -idirafter '%s'", cuda);
 }
 
-void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
+void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
                       const char *body, int cell, const rt_plan_t *plan, rt_error_t *err)
 {
     const char *dir = get_work_dir();
@@ -292,6 +392,32 @@ void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
     cm_buf_t stub = {0}, cmd = {0};
     cm_buf_t link = {0};
     make_stub(s, plan, &stub, &link);
+    double t0 = cm_seconds();
+    n->built_in = cell;
+    unsigned char key[32];
+    const kept_object_t *hit = NULL;
+    n->cache_hit = 0;
+    if (n->cache) {
+        object_key(n, source, cell, &stub, &link, key);
+        hit = find_object(key);
+    }
+    if (hit) { /* a fresh copy of the object: its globals as a new process has them */
+        cm_buf_free(&stub);
+        cm_buf_free(&link);
+        void *h = NULL;
+        if (copy_file(hit->so, so_path) == 0)
+            h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+        unlink(so_path);
+        if (h) {
+            n->cache_hit = 1;
+            n->built_in = hit->cell;
+            n->build_ms = (cm_seconds() - t0) * 1e3;
+            return h;
+        }
+        stub = (cm_buf_t){0};
+        link = (cm_buf_t){0};
+        make_stub(s, plan, &stub, &link);
+    }
     if (getenv("GPUC_DUMP_SOURCE"))
         fprintf(stderr, "---- cell %d %s source ----\n%s\n----\n", cell, n->what, source);
     int wrote = write_file(c_path, source, strlen(source)) == 0 &&
@@ -323,11 +449,15 @@ void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
     h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
         rt_error_set(err, "CompileError", 0, 0, "cell %d: error: %s", cell, dlerror());
+    else if (n->cache)
+        keep_object(key, cell, so_path, stub_path);
+    n->build_ms = (cm_seconds() - t0) * 1e3;
 done:
     /* what is loaded stays mapped */
     unlink(c_path);
     unlink(s_path);
-    unlink(stub_path);
+    if (!(h && n->cache)) /* a kept object's stub stays where the object names it */
+        unlink(stub_path);
     unlink(so_path);
     unlink(list_path);
     cm_buf_free(&cmd);

@@ -24,6 +24,13 @@ typedef struct rt_native {
      * rest of the process rather than bind to its own copy (a C++ runtime's
      * facet ids), or NULL: everything it defines binds to itself. */
     const char *shared;
+    /* 1: an object built before from the same source, flags and session
+     * symbols is loaded again (a fresh copy) instead of compiled; the
+     * build's time and whether it was a hit are set here. */
+    int cache;            /* (the cell's number is not part of the key) */
+    int cache_hit;
+    int built_in;         /* the cell whose build it is: its lines are "cell[N]" */
+    double build_ms;
 } rt_native_t;
 
 /* The compiler command: $env, else fallback, in n->compiler. 0 when its
@@ -47,12 +54,35 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
  * session's symbols, less those plan defines) and loads it. body is the
  * cell's text, for the lines of its errors (reported as file "cell[N]").
  * Returns the handle, or NULL with err set. */
-void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
+void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
                       const char *body, int cell, const rt_plan_t *plan, rt_error_t *err);
 
 /* Makes plan's declarations part of the session, and the variables and
  * functions the object exports session symbols; names gets their names,
  * comma-separated. */
 void rt_native_commit(rt_session_t *s, void *h, const rt_plan_t *plan, cm_buf_t *names);
+
+/* ---- C++ objects (rt_cpp.c), which whole programs share (rt_program.c) */
+
+/* The linker dynamic list of the C++ runtime's names (rt_native_t.shared
+ * for C++): those bind to the process's one libstdc++. */
+extern const char rt_cpp_shared[];
+
+/* Loads the libstdc++ of n's compiler, once, before the first C++ object. */
+void rt_cpp_load_runtime(const rt_native_t *n);
+
+/* The C++ entry points of an object whose source is code (a cell at file
+ * "cell[CELL]"): __gpuc_cpp_run (nothing to run) and, main_kind as
+ * rt_cxx_main_kind says, __gpuc_cpp_main calling its main; both catch
+ * what is thrown. */
+void rt_cpp_add_main(cm_buf_t *b, const char *code, int cell, int main_kind);
+
+/* Later C++ cells see the host #include lines (and `using namespace
+ * std;`) of code, a whole program, as they see a C++ cell's. */
+void rt_cpp_keep_includes(rt_session_t *s, const char *code);
+
+/* Runs a loaded C++ object's entry points (rt_cpp_add_main) inside the
+ * protected boundary; an uncaught exception is an error. 0 / -1 with err. */
+int rt_cpp_run_object(rt_session_t *s, void *h, int cell, rt_error_t *err);
 
 #endif
