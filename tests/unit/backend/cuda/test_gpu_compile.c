@@ -350,6 +350,14 @@ static void test_host_declarations(void)
     CHECK(compile("__global__ void t3(int *x) { __shared__ int s[block_size]; x[0] = s[0]; }\n",
                   NULL, 13, &c, &err) == 0);
     gpu_cell_free(c);
+    /* enumerators are names too, of a named enum or not */
+    CHECK(gpu_prelude_declare("enum { TILE = 8 };\n", 14) == 1);
+    CHECK(gpu_prelude_declare("typedef enum op { ADD = 1, MUL = (2 + 1) } op_t;\n", 14) == 1);
+    CHECK(compile("__global__ void t4(int *x) { __shared__ int s[TILE]; s[0] = MUL; x[0] = s[0]; }\n",
+                  NULL, 15, &c, &err) == 0);
+    if (!c || !c->ok)
+        printf("enumerators: %s\n", err.text);
+    gpu_cell_free(c);
     gpu_reset_kernels();
 }
 
