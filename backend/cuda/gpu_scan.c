@@ -484,12 +484,34 @@ static int add_token_name(names_ctx_t *nc, const token_t *t)
     return push_name(&nc->names, &nc->n, t->p, (size_t)t->len);
 }
 
+/* The enumerators of the enum whose body opens at toks[open]: each
+ * identifier after '{' or a ',' of the body's own level. */
+static int add_enumerators(scan_t *s, int open, names_ctx_t *nc)
+{
+    int depth = 0;
+    for (int i = open; i + 1 < s->ntoks; i++) {
+        const token_t *t = &s->toks[i];
+        depth += (tok_is(t, "{") || tok_is(t, "(")) - (tok_is(t, "}") || tok_is(t, ")"));
+        if (depth == 0)
+            break;
+        if (depth == 1 && (tok_is(t, "{") || tok_is(t, ",")) && tok_ident(&s->toks[i + 1]) &&
+            add_token_name(nc, &s->toks[i + 1]))
+            return -1;
+    }
+    return 0;
+}
+
 static int visit_name(scan_t *s, int a, int b, int body, void *ctx)
 {
     names_ctx_t *nc = ctx;
     int close = -1, storage = 0, has_paren = 0;
     if (a >= b)
         return 0;
+    /* `enum {BLOCK = 256};` declares BLOCK */
+    int en = tok_is(&s->toks[a], "enum") ||
+             (a + 1 < b && tok_is(&s->toks[a], "typedef") && tok_is(&s->toks[a + 1], "enum"));
+    if (body && en && add_enumerators(s, b, nc))
+        return -1;
     for (int i = a; i < b; i++) {
         const token_t *t = &s->toks[i];
         if (body && (tok_is(t, "struct") || tok_is(t, "class") || tok_is(t, "union") ||

@@ -497,13 +497,14 @@ static void add_variable(cm_buf_t *b, const toks_t *t, size_t i, size_t end,
         !c_type_words(t, i, type_end, is_type, ctx))
         return;
     for (int k = 0; k < n; k++) {
-        int top_const = 0;
+        int top_const = 0, reference = 0;
         for (size_t j = i; j < d[k].name; j++) {
             if (j == type_end)
                 j = d[k].start;
             top_const = is(t, j, "const") ? 1 : is(t, j, "*") ? 0 : top_const;
+            reference |= is(t, j, "&") || is(t, j, "&&"); /* `int &alias = n;`: not C */
         }
-        if (top_const || is(t, d[k].stop, "(") || is(t, d[k].stop, "{"))
+        if (top_const || reference || is(t, d[k].stop, "(") || is(t, d[k].stop, "{"))
             continue;
         add_span(b, t, i, type_end);
         cm_buf_addc(b, ' ');

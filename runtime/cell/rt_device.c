@@ -262,7 +262,10 @@ static int is_type_declaration(const char *code, const item_toks_t *t, char *nam
             return 0; /* a function returning a struct */
         int named = u->kind == RT_TOK_IDENT && depth == 0 && i > 0 &&
                     !rt_tok_is_tag_keyword(code, u) && (i + 1 >= n || !rt_tok_punct(code, &v[i + 1], "{"));
-        if (named && (typedef_ || body))
+        int enumerator = depth == 1 && i > 0 && u->kind == RT_TOK_IDENT &&
+                         (rt_tok_punct(code, &v[i - 1], "{") || rt_tok_punct(code, &v[i - 1], ",")) &&
+                         (rt_tok_is(code, &v[0], "enum") || rt_tok_is(code, &v[1], "enum"));
+        if ((named && (typedef_ || body)) || enumerator)
             add_name(code, u, names, ncap);
     }
     if (!body && !typedef_)

@@ -699,8 +699,13 @@ CPP_HOST = [
     "    std::cout << \"Max error: \" << maxError << std::endl;\n"
     "    if (maxError == 0.0f) std::cout << \"PASS managed memory program\" << std::endl;\n"
     "    cudaFree(x);\n    cudaFree(y);\n    return 0;\n}",
-    # one .cu file's meaning across cells: a host cell's constant and typedef
-    # in a kernel, `using namespace cooperative_groups;` in a mixed cell
+]
+
+
+# one .cu file's meaning across cells (issue 25): a host cell's constant and
+# typedef in a kernel, `using namespace cooperative_groups;` in a mixed cell
+# (the GPU's only: the simulator has no cooperative groups)
+ONE_UNIT = [
     "const int cg_threads = 128;\ntypedef float cg_real;",
     "#include <cooperative_groups.h>\nusing namespace cooperative_groups;\n"
     "__global__ void cg_sum(const cg_real *x, cg_real *out) {\n"
@@ -736,5 +741,6 @@ for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDL
                     ("timing", TIMING), ("speedup", SPEEDUP), ("switch", SWITCH),
                     ("curand", CURAND), ("waits", WAITS), ("program", PROGRAM), ("params", PARAMS),
                     ("runtime", RUNTIME), ("templates", TEMPLATES),
-                    ("cuda_libraries", CUDA_LIBRARIES), ("cpp_host", CPP_HOST), ("symbols", SYMBOLS)):
+                    ("cuda_libraries", CUDA_LIBRARIES), ("cpp_host", CPP_HOST), ("symbols", SYMBOLS),
+                    ("one_unit", ONE_UNIT)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

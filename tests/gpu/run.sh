@@ -135,8 +135,11 @@ notebook_passes program "PASS add program"
 # and kernels launched from C++ cells; C and C++ cells call each other
 notebook_passes cpp_host "PASS add program" "PASS saxpy from C++, max 199" \
     "PASS sorted 100000 results" "PASS 2-D launch from a C++ class, corners 999398" \
-    "PASS C function from C++: 41" "PASS C++ function from C" "PASS managed memory program" \
-    "PASS cooperative groups in a mixed cell, sum 8128"
+    "PASS C function from C++: 41" "PASS C++ function from C" "PASS managed memory program"
+
+# interactive cells as one .cu file: a host cell's constant and typedef in a
+# kernel, cooperative groups through `using namespace` in a mixed cell
+notebook_passes one_unit "PASS cooperative groups in a mixed cell, sum 8128"
 
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"

@@ -315,6 +315,52 @@ static void test_errors_and_prelude(void)
     gpu_cell_free(c);
 }
 
+/* host code's declarations in the prelude (gpu_prelude_declare): compiled
+ * in front of a later cell that names them, on their cell's lines;
+ * declared again, replaced; a kernel cell's own name stays its own */
+static void test_host_declarations(void)
+{
+    cm_error_t err;
+    gpu_cell_t *c = NULL;
+    gpu_reset_kernels();
+    CHECK(gpu_prelude_declare("\nconst int block_size = 32;\n", 3) == 1);
+    CHECK(gpu_prelude_declare("typedef double ft;\n", 4) == 1);
+    CHECK(gpu_prelude_declare("int counter;\n", 4) == 0); /* declares nothing device code gets */
+    CHECK(compile("__global__ void tile(ft *x)\n{\n    __shared__ ft s[block_size];\n"
+                  "    s[threadIdx.x] = 1;\n    x[0] = s[0];\n}\n",
+                  NULL, 5, &c, &err) == 0);
+    if (!c || !c->ok)
+        printf("host declarations: %s\n", err.text);
+    gpu_cell_free(c);
+    CHECK(gpu_prelude_declare("\n\nconst int broken = nowhere;\n", 6) == 1);
+    CHECK(compile("__global__ void b(int *x) { x[0] = broken; }\n", NULL, 7, &c, &err) == -1);
+    CHECK_STR(err.text, "cell 6, line 3: error: identifier \"nowhere\" is undefined");
+    gpu_cell_free(c);
+    CHECK(gpu_prelude_declare("const int broken = 5;\n", 8) == 1);
+    CHECK(compile("__global__ void b(int *x) { x[0] = broken; }\n", NULL, 9, &c, &err) == 0);
+    gpu_cell_free(c);
+    CHECK(compile("#define WIDTH 4\n__global__ void w(int *x) { x[0] = WIDTH; }\n", NULL, 10, &c,
+                  &err) == 0);
+    gpu_cell_free(c);
+    CHECK(gpu_prelude_declare("#define WIDTH 8\n", 11) == 0);
+    /* a kernel cell that defines a host declaration's name takes it over */
+    CHECK(compile("#define block_size 64\n__global__ void t2(int *x) { x[0] = block_size; }\n",
+                  NULL, 12, &c, &err) == 0);
+    gpu_cell_free(c);
+    CHECK(compile("__global__ void t3(int *x) { __shared__ int s[block_size]; x[0] = s[0]; }\n",
+                  NULL, 13, &c, &err) == 0);
+    gpu_cell_free(c);
+    /* enumerators are names too, of a named enum or not */
+    CHECK(gpu_prelude_declare("enum { TILE = 8 };\n", 14) == 1);
+    CHECK(gpu_prelude_declare("typedef enum op { ADD = 1, MUL = (2 + 1) } op_t;\n", 14) == 1);
+    CHECK(compile("__global__ void t4(int *x) { __shared__ int s[TILE]; s[0] = MUL; x[0] = s[0]; }\n",
+                  NULL, 15, &c, &err) == 0);
+    if (!c || !c->ok)
+        printf("enumerators: %s\n", err.text);
+    gpu_cell_free(c);
+    gpu_reset_kernels();
+}
+
 static void test_launch_checks(void)
 {
     cm_error_t err;
@@ -496,6 +542,7 @@ int main(void)
     CHECK(stat(cache_dir, &st) == 0 && (st.st_mode & 0777) == 0700);
     test_saxpy_and_cache();
     test_errors_and_prelude();
+    test_host_declarations();
     test_launch_checks();
     gpu_reset_kernels();
     gpu_cache_reset_memory();

@@ -168,6 +168,14 @@ static void test_exports_and_carry(void)
     }
     rt_cell_free(&items);
 
+    /* a reference is no C variable: later C cells do not see it */
+    const char *refs = "int count = 3;\nint &alias = count, *&pref = p, plain = 1;\n";
+    rt_cxx_split(refs, &items);
+    c = rt_cxx_c_exports(refs, &items, NULL, NULL);
+    CHECK_STR(c, "int count;\nint plain;\n");
+    free(c);
+    rt_cell_free(&items);
+
     /* several declarators: each its own declaration */
     const char *several = "float *dx, *dy = 0, z[4];\nstd::vector<float> hx(8, 1.0f), hy(8);\n";
     rt_cxx_split(several, &items);

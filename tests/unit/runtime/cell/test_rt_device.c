@@ -205,6 +205,7 @@ static void test_declarations(void)
                        "printf(\"%d\\n\", N);\n";
     seen_t s = {0};
     CHECK(rt_device_declarations(cell, keep, &s) == 4);
+    CHECK(rt_device_declarations("enum { TILE = 8 };\nenum mode { ADD, MUL };\n", keep, &s) == 2);
     CHECK_STR(s.texts[0], "\n#define BLOCK 256\n");
     CHECK_STR(s.texts[1], "\n\nconst int N = 1024;\n");
     CHECK_STR(s.texts[2], "\n\n\ntypedef double ft;\n");
