@@ -342,14 +342,13 @@ int rt_program_is(const char *code)
     return kind != 0;
 }
 
-int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
+/* The simulator's unit (see the top): 0 with n and src set, 1 when it
+ * cannot be built here (no toolkit headers, no g++), -1 with err. */
+static int simulator_source(const char *body, int cell, rt_native_t *n, cm_buf_t *src,
+                            rt_error_t *err)
 {
-    const char *inc = gpu_simulating() ? gpu_host_include_dir() : NULL;
-    if (!inc)
-        return 1; /* the split's */
-    rt_native_t n = {.what = "CUDA program", .language = "C++", .ext = "cc",
-                     .shared = rt_cpp_shared, .cache = 1};
-    if (rt_native_find_compiler(&n, "CXX", "g++") != 0)
+    const char *inc = gpu_host_include_dir();
+    if (!inc || rt_native_find_compiler(n, "CXX", "g++") != 0)
         return 1;
     if (strstr(body, "<cub/")) /* its device algorithms are PTX: no g++ form */
         return rt_error_set(err, "CudaUnavailable", cell, 0,
@@ -358,8 +357,8 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
                             "docs/simulator.md)", cell);
     /* Thrust and libcu++ (the toolkit's cccl folder) on Thrust's C++ host
      * system: device_vector in host memory, its algorithms sequential;
-     * their own __half off, the prelude's being the one */
-    snprintf(n.flags, sizeof n.flags,
+     * their own __half off, the toolkit's being the one */
+    snprintf(n->flags, sizeof n->flags,
              "%s -idirafter '%s' -idirafter '%s/cccl' -DCCCL_DISABLE_FP16_SUPPORT "
              "-DCCCL_DISABLE_BF16_SUPPORT -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP",
              FLAGS, inc, inc);
@@ -369,20 +368,84 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
     rt_cxx_split(code, &items);
     int main_kind = rt_cxx_main_kind(code, &items);
     rt_cell_free(&items);
-    cm_buf_t src = {0};
-    cm_buf_adds(&src, rt_cxx_prologue);
-    cm_buf_adds(&src, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n");
-    cm_buf_adds(&src, gpu_sim_prelude());
-    cm_buf_adds(&src, launcher);
+    cm_buf_adds(src, rt_cxx_prologue);
+    cm_buf_adds(src, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n");
+    cm_buf_adds(src, gpu_sim_prelude());
+    cm_buf_adds(src, launcher);
     cm_buf_t cellsrc = {0};
     cm_buf_addf(&cellsrc, "#line 1 \"cell[%d]\"\n", cell);
     cm_buf_adds(&cellsrc, code);
-    gpu_sim_rewrite(cm_buf_str(&cellsrc), &src);
+    gpu_sim_rewrite(cm_buf_str(&cellsrc), src);
     cm_buf_free(&cellsrc);
-    add_kernel_table(&src, code);
-    rt_cpp_add_main(&src, code, cell, main_kind);
+    add_kernel_table(src, code);
+    rt_cpp_add_main(src, code, cell, main_kind);
     free(code);
+    return 0;
+}
 
+/* nvcc's unit: the cell as it is, compiled for the GPU present and linked
+ * with the shared libcudart that the session's host cells use (one
+ * runtime, one primary context). 0 with n and src set; 1 when there is no
+ * nvcc ($GPUC_NVCC, PATH, the toolkit's bin folder). */
+static int nvcc_source(const char *body, int cell, rt_native_t *n, cm_buf_t *src)
+{
+    const char *inc = gpu_host_include_dir();
+    char near[4200] = "/usr/local/cuda/bin/nvcc";
+    if (inc)
+        snprintf(near, sizeof near, "%s/../bin/nvcc", inc);
+    if (rt_native_find_compiler(n, "GPUC_NVCC", "nvcc") != 0 &&
+        rt_native_find_compiler(n, "GPUC_NVCC", near) != 0 &&
+        rt_native_find_compiler(n, "GPUC_NVCC", "/usr/local/cuda/bin/nvcc") != 0)
+        return 1;
+    n->nvcc = 1;
+    n->ext = "cu";
+    char lib[4200];
+    snprintf(lib, sizeof lib, "%s", n->compiler);
+    char *slash = strrchr(lib, '/');
+    if (slash)
+        snprintf(slash, sizeof lib - (size_t)(slash - lib), "/../lib64");
+    snprintf(n->flags, sizeof n->flags, "-O2 -std=c++17 -arch=native -cudart shared%s%.1900s",
+             slash ? " -Xlinker -rpath=" : "", slash ? lib : "");
+    rt_cell_t items;
+    rt_cxx_split(body, &items);
+    int main_kind = rt_cxx_main_kind(body, &items);
+    rt_cell_free(&items);
+    cm_buf_adds(src, rt_cxx_prologue);
+    cm_buf_addf(src, "#line 1 \"cell[%d]\"\n", cell);
+    cm_buf_adds(src, body);
+    rt_cpp_add_main(src, body, cell, main_kind);
+    return 0;
+}
+
+/* The simulator's side of a loaded object: its launcher, the simulator's
+ * hooks, its kernels. 0 / -1 with err. */
+static int bind_simulator(void *h, int cell, int built, rt_error_t *err)
+{
+    void (**launch)(const char *, void (*)(void **), char *, char *, const unsigned *,
+                    const unsigned *, size_t, void *, void **, int) =
+        dlsym(h, "__gpuc_program_launch");
+    void (*bind)(const void *) = (void (*)(const void *))dlsym(h, "__gpuc_bind");
+    if (!launch || !bind)
+        return rt_error_set(err, "CompileError", 0, 0,
+                            "cell %d: the program's entry points were not found", cell);
+    *launch = program_launch;
+    gpu_sim_program_bind(bind);
+    return register_kernels(h, cell, built, err);
+}
+
+int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
+{
+    rt_native_t n = {.what = "CUDA program", .language = "C++", .ext = "cc",
+                     .shared = rt_cpp_shared, .cache = 1};
+    cm_buf_t src = {0};
+    /* GPUC_PROGRAMS_WITH_NVCC=1: nvcc's route on the simulator too (tests: its
+     * compile and its messages; the kernels cannot run there) */
+    int sim = gpu_simulating() && !getenv("GPUC_PROGRAMS_WITH_NVCC");
+    int rc = sim ? simulator_source(body, cell, &n, &src, err) : nvcc_source(body, cell, &n, &src);
+    if (rc != 0) {
+        cm_buf_free(&src);
+        return rc; /* 1: the split's */
+    }
     rt_session_note_code(s, body);
     rt_gpu_prepare_host(body, cell); /* cuBLAS & co. loaded for the object to link with */
     rt_cpp_load_runtime(&n);
@@ -395,18 +458,9 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
     if (n.cache_hit)
         rt_magic_note("program of cell %d: cache hit (loaded in %.1f ms)\n", cell, n.build_ms);
     else
-        rt_magic_note("compiled the program of cell %d for the CUDA simulator (%s, one unit) "
-                      "in %.0f ms\n", cell, n.compiler, n.build_ms);
-    void (**launch)(const char *, void (*)(void **), char *, char *, const unsigned *,
-                    const unsigned *, size_t, void *, void **, int) =
-        dlsym(h, "__gpuc_program_launch");
-    void (*bind)(const void *) = (void (*)(const void *))dlsym(h, "__gpuc_bind");
-    if (!launch || !bind)
-        return rt_error_set(err, "CompileError", 0, 0,
-                            "cell %d: the program's entry points were not found", cell);
-    *launch = program_launch;
-    gpu_sim_program_bind(bind);
-    if (register_kernels(h, cell, n.built_in, err) != 0)
+        rt_magic_note("compiled the program of cell %d %s (%s, one unit) in %.0f ms\n", cell,
+                      sim ? "for the CUDA simulator" : "for the GPU", n.compiler, n.build_ms);
+    if (sim && bind_simulator(h, cell, n.built_in, err) != 0)
         return -1;
     rt_cpp_keep_includes(s, body);
     return rt_cpp_run_object(s, h, cell, err);
