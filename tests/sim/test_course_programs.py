@@ -163,3 +163,16 @@ def test_nvccs_messages_on_the_cells_lines(gpuc_bin, tmp_path):
              if o["output_type"] == "error"][0]
     assert error["ename"] == "CompileError"
     assert 'line 4: identifier "not_a_name" is undefined' in error["evalue"], error
+
+
+def test_a_program_runs_under_memcheck(kc):
+    """A whole program's kernels have no kernel cell's source to check:
+    with %sim --memcheck on (which may become the default) they still run,
+    unchecked."""
+    execute_ok(kc, "%sim --memcheck")
+    try:
+        run = execute(kc, cell_of("02_transpose_shared"), timeout=scaled(180))
+        assert run.status == "ok", run.describe()
+        assert run.stream() == (COURSE / "02_transpose_shared.expect").read_text()
+    finally:
+        execute_ok(kc, "%sim --no-memcheck")
