@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_util import execute, execute_ok, scaled
+from kernel_util import collect, execute, execute_ok, scaled, value_of
 
 COURSE = Path(__file__).resolve().parent.parent / "course"
 PROGRAMS = sorted(p.stem for p in COURSE.glob("*.cu"))
@@ -176,3 +176,29 @@ def test_a_program_runs_under_memcheck(kc):
         assert run.stream() == (COURSE / "02_transpose_shared.expect").read_text()
     finally:
         execute_ok(kc, "%sim --no-memcheck")
+
+
+def test_a_program_streams_and_is_interrupted(kc):
+    """A program's output reaches the front end while it runs, and an
+    interrupt stops its main without losing the session."""
+    execute_ok(kc, "int still_here = 7;")
+    sent = time.monotonic()
+    msg_id = kc.execute("""%%cuda
+#include <cstdio>
+__global__ void spin_k(int *p) { *p = 1; }
+int main() {
+    printf("started\\n");
+    fflush(stdout);
+    for (volatile long i = 0;; i++) {}
+}""")
+
+    def interrupt():
+        kc.control_channel.send(kc.session.msg("interrupt_request", {}))
+        kc.control_channel.get_msg(timeout=scaled(2))
+
+    run = collect(kc, msg_id, sent=sent, actions=[(scaled(8.0), interrupt)])
+    assert run.ename == "Interrupted", run.describe()
+    started = [m for m in run.iopub if m["msg_type"] == "stream" and
+               "started" in m["content"]["text"]]
+    assert started and started[0]["_t"] < run.action_times[0], run.describe()
+    assert value_of(kc, "still_here") == "7"
