@@ -433,7 +433,29 @@ static int bind_simulator(void *h, int cell, int built, rt_error_t *err)
     return register_kernels(h, cell, built, err);
 }
 
-int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
+/* options appended to n's flags, each quoted: all for nvcc, g++'s
+ * meaning ones for the simulator. */
+static void add_options(rt_native_t *n, const char *options)
+{
+    static const char *const gxx[] = {"-D", "-U", "-I", "-O", "-std=", "--std=", NULL};
+    char *copy = strdup(options ? options : "");
+    size_t len = strlen(n->flags);
+    int kept = 1; /* the token before: an option's argument goes with it */
+    for (char *save, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        int keep = n->nvcc || (t[0] != '-' && kept);
+        for (int i = 0; !keep && t[0] == '-' && gxx[i]; i++)
+            keep = strncmp(t, gxx[i], strlen(gxx[i])) == 0;
+        kept = keep;
+        if (!keep || strchr(t, '\'') || len + strlen(t) + 4 >= sizeof n->flags)
+            continue;
+        len += (size_t)snprintf(n->flags + len, sizeof n->flags - len, " '%s'",
+                                strncmp(t, "--std=", 6) == 0 ? t + 1 : t);
+    }
+    free(copy);
+}
+
+int rt_program_run(rt_session_t *s, const char *body, const char *options, int cell,
+                   rt_error_t *err)
 {
     rt_native_t n = {.what = "CUDA program", .language = "C++", .ext = "cc",
                      .shared = rt_cpp_shared, .cache = 1};
@@ -446,6 +468,7 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
         cm_buf_free(&src);
         return rc; /* 1: the split's */
     }
+    add_options(&n, options);
     rt_session_note_code(s, body);
     rt_gpu_prepare_host(body, cell); /* cuBLAS & co. loaded for the object to link with */
     rt_cpp_load_runtime(&n);

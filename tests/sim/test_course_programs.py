@@ -202,3 +202,12 @@ int main() {
                "started" in m["content"]["text"]]
     assert started and started[0]["_t"] < run.action_times[0], run.describe()
     assert value_of(kc, "still_here") == "7"
+
+
+def test_the_cuda_lines_options(kc):
+    """-D reaches the program's compiler; an option that means nothing on
+    the simulator (-arch) is left out there."""
+    run = execute_ok(kc, "%%cuda -arch sm_90 -DWIDTH=3 -O3\n#include <cstdio>\n"
+                         "__global__ void k() {}\n"
+                         "int main() { printf(\"%d\\n\", WIDTH * 2); return 0; }")
+    assert run.stream() == "6\n", run.describe()
