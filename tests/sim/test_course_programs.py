@@ -25,7 +25,6 @@ SIMULATOR_GAPS = {
     "06_grid_sync": ("CudaError", "grid.sync() of a grid of several blocks"),
     "11_cub_reduce": ("CudaUnavailable", "CUB's device algorithms need a GPU"),
     "12_cublas_sgemm": (None, "cuBLAS needs a GPU"),
-    "13_cuda_graph": (None, "instantiate: CUDA driver version is insufficient"),
 }
 
 
