@@ -4,18 +4,19 @@
  * kernels, `using namespace`, templates) is seen by host and device code,
  * and host code is C++ (see docs/architecture.md, "Whole programs").
  *
- * On the simulator the cell is compiled by g++ as one unit: the toolkit's
- * cuda_runtime.h (its C++ overloads too), the simulator's prelude (device
- * code as the simulator's C++), then the cell, each `k<<<g, b>>>(args)`
+ * On a GPU nvcc compiles the cell as it is. On the simulator g++ compiles
+ * it as one unit: the toolkit's cuda_runtime.h (its C++ overloads too),
+ * the simulator's prelude (device code as the simulator's C++), a
+ * launcher and stream capture, then the cell, each `k<<<g, b>>>(args)`
  * rewritten on its own line into a launcher that converts the arguments to
- * the kernel's parameter types and launches k's entry on the simulator. It
- * is built and loaded into the session by rt_native (the stub library
- * serves the runtime API from the simulator, exit() and reads from the
- * session), and main runs as a C++ cell's main does (rt_cpp). A cell run
- * again unchanged reuses the object it built (no compile).
+ * the kernel's parameter types and launches k's entry on the simulator.
+ * Either object is built and loaded into the session by rt_native (its
+ * stub library gives the session's exit() and reads, and on the simulator
+ * its runtime API), and main runs as a C++ cell's main does (rt_cpp). A
+ * cell run again unchanged loads the object it built (no compile).
  *
- * Where neither applies (a GPU, or no toolkit headers) the caller falls
- * back to the split of rt_device.c. */
+ * Where neither applies (no nvcc on a GPU; no toolkit headers or g++ for
+ * the simulator) the caller falls back to the split of rt_device.c. */
 #include "rt_program.h"
 
 #include <dlfcn.h>
