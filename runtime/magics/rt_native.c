@@ -272,7 +272,8 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
 
 /* An object kept for rt_native_t.cache, with the stub it was linked
  * against (its DT_NEEDED path), both kept in the work folder for the
- * process. */
+ * process; the copies loaded again stay there too (`live`): a fault's
+ * line is read from the loaded file's line table (addr2line). */
 typedef struct kept_object {
     unsigned char key[32];
     int cell;
@@ -282,6 +283,7 @@ typedef struct kept_object {
 
 static kept_object_t *objects;
 static size_t nobjects;
+static cm_names_t live;
 
 static void remove_objects(void)
 {
@@ -291,6 +293,8 @@ static void remove_objects(void)
         unlink(objects[i].so);
         unlink(objects[i].stub);
     }
+    for (size_t i = 0; i < live.n; i++)
+        unlink(live.v[i]);
 }
 
 /* The key of a build: everything that goes into the object, but the
@@ -343,8 +347,7 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
-/* Keeps the object at so (linked against stub) under key: a copy of
- * each, so that the loaded ones can go as usual. */
+/* Keeps the object at so (linked against stub) under key. */
 static void keep_object(const unsigned char key[32], int cell, const char *so, const char *stub)
 {
     kept_object_t *grown = realloc(objects, (nobjects + 1) * sizeof *grown);
@@ -354,12 +357,8 @@ static void keep_object(const unsigned char key[32], int cell, const char *so, c
     kept_object_t *k = &objects[nobjects];
     memcpy(k->key, key, 32);
     k->cell = cell;
-    snprintf(k->so, sizeof k->so, "%s.kept", so);
+    snprintf(k->so, sizeof k->so, "%s", so);
     snprintf(k->stub, sizeof k->stub, "%s", stub); /* the path the object names */
-    if (copy_file(so, k->so) != 0) {
-        unlink(k->so);
-        return;
-    }
     if (!nobjects)
         atexit(remove_objects);
     nobjects++;
@@ -419,7 +418,10 @@ void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
         void *h = NULL;
         if (copy_file(hit->so, so_path) == 0)
             h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-        unlink(so_path);
+        if (h)
+            cm_names_add(&live, so_path, (size_t)-1);
+        else
+            unlink(so_path);
         if (h) {
             n->cache_hit = 1;
             n->built_in = hit->cell;
@@ -486,9 +488,10 @@ done:
     /* what is loaded stays mapped */
     unlink(c_path);
     unlink(s_path);
-    if (!(h && n->cache)) /* a kept object's stub stays where the object names it */
+    if (!(h && n->cache)) { /* a kept object and its stub stay */
         unlink(stub_path);
-    unlink(so_path);
+        unlink(so_path);
+    }
     unlink(list_path);
     cm_buf_free(&cmd);
     cm_buf_free(&link);

@@ -31,7 +31,8 @@
 #include "rt_native.h"
 #include "rt_segment.h"
 
-#define FLAGS "-O2 -std=gnu++17 -Wno-narrowing"
+/* -g1: line tables, so that a fault in a kernel names its line */
+#define FLAGS "-O2 -g1 -std=gnu++17 -Wno-narrowing"
 
 /* Between the prelude and the cell: the launcher that `k<<<cfg>>>(args)`
  * becomes (`__gpuc_launcher<k>{__gpuc_cfg(cfg), "k", LINE}(args)`). */

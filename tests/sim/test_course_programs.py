@@ -210,3 +210,25 @@ def test_the_cuda_lines_options(kc):
                          "__global__ void k() {}\n"
                          "int main() { printf(\"%d\\n\", WIDTH * 2); return 0; }")
     assert run.stream() == "6\n", run.describe()
+
+
+def test_a_kernel_fault_names_its_line(kc):
+    """A program's kernel that writes far out of bounds: a fault of the
+    cell, naming the kernel's line and the launch's, the session kept."""
+    execute_ok(kc, "int after_fault = 3;")
+    run = execute(kc, """%%cuda
+#include <cstdio>
+__global__ void far_oob(float *p) {
+    p[threadIdx.x + 100000000] = 1.0f;
+}
+int main() {
+    float *p;
+    cudaMalloc(&p, 100 * sizeof(float));
+    far_oob<<<1, 32>>>(p);
+    cudaDeviceSynchronize();
+    return 0;
+}""")
+    assert run.status == "error", run.describe()
+    text = "\n".join(run.content["traceback"])
+    assert "far_oob" in text and "line 4" in text and "line 9" in text, run.describe()
+    assert value_of(kc, "after_fault") == "3"
