@@ -118,7 +118,7 @@ static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_
                        rt_error_t *err)
 {
     rt_magic_line_t m;
-    char *body = NULL;
+    char *body = NULL, options[1024] = "";
     if (!starts_with_cell_magic(code)) { /* a .cu-style cell: kernels and main */
         char *device, *host;
         if (!rt_device_split(code, &device, &host))
@@ -128,14 +128,9 @@ static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_
         body = strdup(code);
     } else if (rt_magic_find(code, 0, 1, &m) && m.cell && m.first && strcmp(m.name, "cuda") == 0) {
         body = rt_segment_blank_outside(code, m.next, strlen(code));
-        cm_names_t args = {0}; /* the notes flag, as %%cuda's (rt_magic_kernel) */
-        rt_magic_args(code, &m, &args);
-        if (cm_names_find(&args, "-v", (size_t)-1) >= 0 ||
-            cm_names_find(&args, "--verbose", (size_t)-1) >= 0)
-            rt_magic_verbose_cell(1);
-        cm_names_free(&args);
+        rt_magic_options(code, &m, options, sizeof options);
     }
-    int rc = body && rt_program_is(body) ? rt_program_run(s, body, cell_no, err) : 1;
+    int rc = body && rt_program_is(body) ? rt_program_run(s, body, options, cell_no, err) : 1;
     free(body);
     if (rc == 0) {
         rt_value_free(result);

@@ -232,6 +232,10 @@ void gpu_module_keep_source(const char *name, const char *source, const char *op
 void gpu_module_set_sim(const char *name, void (*entry)(void **), const int *cells, int ncells,
                         char *shared, size_t shared_bytes);
 
+/* Kernel name runs unchecked on the simulator, also under memcheck and
+ * racecheck (a whole program's: gpu_sim_program_kernel). */
+void gpu_module_sim_unchecked(const char *name);
+
 /* ---- gpu_symbol.c: the session's device variables -------------------- */
 
 /* name (a variable of cell, declared decl) now lives at addr (a device

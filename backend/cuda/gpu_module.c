@@ -28,6 +28,7 @@ typedef struct kernel {
     int nsim_cells;
     char *sim_shared;          /* the module's static shared memory */
     size_t sim_shared_bytes;
+    int sim_unchecked;         /* a whole program's kernel (gpu_module_sim_unchecked) */
 } kernel_t;
 
 static kernel_t *kernels;
@@ -376,6 +377,13 @@ void gpu_module_set_sim(const char *name, void (*entry)(void **), const int *cel
         memcpy(k->sim_cells, cells, (size_t)ncells * sizeof *cells);
 }
 
+void gpu_module_sim_unchecked(const char *name)
+{
+    kernel_t *k = find(name);
+    if (k)
+        k->sim_unchecked = 1;
+}
+
 int gpu_kernel_params(const char *name, const gpu_param_t **params)
 {
     kernel_t *k = name ? find(name) : NULL;
@@ -516,8 +524,8 @@ static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned 
     last.cell = cell;
     last.line = line;
     last.valid = 1;
-    sim_kernel_t sk = {k->info.name, k->sim_entry,     k->sim_cells,
-                       k->nsim_cells, k->sim_shared, k->sim_shared_bytes};
+    sim_kernel_t sk = {k->info.name, k->sim_entry,       k->sim_cells,     k->nsim_cells,
+                       k->sim_shared,  k->sim_shared_bytes, k->sim_unchecked};
     cm_error_t e = {0};
     gpu_kernel_clock_before(NULL);
     int rc = sim_launch(&sk, grid, block, shared_bytes, (void **)arg_ptrs, &e);

@@ -76,6 +76,7 @@ int gpu_sim_program_kernel(int cell, int built_in, const char *name, void (*entr
         cells[built_in - 1] = cell;
     gpu_module_set_sim(name, entry, cells, cells && built_in > 0 ? built_in : 0, shared,
                        shared_bytes);
+    gpu_module_sim_unchecked(name);
     free(cells);
     return 0;
 }

@@ -57,6 +57,8 @@ typedef struct sim_kernel {
     int ncells;
     char *shared;              /* the module's __shared__ variables: [shared, */
     size_t shared_bytes;       /* shared + shared_bytes), filled with 0xff per block */
+    int unchecked;             /* 1: runs unchecked under memcheck and racecheck (a whole
+                                  program's kernel: no kernel cell's source to check) */
 } sim_kernel_t;
 
 /* Runs kernel over grid x block threads with shared_bytes of dynamic

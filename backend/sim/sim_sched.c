@@ -878,7 +878,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
 {
     if (sim_check_config(kernel->name, grid, block, shared_bytes, err))
         return -1;
-    int checking = sim_memcheck_on || sim_racecheck_on;
+    int checking = (sim_memcheck_on || sim_racecheck_on) && !kernel->unchecked;
     sim_kernel_t checked;
     uintptr_t base = 0;
     if (checking && sim_module_checked(kernel, &checked, &base, err))

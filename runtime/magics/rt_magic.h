@@ -89,6 +89,11 @@ void rt_cpp_reset(void);
  * (rt_magic_verbose_cell). */
 void rt_magic_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The options of %%kernel's (or %%cuda's) line m, blank-separated, in
+ * options (at most cap bytes), without -v / --verbose, which turn the
+ * running cell's notes on (rt_magic_verbose_cell). */
+void rt_magic_options(const char *code, const rt_magic_line_t *m, char *options, size_t cap);
+
 /* Shows the notes of the running cell (1) or not (0: the session's
  * setting); rt_execute_cell clears it for every cell. */
 void rt_magic_verbose_cell(int on);

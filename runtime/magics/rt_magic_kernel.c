@@ -129,9 +129,7 @@ static int compile_device(rt_session_t *s, const char *src, const char *options,
     return rc == 0 ? 0 : -1;
 }
 
-/* The magic line's options without -v / --verbose, which show this
- * cell's compile notes (rt_magic_note). */
-static void take_options(const char *code, const rt_magic_line_t *m, char *options, size_t cap)
+void rt_magic_options(const char *code, const rt_magic_line_t *m, char *options, size_t cap)
 {
     cm_names_t args = {0};
     rt_magic_args(code, m, &args);
@@ -152,7 +150,7 @@ int rt_magic_kernel(rt_session_t *s, const char *code, const rt_magic_line_t *m,
                     rt_error_t *err)
 {
     char options[1024];
-    take_options(code, m, options, sizeof options);
+    rt_magic_options(code, m, options, sizeof options);
     char *src = rt_segment_blank_outside(code, m->next, strlen(code));
     int rc = compile_device(s, src, options, cell_no, err);
     free(src);

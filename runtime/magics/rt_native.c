@@ -177,8 +177,8 @@ static int write_file(const char *path, const char *text, size_t len)
 
 /* ---- diagnostics ---------------------------------------------------- */
 
-/* One compiler message "FILE:LINE:COL: error: MSG" into its parts (line
- * and col 0 when absent). 0 when the line is no error or warning. */
+/* One compiler message "FILE:LINE:COL: error: MSG" (or nvcc's "FILE(LINE):
+ * error: MSG") into its parts (line and col 0 when absent). 0 when the line is no error or warning. */
 static int parse_diag(char *l, char **file, int *line, int *col, int *warning, char **msg)
 {
     static const char *const kinds[] = {": fatal error: ", ": error: ", ": warning: "};
@@ -206,6 +206,13 @@ static int parse_diag(char *l, char **file, int *line, int *col, int *warning, c
             *line = n;
         }
     }
+    char *paren = strrchr(l, '(');
+    size_t end = strlen(l);
+    if (!*line && paren && end > 2 && l[end - 1] == ')' && paren[1] &&
+        strspn(paren + 1, "0123456789") == (size_t)(l + end - 1 - paren - 1)) {
+        *line = atoi(paren + 1); /* nvcc's front end: "cell[3](12): error: ..." */
+        *paren = '\0';
+    }
     return 1;
 }
 
@@ -218,6 +225,7 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
     char want[32];
     snprintf(want, sizeof want, "cell[%d]", cell);
     rt_error_t e = {0};
+    char *copy = strdup(output); /* strtok_r cuts output */
     for (char *save, *l = strtok_r(output, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         char *file, *msg, head[CM_ERROR_TEXT];
         int line, col, warning;
@@ -246,8 +254,17 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
         rt_error_set(&e, "CompileError", cell, 0, "%s", head);
         rt_error_add_line(&e, "%s", head);
     }
-    if (!failed && !rt_error_is_set(&e))
+    if (!failed && !rt_error_is_set(&e)) {
+        free(copy);
         return 0;
+    }
+    const char *fatal = strstr(copy ? copy : "", "fatal");
+    if (!rt_error_is_set(&e) && fatal) { /* "nvcc fatal   : ..." */
+        rt_error_set(&e, "CompileError", cell, 0, "cell %d: %.*s", cell,
+                     (int)strcspn(fatal, "\n"), fatal);
+        rt_error_add_line(&e, "cell %d: %.*s", cell, (int)strcspn(fatal, "\n"), fatal);
+    }
+    free(copy);
     rt_error_set(&e, "CompileError", 0, 0, "cell %d: the %s compiler failed", cell, n->language);
     if (!rt_error_is_set(err))
         rt_error_move(err, &e);
@@ -259,7 +276,8 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
 
 /* An object kept for rt_native_t.cache, with the stub it was linked
  * against (its DT_NEEDED path), both kept in the work folder for the
- * process. */
+ * process; the copies loaded again stay there too (`live`): a fault's
+ * line is read from the loaded file's line table (addr2line). */
 typedef struct kept_object {
     unsigned char key[32];
     int cell;
@@ -269,6 +287,7 @@ typedef struct kept_object {
 
 static kept_object_t *objects;
 static size_t nobjects;
+static cm_names_t live;
 
 static void remove_objects(void)
 {
@@ -278,6 +297,8 @@ static void remove_objects(void)
         unlink(objects[i].so);
         unlink(objects[i].stub);
     }
+    for (size_t i = 0; i < live.n; i++)
+        unlink(live.v[i]);
 }
 
 /* The key of a build: everything that goes into the object, but the
@@ -330,8 +351,7 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
-/* Keeps the object at so (linked against stub) under key: a copy of
- * each, so that the loaded ones can go as usual. */
+/* Keeps the object at so (linked against stub) under key. */
 static void keep_object(const unsigned char key[32], int cell, const char *so, const char *stub)
 {
     kept_object_t *grown = realloc(objects, (nobjects + 1) * sizeof *grown);
@@ -341,12 +361,8 @@ static void keep_object(const unsigned char key[32], int cell, const char *so, c
     kept_object_t *k = &objects[nobjects];
     memcpy(k->key, key, 32);
     k->cell = cell;
-    snprintf(k->so, sizeof k->so, "%s.kept", so);
+    snprintf(k->so, sizeof k->so, "%s", so);
     snprintf(k->stub, sizeof k->stub, "%s", stub); /* the path the object names */
-    if (copy_file(so, k->so) != 0) {
-        unlink(k->so);
-        return;
-    }
     if (!nobjects)
         atexit(remove_objects);
     nobjects++;
@@ -407,7 +423,10 @@ void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
         void *h = NULL;
         if (copy_file(hit->so, so_path) == 0)
             h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-        unlink(so_path);
+        if (h)
+            cm_names_add(&live, so_path, (size_t)-1);
+        else
+            unlink(so_path);
         if (h) {
             n->cache_hit = 1;
             n->built_in = hit->cell;
@@ -430,16 +449,34 @@ void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
         goto done;
     }
     cm_buf_addf(&cmd, "LC_ALL=C %s -shared -nostdlib -o '%s' '%s' 2>&1 && LC_ALL=C %s",
-                n->compiler, stub_path, s_path, n->compiler);
-    add_session_flags(s, &cmd);
-    cm_buf_addf(&cmd, " %s -fno-diagnostics-color -shared -fPIC -o '%s' '%s' '%s' %s -lm",
-                n->flags, so_path, c_path, stub_path, cm_buf_str(&link));
+                n->nvcc ? "cc" : n->compiler, stub_path, s_path, n->compiler);
+    if (!n->nvcc) /* nvcc has the toolkit's folder; it does not take -idirafter */
+        add_session_flags(s, &cmd);
+    if (n->nvcc) { /* its linker options through -Xlinker */
+        cm_buf_t x = {0};
+        const char *p = cm_buf_str(&link);
+        for (const char *w; (w = strstr(p, " -Wl,")) != NULL; p = w + 5) {
+            cm_buf_add(&x, p, (size_t)(w - p));
+            cm_buf_adds(&x, " -Xlinker ");
+        }
+        cm_buf_adds(&x, p);
+        cm_buf_free(&link);
+        link = x;
+    }
+    if (n->nvcc)
+        cm_buf_addf(&cmd, " %s -Xcompiler -fPIC,-fno-diagnostics-color -shared -o '%s' '%s'"
+                          " '%s' %s -lm",
+                    n->flags, so_path, stub_path, c_path, cm_buf_str(&link));
+    else
+        cm_buf_addf(&cmd, " %s -fno-diagnostics-color -shared -fPIC -o '%s' '%s' '%s' %s -lm",
+                    n->flags, so_path, c_path, stub_path, cm_buf_str(&link));
     /* the cell's uses of what it defines stay in it (a later cell's function
      * of the same name does not replace it), but for n->shared's symbols */
+    const char *linker = n->nvcc ? "-Xlinker " : "-Wl,";
     if (n->shared)
-        cm_buf_addf(&cmd, " -Wl,--dynamic-list='%s' 2>&1", list_path);
+        cm_buf_addf(&cmd, " %s--dynamic-list='%s' 2>&1", linker, list_path);
     else
-        cm_buf_addf(&cmd, " -Wl,-Bsymbolic 2>&1");
+        cm_buf_addf(&cmd, " %s-Bsymbolic 2>&1", linker);
     char *out;
     int rc = cm_jit_run(cm_buf_str(&cmd), &out);
     int failed = report(n, body, cell, out, rc != 0, err);
@@ -456,9 +493,10 @@ done:
     /* what is loaded stays mapped */
     unlink(c_path);
     unlink(s_path);
-    if (!(h && n->cache)) /* a kept object's stub stays where the object names it */
+    if (!(h && n->cache)) { /* a kept object and its stub stay */
         unlink(stub_path);
-    unlink(so_path);
+        unlink(so_path);
+    }
     unlink(list_path);
     cm_buf_free(&cmd);
     cm_buf_free(&link);

@@ -27,6 +27,10 @@ typedef struct rt_native {
     /* 1: an object built before from the same source, flags and session
      * symbols is loaded again (a fresh copy) instead of compiled; the
      * build's time and whether it was a hit are set here. */
+    /* 1: the compiler is nvcc (ext "cu"): options for
+     * the host compiler and the linker go through -Xcompiler / -Xlinker,
+     * and the stub library is built by cc */
+    int nvcc;
     int cache;            /* (the cell's number is not part of the key) */
     int cache_hit;
     int built_in;         /* the cell whose build it is: its lines are "cell[N]" */

@@ -4,18 +4,19 @@
  * kernels, `using namespace`, templates) is seen by host and device code,
  * and host code is C++ (see docs/architecture.md, "Whole programs").
  *
- * On the simulator the cell is compiled by g++ as one unit: the toolkit's
- * cuda_runtime.h (its C++ overloads too), the simulator's prelude (device
- * code as the simulator's C++), then the cell, each `k<<<g, b>>>(args)`
+ * On a GPU nvcc compiles the cell as it is. On the simulator g++ compiles
+ * it as one unit: the toolkit's cuda_runtime.h (its C++ overloads too),
+ * the simulator's prelude (device code as the simulator's C++), a
+ * launcher and stream capture, then the cell, each `k<<<g, b>>>(args)`
  * rewritten on its own line into a launcher that converts the arguments to
- * the kernel's parameter types and launches k's entry on the simulator. It
- * is built and loaded into the session by rt_native (the stub library
- * serves the runtime API from the simulator, exit() and reads from the
- * session), and main runs as a C++ cell's main does (rt_cpp). A cell run
- * again unchanged reuses the object it built (no compile).
+ * the kernel's parameter types and launches k's entry on the simulator.
+ * Either object is built and loaded into the session by rt_native (its
+ * stub library gives the session's exit() and reads, and on the simulator
+ * its runtime API), and main runs as a C++ cell's main does (rt_cpp). A
+ * cell run again unchanged loads the object it built (no compile).
  *
- * Where neither applies (a GPU, or no toolkit headers) the caller falls
- * back to the split of rt_device.c. */
+ * Where neither applies (no nvcc on a GPU; no toolkit headers or g++ for
+ * the simulator) the caller falls back to the split of rt_device.c. */
 #include "rt_program.h"
 
 #include <dlfcn.h>
@@ -30,14 +31,15 @@
 #include "rt_native.h"
 #include "rt_segment.h"
 
-#define FLAGS "-O2 -std=gnu++17 -Wno-narrowing"
+/* -g1: line tables, so that a fault in a kernel names its line */
+#define FLAGS "-O2 -g1 -std=gnu++17 -Wno-narrowing"
 
 /* Between the prelude and the cell: the launcher that `k<<<cfg>>>(args)`
  * becomes (`__gpuc_launcher<k>{__gpuc_cfg(cfg), "k", LINE}(args)`). */
 static const char launcher[] =
     "#line 1 \"gpuc-program\"\n"
     "#undef __noinline__\n" /* libstdc++'s __attribute__((__noinline__)) in Thrust's headers */
-    "#include <tuple>\n"
+    "#include <tuple>\n#include <vector>\n#include <functional>\n#include <memory>\n"
     "extern \"C\" __attribute__((visibility(\"default\"))) void (*__gpuc_program_launch)(\n"
     "  const char *, void (*)(void **), char *, char *, const unsigned *, const unsigned *,\n"
     "  size_t, void *, void **, int) = 0;\n"
@@ -104,13 +106,60 @@ static const char launcher[] =
     "#define cudaGetSymbolAddress __gpuc_symaddr\n"
     "#define cudaGetSymbolSize __gpuc_symsize\n"
     "template <auto F, class T = decltype(F)> struct __gpuc_launcher;\n"
+    /* CUDA graphs from stream capture: what a capturing stream is given
+     * (launches, async copies and sets) is kept in order and replayed by
+     * cudaGraphLaunch; the graph API's explicit nodes are not there */
+    "typedef std::vector<std::function<void()>> __gpuc_graph;\n"
+    "static cudaStream_t __gpuc_capture_stream;\n"
+    "static __gpuc_graph *__gpuc_capture;\n"
+    "static inline bool __gpuc_captured(cudaStream_t st, std::function<void()> op) {\n"
+    "  if (!__gpuc_capture || !st || st != __gpuc_capture_stream) return false;\n"
+    "  __gpuc_capture->push_back(op); return true; }\n"
+    "static inline cudaError_t __gpuc_begin_capture(cudaStream_t st, cudaStreamCaptureMode) {\n"
+    "  if (!st || __gpuc_capture) return cudaErrorIllegalState;\n"
+    "  __gpuc_capture_stream = st; __gpuc_capture = new __gpuc_graph; return cudaSuccess; }\n"
+    "static inline cudaError_t __gpuc_end_capture(cudaStream_t st, cudaGraph_t *g) {\n"
+    "  if (!__gpuc_capture || st != __gpuc_capture_stream) return cudaErrorIllegalState;\n"
+    "  *g = (cudaGraph_t)__gpuc_capture; __gpuc_capture = 0; return cudaSuccess; }\n"
+    "static inline cudaError_t __gpuc_is_capturing(cudaStream_t st, cudaStreamCaptureStatus *c)\n"
+    "{ *c = __gpuc_capture && st == __gpuc_capture_stream ? cudaStreamCaptureStatusActive\n"
+    "  : cudaStreamCaptureStatusNone; return cudaSuccess; }\n"
+    "template <class... R> static inline cudaError_t __gpuc_instantiate(cudaGraphExec_t *e,\n"
+    "  cudaGraph_t g, R...) { *e = (cudaGraphExec_t)new __gpuc_graph(*(__gpuc_graph *)g);\n"
+    "  return cudaSuccess; }\n"
+    "static inline cudaError_t __gpuc_graph_launch(cudaGraphExec_t e, cudaStream_t) {\n"
+    "  for (auto &op : *(__gpuc_graph *)e) op(); return cudaSuccess; }\n"
+    "static inline cudaError_t __gpuc_graph_free(cudaGraph_t g)\n"
+    "{ delete (__gpuc_graph *)g; return cudaSuccess; }\n"
+    "static inline cudaError_t __gpuc_exec_free(cudaGraphExec_t e)\n"
+    "{ delete (__gpuc_graph *)e; return cudaSuccess; }\n"
+    "static inline cudaError_t __gpuc_memcpy_async(void *d, const void *s, size_t n,\n"
+    "  cudaMemcpyKind k, cudaStream_t st = 0) {\n"
+    "  if (__gpuc_captured(st, [=] { cudaMemcpyAsync(d, s, n, k, st); })) return cudaSuccess;\n"
+    "  return cudaMemcpyAsync(d, s, n, k, st); }\n"
+    "static inline cudaError_t __gpuc_memset_async(void *d, int v, size_t n, cudaStream_t st = 0) {\n"
+    "  if (__gpuc_captured(st, [=] { cudaMemsetAsync(d, v, n, st); })) return cudaSuccess;\n"
+    "  return cudaMemsetAsync(d, v, n, st); }\n"
+    "#define cudaStreamBeginCapture __gpuc_begin_capture\n"
+    "#define cudaStreamEndCapture __gpuc_end_capture\n"
+    "#define cudaStreamIsCapturing __gpuc_is_capturing\n"
+    "#define cudaGraphInstantiate __gpuc_instantiate\n"
+    "#define cudaGraphInstantiateWithFlags __gpuc_instantiate\n"
+    "#define cudaGraphLaunch __gpuc_graph_launch\n"
+    "#define cudaGraphDestroy __gpuc_graph_free\n"
+    "#define cudaGraphExecDestroy __gpuc_exec_free\n"
+    "#define cudaMemcpyAsync __gpuc_memcpy_async\n"
+    "#define cudaMemsetAsync __gpuc_memset_async\n"
     "template <auto F, class... P> struct __gpuc_launcher<F, void (*)(P...)> {\n"
     "  __gpuc_cfg c; const char *name; int line;\n"
     "  template <class... A> void operator()(A &&...a) const {\n"
     "    static_assert(sizeof...(A) == sizeof...(P), \"a kernel launch needs as many arguments\"\n"
     "                  \" as the kernel has parameters\");\n"
-    "    std::tuple<typename std::decay<P>::type...> t(std::forward<A>(a)...);\n"
-    "    go(t, std::index_sequence_for<P...>{});\n"
+    "    typedef std::tuple<typename std::decay<P>::type...> Tu;\n"
+    "    auto t = std::make_shared<Tu>(std::forward<A>(a)...);\n"
+    "    __gpuc_launcher self = *this;\n"
+    "    auto run = [self, t] { self.go(*t, std::index_sequence_for<P...>{}); };\n"
+    "    if (!__gpuc_captured(c.st, run)) run();\n"
     "  }\n"
     "  template <class Tu, size_t... I> void go(Tu &t, std::index_sequence<I...>) const {\n"
     "    void *args[sizeof...(P) + 1] = {(void *)&std::get<I>(t)..., 0};\n"
@@ -342,14 +391,13 @@ int rt_program_is(const char *code)
     return kind != 0;
 }
 
-int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
+/* The simulator's unit (see the top): 0 with n and src set, 1 when it
+ * cannot be built here (no toolkit headers, no g++), -1 with err. */
+static int simulator_source(const char *body, int cell, rt_native_t *n, cm_buf_t *src,
+                            rt_error_t *err)
 {
-    const char *inc = gpu_simulating() ? gpu_host_include_dir() : NULL;
-    if (!inc)
-        return 1; /* the split's */
-    rt_native_t n = {.what = "CUDA program", .language = "C++", .ext = "cc",
-                     .shared = rt_cpp_shared, .cache = 1};
-    if (rt_native_find_compiler(&n, "CXX", "g++") != 0)
+    const char *inc = gpu_host_include_dir();
+    if (!inc || rt_native_find_compiler(n, "CXX", "g++") != 0)
         return 1;
     if (strstr(body, "<cub/")) /* its device algorithms are PTX: no g++ form */
         return rt_error_set(err, "CudaUnavailable", cell, 0,
@@ -358,8 +406,8 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
                             "docs/simulator.md)", cell);
     /* Thrust and libcu++ (the toolkit's cccl folder) on Thrust's C++ host
      * system: device_vector in host memory, its algorithms sequential;
-     * their own __half off, the prelude's being the one */
-    snprintf(n.flags, sizeof n.flags,
+     * their own __half off, the toolkit's being the one */
+    snprintf(n->flags, sizeof n->flags,
              "%s -idirafter '%s' -idirafter '%s/cccl' -DCCCL_DISABLE_FP16_SUPPORT "
              "-DCCCL_DISABLE_BF16_SUPPORT -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP",
              FLAGS, inc, inc);
@@ -369,20 +417,107 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
     rt_cxx_split(code, &items);
     int main_kind = rt_cxx_main_kind(code, &items);
     rt_cell_free(&items);
-    cm_buf_t src = {0};
-    cm_buf_adds(&src, rt_cxx_prologue);
-    cm_buf_adds(&src, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n");
-    cm_buf_adds(&src, gpu_sim_prelude());
-    cm_buf_adds(&src, launcher);
+    cm_buf_adds(src, rt_cxx_prologue);
+    cm_buf_adds(src, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n");
+    cm_buf_adds(src, gpu_sim_prelude());
+    cm_buf_adds(src, launcher);
     cm_buf_t cellsrc = {0};
     cm_buf_addf(&cellsrc, "#line 1 \"cell[%d]\"\n", cell);
     cm_buf_adds(&cellsrc, code);
-    gpu_sim_rewrite(cm_buf_str(&cellsrc), &src);
+    gpu_sim_rewrite(cm_buf_str(&cellsrc), src);
     cm_buf_free(&cellsrc);
-    add_kernel_table(&src, code);
-    rt_cpp_add_main(&src, code, cell, main_kind);
+    add_kernel_table(src, code);
+    rt_cpp_add_main(src, code, cell, main_kind);
     free(code);
+    return 0;
+}
 
+/* nvcc's unit: the cell as it is, compiled for the GPU present and linked
+ * with the shared libcudart that the session's host cells use (one
+ * runtime, one primary context). 0 with n and src set; 1 when there is no
+ * nvcc ($GPUC_NVCC, PATH, the toolkit's bin folder). */
+static int nvcc_source(const char *body, int cell, rt_native_t *n, cm_buf_t *src)
+{
+    const char *inc = gpu_host_include_dir();
+    char near[4200] = "/usr/local/cuda/bin/nvcc";
+    if (inc)
+        snprintf(near, sizeof near, "%s/../bin/nvcc", inc);
+    if (rt_native_find_compiler(n, "GPUC_NVCC", "nvcc") != 0 &&
+        rt_native_find_compiler(n, "GPUC_NVCC", near) != 0 &&
+        rt_native_find_compiler(n, "GPUC_NVCC", "/usr/local/cuda/bin/nvcc") != 0)
+        return 1;
+    n->nvcc = 1;
+    n->ext = "cu";
+    char lib[4200];
+    snprintf(lib, sizeof lib, "%s", n->compiler);
+    char *slash = strrchr(lib, '/');
+    if (slash)
+        snprintf(slash, sizeof lib - (size_t)(slash - lib), "/../lib64");
+    snprintf(n->flags, sizeof n->flags, "-O2 -std=c++17 -arch=native -cudart shared%s%.1900s",
+             slash ? " -Xlinker -rpath=" : "", slash ? lib : "");
+    rt_cell_t items;
+    rt_cxx_split(body, &items);
+    int main_kind = rt_cxx_main_kind(body, &items);
+    rt_cell_free(&items);
+    cm_buf_adds(src, rt_cxx_prologue);
+    cm_buf_addf(src, "#line 1 \"cell[%d]\"\n", cell);
+    cm_buf_adds(src, body);
+    rt_cpp_add_main(src, body, cell, main_kind);
+    return 0;
+}
+
+/* The simulator's side of a loaded object: its launcher, the simulator's
+ * hooks, its kernels. 0 / -1 with err. */
+static int bind_simulator(void *h, int cell, int built, rt_error_t *err)
+{
+    void (**launch)(const char *, void (*)(void **), char *, char *, const unsigned *,
+                    const unsigned *, size_t, void *, void **, int) =
+        dlsym(h, "__gpuc_program_launch");
+    void (*bind)(const void *) = (void (*)(const void *))dlsym(h, "__gpuc_bind");
+    if (!launch || !bind)
+        return rt_error_set(err, "CompileError", 0, 0,
+                            "cell %d: the program's entry points were not found", cell);
+    *launch = program_launch;
+    gpu_sim_program_bind(bind);
+    return register_kernels(h, cell, built, err);
+}
+
+/* options appended to n's flags, each quoted: all for nvcc, g++'s
+ * meaning ones for the simulator. */
+static void add_options(rt_native_t *n, const char *options)
+{
+    static const char *const gxx[] = {"-D", "-U", "-I", "-O", "-std=", "--std=", NULL};
+    char *copy = strdup(options ? options : "");
+    size_t len = strlen(n->flags);
+    int kept = 1; /* the token before: an option's argument goes with it */
+    for (char *save, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        int keep = n->nvcc || (t[0] != '-' && kept);
+        for (int i = 0; !keep && t[0] == '-' && gxx[i]; i++)
+            keep = strncmp(t, gxx[i], strlen(gxx[i])) == 0;
+        kept = keep;
+        if (!keep || strchr(t, '\'') || len + strlen(t) + 4 >= sizeof n->flags)
+            continue;
+        len += (size_t)snprintf(n->flags + len, sizeof n->flags - len, " '%s'",
+                                strncmp(t, "--std=", 6) == 0 ? t + 1 : t);
+    }
+    free(copy);
+}
+
+int rt_program_run(rt_session_t *s, const char *body, const char *options, int cell,
+                   rt_error_t *err)
+{
+    rt_native_t n = {.what = "CUDA program", .language = "C++", .ext = "cc",
+                     .shared = rt_cpp_shared, .cache = 1};
+    cm_buf_t src = {0};
+    /* GPUC_PROGRAMS_WITH_NVCC=1: nvcc's route on the simulator too (tests: its
+     * compile and its messages; the kernels cannot run there) */
+    int sim = gpu_simulating() && !getenv("GPUC_PROGRAMS_WITH_NVCC");
+    int rc = sim ? simulator_source(body, cell, &n, &src, err) : nvcc_source(body, cell, &n, &src);
+    if (rc != 0) {
+        cm_buf_free(&src);
+        return rc; /* 1: the split's */
+    }
+    add_options(&n, options);
     rt_session_note_code(s, body);
     rt_gpu_prepare_host(body, cell); /* cuBLAS & co. loaded for the object to link with */
     rt_cpp_load_runtime(&n);
@@ -395,18 +530,9 @@ int rt_program_run(rt_session_t *s, const char *body, int cell, rt_error_t *err)
     if (n.cache_hit)
         rt_magic_note("program of cell %d: cache hit (loaded in %.1f ms)\n", cell, n.build_ms);
     else
-        rt_magic_note("compiled the program of cell %d for the CUDA simulator (%s, one unit) "
-                      "in %.0f ms\n", cell, n.compiler, n.build_ms);
-    void (**launch)(const char *, void (*)(void **), char *, char *, const unsigned *,
-                    const unsigned *, size_t, void *, void **, int) =
-        dlsym(h, "__gpuc_program_launch");
-    void (*bind)(const void *) = (void (*)(const void *))dlsym(h, "__gpuc_bind");
-    if (!launch || !bind)
-        return rt_error_set(err, "CompileError", 0, 0,
-                            "cell %d: the program's entry points were not found", cell);
-    *launch = program_launch;
-    gpu_sim_program_bind(bind);
-    if (register_kernels(h, cell, n.built_in, err) != 0)
+        rt_magic_note("compiled the program of cell %d %s (%s, one unit) in %.0f ms\n", cell,
+                      sim ? "for the CUDA simulator" : "for the GPU", n.compiler, n.build_ms);
+    if (sim && bind_simulator(h, cell, n.built_in, err) != 0)
         return -1;
     rt_cpp_keep_includes(s, body);
     return rt_cpp_run_object(s, h, cell, err);

@@ -81,8 +81,8 @@ int main(void)
         float *px = x;
         int *po = out;
         void *a1[] = {&px, &n}, *a2[] = {&po};
-        sim_kernel_t k1 = {"rev", entries[0], NULL, 0, shared, shared_bytes};
-        sim_kernel_t k2 = {"tile", entries[1], NULL, 0, shared, shared_bytes};
+        sim_kernel_t k1 = {"rev", entries[0], NULL, 0, shared, shared_bytes, 0};
+        sim_kernel_t k2 = {"tile", entries[1], NULL, 0, shared, shared_bytes, 0};
         unsigned g[3] = {1, 1, 1}, b1[3] = {32, 1, 1}, b2[3] = {64, 1, 1};
         CHECK(sim_launch(&k1, g, b1, 32 * sizeof(float), a1, &err) == 0);
         CHECK(x[0] == 62.0f && x[31] == 0.0f);
@@ -119,7 +119,7 @@ int main(void)
         int out[3] = {0};
         int *po = out;
         void *a[] = {&po};
-        sim_kernel_t k = {"vec", entries[0], NULL, 0, shared, shared_bytes};
+        sim_kernel_t k = {"vec", entries[0], NULL, 0, shared, shared_bytes, 0};
         unsigned g[3] = {1, 1, 1}, b[3] = {1, 1, 1};
         CHECK(sim_launch(&k, g, b, 0, a, &err) == 0);
         CHECK(out[0] == 21 + 7 + 1 + 0 + 17);

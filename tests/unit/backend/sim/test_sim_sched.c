@@ -17,7 +17,7 @@ static const sim_hooks_t *H;
 
 static int launch(sim_entry_fn fn, unsigned grid, unsigned block, void **args, cm_error_t *err)
 {
-    sim_kernel_t k = {"k", fn, NULL, 0, NULL, 0};
+    sim_kernel_t k = {"k", fn, NULL, 0, NULL, 0, 0};
     unsigned g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
     return sim_launch(&k, g, b, 0, args, err);
 }
@@ -268,7 +268,7 @@ int main(void)
     CHECK(strstr(e4.text, "CUDA_ERROR_INVALID_VALUE (1)") != NULL);
     CHECK(strstr(e4.text, "2048 threads per block") != NULL);
     cm_error_t e5 = {0};
-    sim_kernel_t k = {"k", k_index, NULL, 0, NULL, 0};
+    sim_kernel_t k = {"k", k_index, NULL, 0, NULL, 0, 0};
     unsigned g[3] = {1, 1, 1}, b[3] = {32, 1, 1};
     CHECK(sim_launch(&k, g, b, 64 * 1024, args1, &e5) == -1);
     CHECK(strstr(e5.text, "shared memory") != NULL);
