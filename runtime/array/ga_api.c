@@ -452,9 +452,9 @@ size_t ga_api_nbytes(ga_array_t *a)
     return live("ga_nbytes", a) == 0 ? (size_t)a->size * ga_dtype_size(a->dtype) : 0;
 }
 
-ga_cell_dtype_t ga_api_dtype(ga_array_t *a)
+int ga_api_dtype(ga_array_t *a)
 {
-    return (ga_cell_dtype_t){live("ga_dtype", a) == 0 ? (int)a->dtype : -1};
+    return live("ga_dtype", a) == 0 ? (int)a->dtype : -1;
 }
 
 int ga_api_device(ga_array_t *a)

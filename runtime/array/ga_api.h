@@ -84,7 +84,7 @@ int ga_api_ndim(ga_array_t *a);
 long long ga_api_dim(ga_array_t *a, int axis);
 long long ga_api_size(ga_array_t *a);
 size_t ga_api_nbytes(ga_array_t *a);
-ga_cell_dtype_t ga_api_dtype(ga_array_t *a);
+int ga_api_dtype(ga_array_t *a); /* its code (GA_CODE_F32 in cells) */
 int ga_api_device(ga_array_t *a);
 void *ga_api_data(ga_array_t *a);
 

@@ -7,6 +7,7 @@
 
 #include "ga_api.h"
 #include "ga_copy.h"
+#include "ga_eval.h"
 #include "ga_expr.h"
 #include "ga_scan.h"
 
@@ -18,7 +19,7 @@ ga_array_t *ga_api_eval(const char *fn, const char *expr, ga_array_t *out, int n
         ga_api_failf(fn, GA_E_EXPR, "%d operands (at most %d)", nargs, GA_EXPR_MAX_VARS);
         return NULL;
     }
-    ga_array_t *r = ga_map_eval(expr, out, nargs, args, &err);
+    ga_array_t *r = ga_eval(expr, out, nargs, args, &err);
     if (!r)
         ga_api_fail(fn, &err);
     return r;
@@ -45,7 +46,7 @@ ga_array_t *ga_api_reduce_axis(const char *fn, const char *op, ga_array_t *a, in
         snprintf(expr, sizeof expr, "%s(a)", op);
     }
     ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = a};
-    ga_array_t *r = ga_map_eval(expr, NULL, 1, &arg, &err);
+    ga_array_t *r = ga_eval(expr, NULL, 1, &arg, &err);
     if (!r) {
         ga_api_fail(fn, &err);
         return NULL;

@@ -35,8 +35,10 @@ enum {
     GA_E_DEVICE = 20004,  /* no such device, or arrays on different devices */
     GA_E_MEMORY = 20005,  /* out of memory (host or device) */
     GA_E_FILE = 20006,    /* a file could not be read or written, or is not .npy */
+    GA_E_EXPR = 20007,    /* an expression (ga_expr) or a user's function (ga_udf) that
+                             does not parse or type */
     GA_E_VALUE = 20009,   /* an argument out of its range (std < 0, low >= high);
-                             20007 is ga_expr's, 20008 ga_kernel's */
+                             20008 is ga_kernel's */
 };
 
 #define GA_USES 4 /* user streams a buffer remembers; a fifth waits for the first */

@@ -517,6 +517,24 @@ int ga_expr_parse(const char *text, ga_expr_t *e, cm_error_t *err)
     return 0;
 }
 
+int ga_expr_define(ga_udf_t *f, cm_error_t *err)
+{
+    ga_expr_t *probe = malloc(sizeof *probe);
+    char text[96];
+    snprintf(text, sizeof text, "%s(x)", f->name);
+    cm_error_t perr = {0};
+    int builtin = probe && ga_expr_parse(text, probe, &perr) == 0 &&
+                  !ga_udf_find(f->name, strlen(f->name));
+    free(probe);
+    if (builtin) {
+        CM_ERROR(err, GA_E_EXPR, "%s is a built-in function or reduction of array math: choose "
+                 "another name", f->name);
+        ga_udf_clear(f);
+        return -1;
+    }
+    return ga_udf_define(f, err);
+}
+
 int ga_expr_operand(const ga_expr_t *e)
 {
     const ga_node_t *n = &e->nodes[e->root];

@@ -22,6 +22,7 @@
 
 #include "cm_buf.h"
 #include "cm_error.h"
+#include "ga_array.h" /* GA_E_EXPR */
 #include "ga_dtype.h"
 
 #define GA_EXPR_MAX_NODES 256
@@ -29,7 +30,6 @@
 #define GA_EXPR_MAX_TEXT 2048
 #define GA_AXIS_ALL (-1000)   /* a reduction of every element */
 
-enum { GA_E_EXPR = 20007 };   /* an expression that does not parse or type */
 
 typedef enum ga_reduce_op {
     GA_R_NONE = 0,
@@ -98,6 +98,12 @@ ga_dtype_t ga_expr_reduce_dtype(ga_reduce_op_t op, ga_dtype_t d);
 
 /* "sum", "mean", ... Static. */
 const char *ga_expr_reduce_name(ga_reduce_op_t op);
+
+/* Adds the user's function f to the language (ga_udf_define), taking over
+ * its strings even on failure: 0, or -1 with err (GA_E_EXPR) where its
+ * name is a built-in function or reduction, or the list is full. */
+struct ga_udf;
+int ga_expr_define(struct ga_udf *f, cm_error_t *err);
 
 /* The definitions of the user's functions (ga_udf) that e calls, one per
  * dtype combination, to put before code that uses ga_expr_emit's text. */

@@ -14,12 +14,10 @@
 
 #include "cm_buf.h"
 #include "ga_backend.h"
-#include "ga_copy.h"
 #include "ga_expr.h"
 #include "ga_gen.h"
 #include "ga_kernel.h"
 #include "ga_layout.h"
-#include "ga_reduce.h"
 
 /* What one kernel is generated for. */
 typedef struct plan {
@@ -224,7 +222,16 @@ static ga_array_t *unalias(ga_array_t *in, const ga_array_t *out, cm_error_t *er
     int same = in->offset == out->offset && in->ndim == out->ndim;
     for (int k = 0; same && k < in->ndim; k++)
         same = in->shape[k] == out->shape[k] && in->strides[k] == out->strides[k];
-    return same ? in : ga_copy_array(in, in->device, err);
+    if (same)
+        return in;
+    /* a copy by the "a" kernel (array math has no complex operands) */
+    ga_array_t *c = ga_array_new(in->device, in->dtype, in->ndim, in->shape, err);
+    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = in};
+    if (c && !ga_map_eval("a", c, 1, &arg, err)) {
+        ga_array_free(c);
+        c = NULL;
+    }
+    return c;
 }
 
 static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arrays,
@@ -382,8 +389,8 @@ done:
     return result;
 }
 
-ga_array_t *ga_map_eval(const char *text, ga_array_t *out, int nargs, const ga_arg_t *args,
-                        cm_error_t *err)
+ga_array_t *ga_map_eval_reducing(const char *text, ga_array_t *out, int nargs,
+                                 const ga_arg_t *args, ga_map_runner_t *reduce, cm_error_t *err)
 {
     ga_expr_t *e = malloc(sizeof *e);
     if (!e) {
@@ -395,11 +402,21 @@ ga_array_t *ga_map_eval(const char *text, ga_array_t *out, int nargs, const ga_a
     int weak[GA_EXPR_MAX_VARS], device;
     if (ga_expr_parse(text, e, err) == 0 &&
         operands(e, nargs, args, arrays, dtypes, weak, &device, err) == 0 &&
-        ga_expr_type(e, dtypes, weak, err) == 0)
-        result = e->reduce ? ga_reduce_eval(e, out, nargs, args, arrays, dtypes, weak, device, err)
-                           : ga_map_run(e, out, nargs, args, arrays, dtypes, weak, device, err);
+        ga_expr_type(e, dtypes, weak, err) == 0) {
+        ga_map_runner_t *runner = e->reduce ? reduce : ga_map_run;
+        if (runner)
+            result = runner(e, out, nargs, args, arrays, dtypes, weak, device, err);
+        else
+            CM_ERROR(err, GA_E_EXPR, "\"%s\" is a reduction: ga_eval runs it", e->text);
+    }
     free(e);
     return result;
+}
+
+ga_array_t *ga_map_eval(const char *text, ga_array_t *out, int nargs, const ga_arg_t *args,
+                        cm_error_t *err)
+{
+    return ga_map_eval_reducing(text, out, nargs, args, NULL, err);
 }
 
 char *ga_map_source(const char *text, int nargs, const ga_dtype_t *dtypes, const int *weak,

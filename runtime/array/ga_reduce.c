@@ -708,7 +708,7 @@ static ga_array_t *variance(const ga_expr_t *e, ga_array_t *out, int nargs, cons
         snprintf(text, sizeof text, "mean(x, %d)", axis);
     else
         snprintf(text, sizeof text, "mean(x)");
-    mean = ga_map_eval(text, NULL, 1, &xa, err);
+    mean = ga_map_eval_reducing(text, NULL, 1, &xa, ga_reduce_eval, err);
     if (!mean)
         goto done;
     int64_t shape[GA_MAX_DIMS];
@@ -722,12 +722,13 @@ static ga_array_t *variance(const ga_expr_t *e, ga_array_t *out, int nargs, cons
         snprintf(text, sizeof text, "sum((x - m) * (x - m), %d)", axis);
     else
         snprintf(text, sizeof text, "sum((x - m) * (x - m))");
-    ss = ga_map_eval(text, NULL, 2, two, err);
+    ss = ga_map_eval_reducing(text, NULL, 2, two, ga_reduce_eval, err);
     if (!ss)
         goto done;
     int64_t n = axis == GA_AXIS_ALL ? x->size : x->shape[axis];
     ga_arg_t fin[2] = {{.kind = GA_ARG_ARRAY, .a = ss}, {.kind = GA_ARG_INT, .i = n}};
-    result = ga_map_eval(e->reduce == GA_R_STD ? "s, n: sqrt(s / n)" : "s, n: s / n", out, 2, fin, err);
+    result = ga_map_eval(e->reduce == GA_R_STD ? "s, n: sqrt(s / n)" : "s, n: s / n", out, 2,
+                         fin, err);
 done:
     if (own_x)
         ga_array_free(x);

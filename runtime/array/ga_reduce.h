@@ -12,7 +12,7 @@
 #include "ga_expr.h"
 #include "ga_map.h"
 
-/* Runs e (typed, e->reduce set) over the operands ga_map_eval checked:
+/* Runs e (typed, e->reduce set) over the operands ga_map_eval_reducing checked:
  * arrays[k] (NULL for scalars), dtypes, weak, all on device. out: NULL
  * for a new array, else the result array to write. The result: 0-d for
  * e->axis == GA_AXIS_ALL, else the broadcast shape without that axis.

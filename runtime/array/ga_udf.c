@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ga_expr.h"
+#include "ga_array.h" /* GA_E_EXPR */
 
 static ga_udf_t udfs[GA_UDF_MAX];
 static int nudfs;
 
-static void clear(ga_udf_t *f)
+void ga_udf_clear(ga_udf_t *f)
 {
     free(f->body);
     free(f->map);
@@ -24,7 +24,7 @@ static void clear(ga_udf_t *f)
 void ga_udf_reset(void)
 {
     for (int i = 0; i < nudfs; i++)
-        clear(&udfs[i]);
+        ga_udf_clear(&udfs[i]);
     nudfs = 0;
 }
 
@@ -142,27 +142,15 @@ int ga_udf_signature(const char *text, ga_udf_t *f, cm_error_t *err)
 
 int ga_udf_define(ga_udf_t *f, cm_error_t *err)
 {
-    ga_expr_t *probe = malloc(sizeof *probe);
-    char text[96];
-    snprintf(text, sizeof text, "%s(x)", f->name);
-    cm_error_t perr = {0};
-    int builtin = probe && ga_expr_parse(text, probe, &perr) == 0 && !ga_udf_find(f->name, strlen(f->name));
-    free(probe);
-    if (builtin) {
-        CM_ERROR(err, GA_E_EXPR, "%s is a built-in function or reduction of array math: choose "
-                 "another name", f->name);
-        clear(f);
-        return -1;
-    }
     for (int i = 0; i < nudfs; i++)
         if (!strcmp(udfs[i].name, f->name)) {
-            clear(&udfs[i]);
+            ga_udf_clear(&udfs[i]);
             udfs[i] = *f;
             return 0;
         }
     if (nudfs == GA_UDF_MAX) {
         CM_ERROR(err, GA_E_EXPR, "too many functions (at most %d)", GA_UDF_MAX);
-        clear(f);
+        ga_udf_clear(f);
         return -1;
     }
     udfs[nudfs++] = *f;

@@ -38,8 +38,12 @@ typedef struct ga_udf {
 int ga_udf_signature(const char *text, ga_udf_t *f, cm_error_t *err);
 
 /* Defines (or redefines) f, taking over its strings. 0 / -1 with err
- * (too many functions, a name that is a built-in function). */
+ * (too many functions). A name the language has as a built-in is
+ * ga_expr_define's to refuse: this list knows no built-ins. */
 int ga_udf_define(ga_udf_t *f, cm_error_t *err);
+
+/* Frees f's strings and zeroes it. */
+void ga_udf_clear(ga_udf_t *f);
 
 /* The function named name[0, len), or NULL. Borrowed. */
 const ga_udf_t *ga_udf_find(const char *name, size_t len);

@@ -138,7 +138,7 @@
     X(long long, ga_dim, (ga_t a, int axis), ga_api_dim)                                      \
     X(long long, ga_size, (ga_t a), ga_api_size)                                              \
     X(size_t, ga_nbytes, (ga_t a), ga_api_nbytes)                                             \
-    X(ga_dtype_t, ga_dtype, (ga_t a), ga_api_dtype)                                           \
+    X(int, ga_dtype, (ga_t a), ga_api_dtype)                                                  \
     X(int, ga_device, (ga_t a), ga_api_device)                                                \
     X(void *, ga_data, (ga_t a), ga_api_data)                                                 \
     X(void, ga_free, (ga_t a), ga_api_free)                                                   \

@@ -80,6 +80,9 @@ const char rt_gpuc_h[] =
      * ga_zeros(4, 4) is a compile error, not a 1-d uint16 array */
     "typedef struct ga_dtype { int code; } ga_dtype_t;\n"
     "enum ga_dtype_code { " GA_DTYPES(DTYPE_CODE) "};\n"
+    /* ga_dtype(a) is the code, an int: `ga_dtype(a) == GA_CODE_F32`
+     * (two structs cannot be compared in C); GA_DTYPE(code) is the dtype */
+    "#define GA_DTYPE(code) ((ga_dtype_t){(code)})\n"
     GA_DTYPES(DTYPE_CONSTANT)
     /* the short names: a cell's own U8 or F32 takes #undef U8 first
      * (docs/arrays.md); a .c file may leave them out */

@@ -50,6 +50,11 @@ int rt_header_hint(const char *msg, const char *src, size_t len, char *out, size
                             "ga_zeros(F32, 4, 4)");
         return 1;
     }
+    if (strstr(msg, "invalid operand types") && src && memmem(src, len, "ga_dtype(", 9)) {
+        snprintf(out, size, "ga_dtype(a) is the dtype's code, an int: compare it with "
+                            "GA_CODE_F32...; GA_DTYPE(ga_dtype(a)) is the dtype itself");
+        return 1;
+    }
     if (src && (name = declared_short_name(src, len)) != NULL) {
         snprintf(out, size, "%s is gpuc.h's short name of the dtype GA_%s (a macro): put "
                  "`#undef %s` on a line before your own %s (later cells see yours)", name, name,

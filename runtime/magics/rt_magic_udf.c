@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cm_buf.h"
+#include "ga_expr.h"
 #include "ga_kernel.h"
 #include "ga_map.h"
 #include "ga_reduce.h"
@@ -111,7 +112,7 @@ static int define(rt_session_t *s, ga_udf_t *f, int cell, rt_error_t *err)
     char name[64];
     snprintf(name, sizeof name, "%s", f->name);
     cm_error_t e = {0};
-    if (ga_udf_define(f, &e) != 0) /* takes f's strings */
+    if (ga_expr_define(f, &e) != 0) /* takes f's strings */
         return rt_error_set(err, "UsageError", cell, 0, "%s", e.text);
     const ga_udf_t *def = ga_udf_find(name, strlen(name));
     if (check(def, cell, err) != 0 || define_macros(s, def, cell, err) != 0)

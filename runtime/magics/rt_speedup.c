@@ -15,6 +15,7 @@
 #include "cm_time.h"
 #include "ga_backend.h"
 #include "ga_copy.h"
+#include "ga_eval.h"
 #include "ga_map.h"
 #include "gpu.h"
 #include "rt_chart.h"
@@ -496,7 +497,7 @@ static int check_devices(rt_session_t *s, const opts_t *o, int i, int on_gpu, lo
          "abs(float64(a) - float64(b)) <= atol + rtol * abs(float64(a))))")};
     double r[3] = {0, 0, 0};
     for (int q = 0; q < 3 && host->size; q++) {
-        ga_array_t *v = ga_map_eval(exprs[q], NULL, q == 2 ? 4 : 2, args, &e);
+        ga_array_t *v = ga_eval(exprs[q], NULL, q == 2 ? 4 : 2, args, &e);
         int rc = v ? ga_copy_scalar(v, &r[q], &e) : -1;
         ga_array_free(v);
         if (rc != 0) {

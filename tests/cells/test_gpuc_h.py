@@ -46,6 +46,22 @@ def test_include_dir_holds_the_header_gcc_compiles(gpuc_bin, tmp_path):
     assert proc.returncode != 0 and "ga_mull" in proc.stderr
 
 
+def test_gcc_rejects_an_int_for_a_dtype(gpuc_bin, tmp_path):
+    """ga_zeros(4, 4) made a 1-d uint16 array when a dtype was an int."""
+    proc = gcc(include_dir(gpuc_bin), "#include <gpuc.h>\n"
+               "ga_t f(void) { return ga_zeros(4, 4); }\n", tmp_path)
+    assert proc.returncode != 0 and "ga_dtype" in proc.stderr, proc.stderr
+
+
+def test_a_c_file_may_leave_the_short_dtype_names_out(gpuc_bin, tmp_path):
+    own = "typedef unsigned char U8;\ntypedef float F32;\nU8 u; F32 f;\n"
+    folder = include_dir(gpuc_bin)
+    assert gcc(folder, "#include <gpuc.h>\n" + own, tmp_path).returncode != 0
+    proc = gcc(folder, "#define GPUC_NO_SHORT_DTYPES\n#include <gpuc.h>\n" + own +
+               "ga_t g(void) { return ga_ones(GA_U8, 3); }\n", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_install_writes_the_same_header(gpuc_bin, kernelspecs, tmp_path):
     installed = kernelspecs["dir"] / "gpuc.h"
     assert installed.read_bytes() == (include_dir(gpuc_bin) / "gpuc.h").read_bytes()

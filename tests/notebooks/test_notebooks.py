@@ -64,8 +64,8 @@ def check_tour(nb):
     assert result_text(square) == "49"
     assert [o.output_type for o in square.outputs] == ["execute_result"]
 
-    html = cell_with(nb, "display_html(")
-    assert html is not None, "the tour has no display_html cell"
+    html = cell_with(nb, "gpuc_display_html(")
+    assert html is not None, "the tour has no gpuc_display_html cell"
     shown = [o for o in html.outputs if o.output_type == "display_data"]
     assert len(shown) == 1 and "<b>bold</b> from C" in shown[0].data["text/html"]
 
@@ -412,6 +412,18 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
         assert str(moved / "bin" / ".." / "lib" / "kernel" / lib) in ldd, ldd
     nb = nbformat.read(out, as_version=4)
     assert "Hello from C" in stream_text(cell_with(nb, "Hello from C"))
+    # gpuc.h travels with it: --include-dir names the bundle's include/, the
+    # same bytes as the build's, and gcc compiles a .c file against it
+    inc = subprocess.run([str(moved / "bin" / "gpuc"), "--include-dir"],
+                         env={"HOME": str(tmp_path)}, capture_output=True, text=True, timeout=30)
+    assert inc.returncode == 0 and Path(inc.stdout.strip()) == (moved / "include").resolve(), inc
+    built = subprocess.run([str(gpuc_bin), "--include-dir"], capture_output=True, text=True).stdout
+    assert (moved / "include" / "gpuc.h").read_bytes() == (Path(built.strip()) / "gpuc.h").read_bytes()
+    (tmp_path / "x.c").write_text("#include <gpuc.h>\n"
+                                  "ga_t f(void) { return ga_zeros(F32, 2, 3); }\n")
+    gcc = subprocess.run(["gcc", "-fsyntax-only", "-Wall", "-Werror", f"-I{inc.stdout.strip()}",
+                          str(tmp_path / "x.c")], capture_output=True, text=True)
+    assert gcc.returncode == 0, gcc.stderr
     # a C++ cell in the bundle loads the node's libstdc++ (the one its g++
     # compiled against), not the kernel's older copy in lib/kernel
     cpp = write_nb(tmp_path / "cpp.ipynb", [
