@@ -212,10 +212,21 @@ static void parse_enumerators(const char *src, const rt_tok_t *toks, size_t open
 void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_type_fn is_type,
                    void *ctx, rt_decl_t *out)
 {
+    rt_tokens_t t;
+    rt_tokens_lex(&t, src, start, end, line); /* a text not read before */
+    rt_decl_parse_tokens(&t, start, end, is_type, ctx, out);
+    rt_tokens_free(&t);
+}
+
+void rt_decl_parse_tokens(const rt_tokens_t *read, size_t start, size_t end,
+                          rt_is_type_fn is_type, void *ctx, rt_decl_t *out)
+{
+    rt_tokens_t view = rt_tokens_view(read, start, end, NULL);
+    const char *src = view.src;
     memset(out, 0, sizeof *out);
     out->spec_start = out->spec_end = start;
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(src, start, end, line, &toks, NULL);
+    const rt_tok_t *toks = view.v;
+    size_t n = view.n;
     size_t i = 0;
     int saw_type = 0;
     while (i < n) {
@@ -299,5 +310,4 @@ void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_ty
             parse_declarator(src, toks, a, b, &out->d[out->n++]);
         a = b + 1;
     }
-    free(toks);
 }

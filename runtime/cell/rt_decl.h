@@ -50,6 +50,11 @@ typedef struct rt_decl {
 void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_type_fn is_type,
                    void *ctx, rt_decl_t *out);
 
+/* rt_decl_parse of read->src[start, end), a range of a text read once
+ * (read: its tokens, or a view that holds the range's). */
+void rt_decl_parse_tokens(const rt_tokens_t *read, size_t start, size_t end,
+                          rt_is_type_fn is_type, void *ctx, rt_decl_t *out);
+
 /* Appends to out the element count of an unsized array declarator
  * ("name[]") as its initializer makes it: a number, or for designated
  * initializers ("[5] = x") a constant expression of the designators.

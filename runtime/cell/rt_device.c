@@ -28,17 +28,19 @@ static int cuda_word(void *ctx, const char *name, size_t len)
            (len == 15 && memcmp(name, "__forceinline__", 15) == 0);
 }
 
-/* Non-zero when the item is device code. */
-static int is_device_item(const char *code, const rt_item_t *it)
+/* Non-zero when the item (of cell, a view of the cell's tokens) is device
+ * code. */
+static int is_device_item(const rt_tokens_t *cell, const rt_item_t *it)
 {
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(code, it->start, it->end, it->line, &toks, NULL);
+    rt_tokens_t item = rt_tokens_view(cell, it->start, it->end, NULL);
+    const char *code = item.src;
+    const rt_tok_t *toks = item.v;
+    size_t n = item.n;
     int device = 0;
     for (size_t i = 0; i < n && !device; i++)
         device = toks[i].kind == RT_TOK_IDENT && device_word(code + toks[i].start, toks[i].len);
     if (!device && n && toks[0].kind == RT_TOK_IDENT && rt_tok_is(code, &toks[0], "template"))
         device = 1;
-    free(toks);
     return device;
 }
 
@@ -46,14 +48,16 @@ static int is_device_item(const char *code, const rt_item_t *it)
  * a body) and has no CUDA words. names gets the names it declares,
  * space-separated (its tag, a typedef's name); tag gets "struct T" for
  * `struct T {...};` (or union, enum) alone, else "". */
-static int is_type_definition(const char *code, const rt_item_t *it, char *names, size_t ncap,
-                              char *tag, size_t cap)
+static int is_type_definition(const rt_tokens_t *cell, const rt_item_t *it, char *names,
+                              size_t ncap, char *tag, size_t cap)
 {
     tag[0] = names[0] = '\0';
     if (it->kind != RT_ITEM_DECLARATION)
         return 0;
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(code, it->start, it->end, it->line, &toks, NULL);
+    rt_tokens_t item = rt_tokens_view(cell, it->start, it->end, NULL);
+    const char *code = item.src;
+    const rt_tok_t *toks = item.v;
+    size_t n = item.n;
     int type = n > 2 && toks[0].kind == RT_TOK_IDENT &&
                (rt_tok_is(code, &toks[0], "struct") || rt_tok_is(code, &toks[0], "union") ||
                 rt_tok_is(code, &toks[0], "enum") || rt_tok_is(code, &toks[0], "typedef"));
@@ -77,7 +81,6 @@ static int is_type_definition(const char *code, const rt_item_t *it, char *names
         toks[1].len + toks[0].len + 2 < cap)
         snprintf(tag, cap, "%.*s %.*s", (int)toks[0].len, code + toks[0].start,
                  (int)toks[1].len, code + toks[1].start);
-    free(toks);
     return type;
 }
 
@@ -128,13 +131,14 @@ static int directive_side(const char *code, const rt_item_t *it)
     return 2;
 }
 
-int rt_device_split(const char *code, char **device, char **host)
+int rt_device_split(const rt_tokens_t *cell, char **device, char **host)
 {
+    const char *code = cell->src;
     *device = *host = NULL;
     if (!strstr(code, "__global__") && !strstr(code, "__device__"))
         return 0;
     rt_cell_t items;
-    rt_cell_split(code, cuda_word, NULL, &items);
+    rt_cell_split_tokens(cell, cuda_word, NULL, &items);
     size_t n = strlen(code);
     char *dev = malloc(n + 1), *rest = malloc(n + 1);
     if (!dev || !rest)
@@ -152,9 +156,9 @@ int rt_device_split(const char *code, char **device, char **host)
         const rt_item_t *it = &items.items[i];
         char names[256], tag[140];
         int side = it->kind == RT_ITEM_DIRECTIVE ? directive_side(code, it)
-                   : is_device_item(code, it)    ? 1
+                   : is_device_item(cell, it)    ? 1
                                                  : 2;
-        if (side == 2 && is_type_definition(code, it, names, sizeof names, tag, sizeof tag))
+        if (side == 2 && is_type_definition(cell, it, names, sizeof names, tag, sizeof tag))
             types[i] = 1;
         if (side == 1 && it->kind != RT_ITEM_DIRECTIVE)
             any = 1;
@@ -168,7 +172,7 @@ int rt_device_split(const char *code, char **device, char **host)
     for (size_t i = items.n; i-- > 0;) {
         const rt_item_t *it = &items.items[i];
         char names[256], tag[140];
-        if (!types[i] || !is_type_definition(code, it, names, sizeof names, tag, sizeof tag) ||
+        if (!types[i] || !is_type_definition(cell, it, names, sizeof names, tag, sizeof tag) ||
             !uses_name(dev, names))
             continue;
         memcpy(dev + it->start, code + it->start, it->end - it->start);
