@@ -353,23 +353,30 @@ rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const rt_tokens_t *toks, int 
 {
     const char *code = toks->src;
     rt_gpu_prepare_host(code, cell);
+    /* text gpuc writes (launches as C, then macros expanded) is read once
+     * where it is written; a cell that needed neither goes on with its own
+     * tokens */
     char *launches = rt_launch_rewrite_tokens(toks, cell); /* kernel<<<...>>>(...) into C */
-    const char *c = launches ? launches : code;
+    rt_tokens_t launches_read = {0}, expanded_read = {0};
+    const rt_tokens_t *c = toks;
+    if (launches) {
+        rt_tokens_lex(&launches_read, launches, 0, strlen(launches), 1);
+        c = &launches_read;
+    }
     cm_buf_t macros = {0};
     rt_prelude_macros(&s->prelude, &macros);
     char *expanded = NULL;
-    if (macros.len || strstr(c, "#define"))
+    if (macros.len || strstr(c->src, "#define"))
         expanded = rt_expand_cell(s->libdir, cm_buf_str(&macros), c, cell, rt_session_is_type, s);
     cm_buf_free(&macros);
+    if (expanded) {
+        rt_tokens_lex(&expanded_read, expanded, 0, strlen(expanded), 1);
+        c = &expanded_read;
+    }
     s->cell_includes = rt_session_cell_includes(s, code); /* its types, for the plan */
-    /* text gpuc wrote (launches as C, macros expanded) is read here once;
-     * a cell that needed neither is planned from its own tokens */
-    rt_tokens_t rewritten = {0};
-    const char *plan_code = expanded ? expanded : c;
-    if (plan_code != code)
-        rt_tokens_lex(&rewritten, plan_code, 0, strlen(plan_code), 1);
-    rt_tcc_t *t = compile_code(s, code, plan_code != code ? &rewritten : toks, cell, plan, error);
-    rt_tokens_free(&rewritten);
+    rt_tcc_t *t = compile_code(s, code, c, cell, plan, error);
+    rt_tokens_free(&launches_read);
+    rt_tokens_free(&expanded_read);
     free(s->cell_includes);
     s->cell_includes = NULL;
     free(expanded);
