@@ -227,7 +227,7 @@ static int add_decl_names(cell_names_t *c, const char *code, size_t from, size_t
  * declarations separated by commas in its first (...) group. */
 static void add_params(cell_names_t *c, const char *code, size_t from, size_t to)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* completion reads its own request's text: no cell ran it */
     size_t n = rt_lex_all(code, from, to, 1, &t, NULL), open = 0;
     while (open < n && !rt_tok_is(code, &t[open], "("))
         open++;
@@ -247,7 +247,7 @@ static void add_params(cell_names_t *c, const char *code, size_t from, size_t to
  * 0 when every brace there is closed. */
 static size_t open_brace(const char *code, size_t from, size_t to)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* completion reads its own request's text: no cell ran it */
     size_t n = rt_lex_all(code, from, to, 1, &t, NULL), at = 0;
     int depth = 0;
     for (size_t i = 0; i < n; i++) {

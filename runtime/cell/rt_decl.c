@@ -144,8 +144,21 @@ int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out)
 {
     if (!d->unsized || d->init_end <= d->init_start)
         return -1;
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(src, d->init_start + 1, d->init_end, 1, &toks, NULL);
+    rt_tokens_t t;
+    rt_tokens_lex(&t, src, d->init_start + 1, d->init_end, 1); /* a text not read before */
+    int rc = rt_decl_count_tokens(&t, d, out);
+    rt_tokens_free(&t);
+    return rc;
+}
+
+int rt_decl_count_tokens(const rt_tokens_t *read, const rt_declarator_t *d, cm_buf_t *out)
+{
+    if (!d->unsized || d->init_end <= d->init_start)
+        return -1;
+    rt_tokens_t init = rt_tokens_view(read, d->init_start + 1, d->init_end, NULL);
+    const char *src = init.src;
+    const rt_tok_t *toks = init.v;
+    size_t n = init.n;
     int rc = -1;
     if (n && toks[0].kind == RT_TOK_STRING) { /* char s[] = "text" "more" */
         size_t a = toks[0].start, e = toks[n - 1].start + toks[n - 1].len;
@@ -186,7 +199,6 @@ int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out)
         cm_buf_free(&runs);
         rc = 0;
     }
-    free(toks);
     return rc;
 }
 

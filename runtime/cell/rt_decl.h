@@ -62,6 +62,9 @@ void rt_decl_parse_tokens(const rt_tokens_t *read, size_t start, size_t end,
  * or string initializer. */
 int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out);
 
+/* rt_decl_count of a declarator of a text read once (read: its tokens). */
+int rt_decl_count_tokens(const rt_tokens_t *read, const rt_declarator_t *d, cm_buf_t *out);
+
 /* Non-zero for C keywords that can begin a declaration (type specifiers,
  * qualifiers, storage classes, struct/union/enum, GNU attributes). */
 int rt_decl_is_decl_keyword(const char *name, size_t len);

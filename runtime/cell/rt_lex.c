@@ -329,7 +329,7 @@ int rt_directive_include(const char *d, size_t len, char *name, size_t cap)
 
 int rt_lex_is_function_name(const char *text, const char *name)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* its callers hold the text: prelude and header index entries */
     size_t n = rt_lex_all(text, 0, strlen(text), 1, &t, NULL);
     int yes = 0;
     for (size_t i = 0; i + 1 < n && !yes; i++)

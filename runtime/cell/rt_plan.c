@@ -257,7 +257,7 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
         /* a non-constant initializer runs at this point of the cell; the
          * size of "a[]" it gave must stay */
         blank[k] = 1;
-        rt_decl_count(code, dd, &counts[k]);
+        rt_decl_count_tokens(g->toks, dd, &counts[k]);
         const char *name = code + dd->name;
         int nl = (int)dd->name_len;
         line_directive(&assign, dd->init_line, p->cell);
