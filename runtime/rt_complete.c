@@ -227,7 +227,7 @@ static int add_decl_names(cell_names_t *c, const char *code, size_t from, size_t
  * declarations separated by commas in its first (...) group. */
 static void add_params(cell_names_t *c, const char *code, size_t from, size_t to)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* completion reads its own request's text: no cell ran it */
     size_t n = rt_lex_all(code, from, to, 1, &t, NULL), open = 0;
     while (open < n && !rt_tok_is(code, &t[open], "("))
         open++;
@@ -247,7 +247,7 @@ static void add_params(cell_names_t *c, const char *code, size_t from, size_t to
  * 0 when every brace there is closed. */
 static size_t open_brace(const char *code, size_t from, size_t to)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* completion reads its own request's text: no cell ran it */
     size_t n = rt_lex_all(code, from, to, 1, &t, NULL), at = 0;
     int depth = 0;
     for (size_t i = 0; i < n; i++) {
@@ -688,35 +688,39 @@ json_t *rt_inspect(rt_session_t *s, const char *code, int cursor_pos, int detail
     return reply;
 }
 
-/* The last non-blank line is a `!command` that starts a statement (shell
- * text, not C: a quote in it opens nothing). */
-static int ends_with_shell_line(const char *code)
+/* The last non-blank line of the cell read once into cell is a
+ * `!command` that starts a statement (shell text, not C: a quote in it
+ * opens nothing). */
+static int ends_with_shell_line(const rt_tokens_t *cell)
 {
+    const char *code = cell->src;
     size_t n = strlen(code);
     while (n > 0 && isspace((unsigned char)code[n - 1]))
         n--;
-    size_t from = 0;
-    int line = 1;
+    rt_magic_walk_t w = rt_magic_walk(cell);
     rt_magic_line_t m;
-    while (rt_magic_find(code, from, line, &m)) {
-        if (m.end >= n)
-            return code[m.start] == '!';
+    int shell = 0;
+    while (rt_magic_next(&w, &m)) {
+        if (m.end >= n) {
+            shell = code[m.start] == '!';
+            break;
+        }
         if (m.cell)
-            return 0;
-        from = m.next;
-        line = m.line + 1;
+            break;
     }
-    return 0;
+    rt_magic_walk_free(&w);
+    return shell;
 }
 
 /* The cell starts with a cell magic whose body is not C (shell text, a
  * file's contents): -1 when not, else 1 when its last line is blank (the
  * body ends there, as in IPython's console), 0 while it is not. */
-static int text_cell_done(const char *code)
+static int text_cell_done(const rt_tokens_t *cell)
 {
     static const char *const text_magics[] = {"sh", "bash", "writefile", NULL};
+    const char *code = cell->src;
     rt_magic_line_t m;
-    if (!rt_magic_find(code, 0, 1, &m) || !m.cell || !m.first)
+    if (!rt_magic_find(cell, 0, &m) || !m.cell || !m.first)
         return -1;
     int text = 0;
     for (int i = 0; text_magics[i] && !text; i++)
@@ -729,13 +733,13 @@ static int text_cell_done(const char *code)
     return n > m.next && n >= 2 && code[n - 1] == '\n' && code[n - 2] == '\n';
 }
 
-json_t *rt_is_complete(rt_session_t *s, const char *code)
+static json_t *is_complete(const rt_tokens_t *cell)
 {
-    (void)s;
+    const char *code = cell->src;
     /* a shortcut (`printf?`) runs at once in the console */
-    if (rt_cell_shortcut(code, NULL) != RT_SHORTCUT_NONE || ends_with_shell_line(code))
+    if (rt_cell_shortcut(code, NULL) != RT_SHORTCUT_NONE || ends_with_shell_line(cell))
         return json_pack("{s:s}", "status", "complete");
-    int text = text_cell_done(code);
+    int text = text_cell_done(cell);
     if (text >= 0)
         return text ? json_pack("{s:s}", "status", "complete")
                     : json_pack("{s:s, s:s}", "status", "incomplete", "indent", "");
@@ -748,4 +752,14 @@ json_t *rt_is_complete(rt_session_t *s, const char *code)
         return json_pack("{s:s, s:s}", "status", c.status, "indent", indent);
     }
     return json_pack("{s:s}", "status", c.status);
+}
+
+json_t *rt_is_complete(rt_session_t *s, const char *code)
+{
+    (void)s;
+    rt_tokens_t cell; /* the request's one read of the code */
+    rt_tokens_lex(&cell, code, 0, strlen(code), 1);
+    json_t *reply = is_complete(&cell);
+    rt_tokens_free(&cell);
+    return reply;
 }

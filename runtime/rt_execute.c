@@ -8,6 +8,7 @@
 #include "rt_arrays.h"
 #include "rt_cxx.h"
 #include "rt_device.h"
+#include "rt_lex.h"
 #include "rt_magic.h"
 #include "rt_program.h"
 #include "rt_segment.h"
@@ -21,12 +22,13 @@ static int starts_with_cell_magic(const char *code)
     return code[0] == '%' && code[1] == '%';
 }
 
-/* Runs code[from, to), starting on cell line `line`, in the session; the
- * result of a segment that ran replaces *result. */
-static int run_code(rt_session_t *s, const char *code, size_t from, size_t to, int line,
+/* Runs cell[from, to) of the text read once into cell, starting on cell
+ * line `line`, in the session; the result of a segment that ran replaces
+ * *result. */
+static int run_code(rt_session_t *s, const rt_tokens_t *cell, size_t from, size_t to, int line,
                     int cell_no, rt_value_t *result, rt_error_t *err)
 {
-    rt_segment_t seg = rt_segment_of(code, from, to, line, cell_no);
+    rt_segment_t seg = rt_segment_of_tokens(cell, from, to, line, cell_no);
     if (rt_segment_is_blank(&seg))
         return 0;
     if (rt_session_run(s, &seg, err) != 0)
@@ -36,41 +38,52 @@ static int run_code(rt_session_t *s, const char *code, size_t from, size_t to, i
     return 0;
 }
 
-/* The host part of a cell: its code segments and magic lines in order. */
-static int run_host(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
+/* The host part of a cell, read once into host: its code segments and
+ * magic lines in order. */
+static int run_host(rt_session_t *s, const rt_tokens_t *host, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
     size_t from = 0;
-    int line = 1;
+    int line = 1, rc = 0, rest = 1;
+    rt_magic_walk_t w = rt_magic_walk(host);
     rt_magic_line_t m;
-    while (rt_magic_find(code, from, line, &m)) {
-        if (run_code(s, code, from, m.start, line, cell_no, result, err) != 0 ||
-            rt_magic_run(s, code, &m, cell_no, err) != 0)
-            return -1;
+    while (rest && rt_magic_next(&w, &m)) {
+        if (run_code(s, rt_magic_walk_tokens(&w), from, m.start, line, cell_no, result, err) !=
+                0 ||
+            rt_magic_run(s, host->src, &m, cell_no, err) != 0) {
+            rc = -1;
+            rest = 0;
+            break;
+        }
         rt_value_t shown; /* %timeit -o, %%time's cell */
         if (rt_session_take_result(s, &shown)) {
             rt_value_free(result);
             *result = shown;
         }
-        if (m.cell) /* it took the rest of the cell */
-            return 0;
+        rest = !m.cell; /* a cell magic took the rest of the cell */
         from = m.next;
         line = m.line + 1;
     }
-    return run_code(s, code, from, strlen(code), line, cell_no, result, err);
+    if (rest)
+        rc = run_code(s, rt_magic_walk_tokens(&w), from, strlen(host->src), line, cell_no,
+                      result, err);
+    rt_magic_walk_free(&w);
+    return rc;
 }
 
-/* The .cu-style parts of code (device code, host code) to run: those of a
- * plain cell that holds kernels and host code, or of a `%%cuda` cell that
- * holds a whole program as nvcc4jupyter runs them (kernels and host code,
- * main() included; its magic line blanked). 0 when code is neither: a
- * `%%cuda` cell of device code only is %%kernel's, through the magics. */
-static int split_parts(const char *code, char **device, char **host)
+/* The .cu-style parts of the cell read once into cell (device code, host
+ * code) to run: those of a plain cell that holds kernels and host code,
+ * or of a `%%cuda` cell that holds a whole program as nvcc4jupyter runs
+ * them (kernels and host code, main() included; its magic line blanked).
+ * 0 when it is neither: a `%%cuda` cell of device code only is
+ * %%kernel's, through the magics. */
+static int split_parts(const rt_tokens_t *cell, char **device, char **host)
 {
+    const char *code = cell->src;
     if (!starts_with_cell_magic(code))
         return rt_device_split(code, device, host);
     rt_magic_line_t m;
-    if (!rt_magic_find(code, 0, 1, &m) || !m.cell || !m.first || strcmp(m.name, "cuda") != 0)
+    if (!rt_magic_find(cell, 0, &m) || !m.cell || !m.first || strcmp(m.name, "cuda") != 0)
         return 0;
     char *body = rt_segment_blank_outside(code, m.next, strlen(code));
     int split = body && rt_device_split(body, device, host);
@@ -78,35 +91,35 @@ static int split_parts(const char *code, char **device, char **host)
     return split;
 }
 
-/* Whether code (a cell, or a .cu-style cell's host part) is C++: one
- * with no cell magic that rt_cpp_is_cpp finds to be. */
-static int is_cpp(rt_session_t *s, const char *code)
+/* Whether the cell (or a .cu-style cell's host part) read once into t is
+ * C++: one with no cell magic that rt_cpp_is_cpp finds to be. */
+static int is_cpp(rt_session_t *s, const rt_tokens_t *t)
 {
-    return !starts_with_cell_magic(code) && rt_cpp_is_cpp(s, code);
+    return !starts_with_cell_magic(t->src) && rt_cpp_is_cpp(s, t);
 }
 
 /* A host part runs as a %%cpp cell, whole, when cpp says it is C++; else
  * as C, with its magic lines. */
-static int run_host_or_cpp(rt_session_t *s, const char *code, int cpp, int cell_no,
+static int run_host_or_cpp(rt_session_t *s, const rt_tokens_t *host, int cpp, int cell_no,
                            rt_value_t *result, rt_error_t *err)
 {
     if (!cpp)
-        return run_host(s, code, cell_no, result, err);
-    if (rt_magic_cpp_part(s, code, cell_no, err) != 0)
+        return run_host(s, host, cell_no, result, err);
+    if (rt_magic_cpp_part(s, host->src, cell_no, err) != 0)
         return -1;
     rt_value_free(result);
     rt_session_take_result(s, result);
     return 0;
 }
 
-/* Whether a .cu-style cell's host part runs as C++, as nvcc compiles a .cu
- * file's host code: yes, unless it holds nothing but preprocessor lines
- * (C and C++ read those alike) or a line magic, which only C cells run,
- * and no C++ (see docs/cells.md). */
-static int host_part_is_cpp(rt_session_t *s, const char *host)
+/* Whether a .cu-style cell's host part (read once into host) runs as C++,
+ * as nvcc compiles a .cu file's host code: yes, unless it holds nothing
+ * but preprocessor lines (C and C++ read those alike) or a line magic,
+ * which only C cells run, and no C++ (see docs/cells.md). */
+static int host_part_is_cpp(rt_session_t *s, const rt_tokens_t *host)
 {
     rt_magic_line_t m;
-    if (rt_magic_find(host, 0, 1, &m) || !rt_device_has_code(host))
+    if (rt_magic_find(host, 0, &m) || !rt_device_has_code(host->src))
         return is_cpp(s, host);
     return 1;
 }
@@ -114,9 +127,10 @@ static int host_part_is_cpp(rt_session_t *s, const char *host)
 /* A whole program (a .cu-style cell or a `%%cuda` cell, with main) as
  * one translation unit (rt_program): 1 when it is not one, or cannot be
  * built so here, and the split serves. */
-static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
-                       rt_error_t *err)
+static int run_program(rt_session_t *s, const rt_tokens_t *cell, int cell_no,
+                       rt_value_t *result, rt_error_t *err)
 {
+    const char *code = cell->src;
     rt_magic_line_t m;
     char *body = NULL, options[1024] = "";
     if (!starts_with_cell_magic(code)) { /* a .cu-style cell: kernels and main */
@@ -126,7 +140,7 @@ static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_
         free(device);
         free(host);
         body = strdup(code);
-    } else if (rt_magic_find(code, 0, 1, &m) && m.cell && m.first && strcmp(m.name, "cuda") == 0) {
+    } else if (rt_magic_find(cell, 0, &m) && m.cell && m.first && strcmp(m.name, "cuda") == 0) {
         body = rt_segment_blank_outside(code, m.next, strlen(code));
         rt_magic_options(code, &m, options, sizeof options);
     }
@@ -139,29 +153,34 @@ static int run_program(rt_session_t *s, const char *code, int cell_no, rt_value_
     return rc;
 }
 
-static int run_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
+static int run_cell(rt_session_t *s, const rt_tokens_t *cell, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
-    int whole = run_program(s, code, cell_no, result, err);
+    int whole = run_program(s, cell, cell_no, result, err);
     if (whole <= 0)
         return whole;
     char *device, *host;
-    int cpp = is_cpp(s, code);
+    int cpp = is_cpp(s, cell);
     /* a C++ cell without device code keeps its templates on the host */
-    if (!(cpp && !rt_cxx_has_device_words(code)) && split_parts(code, &device, &host)) {
+    if (!(cpp && !rt_cxx_has_device_words(cell)) && split_parts(cell, &device, &host)) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */
         /* device code sees its host declarations, as in one file: its own
          * kernels, their template instances and later kernel cells */
-        rt_magic_host_declarations(host, cell_no);
+        /* the host part is text the split wrote (device items blanked,
+         * typedefs added): read here, once */
+        rt_tokens_t read;
+        rt_tokens_lex(&read, host, 0, strlen(host), 1);
+        rt_magic_host_declarations(&read, cell_no);
         int rc = rt_magic_device_part(s, device, cell_no, err);
         if (rc == 0)
-            rc = run_host_or_cpp(s, host, host_part_is_cpp(s, host), cell_no, result, err);
+            rc = run_host_or_cpp(s, &read, host_part_is_cpp(s, &read), cell_no, result, err);
+        rt_tokens_free(&read);
         free(device);
         free(host);
         return rc;
     }
-    rt_magic_host_declarations(code, cell_no);
-    return run_host_or_cpp(s, code, cpp, cell_no, result, err);
+    rt_magic_host_declarations(cell, cell_no);
+    return run_host_or_cpp(s, cell, cpp, cell_no, result, err);
 }
 
 int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *result,
@@ -173,7 +192,10 @@ int rt_execute_cell(rt_session_t *s, const char *code, int cell_no, rt_value_t *
         return 0;
     rt_session_begin_cell(s, cell_no);
     rt_magic_verbose_cell(0);
-    int rc = run_cell(s, code, cell_no, result, err);
+    rt_tokens_t cell; /* THE read of the cell: its tokens go down the layers */
+    rt_tokens_lex(&cell, code, 0, strlen(code), 1);
+    int rc = run_cell(s, &cell, cell_no, result, err);
+    rt_tokens_free(&cell);
     rt_session_end_cell(s); /* arrays no variable holds go, also after an error */
     return rc;
 }

@@ -1,8 +1,11 @@
 /* rt_execute: the cell runner — the one place that knows the order of a
- * cell. A cell becomes segments: host code, line magics and a cell magic
- * (first line only); a .cu-style cell first gives its device part to
- * NVRTC. Each segment goes to the session (code) or to the magic table,
- * in order; the first error ends the cell. */
+ * cell, and the one place that reads it: the cell is lexed once and its
+ * tokens go down the layers (the C++ test, the .cu split, the magic
+ * finder, the session's compile) in place of its text. A cell becomes
+ * segments, token ranges of the cell: host code, line magics and a cell
+ * magic (first line only); a .cu-style cell first gives its device part
+ * to NVRTC. Each segment goes to the session (code) or to the magic
+ * table, in order; the first error ends the cell. */
 #ifndef RT_EXECUTE_H
 #define RT_EXECUTE_H
 

@@ -80,11 +80,22 @@ static int end_line(const char *src, const rt_tok_t *t)
 
 int rt_cell_split(const char *code, rt_is_type_fn outer, void *ctx, rt_cell_t *out)
 {
+    rt_tokens_t t;
+    rt_tokens_lex(&t, code, 0, strlen(code), 1); /* a text not read before */
+    int rc = rt_cell_split_tokens(&t, outer, ctx, out);
+    rt_tokens_free(&t);
+    return rc;
+}
+
+int rt_cell_split_tokens(const rt_tokens_t *tokens, rt_is_type_fn outer, void *ctx,
+                         rt_cell_t *out)
+{
     memset(out, 0, sizeof *out);
     size_t cap = 0;
+    const char *code = tokens->src;
     types_t ty = {outer, ctx, code, NULL, 0, 0};
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(code, 0, strlen(code), 1, &toks, NULL);
+    const rt_tok_t *toks = tokens->v;
+    size_t n = tokens->n;
     size_t i = 0;
     while (i < n) {
         rt_item_t item = {0};
@@ -173,7 +184,7 @@ int rt_cell_split(const char *code, rt_is_type_fn outer, void *ctx, rt_cell_t *o
         if (item.kind == RT_ITEM_DECLARATION && rt_tok_is(code, first, "typedef")) {
             rt_decl_t d;
             size_t dend = item.has_semicolon ? item.end - 1 : item.end;
-            rt_decl_parse(code, item.start, dend, item.line, is_type, &ty, &d);
+            rt_decl_parse_tokens(tokens, item.start, dend, is_type, &ty, &d);
             for (int k = 0; k < d.n; k++)
                 if (d.d[k].name_len)
                     types_add(&ty, d.d[k].name, d.d[k].name_len);
@@ -181,7 +192,6 @@ int rt_cell_split(const char *code, rt_is_type_fn outer, void *ctx, rt_cell_t *o
         push(out, &cap, item);
         i = last + 1;
     }
-    free(toks);
     free(ty.names);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "rt_decl.h"
+#include "rt_lex.h"
 
 typedef enum {
     RT_ITEM_DIRECTIVE,
@@ -37,6 +38,11 @@ typedef struct rt_cell {
  * may be NULL (then only standard type names are known). Returns 0. */
 int rt_cell_split(const char *code, rt_is_type_fn is_type, void *ctx, rt_cell_t *out);
 void rt_cell_free(rt_cell_t *cell);
+
+/* rt_cell_split of a text read before: its tokens (a cell's, or a view of
+ * them; items are bytes of tokens->src). Returns 0. */
+int rt_cell_split_tokens(const rt_tokens_t *tokens, rt_is_type_fn is_type, void *ctx,
+                         rt_cell_t *out);
 
 /* Whether code is a whole cell, for is_complete (jupyter console sends
  * each line): "incomplete" for an open bracket, comment or literal, a

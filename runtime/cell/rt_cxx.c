@@ -9,11 +9,7 @@
 #include "cm_vec.h"
 #include "rt_lex.h"
 
-typedef struct toks {
-    const char *src;
-    rt_tok_t *v;
-    size_t n;
-} toks_t;
+typedef rt_tokens_t toks_t;
 
 static int is(const toks_t *t, size_t i, const char *text)
 {
@@ -39,10 +35,12 @@ static int one_of(const toks_t *t, size_t i, const char *const *words)
     return 0;
 }
 
+/* For the texts this file makes or is given as text (a C++ cell's parts
+ * for the compiler, what later cells keep): the cell runner's tests take
+ * the cell's tokens instead. */
 static void lex(const char *code, toks_t *t)
 {
-    t->src = code;
-    t->n = rt_lex_all(code, 0, strlen(code), 1, &t->v, NULL);
+    rt_tokens_lex(t, code, 0, strlen(code), 1);
 }
 
 /* ---- detection ------------------------------------------------------ */
@@ -123,39 +121,30 @@ static int marker(const toks_t *t, size_t i)
     return 0;
 }
 
-int rt_cxx_detect(const char *code)
+int rt_cxx_detect(const rt_tokens_t *t)
 {
-    toks_t t;
-    lex(code, &t);
     int found = 0;
-    for (size_t i = 0; i < t.n && !found; i++)
-        found = marker(&t, i);
-    free(t.v);
+    for (size_t i = 0; i < t->n && !found; i++)
+        found = marker(t, i);
     return found;
 }
 
-int rt_cxx_uses_any(const char *code, const char *const *names, size_t n)
+int rt_cxx_uses_any(const rt_tokens_t *t, const char *const *names, size_t n)
 {
-    toks_t t;
-    lex(code, &t);
     int found = 0;
-    for (size_t i = 0; i < t.n && !found; i++)
-        for (size_t k = 0; k < n && !found && t.v[i].kind == RT_TOK_IDENT; k++)
-            found = is(&t, i, names[k]) && !(i > 0 && (is(&t, i - 1, ".") || is(&t, i - 1, "->")));
-    free(t.v);
+    for (size_t i = 0; i < t->n && !found; i++)
+        for (size_t k = 0; k < n && !found && t->v[i].kind == RT_TOK_IDENT; k++)
+            found = is(t, i, names[k]) && !(i > 0 && (is(t, i - 1, ".") || is(t, i - 1, "->")));
     return found;
 }
 
-int rt_cxx_has_device_words(const char *code)
+int rt_cxx_has_device_words(const rt_tokens_t *t)
 {
     static const char *const words[] = {"__global__", "__device__", "__constant__",
                                         "__managed__", "__shared__", NULL};
-    toks_t t;
-    lex(code, &t);
     int found = 0;
-    for (size_t i = 0; i < t.n && !found; i++)
-        found = one_of(&t, i, words);
-    free(t.v);
+    for (size_t i = 0; i < t->n && !found; i++)
+        found = one_of(t, i, words);
     return found;
 }
 
@@ -700,7 +689,7 @@ static void add_exports(cm_buf_t *b, const toks_t *t, size_t i, size_t end, int 
             return;
         }
         size_t close = rt_tok_match(t->src, t->v, end, i + 2);
-        toks_t inner = {t->src, t->v + i + 3, (close < end ? close : end) - (i + 3)};
+        toks_t inner = {t->src, t->v + i + 3, (close < end ? close : end) - (i + 3), 0};
         rt_cell_t items;
         split_toks(&inner, &items);
         size_t k = 0;
@@ -922,5 +911,9 @@ int rt_cxx_has_keyword(const char *text)
         "constexpr", "decltype", "noexcept", "static_cast", "dynamic_cast", "const_cast",
         "reinterpret_cast", "typeid", "and", "or", "not", "xor", "bitand", "bitor", "compl",
         "and_eq", "or_eq", "xor_eq", "not_eq", "char8_t", "char16_t", "char32_t", NULL};
-    return rt_cxx_uses_any(text, words, sizeof words / sizeof *words - 1);
+    toks_t t;
+    lex(text, &t); /* prelude entries: text the session holds */
+    int used = rt_cxx_uses_any(&t, words, sizeof words / sizeof *words - 1);
+    rt_tokens_free(&t);
+    return used;
 }

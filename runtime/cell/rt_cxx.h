@@ -10,16 +10,18 @@
 #include "cm_buf.h"
 #include "rt_cell.h"
 
-/* Non-zero when code (a host cell, or a host part) is certainly C++: an
+/* The tests that take a cell read once take its tokens (t->src its text).
+ *
+ * Non-zero when t (a host cell, or a host part) is certainly C++: an
  * #include of a header without an extension (<iostream>, <vector>,
  * <cstdio>...), std::, using namespace, extern "C", namespace N {,
  * class N { or :, template <, new T, delete[] / delete p, the four casts
  * with <. Comments and strings never count,
  * nor C names such as a variable called new, class or delete. */
-int rt_cxx_detect(const char *code);
+int rt_cxx_detect(const rt_tokens_t *t);
 
-/* Non-zero when code uses (as an identifier) one of names[0, n). */
-int rt_cxx_uses_any(const char *code, const char *const *names, size_t n);
+/* Non-zero when t uses (as an identifier) one of names[0, n). */
+int rt_cxx_uses_any(const rt_tokens_t *t, const char *const *names, size_t n);
 
 /* Non-zero when the directive d[0, len) includes a header of the CUDA
  * runtime API (cuda_runtime.h, cuda_runtime_api.h, vector_types.h,
@@ -33,8 +35,8 @@ void rt_cxx_blank_runtime_includes(char *code);
  * called new, class, this...): C that C++ cannot read. */
 int rt_cxx_has_keyword(const char *text);
 
-/* Non-zero when code has CUDA device words (__global__, __device__...). */
-int rt_cxx_has_device_words(const char *code);
+/* Non-zero when t has CUDA device words (__global__, __device__...). */
+int rt_cxx_has_device_words(const rt_tokens_t *t);
 
 /* Splits a C++ cell into its top-level items in order: RT_ITEM_DIRECTIVE,
  * RT_ITEM_DECLARATION (types, namespaces, templates, using, variables,

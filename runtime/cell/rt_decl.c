@@ -144,8 +144,21 @@ int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out)
 {
     if (!d->unsized || d->init_end <= d->init_start)
         return -1;
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(src, d->init_start + 1, d->init_end, 1, &toks, NULL);
+    rt_tokens_t t;
+    rt_tokens_lex(&t, src, d->init_start + 1, d->init_end, 1); /* a text not read before */
+    int rc = rt_decl_count_tokens(&t, d, out);
+    rt_tokens_free(&t);
+    return rc;
+}
+
+int rt_decl_count_tokens(const rt_tokens_t *read, const rt_declarator_t *d, cm_buf_t *out)
+{
+    if (!d->unsized || d->init_end <= d->init_start)
+        return -1;
+    rt_tokens_t init = rt_tokens_view(read, d->init_start + 1, d->init_end, NULL);
+    const char *src = init.src;
+    const rt_tok_t *toks = init.v;
+    size_t n = init.n;
     int rc = -1;
     if (n && toks[0].kind == RT_TOK_STRING) { /* char s[] = "text" "more" */
         size_t a = toks[0].start, e = toks[n - 1].start + toks[n - 1].len;
@@ -186,7 +199,6 @@ int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out)
         cm_buf_free(&runs);
         rc = 0;
     }
-    free(toks);
     return rc;
 }
 
@@ -212,10 +224,21 @@ static void parse_enumerators(const char *src, const rt_tok_t *toks, size_t open
 void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_type_fn is_type,
                    void *ctx, rt_decl_t *out)
 {
+    rt_tokens_t t;
+    rt_tokens_lex(&t, src, start, end, line); /* a text not read before */
+    rt_decl_parse_tokens(&t, start, end, is_type, ctx, out);
+    rt_tokens_free(&t);
+}
+
+void rt_decl_parse_tokens(const rt_tokens_t *read, size_t start, size_t end,
+                          rt_is_type_fn is_type, void *ctx, rt_decl_t *out)
+{
+    rt_tokens_t view = rt_tokens_view(read, start, end, NULL);
+    const char *src = view.src;
     memset(out, 0, sizeof *out);
     out->spec_start = out->spec_end = start;
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(src, start, end, line, &toks, NULL);
+    const rt_tok_t *toks = view.v;
+    size_t n = view.n;
     size_t i = 0;
     int saw_type = 0;
     while (i < n) {
@@ -299,5 +322,4 @@ void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_ty
             parse_declarator(src, toks, a, b, &out->d[out->n++]);
         a = b + 1;
     }
-    free(toks);
 }

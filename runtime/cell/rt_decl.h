@@ -50,12 +50,20 @@ typedef struct rt_decl {
 void rt_decl_parse(const char *src, size_t start, size_t end, int line, rt_is_type_fn is_type,
                    void *ctx, rt_decl_t *out);
 
+/* rt_decl_parse of read->src[start, end), a range of a text read once
+ * (read: its tokens, or a view that holds the range's). */
+void rt_decl_parse_tokens(const rt_tokens_t *read, size_t start, size_t end,
+                          rt_is_type_fn is_type, void *ctx, rt_decl_t *out);
+
 /* Appends to out the element count of an unsized array declarator
  * ("name[]") as its initializer makes it: a number, or for designated
  * initializers ("[5] = x") a constant expression of the designators.
  * Returns -1 (out unchanged) when d is not an unsized array with a braced
  * or string initializer. */
 int rt_decl_count(const char *src, const rt_declarator_t *d, cm_buf_t *out);
+
+/* rt_decl_count of a declarator of a text read once (read: its tokens). */
+int rt_decl_count_tokens(const rt_tokens_t *read, const rt_declarator_t *d, cm_buf_t *out);
 
 /* Non-zero for C keywords that can begin a declaration (type specifiers,
  * qualifiers, storage classes, struct/union/enum, GNU attributes). */

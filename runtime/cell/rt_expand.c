@@ -13,50 +13,57 @@
 
 #define MARKER "__gpuc_expansion_follows__"
 
+/* Notes the name directive token d of text #define's (or forgets the one
+ * it #undef's) in names, a list of "name\0" strings. */
+static void note_directive(const char *text, const rt_tok_t *d, cm_names_t *names)
+{
+    const char *p = text + d->start + 1;
+    const char *end = text + d->start + d->len;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    int define = end - p > 6 && memcmp(p, "define", 6) == 0;
+    int undef = end - p > 5 && memcmp(p, "undef", 5) == 0;
+    if (!define && !undef)
+        return;
+    p += define ? 6 : 5;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    const char *name = p;
+    while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+        p++;
+    if (p == name)
+        return;
+    long at = cm_names_find(names, name, (size_t)(p - name));
+    if (define && at < 0)
+        cm_names_add(names, name, (size_t)(p - name));
+    else if (undef && at >= 0)
+        names->v[at][0] = '\0'; /* forgotten: an empty name matches nothing */
+}
+
 /* The names #define'd (and not #undef'd since) by the directive lines of
- * text, in a list of "name\0" strings. */
+ * text: the session's macros, text it holds, read here. */
 static void collect_macros(const char *text, size_t len, cm_names_t *names)
 {
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(text, 0, len, 1, &toks, NULL);
-    for (size_t i = 0; i < n; i++) {
-        if (toks[i].kind != RT_TOK_DIRECTIVE)
-            continue;
-        const char *p = text + toks[i].start + 1;
-        const char *end = text + toks[i].start + toks[i].len;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        int define = end - p > 6 && memcmp(p, "define", 6) == 0;
-        int undef = end - p > 5 && memcmp(p, "undef", 5) == 0;
-        if (!define && !undef)
-            continue;
-        p += define ? 6 : 5;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        const char *name = p;
-        while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
-            p++;
-        if (p == name)
-            continue;
-        long at = cm_names_find(names, name, (size_t)(p - name));
-        if (define && at < 0)
-            cm_names_add(names, name, (size_t)(p - name));
-        else if (undef && at >= 0)
-            names->v[at][0] = '\0'; /* forgotten: an empty name matches nothing */
-    }
-    free(toks);
+    rt_tokens_t t;
+    rt_tokens_lex(&t, text, 0, len, 1);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].kind == RT_TOK_DIRECTIVE)
+            note_directive(text, &t.v[i], names);
+    rt_tokens_free(&t);
 }
 
 /* Non-zero when the planner must see the item expanded: its first token
  * is one of the macros, or it is a declaration that uses one anywhere
  * ("unsigned FIELD(x)", "static MAKE(y)"), which could make its names or
  * initializers. */
-static int needs_expansion(const char *code, const rt_item_t *it, const cm_names_t *macros)
+static int needs_expansion(const rt_tokens_t *read, const rt_item_t *it,
+                           const cm_names_t *macros)
 {
-    rt_lexer_t lx;
-    rt_tok_t t;
-    rt_lex_init(&lx, code, it->start, it->end, it->line);
-    for (int first = 1; rt_lex_next(&lx, &t) != RT_TOK_EOF; first = 0) {
+    const char *code = read->src;
+    rt_tokens_t item = rt_tokens_view(read, it->start, it->end, NULL);
+    for (size_t i = 0; i < item.n; i++) {
+        rt_tok_t t = item.v[i];
+        int first = i == 0;
         if (t.kind == RT_TOK_IDENT && cm_names_find(macros, code + t.start, t.len) >= 0)
             return 1;
         if (it->kind != RT_ITEM_DECLARATION && first)
@@ -132,11 +139,12 @@ static char *expand_item(const char *libdir, const char *defines, const char *it
     return cm_buf_steal(&one);
 }
 
-char *rt_expand_cell(const char *libdir, const char *user_macros, const char *code, int cell_no,
-                     rt_is_type_fn is_type, void *ctx)
+char *rt_expand_cell(const char *libdir, const char *user_macros, const rt_tokens_t *read,
+                     int cell_no, rt_is_type_fn is_type, void *ctx)
 {
+    const char *code = read->src;
     rt_cell_t cell;
-    rt_cell_split(code, is_type, ctx, &cell);
+    rt_cell_split_tokens(read, is_type, ctx, &cell);
     cm_names_t macros = {0};
     collect_macros(user_macros, strlen(user_macros), &macros);
     cm_buf_t defines = {0}; /* the user's, as of the item being looked at */
@@ -147,13 +155,12 @@ char *rt_expand_cell(const char *libdir, const char *user_macros, const char *co
     for (size_t i = 0; i < cell.n; i++) {
         const rt_item_t *it = &cell.items[i];
         if (it->kind == RT_ITEM_DIRECTIVE) {
-            size_t before = defines.len;
             cm_buf_addc(&defines, '\n');
             cm_buf_add(&defines, code + it->start, it->end - it->start);
-            collect_macros(defines.s + before, defines.len - before, &macros);
+            note_directive(code, &read->v[rt_tokens_at(read, it->start)], &macros);
             continue;
         }
-        if (!needs_expansion(code, it, &macros))
+        if (!needs_expansion(read, it, &macros))
             continue;
         char *one = expand_item(libdir, cm_buf_str(&defines), code + it->start,
                                 it->end - it->start, it->line, it->end_line - it->line + 1,

@@ -14,11 +14,12 @@
 
 #include "rt_decl.h"
 
-/* Returns a new copy of code with those items expanded (caller frees), or
- * NULL when no item needs a user macro expanded or the expansion failed (then
- * the cell is compiled as written, and TCC reports what is wrong).
- * user_macros holds the session's #define/#undef lines; libdir is TCC's. */
-char *rt_expand_cell(const char *libdir, const char *user_macros, const char *code, int cell_no,
-                     rt_is_type_fn is_type, void *ctx);
+/* Returns a new copy of the cell read into code (code->src its text) with
+ * those items expanded (caller frees), or NULL when no item needs a user
+ * macro expanded or the expansion failed (then the cell is compiled as
+ * written, and TCC reports what is wrong). user_macros holds the
+ * session's #define/#undef lines; libdir is TCC's. */
+char *rt_expand_cell(const char *libdir, const char *user_macros, const rt_tokens_t *code,
+                     int cell_no, rt_is_type_fn is_type, void *ctx);
 
 #endif

@@ -237,11 +237,13 @@ static size_t rewrite_dim3(const char *src, const rt_tok_t *toks, size_t n, size
     return end + 1;
 }
 
-/* One pass over code: dim3 constructors (launches 0) or launches (1). */
-static char *rewrite_pass(const char *code, int cell, int launches)
+/* One pass over the text read into t: dim3 constructors (launches 0) or
+ * launches (1). */
+static char *rewrite_pass(const rt_tokens_t *t, int cell, int launches)
 {
-    rt_tok_t *toks;
-    size_t n = rt_lex_all(code, 0, strlen(code), 1, &toks, NULL);
+    const char *code = t->src;
+    const rt_tok_t *toks = t->v;
+    size_t n = t->n;
     cm_buf_t out = {0};
     size_t copied = 0; /* bytes of code already in out */
     int changed = 0;
@@ -268,7 +270,6 @@ static char *rewrite_pass(const char *code, int cell, int launches)
         changed = 1;
         i = next;
     }
-    free(toks);
     if (!changed) {
         cm_buf_free(&out);
         return NULL;
@@ -277,13 +278,26 @@ static char *rewrite_pass(const char *code, int cell, int launches)
     return cm_buf_steal(&out);
 }
 
-char *rt_launch_rewrite(const char *code, int cell)
+char *rt_launch_rewrite_tokens(const rt_tokens_t *t, int cell)
 {
     /* dim3 first, so that a dim3(...) inside a launch's <<< >>> is C too */
-    char *dims = rewrite_pass(code, cell, 0);
-    char *launches = rewrite_pass(dims ? dims : code, cell, 1);
+    char *dims = rewrite_pass(t, cell, 0);
+    rt_tokens_t dims_read = {0};
+    if (dims) /* text this pass wrote: read for the launches */
+        rt_tokens_lex(&dims_read, dims, 0, strlen(dims), 1);
+    char *launches = rewrite_pass(dims ? &dims_read : t, cell, 1);
+    rt_tokens_free(&dims_read);
     if (!launches)
         return dims;
     free(dims);
     return launches;
+}
+
+char *rt_launch_rewrite(const char *code, int cell)
+{
+    rt_tokens_t t;
+    rt_tokens_lex(&t, code, 0, strlen(code), 1); /* a text not read before */
+    char *out = rt_launch_rewrite_tokens(&t, cell);
+    rt_tokens_free(&t);
+    return out;
 }

@@ -14,8 +14,13 @@
 #ifndef RT_LAUNCH_H
 #define RT_LAUNCH_H
 
-/* Returns a rewritten copy of code (caller frees), or NULL when the cell
- * has nothing to rewrite. */
+#include "rt_lex.h"
+
+/* Returns a rewritten copy of the text read into t (caller frees), or
+ * NULL when it has nothing to rewrite. */
+char *rt_launch_rewrite_tokens(const rt_tokens_t *t, int cell);
+
+/* rt_launch_rewrite_tokens of a text not read before (it is lexed). */
 char *rt_launch_rewrite(const char *code, int cell);
 
 #endif

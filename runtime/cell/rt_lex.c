@@ -201,6 +201,38 @@ int rt_tok_is_tag_keyword(const char *src, const rt_tok_t *t)
                                        rt_tok_is(src, t, "union") || rt_tok_is(src, t, "enum"));
 }
 
+void rt_tokens_lex(rt_tokens_t *t, const char *src, size_t start, size_t end, int line)
+{
+    t->src = src;
+    t->n = rt_lex_all(src, start, end, line, &t->v, &t->unterminated);
+}
+
+size_t rt_tokens_at(const rt_tokens_t *t, size_t at)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->v[mid].start < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+rt_tokens_t rt_tokens_view(const rt_tokens_t *t, size_t from, size_t to, const char *src)
+{
+    size_t a = rt_tokens_at(t, from), b = rt_tokens_at(t, to);
+    rt_tokens_t v = {src ? src : t->src, t->v + a, b > a ? b - a : 0, 0};
+    return v;
+}
+
+void rt_tokens_free(rt_tokens_t *t)
+{
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
 size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,
                   int *unterminated)
 {
@@ -297,7 +329,7 @@ int rt_directive_include(const char *d, size_t len, char *name, size_t cap)
 
 int rt_lex_is_function_name(const char *text, const char *name)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* its callers hold the text: prelude and header index entries */
     size_t n = rt_lex_all(text, 0, strlen(text), 1, &t, NULL);
     int yes = 0;
     for (size_t i = 0; i + 1 < n && !yes; i++)

@@ -64,6 +64,34 @@ int rt_tok_is_tag_keyword(const char *src, const rt_tok_t *t);
 size_t rt_lex_all(const char *src, size_t start, size_t end, int line, rt_tok_t **toks,
                   int *unterminated);
 
+/* A text read once: its tokens, which go down the layers in its place
+ * (the cell runner lexes a cell once; the magic finder, the C++ test, the
+ * device split and the session's compile take these). A view is a range
+ * of another's tokens (a segment of the cell, the body after a magic
+ * line): its v is borrowed, and src may be a text of the same layout (the
+ * cell with bytes outside the range blanked). */
+typedef struct rt_tokens {
+    const char *src;  /* borrowed; token offsets are bytes of src */
+    rt_tok_t *v;      /* n tokens; owned by rt_tokens_lex's result, borrowed in a view */
+    size_t n;
+    int unterminated; /* as in rt_lexer_t */
+} rt_tokens_t;
+
+/* Lexes src[start, end), whose first byte is on line `line`, into *t
+ * (free with rt_tokens_free). */
+void rt_tokens_lex(rt_tokens_t *t, const char *src, size_t start, size_t end, int line);
+
+/* The index of the first token of t that starts at or after byte at (t->n
+ * when none does). */
+size_t rt_tokens_at(const rt_tokens_t *t, size_t at);
+
+/* The view of t's tokens that start in [from, to), over src (t->src when
+ * NULL). */
+rt_tokens_t rt_tokens_view(const rt_tokens_t *t, size_t from, size_t to, const char *src);
+
+/* Frees what rt_tokens_lex made (not a view's tokens); *t is cleared. */
+void rt_tokens_free(rt_tokens_t *t);
+
 /* Non-zero when name appears in text followed by '(' (text declares or
  * calls a function of that name). */
 int rt_lex_is_function_name(const char *text, const char *name);

@@ -12,6 +12,7 @@
 typedef struct gen {
     rt_plan_t *plan;
     const char *code;
+    const rt_tokens_t *toks; /* code read once */
     cm_buf_t *src;     /* file scope */
     cm_buf_t part;     /* statements of the part being built */
     int cond_depth;    /* inside this many #if blocks of the cell */
@@ -198,7 +199,7 @@ static void do_function(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type, vo
     const char *code = g->code;
     rt_plan_t *p = g->plan;
     rt_decl_t d;
-    rt_decl_parse(code, it->start, it->body, it->line, is_type, ctx, &d);
+    rt_decl_parse_tokens(g->toks, it->start, it->body, is_type, ctx, &d);
     flush_part(g);
     line_directive(g->src, it->line, p->cell);
     add_blanked(g->src, code, it->start, it->end, &d, NULL, NULL);
@@ -244,7 +245,7 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
     rt_plan_t *p = g->plan;
     size_t end = it->has_semicolon ? it->end - 1 : it->end;
     rt_decl_t d;
-    rt_decl_parse(code, it->start, end, it->line, is_type, ctx, &d);
+    rt_decl_parse_tokens(g->toks, it->start, end, is_type, ctx, &d);
     char blank[RT_DECL_MAX] = {0};
     cm_buf_t counts[RT_DECL_MAX] = {{0}};
     cm_buf_t assign = {0};
@@ -256,7 +257,7 @@ static void do_declaration(gen_t *g, const rt_item_t *it, rt_is_type_fn is_type,
         /* a non-constant initializer runs at this point of the cell; the
          * size of "a[]" it gave must stay */
         blank[k] = 1;
-        rt_decl_count(code, dd, &counts[k]);
+        rt_decl_count_tokens(g->toks, dd, &counts[k]);
         const char *name = code + dd->name;
         int nl = (int)dd->name_len;
         line_directive(&assign, dd->init_line, p->cell);
@@ -549,6 +550,16 @@ static int plan_is_type(void *ctx, const char *name, size_t len)
 void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t mode,
                   rt_is_type_fn outer_is_type, void *outer_ctx, cm_buf_t *src)
 {
+    rt_tokens_t t;
+    rt_tokens_lex(&t, code, 0, strlen(code), 1); /* a text not read before */
+    rt_plan_make_tokens(plan, &t, cell, mode, outer_is_type, outer_ctx, src);
+    rt_tokens_free(&t);
+}
+
+void rt_plan_make_tokens(rt_plan_t *plan, const rt_tokens_t *t, int cell, rt_result_mode_t mode,
+                         rt_is_type_fn outer_is_type, void *outer_ctx, cm_buf_t *src)
+{
+    const char *code = t->src;
     plan_types_t types = {outer_is_type, outer_ctx, plan};
     rt_is_type_fn is_type = plan_is_type;
     void *ctx = &types;
@@ -556,8 +567,8 @@ void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t 
     plan->cell = cell;
     snprintf(plan->entry_name, sizeof plan->entry_name, "__gpuc_cell_%d", cell);
     rt_cell_t items;
-    rt_cell_split(code, is_type, ctx, &items);
-    gen_t g = {plan, code, src, {0}, 0};
+    rt_cell_split_tokens(t, is_type, ctx, &items);
+    gen_t g = {plan, code, t, src, {0}, 0};
     for (size_t i = 0; i < items.n; i++) {
         const rt_item_t *it = &items.items[i];
         switch (it->kind) {

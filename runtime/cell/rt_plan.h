@@ -91,6 +91,10 @@ void rt_plan_set_struct_hint(const rt_struct_hint_t *hint);
 void rt_plan_make(rt_plan_t *plan, const char *code, int cell, rt_result_mode_t mode,
                   rt_is_type_fn is_type, void *ctx, cm_buf_t *src);
 
+/* rt_plan_make of a text read before: its tokens (code is t->src). */
+void rt_plan_make_tokens(rt_plan_t *plan, const rt_tokens_t *t, int cell, rt_result_mode_t mode,
+                         rt_is_type_fn is_type, void *ctx, cm_buf_t *src);
+
 /* Writes into the entries of unsized arrays ("int a[] = {...}") the
  * element counts the compiled cell t holds, so that later cells see
  * "extern int a[3];" and sizeof works there. Call after compiling, before

@@ -15,7 +15,7 @@ static int uses_type(const char *text, const char *key)
     const char *name = space ? space + 1 : key;
     if (key[0] == '#')
         return 0;
-    rt_tok_t *toks;
+    rt_tok_t *toks; /* an entry's text, which the plan wrote */
     size_t n = rt_lex_all(text, 0, strlen(text), 1, &toks, NULL);
     int used = 0;
     for (size_t i = 0; i < n && !used; i++) {

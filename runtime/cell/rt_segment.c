@@ -12,6 +12,34 @@ rt_segment_t rt_segment_of(const char *code, size_t from, size_t to, int line, i
     return (rt_segment_t){.text = code + from, .len = to - from, .line = line, .cell = cell};
 }
 
+rt_segment_t rt_segment_of_tokens(const rt_tokens_t *cell, size_t from, size_t to, int line,
+                                  int cell_no)
+{
+    rt_segment_t seg = rt_segment_of(cell->src, from, to, line, cell_no);
+    seg.toks = rt_tokens_view(cell, from, to, NULL);
+    return seg;
+}
+
+void rt_segment_tokens(const rt_segment_t *seg, const char *source, rt_tokens_t *out)
+{
+    if (!seg->toks.src) {
+        rt_tokens_lex(out, source, 0, strlen(source), 1);
+        return;
+    }
+    /* source is line - 1 newlines, then the segment: offsets move by that */
+    size_t from = (size_t)(seg->text - seg->toks.src), pad = (size_t)(seg->line - 1);
+    out->src = source;
+    out->n = seg->toks.n;
+    out->unterminated = 0;
+    out->v = malloc((out->n + 1) * sizeof *out->v);
+    if (!out->v)
+        abort();
+    for (size_t i = 0; i < out->n; i++) {
+        out->v[i] = seg->toks.v[i];
+        out->v[i].start = out->v[i].start - from + pad;
+    }
+}
+
 int rt_segment_is_blank(const rt_segment_t *seg)
 {
     for (size_t i = 0; i < seg->len; i++)

@@ -373,7 +373,7 @@ static void on_define(rt_shake_t *sh, const char *src, const rt_tok_t *d, int pr
 {
     /* d: "#define NAME..." or "#undef NAME" */
     char *text = macro_text(src, d);
-    rt_tok_t *t;
+    rt_tok_t *t; /* the macro's text, cut from the preprocessed headers */
     size_t n = rt_lex_all(text, 1, strlen(text), d->line, &t, NULL);
     if (n < 2 || t[1].kind != RT_TOK_IDENT) {
         free(t);
@@ -461,7 +461,7 @@ static void on_source(rt_shake_t *sh, const char *src, const rt_tok_t *d)
 
 static void index_text(rt_shake_t *sh, const char *src, size_t len)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* the preprocessed headers: text the compiler wrote, read once here */
     size_t n = rt_lex_all(src, 0, len, 1, &t, NULL);
     rt_tok_t *cur = malloc(n ? n * sizeof *cur : 1); /* the open item's tokens */
     if (!cur)

@@ -172,7 +172,7 @@ static int c_declares(const rt_session_t *s, const char *name)
     return 0;
 }
 
-int rt_cpp_is_cpp(const rt_session_t *s, const char *code)
+int rt_cpp_is_cpp(const rt_session_t *s, const rt_tokens_t *code)
 {
     if (rt_cxx_detect(code))
         return 1;

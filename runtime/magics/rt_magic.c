@@ -124,16 +124,14 @@ static int starts_statement(int depth, rt_tok_kind_t prev_kind, char prev)
                                                          prev == '}')));
 }
 
-int rt_magic_find(const char *code, size_t from, int line, rt_magic_line_t *m)
+int rt_magic_find(const rt_tokens_t *cell, size_t from, rt_magic_line_t *m)
 {
-    size_t end = strlen(code);
-    rt_lexer_t lx;
-    rt_lex_init(&lx, code, from, end, line);
-    rt_tok_t t;
+    const char *code = cell->src;
     int depth = 0; /* of ( and [ */
     rt_tok_kind_t prev_kind = RT_TOK_EOF;
     char prev = 0;
-    while (rt_lex_next(&lx, &t) != RT_TOK_EOF) {
+    for (size_t i = rt_tokens_at(cell, from); i < cell->n; i++) {
+        rt_tok_t t = cell->v[i];
         char c = code[t.start];
         int punct = t.kind == RT_TOK_PUNCT;
         int bang = punct && c == '!' && code[t.start + 1] != '=';
@@ -147,10 +145,13 @@ int rt_magic_find(const char *code, size_t from, int line, rt_magic_line_t *m)
                     blank = 0;
             if (blank && bang && starts_statement(depth, prev_kind, prev)) {
                 parse_shell(code, t.start, ls, t.line, m);
+                m->toks = cell;
                 return 1;
             }
-            if (blank && c == '%' && parse_line(code, t.start, ls, t.line, m))
+            if (blank && c == '%' && parse_line(code, t.start, ls, t.line, m)) {
+                m->toks = cell;
                 return 1;
+            }
             /* a '%' operator: lex on from the next line would also be wrong;
              * the lexer simply goes on */
         }
@@ -162,6 +163,49 @@ int rt_magic_find(const char *code, size_t from, int line, rt_magic_line_t *m)
         prev = c;
     }
     return 0;
+}
+
+/* Non-zero when lexing magic line m of t as C may have run past its end:
+ * it opens a block comment or ends in a backslash (string and character
+ * literals end at the line's end), or its last token does. */
+static int spills(const rt_tokens_t *t, const rt_magic_line_t *m)
+{
+    const char *line = t->src + m->start;
+    size_t len = m->end - m->start, i = rt_tokens_at(t, m->next);
+    return memmem(line, len, "/*", 2) || (len && line[len - 1] == '\\') ||
+           (i > 0 && t->v[i - 1].start + t->v[i - 1].len > m->end);
+}
+
+rt_magic_walk_t rt_magic_walk(const rt_tokens_t *cell)
+{
+    return (rt_magic_walk_t){.cell = cell};
+}
+
+const rt_tokens_t *rt_magic_walk_tokens(const rt_magic_walk_t *w)
+{
+    return w->rest.v ? &w->rest : w->cell;
+}
+
+int rt_magic_next(rt_magic_walk_t *w, rt_magic_line_t *m)
+{
+    if (w->spilled) { /* now: the segment before that line was read from the old tokens */
+        const char *src = w->cell->src;
+        rt_tokens_free(&w->rest);
+        rt_tokens_lex(&w->rest, src, w->from, strlen(src), w->spilled);
+        w->spilled = 0;
+    }
+    const rt_tokens_t *t = rt_magic_walk_tokens(w);
+    if (!rt_magic_find(t, w->from, m))
+        return 0;
+    w->from = m->next;
+    if (!m->cell && spills(t, m))
+        w->spilled = m->line + 1;
+    return 1;
+}
+
+void rt_magic_walk_free(rt_magic_walk_t *w)
+{
+    rt_tokens_free(&w->rest);
 }
 
 /* ---- arguments ------------------------------------------------------ */

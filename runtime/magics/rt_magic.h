@@ -10,6 +10,7 @@
 
 #include "cm_buf.h"
 #include "rt_error.h"
+#include "rt_lex.h"
 #include "rt_session.h"
 
 /* One magic line of a cell. */
@@ -23,6 +24,8 @@ typedef struct rt_magic_line {
     int first;         /* 1 when no code comes before it in the cell */
     char name[64];     /* without % (truncated names never match) */
     size_t args, args_len; /* the arguments, trimmed: code[args, args + args_len) */
+    const rt_tokens_t *toks; /* the cell read once (borrowed): a magic that runs a
+                              * piece of its cell passes these on (rt_segment_of_tokens) */
 } rt_magic_line_t;
 
 /* What runs a magic: the magic line m of cell `code` (number cell_no) in
@@ -43,11 +46,36 @@ typedef struct rt_magic_info {
  * count. Borrowed, static. */
 const rt_magic_info_t *rt_magic_table(size_t *n);
 
-/* Finds the first magic line of code at or after offset `from`, which
- * starts line `line`: a line whose first non-blank characters are `%`
- * and a name (or `%%` and a name), outside comments, string literals and
- * preprocessor lines. Returns 1 and fills *m, or 0 when there is none. */
-int rt_magic_find(const char *code, size_t from, int line, rt_magic_line_t *m);
+/* Finds the first magic line of the cell read once into cell (offsets are
+ * bytes of cell->src) at or after offset `from`, a line start: a line
+ * whose first non-blank characters are `%` and a name (or `%%` and a
+ * name), outside comments, string literals and preprocessor lines.
+ * Returns 1 and fills *m, or 0 when there is none. */
+int rt_magic_find(const rt_tokens_t *cell, size_t from, rt_magic_line_t *m);
+
+/* The magic lines of a cell in order, and the tokens of what follows
+ * each. A magic line is not C: when a token of one runs past its end
+ * (a `%sh` line with a slash and a star together opens a comment), the cell's tokens after it are not what
+ * the code there means, and the rest of the cell is lexed again from the
+ * next line: the one lex of a cell's text besides the runner's. */
+typedef struct rt_magic_walk {
+    const rt_tokens_t *cell; /* borrowed */
+    rt_tokens_t rest;        /* lexed again after a line that spilled (v NULL: none) */
+    size_t from;             /* where the next search starts */
+    int spilled;
+} rt_magic_walk_t;
+
+/* Starts a walk of the cell read once into cell. */
+rt_magic_walk_t rt_magic_walk(const rt_tokens_t *cell);
+
+/* The next magic line into *m (1), or 0 at the end. */
+int rt_magic_next(rt_magic_walk_t *w, rt_magic_line_t *m);
+
+/* The tokens of the text since the last magic line (borrowed until the
+ * next rt_magic_next): the cell's, or those lexed again. */
+const rt_tokens_t *rt_magic_walk_tokens(const rt_magic_walk_t *w);
+
+void rt_magic_walk_free(rt_magic_walk_t *w);
 
 /* Runs one magic line of code in session s (help for %name?, errors for
  * unknown and planned magics). Returns 0, or -1 with err set. */
@@ -66,17 +94,17 @@ int rt_magic_device_part(rt_session_t *s, const char *device, int cell_no, rt_er
  * (rt_device_declarations), for later kernel cells (and the device part
  * of host's own .cu-style cell). host: a host cell (with no cell magic, or
  * %%cpp), or a .cu-style cell's host part. */
-void rt_magic_host_declarations(const char *host, int cell_no);
+void rt_magic_host_declarations(const rt_tokens_t *host, int cell_no);
 
 /* Runs a host part that rt_cxx_detect finds to be C++ (a whole cell, or
  * the host part of a .cu-style cell) as a %%cpp cell. 0, or -1 with err
  * set; its result is the session's (rt_session_take_result). */
 int rt_magic_cpp_part(rt_session_t *s, const char *host, int cell_no, rt_error_t *err);
 
-/* Whether a host cell or part is C++: rt_cxx_detect finds it so, or it
- * names what only earlier C++ cells declared (a class, a std:: variable,
- * a C++ function; not a name C cells declare too). */
-int rt_cpp_is_cpp(const rt_session_t *s, const char *code);
+/* Whether a host cell or part, read once into t, is C++: rt_cxx_detect
+ * finds it so, or it names what only earlier C++ cells declared (a class,
+ * a std:: variable, a C++ function; not a name C cells declare too). */
+int rt_cpp_is_cpp(const rt_session_t *s, const rt_tokens_t *t);
 
 /* Forgets what earlier C++ cells gave later ones (%reset). */
 void rt_cpp_reset(void);

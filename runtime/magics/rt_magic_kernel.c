@@ -167,10 +167,11 @@ static void declare_to_device(void *ctx, const char *text)
     gpu_prelude_declare(text, *(const int *)ctx);
 }
 
-void rt_magic_host_declarations(const char *host, int cell_no)
+void rt_magic_host_declarations(const rt_tokens_t *read, int cell_no)
 {
+    const char *host = read->src;
     rt_magic_line_t m;
-    if (!rt_magic_find(host, 0, 1, &m) || !m.cell || !m.first) {
+    if (!rt_magic_find(read, 0, &m) || !m.cell || !m.first) {
         rt_device_declarations(host, declare_to_device, &cell_no);
     } else if (strcmp(m.name, "cpp") == 0 || strcmp(m.name, "c++") == 0) {
         char *body = rt_segment_blank_outside(host, m.next, strlen(host));

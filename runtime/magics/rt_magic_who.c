@@ -51,7 +51,7 @@ static char *type_of(const char *text, const char *name)
         len = (size_t)(attr - text);
     while (len && (text[len - 1] == ';' || isspace((unsigned char)text[len - 1])))
         len--;
-    rt_tok_t *toks;
+    rt_tok_t *toks; /* a prelude entry: a declaration the session holds */
     int unterminated;
     size_t n = rt_lex_all(text, 0, len, 1, &toks, &unterminated);
     cm_buf_t b = {0};

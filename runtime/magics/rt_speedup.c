@@ -264,12 +264,12 @@ static int find_sections(const char *code, const rt_magic_line_t *m, int devices
     return 0;
 }
 
-/* Runs code[sec) as a segment of the cell (its declarations stay; a
- * result of the setup is not shown). */
-static int run_section(rt_session_t *s, const char *code, const section_t *sec, int cell_no,
-                       rt_error_t *err)
+/* Runs cell[sec) as a segment of the cell read once into cell (its
+ * declarations stay; a result of the setup is not shown). */
+static int run_section(rt_session_t *s, const rt_tokens_t *cell, const section_t *sec,
+                       int cell_no, rt_error_t *err)
 {
-    rt_segment_t seg = rt_segment_of(code, sec->from, sec->to, sec->line, cell_no);
+    rt_segment_t seg = rt_segment_of_tokens(cell, sec->from, sec->to, sec->line, cell_no);
     int rc = rt_session_run(s, &seg, err);
     rt_value_t shown;
     rt_session_take_result(s, &shown);
@@ -385,16 +385,16 @@ static rt_speedup_time_t time_of(const double *per_run, int runs, long loops)
     return t;
 }
 
-static int run_size(rt_session_t *s, const char *code, const opts_t *o, const section_t *sec,
+static int run_size(rt_session_t *s, const rt_tokens_t *cell, const opts_t *o, const section_t *sec,
                     long size, int cell_no, row_t *row, rt_error_t *err)
 {
-    int rc = sec[SETUP].present ? run_section(s, code, &sec[SETUP], cell_no, err) : 0;
+    int rc = sec[SETUP].present ? run_section(s, cell, &sec[SETUP], cell_no, err) : 0;
     if (rc != 0)
         return rc;
     rt_tcc_t *t[NSECTIONS] = {NULL};
     double tc;
     for (int k = CPU; k <= GPU && rc == 0; k++)
-        if (!(t[k] = rt_timeit_compile(s, code, sec[k].from, sec[k].to, sec[k].line, cell_no,
+        if (!(t[k] = rt_timeit_compile(s, cell, sec[k].from, sec[k].to, sec[k].line, cell_no,
                                        &tc, err)))
             rc = -1;
     rt_timeit_run_t run;
@@ -517,7 +517,7 @@ static int check_devices(rt_session_t *s, const opts_t *o, int i, int on_gpu, lo
                         r[2], (long long)n, ga_dtype_name(ref->dtype), rtol, o->atol, r[0], r[1]);
 }
 
-static int run_size_devices(rt_session_t *s, const char *code, const opts_t *o,
+static int run_size_devices(rt_session_t *s, const rt_tokens_t *cell, const opts_t *o,
                             const section_t *sec, long size, int cell_no, row_t *row,
                             rt_error_t *err)
 {
@@ -528,10 +528,10 @@ static int run_size_devices(rt_session_t *s, const char *code, const opts_t *o,
         if (side && dev == GA_CPU)
             break; /* no GPU here: the CPU column only */
         ga_backend_set_device(dev);
-        if (sec[SETUP].present && (rc = run_section(s, code, &sec[SETUP], cell_no, err)) != 0)
+        if (sec[SETUP].present && (rc = run_section(s, cell, &sec[SETUP], cell_no, err)) != 0)
             break;
         double tc;
-        rt_tcc_t *t = rt_timeit_compile(s, code, sec[RUN].from, sec[RUN].to, sec[RUN].line, cell_no,
+        rt_tcc_t *t = rt_timeit_compile(s, cell, sec[RUN].from, sec[RUN].to, sec[RUN].line, cell_no,
                                         &tc, err);
         if (!t)
             return -1;
@@ -926,11 +926,10 @@ int rt_magic_speedup(rt_session_t *s, const char *code, const rt_magic_line_t *m
                      o.var, size);
             rc = set_size(s, o.var, o.sizes[i], cell_no, err);
         }
+        long at = o.nsizes ? o.sizes[i] : 0;
         if (rc == 0)
-            rc = o.devices ? run_size_devices(s, code, &o, sec, o.nsizes ? o.sizes[i] : 0, cell_no,
-                                              &rows[i], err)
-                           : run_size(s, code, &o, sec, o.nsizes ? o.sizes[i] : 0, cell_no, &rows[i],
-                                      err);
+            rc = o.devices ? run_size_devices(s, m->toks, &o, sec, at, cell_no, &rows[i], err)
+                           : run_size(s, m->toks, &o, sec, at, cell_no, &rows[i], err);
         if (rc != 0 && o.nsizes)
             progress(s, id, 1, "%%%%speedup: stopped at size %d/%d", i + 1, n);
     }

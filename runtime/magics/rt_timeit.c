@@ -167,14 +167,18 @@ static int parse_opts(const char *code, const rt_magic_line_t *m, const char *pc
 
 typedef double (*inner_fn)(long n, double (*start)(void), double (*stop)(void));
 
-/* Appends text (code[from, to), which starts on cell line `line`) so that
- * messages name the cell's lines; launches are rewritten into C. */
-static void add_user_code(cm_buf_t *src, const char *code, size_t from, size_t to, int line,
-                          int cell_no)
+/* Appends text (cell[from, to) of the cell read once into cell, which
+ * starts on cell line `line`) so that messages name the cell's lines;
+ * launches are rewritten into C, from the cell's tokens. */
+static void add_user_code(cm_buf_t *src, const rt_tokens_t *cell, size_t from, size_t to,
+                          int line, int cell_no)
 {
-    rt_segment_t seg = rt_segment_of(code, from, to, line, cell_no);
+    rt_segment_t seg = rt_segment_of_tokens(cell, from, to, line, cell_no);
     char *text = rt_segment_source(&seg);
-    char *rewritten = rt_launch_rewrite(text, cell_no);
+    rt_tokens_t read;
+    rt_segment_tokens(&seg, text, &read);
+    char *rewritten = rt_launch_rewrite_tokens(&read, cell_no);
+    rt_tokens_free(&read);
     cm_buf_addf(src, "#line 1 \"cell[%d]\"\n%s\n;\n", cell_no, rewritten ? rewritten : text);
     free(rewritten);
     free(text);
@@ -192,22 +196,23 @@ static int last_line(const char *code, size_t from, size_t to, int line)
 
 /* Compiles IPython's timing template: setup once per run, then the
  * statement n times between the two clock readings. */
-static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_from,
+static rt_tcc_t *compile_inner(rt_session_t *s, const rt_tokens_t *cell, size_t setup_from,
                                size_t setup_to, int setup_line, size_t body_from, size_t body_to,
                                int body_line, int cell_no, double *seconds, rt_error_t *error)
 {
+    const char *code = cell->src;
     cm_buf_t src = {0};
     cm_buf_adds(&src, "double __gpuc_timeit_inner(long __gpuc_n, double (*__gpuc_start)(void), "
                       "double (*__gpuc_stop)(void))\n{\n");
     if (setup_to > setup_from)
-        add_user_code(&src, code, setup_from, setup_to, setup_line, cell_no);
+        add_user_code(&src, cell, setup_from, setup_to, setup_line, cell_no);
     /* the template's own lines take the cell lines next to the user's code,
      * so that every message (a statement cut short: "n +") names the cell */
     int last = last_line(code, body_from, body_to, body_line);
     cm_buf_addf(&src, "#line %d \"cell[%d]\"\n    double __gpuc_t0 = __gpuc_start();\n"
                       "    for (long __gpuc_i = 0; __gpuc_i < __gpuc_n; __gpuc_i++) {\n",
                 body_line, cell_no);
-    add_user_code(&src, code, body_from, body_to, body_line, cell_no);
+    add_user_code(&src, cell, body_from, body_to, body_line, cell_no);
     cm_buf_addf(&src, "#line %d \"cell[%d]\"\n    }\n    return __gpuc_stop() - __gpuc_t0;\n}\n",
                 last, cell_no);
     rt_gpu_prepare_host(cm_buf_str(&src), cell_no);
@@ -244,10 +249,10 @@ static rt_tcc_t *compile_inner(rt_session_t *s, const char *code, size_t setup_f
     return t;
 }
 
-rt_tcc_t *rt_timeit_compile(rt_session_t *s, const char *code, size_t from, size_t to, int line,
-                            int cell_no, double *seconds, rt_error_t *error)
+rt_tcc_t *rt_timeit_compile(rt_session_t *s, const rt_tokens_t *cell, size_t from, size_t to,
+                            int line, int cell_no, double *seconds, rt_error_t *error)
 {
-    return compile_inner(s, code, 0, 0, 0, from, to, line, cell_no, seconds, error);
+    return compile_inner(s, cell, 0, 0, 0, from, to, line, cell_no, seconds, error);
 }
 
 /* ---- timing --------------------------------------------------------- */
@@ -386,13 +391,14 @@ int rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int 
     return rc;
 }
 
-/* Times code[body_from, body_to) after setup code[setup_from, setup_to). */
-static int timeit(rt_session_t *s, const char *code, const opts_t *o, size_t setup_from,
+/* Times cell[body_from, body_to) after setup cell[setup_from, setup_to),
+ * ranges of the cell read once into cell. */
+static int timeit(rt_session_t *s, const rt_tokens_t *cell, const opts_t *o, size_t setup_from,
                   size_t setup_to, int setup_line, size_t body_from, size_t body_to,
                   int body_line, int cell_no, int last, rt_error_t *err)
 {
     double tc;
-    rt_tcc_t *tcc = compile_inner(s, code, setup_from, setup_to, setup_line, body_from, body_to,
+    rt_tcc_t *tcc = compile_inner(s, cell, setup_from, setup_to, setup_line, body_from, body_to,
                                   body_line, cell_no, &tc, err);
     if (!tcc)
         return -1;
@@ -455,7 +461,7 @@ int rt_magic_timeit(rt_session_t *s, const char *code, const rt_magic_line_t *m,
         return rt_error_set(err, "UsageError", 0, 0,
                             "%%timeit: no statement to time (usage: %%timeit [-n N] [-r R] [-q] "
                             "[-o] STATEMENT)");
-    return timeit(s, code, &o, 0, 0, 0, o.rest, end, m->line, cell_no, blank_from(code, m->next),
+    return timeit(s, m->toks, &o, 0, 0, 0, o.rest, end, m->line, cell_no, blank_from(code, m->next),
                   err);
 }
 
@@ -468,7 +474,7 @@ int rt_magic_timeit_cell(rt_session_t *s, const char *code, const rt_magic_line_
     if (blank_from(code, m->next))
         return rt_error_set(err, "UsageError", 0, 0,
                             "%%%%timeit: the cell has no code to time below the magic line");
-    return timeit(s, code, &o, o.rest, m->args + m->args_len, m->line, m->next, strlen(code),
+    return timeit(s, m->toks, &o, o.rest, m->args + m->args_len, m->line, m->next, strlen(code),
                   m->line + 1, cell_no, 1, err);
 }
 

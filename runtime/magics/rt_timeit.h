@@ -43,12 +43,13 @@ typedef struct rt_timeit_run {
     double kernel[RT_TIMEIT_RUNS_MAX]; /* (runs) seconds the kernels ran, copies left out */
 } rt_timeit_run_t;
 
-/* Compiles code[from, to) (starting on cell line `line`) into the timing
- * template, after the session's declarations. Returns the state (free it
- * with rt_tcc_free) and its compile time in *seconds, or NULL with a
+/* Compiles cell[from, to) of the cell read once into cell (a magic's
+ * m->toks; starting on cell line `line`) into the timing template, after
+ * the session's declarations. Returns the state (free it with
+ * rt_tcc_free) and its compile time in *seconds, or NULL with a
  * CompileError in err. */
-rt_tcc_t *rt_timeit_compile(rt_session_t *s, const char *code, size_t from, size_t to, int line,
-                            int cell_no, double *seconds, rt_error_t *err);
+rt_tcc_t *rt_timeit_compile(rt_session_t *s, const rt_tokens_t *cell, size_t from, size_t to,
+                            int line, int cell_no, double *seconds, rt_error_t *err);
 
 /* Runs what rt_timeit_compile made: run->runs runs of run->loops loops
  * (autorange when 0), protected. 0, or -1 with err set (a fault, an

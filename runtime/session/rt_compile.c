@@ -246,11 +246,13 @@ static rt_tcc_t *compile_shaken(rt_session_t *s, const char *src, const char *co
     return NULL;
 }
 
-/* plan_code is code with top-level macro uses expanded (rt_expand.c), on
- * the same lines; messages quote code, as the user wrote it. */
-static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *plan_code, int cell,
-                              rt_plan_t *plan, rt_error_t *error)
+/* plan_toks holds code with launches rewritten and top-level macro uses
+ * expanded (rt_expand.c), on the same lines, read once for every way the
+ * plan is made; messages quote code, as the user wrote it. */
+static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const rt_tokens_t *plan_toks,
+                              int cell, rt_plan_t *plan, rt_error_t *error)
 {
+    const char *plan_code = plan_toks->src;
     rt_result_mode_t modes[] = {RT_RESULT_GENERIC, RT_RESULT_POINTER, RT_RESULT_STRUCT,
                                 RT_RESULT_NONE};
     const int last = 3;
@@ -265,7 +267,7 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
                 rt_session_struct_hint(s, plan_code, plan->expr, &hint);
             rt_plan_set_struct_hint(&hint);
         }
-        rt_plan_make(plan, plan_code, cell, modes[m], rt_session_is_type, s, &body);
+        rt_plan_make_tokens(plan, plan_toks, cell, modes[m], rt_session_is_type, s, &body);
         rt_plan_set_struct_hint(NULL);
         if (m == 0 && plan->has_expr && plan->expr && plan->nentries) {
             /* a value of a struct the cell declares (its members are
@@ -353,20 +355,35 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
     return NULL;
 }
 
-rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
-                                  rt_error_t *error)
+rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const rt_tokens_t *toks, int cell,
+                                  rt_plan_t *plan, rt_error_t *error)
 {
+    const char *code = toks->src;
     rt_gpu_prepare_host(code, cell);
-    char *launches = rt_launch_rewrite(code, cell); /* kernel<<<...>>>(...) into C */
-    const char *c = launches ? launches : code;
+    /* text gpuc writes (launches as C, then macros expanded) is read once
+     * where it is written; a cell that needed neither goes on with its own
+     * tokens */
+    char *launches = rt_launch_rewrite_tokens(toks, cell); /* kernel<<<...>>>(...) into C */
+    rt_tokens_t launches_read = {0}, expanded_read = {0};
+    const rt_tokens_t *c = toks;
+    if (launches) {
+        rt_tokens_lex(&launches_read, launches, 0, strlen(launches), 1);
+        c = &launches_read;
+    }
     cm_buf_t macros = {0};
     rt_prelude_macros(&s->prelude, &macros);
     char *expanded = NULL;
-    if (macros.len || strstr(c, "#define"))
+    if (macros.len || strstr(c->src, "#define"))
         expanded = rt_expand_cell(s->libdir, cm_buf_str(&macros), c, cell, rt_session_is_type, s);
     cm_buf_free(&macros);
+    if (expanded) {
+        rt_tokens_lex(&expanded_read, expanded, 0, strlen(expanded), 1);
+        c = &expanded_read;
+    }
     s->cell_includes = rt_session_cell_includes(s, code); /* its types, for the plan */
-    rt_tcc_t *t = compile_code(s, code, expanded ? expanded : c, cell, plan, error);
+    rt_tcc_t *t = compile_code(s, code, c, cell, plan, error);
+    rt_tokens_free(&launches_read);
+    rt_tokens_free(&expanded_read);
     free(s->cell_includes);
     s->cell_includes = NULL;
     free(expanded);

@@ -161,7 +161,7 @@ static int finish_run(rt_session_t *s, const run_t *r, int rc, int cell_no, rt_e
 }
 
 /* Compiles (or finds again) and runs code, a whole cell's text on the
- * cell's own lines.
+ * cell's own lines, read once into toks (toks->src is the code).
  *
  * A compilation whose only functions are the cell's generated ones (its
  * statements: parts and entry) has code that nothing can call once the
@@ -170,8 +170,9 @@ static int finish_run(rt_session_t *s, const run_t *r, int rc, int cell_no, rt_e
  * That code (text, GOT, PLT) is given back to the arena after the run, or
  * when the cell leaves the re-run slots; its data (string literals, static
  * variables) is kept, since pointers to it may be anywhere. */
-static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *err)
+static int run_code(rt_session_t *s, const rt_tokens_t *toks, int cell_no, rt_error_t *err)
 {
+    const char *code = toks->src;
     run_t r = {0};
     rt_tcc_code_t once = {0};
     rt_session_note_code(s, code);
@@ -180,7 +181,7 @@ static int run_code(rt_session_t *s, const char *code, int cell_no, rt_error_t *
         s->stats.reruns++;
     } else {
         rt_plan_t plan = {0};
-        rt_tcc_t *t = rt_session_compile_cell(s, code, cell_no, &plan, err);
+        rt_tcc_t *t = rt_session_compile_cell(s, toks, cell_no, &plan, err);
         if (!t) {
             rt_plan_free(&plan);
             return -1;
@@ -230,7 +231,10 @@ int rt_session_run(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)
         return 0;
     rt_value_free(&s->result);
     char *code = rt_segment_source(seg);
-    int rc = run_code(s, code, seg->cell, err);
+    rt_tokens_t toks;
+    rt_segment_tokens(seg, code, &toks);
+    int rc = run_code(s, &toks, seg->cell, err);
+    rt_tokens_free(&toks);
     free(code);
     return rc;
 }

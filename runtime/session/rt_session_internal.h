@@ -134,11 +134,12 @@ rt_tcc_t *rt_session_new_state(rt_session_t *s, const rt_plan_t *plan, const cha
 char *rt_session_shaken_source(rt_session_t *s, const rt_plan_t *plan, const char *excluded,
                                const cm_buf_t *body, char *emit);
 
-/* Plans and compiles a cell's code (launches rewritten, macros expanded,
- * the ways to show its final expression tried in turn). The linked state,
- * or NULL with err set (a CompileError on the cell's lines). */
-rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
-                                  rt_error_t *err);
+/* Plans and compiles a cell's code, read once into toks (toks->src is the
+ * code): launches rewritten, macros expanded, the ways to show its final
+ * expression tried in turn, each planned from the same tokens. The linked
+ * state, or NULL with err set (a CompileError on the cell's lines). */
+rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const rt_tokens_t *toks, int cell,
+                                  rt_plan_t *plan, rt_error_t *err);
 
 /* Makes what a compiled cell defined part of the session (t is the
  * caller's: its symbols are looked up). */

@@ -167,7 +167,7 @@ static size_t declared_name(const char *decl, const rt_tok_t *t, size_t n, const
 static int decl_type(const char *decl, const char *name, type_ref_t *out)
 {
     memset(out, 0, sizeof *out);
-    rt_tok_t *t;
+    rt_tok_t *t; /* a declaration the session holds (a prelude entry), not a cell's text */
     size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
     size_t k = declared_name(decl, t, n, name);
     char before[sizeof out->name] = ""; /* the name before the last word */
@@ -220,7 +220,7 @@ static int decl_type(const char *decl, const char *name, type_ref_t *out)
 /* The "{ ... }" of the definition of tag ("struct point") in text. */
 static char *tag_body(const char *text, const char *tag)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* the session's declarations or a header's: text it holds */
     size_t n = rt_lex_all(text, 0, strlen(text), 1, &t, NULL);
     const char *sp = strchr(tag, ' ');
     char *body = NULL;
@@ -294,7 +294,7 @@ static void members_of(const char *body, rt_member_fn fn, void *ctx, int depth)
 {
     if (depth > MAX_DEPTH)
         return;
-    rt_tok_t *t;
+    rt_tok_t *t; /* a struct's body, cut from a declaration the session holds */
     size_t n = rt_lex_all(body, 0, strlen(body), 1, &t, NULL);
     size_t end = n && rt_tok_closes(body, &t[n - 1]) ? n - 1 : n;
     size_t a = 1; /* after '{' */
@@ -366,6 +366,8 @@ static void on_member(void *ctx, const char *name, size_t len, const char *decl,
 static char *local_decl(rt_session_t *s, const char *code, size_t limit, const char *cell,
                         const char *name)
 {
+    /* code is a cell being planned (a struct result's hint) or a completion
+     * request: a second read of a cell left for now, see docs/architecture.md */
     rt_tok_t *t;
     size_t n = rt_lex_all(code, 0, limit, 1, &t, NULL);
     char *found = NULL;
@@ -395,6 +397,8 @@ static char *local_decl(rt_session_t *s, const char *code, size_t limit, const c
 int rt_session_members(rt_session_t *s, const char *code, size_t start, size_t end,
                        rt_member_fn fn, void *ctx)
 {
+    /* an expression of a completion request, or a cell's final expression
+     * for its struct hint (read again: left for now, see local_decl) */
     rt_tok_t *t;
     size_t n = rt_lex_all(code, start, end, 1, &t, NULL);
     char base[160], chain[MAX_CHAIN][160];
@@ -471,7 +475,7 @@ static void read_declarator(const char *decl, const rt_tok_t *t, size_t n, size_
 static int member_type(rt_session_t *s, const char *decl, const char *name,
                        rt_member_type_t *out, int depth)
 {
-    rt_tok_t *t;
+    rt_tok_t *t; /* a member's declaration, from a struct body the session holds */
     size_t n = rt_lex_all(decl, 0, strlen(decl), 1, &t, NULL);
     size_t k = declared_name(decl, t, n, name);
     if (k < n)

@@ -15,8 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = strlen(code);
     size_t from = 0;
     int line = 1;
+    rt_tokens_t cell; /* read once, as the cell runner reads it */
+    rt_tokens_lex(&cell, code, 0, len, 1);
+    rt_magic_walk_t w = rt_magic_walk(&cell);
     rt_magic_line_t m;
-    while (rt_magic_find(code, from, line, &m)) {
+    while (rt_magic_next(&w, &m)) {
         if (m.start < from || m.end < m.start || m.next < m.end || m.next > len ||
             m.args + m.args_len > len || m.line < line ||
             (code[m.start] != '%' && code[m.start] != '!'))
@@ -29,6 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         from = m.next;
         line = m.line + 1;
     }
+    rt_magic_walk_free(&w);
+    rt_tokens_free(&cell);
     free(code);
     return 0;
 }

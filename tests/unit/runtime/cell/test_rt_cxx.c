@@ -51,15 +51,46 @@ static const char *const cpp_cells[] = {
     "int n = static_cast<int>(2.5);\n",
     NULL};
 
+/* The tests as the cell runner makes them: on the cell read once. */
+typedef int (*tokens_test_fn)(const rt_tokens_t *t);
+
+static int on_tokens(const char *code, tokens_test_fn fn)
+{
+    rt_tokens_t t;
+    rt_tokens_lex(&t, code, 0, strlen(code), 1);
+    int found = fn(&t);
+    rt_tokens_free(&t);
+    return found;
+}
+
+static int detect(const char *code)
+{
+    return on_tokens(code, rt_cxx_detect);
+}
+
+static int device_words(const char *code)
+{
+    return on_tokens(code, rt_cxx_has_device_words);
+}
+
+static int uses_any(const char *code, const char *const *names, size_t n)
+{
+    rt_tokens_t t;
+    rt_tokens_lex(&t, code, 0, strlen(code), 1);
+    int found = rt_cxx_uses_any(&t, names, n);
+    rt_tokens_free(&t);
+    return found;
+}
+
 static void test_detect(void)
 {
     for (int i = 0; c_cells[i]; i++)
-        if (rt_cxx_detect(c_cells[i])) {
+        if (detect(c_cells[i])) {
             fprintf(stderr, "taken for C++: %s\n", c_cells[i]);
             CHECK(0);
         }
     for (int i = 0; cpp_cells[i]; i++)
-        if (!rt_cxx_detect(cpp_cells[i])) {
+        if (!detect(cpp_cells[i])) {
             fprintf(stderr, "not taken for C++: %s\n", cpp_cells[i]);
             CHECK(0);
         }
@@ -80,11 +111,11 @@ static void test_detect(void)
     char with_runtime[] = "#include <cuda_runtime.h>\n#include <vector>\n";
     rt_cxx_blank_runtime_includes(with_runtime);
     CHECK_STR(with_runtime, "                         \n#include <vector>\n");
-    CHECK(rt_cxx_has_device_words("__global__ void k() {}\n"));
-    CHECK(!rt_cxx_has_device_words("// __global__\nint x;\n"));
+    CHECK(device_words("__global__ void k() {}\n"));
+    CHECK(!device_words("// __global__\nint x;\n"));
     const char *names[] = {"counter", "names"};
-    CHECK(rt_cxx_uses_any("counter.add(2);\n", names, 2));
-    CHECK(!rt_cxx_uses_any("s.counter = 2; // names\n", names, 2));
+    CHECK(uses_any("counter.add(2);\n", names, 2));
+    CHECK(!uses_any("s.counter = 2; // names\n", names, 2));
 }
 
 static void test_split(void)

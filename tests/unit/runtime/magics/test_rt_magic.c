@@ -39,20 +39,47 @@ static void test_table(void)
     }
 }
 
+/* rt_magic_find on code read once, as the runner reads a cell. */
+static int find(const char *code, size_t from, rt_magic_line_t *m)
+{
+    rt_tokens_t t;
+    rt_tokens_lex(&t, code, 0, strlen(code), 1);
+    int found = rt_magic_find(&t, from, m);
+    rt_tokens_free(&t);
+    return found;
+}
+
 static void test_find(void)
 {
     rt_magic_line_t m;
     const char *code = "int a = 5 %\n 2;\n/* %who */\nchar *s = \"\\\n%who\";\n  %lib  z m \nx";
-    CHECK(rt_magic_find(code, 0, 1, &m) == 1);
+    CHECK(find(code, 0, &m) == 1);
     CHECK_STR(m.name, "lib");
     CHECK(m.line == 6);
     CHECK(m.args_len == 3 && strncmp(code + m.args, "z m", 3) == 0);
     CHECK(!m.cell && !m.help && !m.first);
-    CHECK(rt_magic_find(code, m.next, m.line + 1, &m) == 0);
-    CHECK(rt_magic_find("#define P(a) \\\n%who\nint q;", 0, 1, &m) == 0);
-    CHECK(rt_magic_find("\n%%timeit -n 3\nx++;", 0, 1, &m) == 1);
+    CHECK(find(code, m.next, &m) == 0);
+    CHECK(find("#define P(a) \\\n%who\nint q;", 0, &m) == 0);
+    CHECK(find("\n%%timeit -n 3\nx++;", 0, &m) == 1);
     CHECK(m.cell && m.first && m.line == 2);
-    CHECK(rt_magic_find("%who? ", 0, 1, &m) == 1 && m.help && m.args_len == 0);
+    CHECK(find("%who? ", 0, &m) == 1 && m.help && m.args_len == 0);
+
+    /* a magic line is not C: a comment it opens does not hide what follows */
+    const char *spill = "%env A=/*\nint b;\n  %who\n";
+    rt_tokens_t t;
+    rt_tokens_lex(&t, spill, 0, strlen(spill), 1);
+    rt_magic_walk_t w = rt_magic_walk(&t);
+    CHECK(rt_magic_next(&w, &m) == 1);
+    CHECK_STR(m.name, "env");
+    CHECK(rt_magic_next(&w, &m) == 1);
+    CHECK_STR(m.name, "who");
+    CHECK(m.line == 3);
+    const rt_tokens_t *after = rt_magic_walk_tokens(&w);
+    size_t i = rt_tokens_at(after, strlen("%env A=/*\n"));
+    CHECK(i < after->n && rt_tok_is(spill, &after->v[i], "int"));
+    CHECK(rt_magic_next(&w, &m) == 0);
+    rt_magic_walk_free(&w);
+    rt_tokens_free(&t);
 }
 
 /* An empty namespace for a test that lists all of it (%who, %reset's count). */
