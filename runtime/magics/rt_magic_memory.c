@@ -9,17 +9,17 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bk.h"
 #include "ga_array.h"
-#include "ga_backend.h"
 #include "gpu.h"
 #include "rt_arrays.h"
 
 /* Devices %memory reports: the CPU, and each GPU with a pool in use. */
 static int device_in_use(int device)
 {
-    ga_pool_stats_t st;
-    ga_pool_stats(device, &st);
-    return st.in_use || st.cached || st.limit || device == ga_backend_device();
+    bk_pool_stats_t st;
+    bk_pool_stats(device, &st);
+    return st.in_use || st.cached || st.limit || device == bk_default_device();
 }
 
 static void print_devices(void)
@@ -28,14 +28,14 @@ static void print_devices(void)
     for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++) {
         if (!device_in_use(d))
             continue;
-        ga_pool_stats_t st;
-        ga_pool_stats(d, &st);
+        bk_pool_stats_t st;
+        bk_pool_stats(d, &st);
         char dev[16], used[32], cached[32], avail[32] = "?", total[32] = "?";
         ga_device_text(d, dev, sizeof dev);
         ga_bytes_text(st.in_use, used, sizeof used);
         ga_bytes_text(st.cached, cached, sizeof cached);
         size_t fb, tb;
-        if (ga_device_memory(d, &fb, &tb, NULL) == 0) {
+        if (bk_mem_info(d, &fb, &tb, NULL) == 0) {
             ga_bytes_text(fb, avail, sizeof avail);
             ga_bytes_text(tb, total, sizeof total);
         }
@@ -122,14 +122,14 @@ int rt_magic_memory(rt_session_t *s, const char *code, const rt_magic_line_t *m,
     } else if (strcmp(args.v[0], "free") == 0 && args.n == 1) {
         size_t given = 0;
         for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++)
-            given += ga_pool_release(d);
+            given += bk_pool_release(d);
         char b[32];
         ga_bytes_text(given, b, sizeof b);
         printf("Gave %s of cached blocks back.\n", b);
     } else if (strcmp(args.v[0], "limit") == 0 && args.n == 2 && parse_size(args.v[1]) >= 0) {
         long long bytes = parse_size(args.v[1]);
-        int d = ga_backend_device();
-        ga_pool_set_limit(d, (size_t)bytes);
+        int d = bk_default_device();
+        bk_pool_set_limit(d, (size_t)bytes);
         char dev[16], b[32];
         ga_device_text(d, dev, sizeof dev);
         ga_bytes_text((size_t)bytes, b, sizeof b);

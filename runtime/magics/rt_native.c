@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cm_jit.h"
+#include "cm_run.h"
 #include "gpu.h"
 #include "rt_api_table.h"
 #include "rt_header.h"
@@ -310,7 +310,7 @@ void *rt_native_build(rt_session_t *s, const rt_native_t *n, const char *source,
     else
         cm_buf_addf(&cmd, " -Wl,-Bsymbolic 2>&1");
     char *out;
-    int rc = cm_jit_run(cm_buf_str(&cmd), &out);
+    int rc = cm_run(cm_buf_str(&cmd), &out);
     int failed = report(n, body, cell, out, rc != 0, err);
     free(out);
     if (failed)

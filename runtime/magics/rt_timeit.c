@@ -11,8 +11,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "gpu.h"
+#include "bk.h"
 #include "cm_buf.h"
+#include "gpu.h"
 #include "cm_time.h"
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
@@ -417,7 +418,9 @@ static int timeit(rt_session_t *s, const char *code, const opts_t *o, size_t set
             char gpu[256];
             rt_timeit_summary(t.gpu, t.runs, t.loops, gpu, sizeof gpu);
             /* on the simulator the kernels' time is the CPU's (docs/simulator.md) */
-            printf("%s: %s\n", gpu_simulating() ? "GPU (simulated on the CPU)" : "GPU", gpu);
+            bk_device_info_t d;
+            bk_device_info(bk_kernel_device(), &d, NULL);
+            printf("%s%s%s%s: %s\n", d.kind, d.how[0] ? " (" : "", d.how, d.how[0] ? ")" : "", gpu);
         }
         if (tc > 0.1)
             printf("Compiler time: %.2f s\n", tc);
@@ -535,8 +538,9 @@ int rt_magic_time(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
     printf("CPU times: user %s, sys: %s, total: %s\nWall time: %s\n", user, sys, total, wall);
     if (gpu_ok) {
         rt_timeit_format(gpu, wall, sizeof wall);
-        printf("%s: %s\n", gpu_simulating() ? "GPU time (simulated on the CPU)" : "GPU time",
-               wall);
+        bk_device_info_t d;
+        bk_device_info(bk_kernel_device(), &d, NULL);
+        printf("%s time%s%s%s: %s\n", d.kind, d.how[0] ? " (" : "", d.how, d.how[0] ? ")" : "", wall);
     }
     if (time_start.wall - t0 > 0.1) {
         rt_timeit_format(time_start.wall - t0, wall, sizeof wall);
