@@ -23,8 +23,10 @@
  *              and BLAS (gemm, dot)
  *   bk_cuda, bk_sim, bk_cpu   the three backend tables, over backend/cuda
  *              (gpu_*), backend/sim (sim_*) and backend/cpu (cpu_*)
- * Streams, events and timing of kernel cells stay in backend/cuda/gpu.h
- * (gpu_timer_*, the kernel clock), which serves the simulator too.
+ *   bk_time    timers (events), the kernel clock, waits of a device
+ * Kernel cells (compiling, loading, launching them, the runtime API of
+ * host cells) are still backend/cuda/gpu.h's, which serves the simulator
+ * too.
  *
  * Errors are cm_error_t; BK_E_MEMORY and BK_E_DEVICE have the numbers of
  * the array library's GA_E_MEMORY and GA_E_DEVICE. Call from the
@@ -223,6 +225,38 @@ int bk_kernel_launch(bk_device_t d, void *kernel, const unsigned grid[3], const 
  * *line the source line it names (from #line directives), 0 when none.
  * CUDA with no NVRTC: 0 (nothing to check with). */
 int bk_kernel_check(int lang, const char *source, int *line, cm_error_t *err);
+
+/* ---- streams, events and timing (bk_time.c) ------------------------------- */
+
+/* The device's time of the work queued on its default stream between two
+ * events (CUDA events on a GPU; the simulator's clock of its kernels). */
+typedef struct bk_timer bk_timer_t;
+
+/* A new timer on d, or NULL when there is nothing to time with (no work
+ * ran on the GPU in this process yet, no events, a host device: then the
+ * host's clock is the time). NEVER starts the driver. Free with
+ * bk_timer_free. */
+bk_timer_t *bk_timer_new(bk_device_t d);
+
+/* Records the start; 0 / -1 with err. */
+int bk_timer_start(bk_timer_t *t, cm_error_t *err);
+
+/* Records the stop and WAITS for it: *seconds gets the device's time
+ * between the two. 0 / -1 with err (a failure of earlier work surfaces
+ * here). */
+int bk_timer_stop(bk_timer_t *t, double *seconds, cm_error_t *err);
+
+void bk_timer_free(bk_timer_t *t);
+
+/* The kernel clock of d: while on, the time d's kernels run is summed apart
+ * from copies and host work (%%speedup's "GPU kernels"). Start returns -1
+ * (clock off) when d cannot time its kernels; stop waits for the last one
+ * and gives the sum in *seconds (0 / -1 when off). */
+int bk_kernel_clock_start(bk_device_t d);
+int bk_kernel_clock_stop(bk_device_t d, double *seconds);
+
+/* Waits for the work queued on d; a failure of it in err. 0 / -1. */
+int bk_synchronize(bk_device_t d, cm_error_t *err);
 
 /* ---- BLAS (bk_kernel.c) ----------------------------------------------------- */
 

@@ -112,6 +112,31 @@ static int dot(int ordinal, int type, int n, const void *x, int incx, const void
     return gpu_blas_dot(type, n, x, incx, y, incy, result, err);
 }
 
+void *bk_gpu_timer_new(void)
+{
+    return gpu_timer_new();
+}
+
+int bk_gpu_timer_start(void *timer, cm_error_t *err)
+{
+    return gpu_timer_start(timer, err);
+}
+
+int bk_gpu_timer_stop(void *timer, double *seconds, cm_error_t *err)
+{
+    return gpu_timer_stop(timer, seconds, err);
+}
+
+void bk_gpu_timer_free(void *timer)
+{
+    gpu_timer_free(timer);
+}
+
+int bk_gpu_synchronize(cm_error_t *err)
+{
+    return gpu_synchronize(err);
+}
+
 static int count(void)
 {
     gpu_info_t info;
@@ -139,5 +164,9 @@ const bk_ops_t bk_cuda_ops = {
     .copy = copy, .mem_info = mem_info,
     .mark = gpu_mem_mark, .mark_pending = gpu_mem_mark_pending, .mark_drop = gpu_mem_mark_drop,
     .kernel = kernel, .launch = launch, .units = units,
+    .timer_new = bk_gpu_timer_new, .timer_start = bk_gpu_timer_start,
+    .timer_stop = bk_gpu_timer_stop, .timer_free = bk_gpu_timer_free,
+    .clock_start = gpu_kernel_clock_start, .clock_stop = gpu_kernel_clock_stop,
+    .synchronize = bk_gpu_synchronize,
     .gemm = gemm, .dot = dot,
 };

@@ -38,6 +38,15 @@ typedef struct bk_ops {
     int (*launch)(int ordinal, void *kernel, const unsigned grid[3], const unsigned block[3],
                   unsigned shared, void **args, const char *what, cm_error_t *err);
 
+    /* timing of kernels (NULL: none; the host's clock is the time) */
+    void *(*timer_new)(void);
+    int (*timer_start)(void *timer, cm_error_t *err);
+    int (*timer_stop)(void *timer, double *seconds, cm_error_t *err);
+    void (*timer_free)(void *timer);
+    int (*clock_start)(void);
+    int (*clock_stop)(double *seconds);
+    int (*synchronize)(cm_error_t *err);
+
     /* BLAS */
     int (*gemm)(int ordinal, const bk_gemm_t *g, cm_error_t *err);
     int (*dot)(int ordinal, int type, int n, const void *x, int incx, const void *y, int incy,
@@ -49,6 +58,14 @@ extern const bk_ops_t bk_cuda_ops, bk_sim_ops, bk_cpu_ops;
 /* The table of d's backend and d's ordinal, or NULL (err set when not
  * NULL: BK_E_DEVICE) for no such device. */
 const bk_ops_t *bk_ops_of(bk_device_t d, int *ordinal, cm_error_t *err);
+
+/* Kernel timing through backend/cuda's gpu_timing (bk_cuda.c), which
+ * serves the simulator's kernels too: its clock is the simulator's. */
+void *bk_gpu_timer_new(void);
+int bk_gpu_timer_start(void *timer, cm_error_t *err);
+int bk_gpu_timer_stop(void *timer, double *seconds, cm_error_t *err);
+void bk_gpu_timer_free(void *timer);
+int bk_gpu_synchronize(cm_error_t *err);
 
 /* Tells every backend with a host_memory hook of host memory allocated
  * (on 1) or about to be freed (on 0). */

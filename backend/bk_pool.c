@@ -11,7 +11,6 @@
 #define LARGE_UNIT (2u << 20)           /* size classes from LARGE on */
 #define NSMALL (LARGE / SMALL_UNIT + 1) /* small free lists, by class */
 
-
 typedef struct pool {
     bk_buffer_t *small[NSMALL]; /* free buffers of class i * SMALL_UNIT */
     bk_buffer_t *large;         /* free buffers of LARGE and more */

@@ -260,7 +260,8 @@ typedef struct timing {
     double all[RT_TIMEIT_RUNS_MAX];      /* (runs) seconds per run */
     double gpu[RT_TIMEIT_RUNS_MAX];      /* (runs) GPU seconds per run */
     int gpu_work;                        /* the code launched kernels */
-    gpu_timer_t *timer;                  /* events around each run, once GPU work is seen */
+    bk_device_t device;                  /* where kernels run: its timer, clock and waits */
+    bk_timer_t *timer;                   /* events around each run, once GPU work is seen */
     double last_gpu;                     /* GPU seconds of the last timed run */
     int kernel_clock;                    /* time the kernels alone too */
     double kernel[RT_TIMEIT_RUNS_MAX];   /* (runs) kernel seconds per run */
@@ -274,10 +275,10 @@ static double clock_start(void)
 {
     cm_error_t err = {0};
     current->launches = rt_gpu_launch_count();
-    if (current->timer && gpu_timer_start(current->timer, &err) != 0)
+    if (current->timer && bk_timer_start(current->timer, &err) != 0)
         rt_protect_raise("CudaError", err.text);
     if (current->timer && current->kernel_clock)
-        gpu_kernel_clock_start();
+        bk_kernel_clock_start(current->device);
     return cm_seconds();
 }
 
@@ -286,11 +287,12 @@ static double clock_stop(void)
 {
     cm_error_t err = {0};
     if (current->timer) {
-        if (gpu_timer_stop(current->timer, &current->last_gpu, &err) != 0)
+        if (bk_timer_stop(current->timer, &current->last_gpu, &err) != 0)
             rt_protect_raise("CudaError", err.text);
         if (current->kernel_clock)
-            gpu_kernel_clock_stop(&current->last_kernel);
-    } else if (rt_gpu_launch_count() != current->launches && gpu_synchronize(&err) != 0) {
+            bk_kernel_clock_stop(current->device, &current->last_kernel);
+    } else if (rt_gpu_launch_count() != current->launches &&
+               bk_synchronize(current->device, &err) != 0) {
         rt_protect_raise("CudaError", err.text);
     }
     return cm_seconds();
@@ -307,7 +309,7 @@ static double run_once(timing_t *t, long n)
         if (rt_gpu_launch_count() == before)
             return secs;
         t->gpu_work = 1;
-        if (timed || !(t->timer = gpu_timer_new()))
+        if (timed || !(t->timer = bk_timer_new(t->device)))
             return secs;
     }
 }
@@ -369,7 +371,8 @@ int rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int 
     if (!t.inner)
         return rt_error_set(err, "CompileError", 0, 0,
                             "cell %d: the timed code was not found after linking", cell_no);
-    t.timer = gpu_timer_new(); /* NULL until this process has a context */
+    t.device = bk_kernel_device();
+    t.timer = bk_timer_new(t.device); /* NULL until this process has a context */
     current = &t;
     rt_fault_t fault;
     int sig = rt_protect_run(timing_main, &t, &fault);
@@ -381,7 +384,7 @@ int rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int 
     memcpy(run->gpu, t.gpu, sizeof run->gpu);
     memcpy(run->kernel, t.kernel, sizeof run->kernel);
     run->gpu_work = t.gpu_work && t.timer;
-    gpu_timer_free(t.timer);
+    bk_timer_free(t.timer);
     return rc;
 }
 
@@ -479,14 +482,14 @@ static struct {
     int began;
     double wall;
     struct rusage ru;
-    gpu_timer_t *timer;
+    bk_timer_t *timer;
 } time_start;
 
 void __gpuc_time_begin(void)
 {
     cm_error_t err = {0};
-    if (time_start.timer && gpu_timer_start(time_start.timer, &err) != 0) {
-        gpu_timer_free(time_start.timer);
+    if (time_start.timer && bk_timer_start(time_start.timer, &err) != 0) {
+        bk_timer_free(time_start.timer);
         time_start.timer = NULL;
     }
     time_start.began = 1;
@@ -512,7 +515,7 @@ int rt_magic_time(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
     cm_buf_adds(&b, code + m->next);
     memset(&time_start, 0, sizeof time_start);
     unsigned long launches = rt_gpu_launch_count();
-    time_start.timer = gpu_timer_new();
+    time_start.timer = bk_timer_new(bk_kernel_device());
     double t0 = cm_seconds();
     rt_segment_t seg = rt_segment_of(cm_buf_str(&b), 0, b.len, m->line, cell_no);
     int rc = rt_session_run(s, &seg, err);
@@ -523,8 +526,8 @@ int rt_magic_time(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
     double gpu = 0;
     cm_error_t timer_err = {0};
     int gpu_ok = time_start.timer && rt_gpu_launch_count() != launches &&
-                 gpu_timer_stop(time_start.timer, &gpu, &timer_err) == 0;
-    gpu_timer_free(time_start.timer);
+                 bk_timer_stop(time_start.timer, &gpu, &timer_err) == 0;
+    bk_timer_free(time_start.timer);
     time_start.timer = NULL;
     if (!time_start.began || rc != 0)
         return rc;
