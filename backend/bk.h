@@ -95,7 +95,7 @@ int bk_f16_blas(bk_device_t d);
 /* "gpu0" / "cpu" / "sim0" into buf (also for handles that are no device). */
 void bk_device_text(bk_device_t d, char *buf, size_t len);
 
-/* The devices there are, in order: the GPUs, the simulator, the CPU.
+/* The devices there are, in order: the CPU, the GPUs, the simulator.
  * Returns how many (at most max written to out). */
 int bk_devices(bk_device_t *out, int max);
 

@@ -110,7 +110,7 @@ int bk_device_info(bk_device_t d, bk_device_info_t *info, cm_error_t *err)
 
 int bk_devices(bk_device_t *out, int max)
 {
-    static const bk_backend_t order[] = {BK_CUDA, BK_SIM, BK_CPU};
+    static const bk_backend_t order[] = {BK_CPU, BK_CUDA, BK_SIM};
     int n = 0;
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         int count = tables[order[i]]->count();

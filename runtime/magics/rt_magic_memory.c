@@ -11,11 +11,10 @@
 
 #include "bk.h"
 #include "ga_array.h"
-#include "gpu.h"
 #include "rt_arrays.h"
 
-/* Devices %memory reports: the CPU, and each GPU with a pool in use. */
-static int device_in_use(int device)
+/* Devices %memory reports: the CPU, and each other device with a pool in use. */
+static int device_in_use(bk_device_t device)
 {
     bk_pool_stats_t st;
     bk_pool_stats(device, &st);
@@ -25,7 +24,10 @@ static int device_in_use(int device)
 static void print_devices(void)
 {
     printf("%-8s %14s %14s %14s %14s\n", "device", "arrays", "pool cache", "free", "total");
-    for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++) {
+    bk_device_t list[2 * BK_MAX_ORDINALS + 1];
+    int n = bk_devices(list, (int)(sizeof list / sizeof *list));
+    for (int i = 0; i < n && i < (int)(sizeof list / sizeof *list); i++) {
+        bk_device_t d = list[i];
         if (!device_in_use(d))
             continue;
         bk_pool_stats_t st;
@@ -121,8 +123,10 @@ int rt_magic_memory(rt_session_t *s, const char *code, const rt_magic_line_t *m,
         print_arrays(s);
     } else if (strcmp(args.v[0], "free") == 0 && args.n == 1) {
         size_t given = 0;
-        for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++)
-            given += bk_pool_release(d);
+        bk_device_t list[2 * BK_MAX_ORDINALS + 1];
+        int n = bk_devices(list, (int)(sizeof list / sizeof *list));
+        for (int i = 0; i < n && i < (int)(sizeof list / sizeof *list); i++)
+            given += bk_pool_release(list[i]);
         char b[32];
         ga_bytes_text(given, b, sizeof b);
         printf("Gave %s of cached blocks back.\n", b);

@@ -34,7 +34,7 @@ static void test_list(void)
 {
     bk_device_t list[40];
     int n = bk_devices(list, 40);
-    CHECK(n >= 2 && list[n - 1] == BK_CPU_DEVICE && list[n - 2] == bk_device(BK_SIM, 0));
+    CHECK(n >= 2 && list[0] == BK_CPU_DEVICE && list[n - 1] == bk_device(BK_SIM, 0));
     bk_device_info_t cpu, sim;
     cm_error_t err = {0};
     CHECK(bk_device_info(BK_CPU_DEVICE, &cpu, &err) == 0);
@@ -52,9 +52,9 @@ static void test_list(void)
     if (n == 2) { /* no GPU here: arrays go to the CPU, kernel cells to the simulator */
         CHECK(bk_default_device() == BK_CPU_DEVICE);
         CHECK(bk_kernel_device() == bk_device(BK_SIM, 0));
-    } else { /* a GPU: it comes first, and gpuc uses it */
-        CHECK(bk_backend(list[0]) == BK_CUDA && bk_default_device() == list[0]);
-        CHECK(bk_kernel_device() == list[0]);
+    } else { /* a GPU: it comes after the CPU, and gpuc uses it */
+        CHECK(bk_backend(list[1]) == BK_CUDA && bk_default_device() == list[1]);
+        CHECK(bk_kernel_device() == list[1]);
     }
 }
 
