@@ -32,14 +32,17 @@ LAYERS = [
     ("tests", "*"),
     ("kernel", ["common"]),
     ("runtime", ["runtime/magics", "runtime/session", "runtime/cell", "runtime/array",
-                 "backend/cuda", "backend/sim", "common"]),
+                 "backend", "backend/cuda", "backend/sim", "common"]),
     ("runtime/magics", ["runtime/session", "runtime/cell", "runtime/array",
-                        "backend/cuda", "backend/sim", "common"]),
-    ("runtime/session", ["runtime/cell", "runtime/array", "backend/cuda", "backend/sim", "common"]),
-    ("runtime/cell", ["runtime/array", "backend/cuda", "backend/sim", "common"]),
-    ("runtime/array", ["backend/cuda", "backend/sim", "common"]),
+                        "backend", "backend/cuda", "backend/sim", "common"]),
+    ("runtime/session", ["runtime/cell", "runtime/array", "backend", "backend/cuda", "backend/sim",
+                         "common"]),
+    ("runtime/cell", ["runtime/array", "backend", "backend/cuda", "backend/sim", "common"]),
+    ("runtime/array", ["backend", "common"]),  # the floor only: never a backend itself
+    ("backend", ["backend/cuda", "backend/sim", "backend/cpu", "common"]),
     ("backend/cuda", ["backend/sim", "common"]),
-    ("backend/sim", ["common"]),
+    ("backend/sim", ["backend/cpu", "common"]),
+    ("backend/cpu", ["common"]),
     ("common", []),
 ]
 

@@ -49,9 +49,11 @@
  *                          context changes to listeners
  *                          (gpu_device_on_context)
  *             gpu_compile  kernel cells through NVRTC, the device prelude
- *             gpu_cache    the compile cache, in memory and on disk
+ *             gpu_cache    NVRTC images in the one compile cache
+ *                          (common/cm_cache: memory and disk)
  *             gpu_module   the kernel registry, module loads, launches
- *             gpu_program  kernels gpuc writes itself (array math), by handle
+ *             gpu_program  kernels gpuc writes itself (array math, reached
+ *                          through the backend floor, backend/bk_cuda.c)
  *             gpu_blas     matrix multiply and dot through cuBLAS, a handle
  *                          per device
  *             gpu_timing   the clock, CUDA events, the kernel clock
@@ -73,6 +75,7 @@
 
 #include "cm_buf.h"
 #include "cm_error.h"
+#include "cm_gemm.h"
 
 /* err->code values of gpuc's own errors (driver errors keep their CUresult). */
 enum {
@@ -120,6 +123,10 @@ int gpu_probe(gpu_info_t *info);
  * cells compiled before are loaded on it. -1 with err (GPU_E_NO_GPU or
  * GPU_E_INVALID) on failure. Device 0 is selected by default. */
 int gpu_select(int device, cm_error_t *err);
+
+/* The selected device's ordinal (no context made), or -1 when there is no
+ * usable GPU. */
+int gpu_selected(void);
 
 /* Properties of device in the fields tutorials use, filled from driver
  * attributes. Host cells reach it as cudaGetDeviceProperties (see
@@ -234,14 +241,10 @@ void gpu_cell_free(gpu_cell_t *cell);
  * 0 when not, -1 on OOM. */
 int gpu_prelude_declare(const char *text, int cell);
 
-/* Forgets the in-memory compile cache (the disk cache stays), as a fresh
- * process would see it. For tests and %reset. */
+/* Forgets the memory side of the compile cache (common/cm_cache: every
+ * compiler's; the disk stays), as a fresh process would see it. For tests
+ * and %reset. */
 void gpu_cache_reset_memory(void);
-
-/* The disk cache folder ($XDG_CACHE_HOME/gpuc, else ~/.cache/gpuc), created
- * 0700 at first use. NULL when there is no usable folder (compiles still
- * work, uncached). Borrowed. */
-const char *gpu_cache_dir(void);
 
 /* Forgets every kernel, module and prelude cell (%reset). */
 void gpu_reset_kernels(void);
@@ -422,8 +425,8 @@ int gpu_program_sm_count(void);
 
 /* ---- device memory (gpu_mem.c) ---------------------------------------- */
 
-/* Memory of the selected GPU, for device arrays (their pool is the
- * array library's policy; these are the raw calls). Device addresses are
+/* Memory of the selected GPU, for device arrays (their pool is the backend
+ * floor's, backend/bk_pool.c; these are the raw calls). Device addresses are
  * passed as void *. Each makes the primary context current first, so it
  * fails with GPU_E_NO_GPU (or GPU_E_NO_LIBRARY) where there is none.
  * Out of memory is the driver's CUDA_ERROR_OUT_OF_MEMORY (code 2). */
@@ -511,9 +514,6 @@ void gpu_sim_rewrite(const char *src, cm_buf_t *out);
 int gpu_sim_program_kernel(int cell, int built_in, const char *name, void (*entry)(void **),
                            char *shared, size_t shared_bytes, cm_error_t *err);
 
-/* The simulated device as gpu_probe describes a GPU ("gpuc simulator
- * (CPU, 2 cores)", compute capability 8.0, cores as SMs, host memory). */
-void gpu_sim_device(gpu_device_info_t *info);
 
 /* The order simulated warps and blocks run in: seed < 0 the index order
  * (the default), else shuffled reproducibly by seed (%sim --seed N). */
@@ -531,11 +531,6 @@ int gpu_sim_threads(int *is_default);
 void gpu_sim_set_checks(int memcheck, int racecheck);
 void gpu_sim_checks(int *memcheck, int *racecheck);
 
-/* Host memory that kernels on the simulator may use (a device array on the
- * CPU): memcheck takes [ptr, ptr + bytes) for device memory until
- * gpu_sim_untrack(ptr). */
-void gpu_sim_track(void *ptr, size_t bytes);
-void gpu_sim_untrack(void *ptr);
 
 /* 1 when a kernel running on the simulator was stopped before its end by
  * a fault in it or an interrupt (the protected boundary jumped out of
@@ -562,24 +557,12 @@ void *gpu_runtime_function(const char *name);
 /* ---- matrix multiply (gpu_blas.c, cuBLAS) ------------------------------ */
 
 /* Element types of gpu_gemm_t and gpu_blas_dot (cudaDataType's values). */
-enum { GPU_BLAS_F32 = 0, GPU_BLAS_F64 = 1, GPU_BLAS_F16 = 2 };
+enum { GPU_BLAS_F32 = CM_GEMM_F32, GPU_BLAS_F64 = CM_GEMM_F64, GPU_BLAS_F16 = CM_GEMM_F16 };
 
-/* C = op(A) op(B) in cuBLAS's column-major terms, batch times: matrix i
- * of X at x + i * stride_x elements. Compute types as CuPy's defaults:
- * float32 in 32F (32F_FAST_TF32 when tf32 is set), float64 in 64F,
- * float16 in 32F (float alpha and beta). Dimensions and leading
- * dimensions must fit an int (the caller checks). */
-typedef struct gpu_gemm {
-    int type;                  /* GPU_BLAS_*: A, B and C */
-    int tf32;                  /* float32 on TF32 tensor cores */
-    int trans_a, trans_b;      /* 1: op(X) = X^T */
-    int m, n, k;               /* C is m x n, op(A) m x k, op(B) k x n */
-    const void *a, *b;         /* device addresses */
-    void *c;
-    int lda, ldb, ldc;
-    long long stride_a, stride_b, stride_c; /* elements between matrices */
-    int batch;                 /* >= 1 */
-} gpu_gemm_t;
+/* A product in cuBLAS's column-major terms (common/cm_gemm.h). Compute
+ * types as CuPy's defaults: float32 in 32F (32F_FAST_TF32 when tf32 is
+ * set), float64 in 64F, float16 in 32F (float alpha and beta). */
+typedef cm_gemm_t gpu_gemm_t;
 
 /* Queues g on the default stream with the selected device's cuBLAS
  * handle (made at first use, on the primary context). 0 / -1 with err:

@@ -1,4 +1,6 @@
-/* gpu_cache: compiled kernel images, in memory and on disk.
+/* gpu_cache: compiled kernel images in the one compile cache
+ * (common/cm_cache: its folder, its memory), in the CUDA backend's entry
+ * format.
  *
  * The key is SHA-256 of everything that decides the image (gpu_compile.c
  * builds it). A disk entry is one file, <hex key>.nvc:
@@ -18,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cm_cache.h"
 #include "cm_file.h"
 #include "gpu_internal.h"
 
@@ -25,17 +28,6 @@
 #define FORMAT 1u
 #define HEADER_SIZE (8 + 4 + 4 + 8 + 8 + 32 + 32)
 #define MAX_ENTRY ((size_t)512 << 20)
-#define BUCKETS 64
-
-typedef struct entry {
-    unsigned char key[32];
-    gpu_image_t img;
-    struct entry *next;
-} entry_t;
-
-static entry_t *buckets[BUCKETS];
-static char dir[1024];
-static int dir_state; /* 0 untried, 1 usable, -1 unusable */
 
 void gpu_image_clear(gpu_image_t *img)
 {
@@ -62,34 +54,9 @@ static int image_copy(gpu_image_t *dst, const gpu_image_t *src)
     return 0;
 }
 
-const char *gpu_cache_dir(void)
-{
-    if (dir_state == 0) {
-        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-        dir_state = -1;
-        if (xdg && xdg[0] == '/')
-            snprintf(dir, sizeof dir, "%s/gpuc", xdg);
-        else if (home && *home)
-            snprintf(dir, sizeof dir, "%s/.cache/gpuc", home);
-        else
-            dir[0] = '\0';
-        struct stat st;
-        if (dir[0] && cm_file_mkdirs(dir, NULL) == 0 && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-            access(dir, W_OK | X_OK) == 0)
-            dir_state = 1;
-    }
-    return dir_state == 1 ? dir : NULL;
-}
-
 int gpu_cache_path(const unsigned char key[32], char *buf, size_t len)
 {
-    const char *d = gpu_cache_dir();
-    char hex[65];
-    if (!d)
-        return -1;
-    sodium_bin2hex(hex, sizeof hex, key, 32);
-    snprintf(buf, len, "%s/%s.nvc", d, hex);
-    return 0;
+    return cm_cache_path(key, "nvc", buf, len);
 }
 
 static void put64(unsigned char *p, uint64_t v)
@@ -116,20 +83,21 @@ static void checksum(const gpu_image_t *img, unsigned char out[32])
     crypto_hash_sha256_final(&st, out);
 }
 
+static void image_free(void *img)
+{
+    gpu_image_clear(img);
+    free(img);
+}
+
+/* A copy of img kept in the compile cache's memory under key. */
 static void memory_put(const unsigned char key[32], const gpu_image_t *img)
 {
-    entry_t **b = &buckets[key[0] % BUCKETS];
-    for (entry_t *e = *b; e; e = e->next)
-        if (memcmp(e->key, key, 32) == 0)
-            return;
-    entry_t *e = calloc(1, sizeof *e);
-    if (!e || image_copy(&e->img, img)) {
-        free(e);
+    gpu_image_t *copy = malloc(sizeof *copy);
+    if (!copy || image_copy(copy, img)) {
+        free(copy);
         return;
     }
-    memcpy(e->key, key, 32);
-    e->next = *b;
-    *b = e;
+    cm_cache_keep(key, copy, image_free);
 }
 
 /* Reads and checks one entry; 0 and img filled, or -1 (corrupt / absent). */
@@ -182,13 +150,12 @@ out:
 
 int gpu_cache_lookup(const unsigned char key[32], gpu_image_t *img, const char **where)
 {
-    for (entry_t *e = buckets[key[0] % BUCKETS]; e; e = e->next) {
-        if (memcmp(e->key, key, 32) == 0) {
-            if (image_copy(img, &e->img))
-                return 0;
-            *where = "memory hit";
-            return 1;
-        }
+    const gpu_image_t *kept = cm_cache_find(key);
+    if (kept) {
+        if (image_copy(img, kept))
+            return 0;
+        *where = "memory hit";
+        return 1;
     }
     char path[1200];
     int corrupt = 0;
@@ -226,14 +193,5 @@ void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img)
 
 void gpu_cache_reset_memory(void)
 {
-    for (int i = 0; i < BUCKETS; i++) {
-        entry_t *e = buckets[i];
-        while (e) {
-            entry_t *next = e->next;
-            gpu_image_clear(&e->img);
-            free(e);
-            e = next;
-        }
-        buckets[i] = NULL;
-    }
+    cm_cache_forget();
 }

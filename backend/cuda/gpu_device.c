@@ -8,6 +8,7 @@
 #include "gpu_cudart.h"
 #include "gpu_internal.h"
 #include "gpu_nvrtc.h"
+#include "sim.h"
 
 static struct {
     int probed;
@@ -18,6 +19,7 @@ static struct {
     char reason[CM_ERROR_TEXT];
     gpu_cucontext_t ctx;       /* retained primary context of ctx_device */
     int ctx_device;
+    int cpu_selected;          /* gpu_select(GPU_DEVICE_CPU), %device cpu */
 } dev = {.selected = 0, .ctx_device = -1};
 
 static struct {
@@ -185,10 +187,16 @@ int gpu_context_ensure(cm_error_t *err)
     return 0;
 }
 
+int gpu_selected(void)
+{
+    probe_driver();
+    return dev.ok ? dev.selected : -1;
+}
+
 int gpu_select(int device, cm_error_t *err)
 {
     if (device == GPU_DEVICE_CPU) {
-        gpu_sim_select_cpu(1);
+        dev.cpu_selected = 1;
         return 0;
     }
     probe_driver();
@@ -211,14 +219,50 @@ int gpu_select(int device, cm_error_t *err)
         return -1;
     if (gpu_context_ensure(err))
         return -1;
-    gpu_sim_select_cpu(0);
+    dev.cpu_selected = 0;
     return notify(GPU_CONTEXT_READY, err);
+}
+
+int gpu_device_cpu_selected(void)
+{
+    return dev.cpu_selected;
+}
+
+int gpu_simulating(void)
+{
+    int major, minor;
+    return dev.cpu_selected || !gpu_device_target(&major, &minor);
+}
+
+void gpu_device_sim_properties(gpu_device_props_t *props)
+{
+    memset(props, 0, sizeof *props);
+    snprintf(props->name, sizeof props->name, "%s", sim_device_name());
+    props->totalGlobalMem = sim_total_memory();
+    props->sharedMemPerBlock = (size_t)sim_device_attribute(SIM_ATTR_SHARED_PER_BLOCK);
+    props->regsPerBlock = sim_device_attribute(SIM_ATTR_REGISTERS_PER_BLOCK);
+    props->warpSize = sim_device_attribute(SIM_ATTR_WARP_SIZE);
+    props->memPitch = (size_t)sim_device_attribute(SIM_ATTR_MAX_PITCH);
+    props->maxThreadsPerBlock = sim_device_attribute(SIM_ATTR_MAX_THREADS_PER_BLOCK);
+    for (int i = 0; i < 3; i++) {
+        props->maxThreadsDim[i] = sim_device_attribute(SIM_ATTR_MAX_BLOCK_DIM_X + i);
+        props->maxGridSize[i] = sim_device_attribute(SIM_ATTR_MAX_GRID_DIM_X + i);
+    }
+    props->totalConstMem = (size_t)sim_device_attribute(SIM_ATTR_CONSTANT_MEMORY);
+    props->major = sim_device_attribute(SIM_ATTR_MAJOR);
+    props->minor = sim_device_attribute(SIM_ATTR_MINOR);
+    props->multiProcessorCount = sim_device_attribute(SIM_ATTR_MULTIPROCESSORS);
+    props->unifiedAddressing = sim_device_attribute(SIM_ATTR_UNIFIED_ADDRESSING);
+    props->maxThreadsPerMultiProcessor = sim_device_attribute(SIM_ATTR_THREADS_PER_MULTIPROCESSOR);
+    props->sharedMemPerMultiprocessor =
+        (size_t)sim_device_attribute(SIM_ATTR_SHARED_PER_MULTIPROCESSOR);
+    props->managedMemory = sim_device_attribute(SIM_ATTR_MANAGED_MEMORY);
 }
 
 int gpu_device_properties(gpu_device_props_t *props, int device)
 {
     if (gpu_simulating()) {
-        gpu_sim_properties(props);
+        gpu_device_sim_properties(props);
         return device == 0 ? 0 : 101;
     }
     probe_driver();

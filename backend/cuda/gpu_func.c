@@ -132,7 +132,7 @@ static int driver_result(gpu_curesult_t rc, const char *call, cm_error_t *err)
 static void sim_limits(int *threads_per_sm, size_t *shared_per_sm, int *sms)
 {
     gpu_device_props_t p;
-    gpu_sim_properties(&p);
+    gpu_device_sim_properties(&p);
     *threads_per_sm = p.maxThreadsPerMultiProcessor;
     *shared_per_sm = p.sharedMemPerMultiprocessor;
     *sms = p.multiProcessorCount;

@@ -68,6 +68,12 @@ char *gpu_toolkit_header(char *source, size_t source_len);
  * there is a usable GPU, 0 when not. */
 int gpu_device_target(int *major, int *minor);
 
+/* 1 when the CPU is chosen by gpu_select(GPU_DEVICE_CPU). */
+int gpu_device_cpu_selected(void);
+
+/* Fills props with what the simulated device reports. */
+void gpu_device_sim_properties(gpu_device_props_t *props);
+
 /* Retains the selected device's primary context (lazily, once) and makes it
  * current on this thread. -1 with err: GPU_E_NO_GPU ("no GPU: <reason>") or
  * the driver's error. */
@@ -253,13 +259,6 @@ void gpu_symbol_ref(const char *name, unsigned long long where, int sim);
 void gpu_symbol_reset(void);
 
 /* ---- gpu_sim.c: the simulator as a backend ------------------------------ */
-
-/* Fills props with what the simulated device reports. */
-void gpu_sim_properties(gpu_device_props_t *props);
-
-/* 1 when a CPU device is chosen by gpu_select(GPU_DEVICE_CPU). */
-int gpu_sim_cpu_selected(void);
-void gpu_sim_select_cpu(int on);
 
 /* Prints the one-time note that kernels run on the simulator. */
 void gpu_sim_note(void);

@@ -1,6 +1,8 @@
 /* gpu_sim: the CUDA simulator (backend/sim) as the backend gpu.h serves when
- * there is no GPU or the CPU is selected. The simulator knows nothing of
- * backend/cuda/; this file says when it is used and what it reports. */
+ * there is no GPU or the CPU is selected (gpu_simulating, in gpu_device.c,
+ * says when). The simulator knows nothing of backend/cuda/; this file
+ * passes its settings on and serves its runtime API to host cells. Calls
+ * run one way: gpu_sim -> gpu_device. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,31 +12,13 @@
 #include "sim.h"
 #include "sim_prelude.h"
 
-static int cpu_selected; /* %device cpu */
-
-int gpu_sim_cpu_selected(void)
-{
-    return cpu_selected;
-}
-
-void gpu_sim_select_cpu(int on)
-{
-    cpu_selected = on;
-}
-
-int gpu_simulating(void)
-{
-    int major, minor;
-    return cpu_selected || !gpu_device_target(&major, &minor);
-}
-
 void gpu_sim_note(void)
 {
     static int noted;
     if (noted)
         return;
     noted = 1;
-    if (cpu_selected)
+    if (gpu_device_cpu_selected())
         fprintf(stderr, "note: the CPU is selected: kernels run on the CUDA simulator "
                         "(docs/simulator.md)\n");
     else
@@ -81,41 +65,6 @@ int gpu_sim_program_kernel(int cell, int built_in, const char *name, void (*entr
     return 0;
 }
 
-void gpu_sim_device(gpu_device_info_t *info)
-{
-    memset(info, 0, sizeof *info);
-    snprintf(info->name, sizeof info->name, "%s", sim_device_name());
-    info->major = 8;
-    info->minor = 0;
-    info->sm_count = sim_cores();
-    info->total_mem = sim_total_memory();
-}
-
-void gpu_sim_properties(gpu_device_props_t *props)
-{
-    memset(props, 0, sizeof *props);
-    snprintf(props->name, sizeof props->name, "%s", sim_device_name());
-    props->totalGlobalMem = sim_total_memory();
-    props->sharedMemPerBlock = (size_t)sim_device_attribute(SIM_ATTR_SHARED_PER_BLOCK);
-    props->regsPerBlock = sim_device_attribute(SIM_ATTR_REGISTERS_PER_BLOCK);
-    props->warpSize = sim_device_attribute(SIM_ATTR_WARP_SIZE);
-    props->memPitch = (size_t)sim_device_attribute(SIM_ATTR_MAX_PITCH);
-    props->maxThreadsPerBlock = sim_device_attribute(SIM_ATTR_MAX_THREADS_PER_BLOCK);
-    for (int i = 0; i < 3; i++) {
-        props->maxThreadsDim[i] = sim_device_attribute(SIM_ATTR_MAX_BLOCK_DIM_X + i);
-        props->maxGridSize[i] = sim_device_attribute(SIM_ATTR_MAX_GRID_DIM_X + i);
-    }
-    props->totalConstMem = (size_t)sim_device_attribute(SIM_ATTR_CONSTANT_MEMORY);
-    props->major = sim_device_attribute(SIM_ATTR_MAJOR);
-    props->minor = sim_device_attribute(SIM_ATTR_MINOR);
-    props->multiProcessorCount = sim_device_attribute(SIM_ATTR_MULTIPROCESSORS);
-    props->unifiedAddressing = sim_device_attribute(SIM_ATTR_UNIFIED_ADDRESSING);
-    props->maxThreadsPerMultiProcessor = sim_device_attribute(SIM_ATTR_THREADS_PER_MULTIPROCESSOR);
-    props->sharedMemPerMultiprocessor =
-        (size_t)sim_device_attribute(SIM_ATTR_SHARED_PER_MULTIPROCESSOR);
-    props->managedMemory = sim_device_attribute(SIM_ATTR_MANAGED_MEMORY);
-}
-
 void gpu_sim_set_seed(long long seed)
 {
     sim_set_seed(seed);
@@ -146,16 +95,6 @@ void gpu_sim_set_checks(int memcheck, int racecheck)
 void gpu_sim_checks(int *memcheck, int *racecheck)
 {
     sim_checks(memcheck, racecheck);
-}
-
-void gpu_sim_track(void *ptr, size_t bytes)
-{
-    sim_track(ptr, bytes);
-}
-
-void gpu_sim_untrack(void *ptr)
-{
-    sim_untrack(ptr);
 }
 
 const gpu_symbol_t *gpu_runtime_symbols(void)

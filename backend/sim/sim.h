@@ -3,7 +3,7 @@
  * backend/cuda/ uses it where there is no GPU or the user chose the CPU (%device
  * cpu): gpu_compile_cell compiles the cell's device code here too, with
  * g++ and the prelude (sim_prelude.c), into a cached shared object
- * (common/cm_jit); gpu_launch runs the kernel here; host cells get the
+ * (backend/cpu/cpu_jit); gpu_launch runs the kernel here; host cells get the
  * runtime API (cudaMalloc ...) from sim_runtime.c. backend/sim includes only
  * common/ and knows nothing of backend/cuda/.
  *
@@ -144,7 +144,7 @@ int sim_cores(void);
  * (SIM_E_COMPILE, the first error line) and *log (caller frees): g++'s
  * messages in NVRTC's form ("cell[2](3): error: ...", the source line, a
  * caret), for the caller's log mapping. Other failures: -1 with err (no g++
- * is CM_E_JIT_COMPILER). */
+ * is CPU_E_JIT_COMPILER). */
 /* The source's lines as the prelude needs them (see sim_compile.c): the
  * includes of CUDA's headers and assert.h as empty lines, `extern
  * __shared__ T a[];` as the launch's dynamic shared memory; #line lines

@@ -5,7 +5,7 @@
  * every line where it was - #include lines of CUDA's headers (and of
  * assert.h, which would undo the device assert) become empty lines, and an
  * `extern __shared__ T name[];` becomes a macro for the launch's dynamic
- * shared memory - then one C entry point per kernel. common/cm_jit compiles
+ * shared memory - then one C entry point per kernel. backend/cpu/cpu_jit compiles
  * and caches it. */
 #include "sim.h"
 
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cm_buf.h"
-#include "cm_jit.h"
+#include "cpu_jit.h"
 #include "sim_abi.h"
 #include "sim_check.h"
 #include "sim_prelude.h"
@@ -330,15 +330,15 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     translate_options(options, &flags);
     if (checked)
         cm_buf_adds(&flags, CHECK_FLAGS);
-    cm_jit_result_t r;
+    cpu_jit_result_t r;
     cm_error_t e = {0};
-    int rc = cm_jit_load(CM_JIT_CXX, cm_buf_str(&src), cm_buf_str(&flags), &r, &e);
+    int rc = cpu_jit_load(CPU_JIT_CXX, cm_buf_str(&src), cm_buf_str(&flags), &r, &e);
     cm_buf_free(&src);
     cm_buf_free(&flags);
     *ms = r.compile_ms;
     *cache = r.cache;
     if (rc != 0) {
-        if (e.code == CM_E_JIT_COMPILE && r.log) {
+        if (e.code == CPU_E_JIT_COMPILE && r.log) {
             char first[CM_ERROR_TEXT];
             *log = nvrtc_style(r.log, source, first, sizeof first);
             CM_ERROR(err, SIM_E_COMPILE, "%s", first[0] ? first : e.text);
@@ -349,11 +349,11 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
         return -1;
     }
     free(r.log);
-    void (*bind)(const sim_hooks_t *) = (void (*)(const sim_hooks_t *))cm_jit_symbol(r.handle, "__gpuc_bind", err);
+    void (*bind)(const sim_hooks_t *) = (void (*)(const sim_hooks_t *))cpu_jit_symbol(r.handle, "__gpuc_bind", err);
     if (!bind)
         return -1;
     bind(sim_hooks());
-    void (*range)(char **, char **) = (void (*)(char **, char **))cm_jit_symbol(r.handle, "__gpuc_shared", err);
+    void (*range)(char **, char **) = (void (*)(char **, char **))cpu_jit_symbol(r.handle, "__gpuc_shared", err);
     if (!range)
         return -1;
     char *lo = NULL, *hi = NULL;
@@ -363,11 +363,11 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     for (int i = 0; i < nkernels; i++) {
         char sym[300];
         entry_symbol("entry", names[i], sym, sizeof sym);
-        entries[i] = (sim_entry_fn)cm_jit_symbol(r.handle, sym, err);
+        entries[i] = (sim_entry_fn)cpu_jit_symbol(r.handle, sym, err);
         if (!entries[i])
             return -1;
         entry_symbol("sizes", names[i], sym, sizeof sym);
-        if (sizes && !(sizes[i] = (sim_sizes_fn)cm_jit_symbol(r.handle, sym, err)))
+        if (sizes && !(sizes[i] = (sim_sizes_fn)cpu_jit_symbol(r.handle, sym, err)))
             return -1;
     }
     if (!checked && check_static_shared(entries[0], nkernels, names, log, err))
@@ -375,7 +375,7 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     for (int i = 0; i < nvars; i++) {
         char sym[200];
         snprintf(sym, sizeof sym, "__gpuc_var_%s", vars[i]);
-        void *(*where)(unsigned long *) = (void *(*)(unsigned long *))cm_jit_symbol(r.handle, sym, err);
+        void *(*where)(unsigned long *) = (void *(*)(unsigned long *))cpu_jit_symbol(r.handle, sym, err);
         if (!where)
             return -1;
         unsigned long n = 0;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ga_backend.h"
+#include "bk.h"
 #include "ga_copy.h"
 #include "ga_expr.h"
 #include "ga_kernel.h"
@@ -103,7 +103,7 @@ static ga_array_t *full(const char *fn, int dtype, int fill, double value, int n
     if (take_dims(fn, ndim, dims, shape) != 0)
         return NULL;
     cm_error_t err = {0};
-    int device = ga_backend_device();
+    int device = bk_default_device();
     ga_array_t *a = fill ? ga_create_full(device, (ga_dtype_t)dtype, ndim, shape, value, &err)
                          : ga_array_new(device, (ga_dtype_t)dtype, ndim, shape, &err);
     return made(fn, a, &err);
@@ -133,7 +133,7 @@ ga_array_t *ga_api_arange(ga_cell_dtype_t dtype, double start, double stop, doub
 {
     cm_error_t err = {0};
     return made("ga_arange",
-                ga_create_arange(ga_backend_device(), (ga_dtype_t)dtype.code, start, stop, step, &err),
+                ga_create_arange(bk_default_device(), (ga_dtype_t)dtype.code, start, stop, step, &err),
                 &err);
 }
 
@@ -141,7 +141,7 @@ ga_array_t *ga_api_linspace(ga_cell_dtype_t dtype, double start, double stop, lo
 {
     cm_error_t err = {0};
     return made("ga_linspace",
-                ga_create_linspace(ga_backend_device(), (ga_dtype_t)dtype.code, start, stop, num,
+                ga_create_linspace(bk_default_device(), (ga_dtype_t)dtype.code, start, stop, num,
                                    &err),
                 &err);
 }
@@ -149,7 +149,7 @@ ga_array_t *ga_api_linspace(ga_cell_dtype_t dtype, double start, double stop, lo
 ga_array_t *ga_api_eye(ga_cell_dtype_t dtype, long long n)
 {
     cm_error_t err = {0};
-    return made("ga_eye", ga_create_eye(ga_backend_device(), (ga_dtype_t)dtype.code, n, &err), &err);
+    return made("ga_eye", ga_create_eye(bk_default_device(), (ga_dtype_t)dtype.code, n, &err), &err);
 }
 
 static ga_array_t *like(const char *fn, ga_array_t *a, int fill, double value)
@@ -189,7 +189,7 @@ ga_array_t *ga_api_from_host(ga_cell_dtype_t dtype, const void *data, int ndim, 
         return NULL;
     cm_error_t err = {0};
     return made("ga_from_host",
-                ga_create_from_host(ga_backend_device(), (ga_dtype_t)dtype.code, ndim, shape, data,
+                ga_create_from_host(bk_default_device(), (ga_dtype_t)dtype.code, ndim, shape, data,
                                     &err),
                 &err);
 }
@@ -201,7 +201,7 @@ ga_array_t *ga_api_from_device(ga_cell_dtype_t dtype, void *ptr, int ndim, const
         return NULL;
     cm_error_t err = {0};
     return made("ga_from_device",
-                ga_create_wrap(ga_backend_device(), (ga_dtype_t)dtype.code, ndim, shape, ptr, &err),
+                ga_create_wrap(bk_default_device(), (ga_dtype_t)dtype.code, ndim, shape, ptr, &err),
                 &err);
 }
 
@@ -214,7 +214,7 @@ ga_array_t *ga_api_load(const char *path)
         ga_api_fail("ga_load", &err);
         return NULL;
     }
-    ga_array_t *a = ga_create_from_host(ga_backend_device(), info.dtype, info.ndim, info.shape,
+    ga_array_t *a = ga_create_from_host(bk_default_device(), info.dtype, info.ndim, info.shape,
                                         data, &err);
     free(data);
     return made("ga_load", a, &err);
@@ -486,15 +486,15 @@ ga_array_t *ga_api_keep(ga_array_t *a)
 
 void ga_api_use_device(int device)
 {
-    if (device < GA_CPU) {
+    if (bk_backend(device) < 0) {
         ga_api_failf("ga_use_device", GA_E_DEVICE, "%d is not a device (GA_CPU or a GPU number)",
               device);
         return;
     }
-    ga_backend_set_device(device);
+    bk_set_default_device(device);
 }
 
 int ga_api_default_device(void)
 {
-    return ga_backend_device();
+    return bk_default_device();
 }

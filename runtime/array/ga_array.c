@@ -1,12 +1,12 @@
 /* ga_array: the array type, its handles and lifetime, and views (see
- * ga_array.h). Memory comes and goes through ga_backend.h. */
+ * ga_array.h). Memory comes and goes through the backend floor (bk.h). */
 #include "ga_array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ga_backend.h"
+#include "bk.h"
 
 /* ---- the live list and its index ----------------------------------------- */
 
@@ -177,7 +177,7 @@ ga_array_t *ga_array_new(int device, ga_dtype_t dtype, int ndim, const int64_t *
     int64_t n = ga_array_count(dtype, ndim, shape, err);
     if (n < 0)
         return NULL;
-    ga_buffer_t *b = ga_buffer_new(device, (size_t)n * ga_dtype_size(dtype), err);
+    ga_buffer_t *b = bk_buffer_new(device, (size_t)n * ga_dtype_size(dtype), err);
     return b ? ga_array_on(b, dtype, ndim, shape, err) : NULL; /* checked: cannot fail */
 }
 
@@ -196,7 +196,7 @@ void ga_array_free(ga_array_t *a)
     else
         live_last = a->prev;
     a->prev = a->next = NULL;
-    ga_buffer_release(a->buf);
+    bk_buffer_release(a->buf);
     a->buf = NULL;
     /* the handle itself stays allocated: a later use finds GA_DEAD */
     a->next = dead;
@@ -284,24 +284,18 @@ void ga_shape_text(int ndim, const int64_t *shape, char *buf, size_t len)
         snprintf(buf + n, len - n, ndim == 1 ? ",)" : ")");
 }
 
+/* the floor's errors reach cells with the array library's codes */
+_Static_assert((int)BK_E_MEMORY == (int)GA_E_MEMORY && (int)BK_E_DEVICE == (int)GA_E_DEVICE,
+               "error codes");
+
 void ga_device_text(int device, char *buf, size_t len)
 {
-    if (device == GA_CPU)
-        snprintf(buf, len, "cpu");
-    else
-        snprintf(buf, len, "gpu%d", device);
+    bk_device_text(device, buf, len);
 }
 
 void ga_bytes_text(size_t bytes, char *buf, size_t len)
 {
-    if (bytes >= (1u << 30))
-        snprintf(buf, len, "%.2f GiB", (double)bytes / (1u << 30));
-    else if (bytes >= (1u << 20))
-        snprintf(buf, len, "%.2f MiB", (double)bytes / (1u << 20));
-    else if (bytes >= (1u << 10))
-        snprintf(buf, len, "%.2f KiB", (double)bytes / (1u << 10));
-    else
-        snprintf(buf, len, "%zu bytes", bytes);
+    bk_bytes_text(bytes, buf, len);
 }
 
 void ga_array_describe(const ga_array_t *a, char *buf, size_t len)

@@ -19,11 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bk.h"
 #include "cm_error.h"
 #include "ga_dtype.h"
 
 #define GA_MAX_DIMS 8
-#define GA_CPU (-1)            /* the device number of the CPU backend */
+#define GA_CPU BK_CPU_DEVICE   /* the device number of the CPU backend (-1) */
 #define GA_MAGIC 0x47614172u   /* "GaAr": a live array */
 #define GA_DEAD 0x64656164u    /* "dead": freed */
 #define GA_END INT64_MAX       /* a slice's start or stop left out (Python's None) */
@@ -41,23 +42,9 @@ enum {
                              20008 is ga_kernel's */
 };
 
-#define GA_USES 4 /* user streams a buffer remembers; a fifth waits for the first */
-
-typedef struct ga_buffer {
-    void *ptr;       /* the memory: a host address, or a device address */
-    size_t bytes;    /* asked for */
-    size_t capacity; /* what the pool gave (its size class); 0 when not owned */
-    int device;      /* GA_CPU or a GPU number */
-    int owned;       /* 0: memory the user allocated (a view of a device pointer) */
-    int refs;        /* arrays that use it */
-    struct ga_buffer *next; /* the pool's free list */
-    /* launches on the user's streams that used it (ga_buffer_used_on): a
-     * mark (an event) each, after the latest; a cached buffer with a
-     * pending mark is not handed out again */
-    struct ga_use {
-        void *stream, *mark;
-    } uses[GA_USES];
-} ga_buffer_t;
+/* An array's memory: a buffer of the backend floor's pool (backend/bk.h),
+ * its refs counting the arrays that use it. */
+typedef bk_buffer_t ga_buffer_t;
 
 typedef struct ga_array {
     uint32_t magic;                /* GA_MAGIC, GA_DEAD once freed */

@@ -10,13 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "ga_api.h"
-#include "ga_backend.h"
-#include "ga_cblas.h"
 #include "ga_copy.h"
 #include "ga_create.h"
 #include "ga_map.h"
-#include "gpu.h"
 
 static int tf32;
 
@@ -93,32 +91,14 @@ static int pick_layout(operand_t *op)
     return -1;
 }
 
-/* A C-order copy of a in dtype to, on a's device: on a GPU by one
- * elementwise kernel (ga_map: "float32(a)"), on the CPU backend in place
- * in host memory. NULL with err. */
+/* A C-order copy of a in dtype to, on a's device, by one elementwise
+ * kernel (ga_map: "float32(a)"). NULL with err. */
 static ga_array_t *convert(const ga_array_t *a, ga_dtype_t to, cm_error_t *err)
 {
-    if (a->device != GA_CPU) {
-        char expr[32];
-        snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(to));
-        ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
-        return ga_map_eval(expr, NULL, 1, &arg, err);
-    }
-    if (a->dtype == to)
-        return ga_copy_array(a, a->device, err);
-    size_t n = (size_t)a->size;
-    void *src = malloc(n * ga_dtype_size(a->dtype) + 1), *dst = malloc(n * ga_dtype_size(to) + 1);
-    if (!src || !dst)
-        abort();
-    ga_array_t *r = NULL;
-    if (ga_copy_to_host(a, src, err) == 0) {
-        for (size_t i = 0; i < n; i++)
-            ga_dtype_set_f64(to, dst, i, ga_dtype_get_f64(a->dtype, src, i));
-        r = ga_create_from_host(a->device, to, a->ndim, a->shape, dst, err);
-    }
-    free(src);
-    free(dst);
-    return r;
+    char expr[32];
+    snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(to));
+    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
+    return ga_map_eval(expr, NULL, 1, &arg, err);
 }
 
 /* Makes op's array one BLAS can read in dtype: converted or copied when
@@ -210,38 +190,16 @@ static const char *at(const operand_t *op, int64_t off)
     return (const char *)ga_array_data(op->arr) + off * (int64_t)ga_dtype_size(op->arr->dtype);
 }
 
-static int gemm_cpu(const operand_t *x, const operand_t *y, ga_array_t *c, int64_t m, int64_t n,
-                    int64_t k, const int64_t *bshape, int nb, int64_t count, cm_error_t *err)
-{
-    const ga_cblas_t *blas = ga_cblas_get(err);
-    if (!blas)
-        return -1;
-    int ta = x->trans ? GA_CBLAS_TRANS : GA_CBLAS_NO_TRANS;
-    int tb = y->trans ? GA_CBLAS_TRANS : GA_CBLAS_NO_TRANS;
-    for (int64_t i = 0; i < count; i++) {
-        const void *pa = at(x, batch_offset(x, bshape, nb, i));
-        const void *pb = at(y, batch_offset(y, bshape, nb, i));
-        char *pc = (char *)ga_array_data(c) + i * m * n * (int64_t)ga_dtype_size(c->dtype);
-        if (c->dtype == GA_F64)
-            blas->cblas_dgemm(GA_CBLAS_ROW_MAJOR, ta, tb, (int)m, (int)n, (int)k, 1.0, pa,
-                              (int)x->ld, pb, (int)y->ld, 0.0, (double *)pc, (int)max1(n));
-        else
-            blas->cblas_sgemm(GA_CBLAS_ROW_MAJOR, ta, tb, (int)m, (int)n, (int)k, 1.0f, pa,
-                              (int)x->ld, pb, (int)y->ld, 0.0f, (float *)pc, (int)max1(n));
-    }
-    return 0;
-}
-
 static int blas_type(ga_dtype_t d)
 {
-    return d == GA_F64 ? GPU_BLAS_F64 : d == GA_F32 ? GPU_BLAS_F32 : GPU_BLAS_F16;
+    return d == GA_F64 ? BK_BLAS_F64 : d == GA_F32 ? BK_BLAS_F32 : BK_BLAS_F16;
 }
 
 /* C^T (n x m, column-major) = op(B^T) op(A^T): the operands swap. */
-static int gemm_gpu(const operand_t *x, const operand_t *y, ga_array_t *c, int64_t m, int64_t n,
+static int gemm(const operand_t *x, const operand_t *y, ga_array_t *c, int64_t m, int64_t n,
                     int64_t k, const int64_t *bshape, int nb, int64_t count, cm_error_t *err)
 {
-    gpu_gemm_t g = {
+    bk_gemm_t g = {
         .type = blas_type(c->dtype), .tf32 = tf32, .trans_a = y->trans, .trans_b = x->trans,
         .m = (int)n, .n = (int)m, .k = (int)k, .lda = (int)y->ld, .ldb = (int)x->ld,
         .ldc = (int)max1(n), .stride_c = m * n, .batch = 1,
@@ -254,13 +212,13 @@ static int gemm_gpu(const operand_t *x, const operand_t *y, ga_array_t *c, int64
         g.stride_a = sy;
         g.stride_b = sx;
         g.batch = (int)count;
-        return gpu_blas_gemm(&g, err);
+        return bk_gemm(c->device, &g, err);
     }
     for (int64_t i = 0; i < count; i++) {
         g.a = at(y, batch_offset(y, bshape, nb, i));
         g.b = at(x, batch_offset(x, bshape, nb, i));
         g.c = (char *)ga_array_data(c) + i * m * n * (int64_t)ga_dtype_size(c->dtype);
-        if (gpu_blas_gemm(&g, err) != 0)
+        if (bk_gemm(c->device, &g, err) != 0)
             return -1;
     }
     return 0;
@@ -348,8 +306,8 @@ ga_array_t *ga_blas_matmul(ga_array_t *a, ga_array_t *b, cm_error_t *err)
         ga_array_free(c);
         return NULL;
     }
-    /* float16 on the CPU: computed in float32 and rounded back */
-    ga_dtype_t ct = a->device == GA_CPU && t == GA_F16 ? GA_F32 : (ga_dtype_t)t;
+    /* float16 where the device's BLAS has none: computed in float32 and rounded back */
+    ga_dtype_t ct = t == GA_F16 && !bk_f16_blas(a->device) ? GA_F32 : (ga_dtype_t)t;
     ga_array_t *out = c;
     int rc = prepare(&x, ct, err) == 0 && prepare(&y, ct, err) == 0 ? 0 : -1;
     if (rc == 0 && (!fits_int(x.ld) || !fits_int(y.ld))) {
@@ -363,13 +321,13 @@ ga_array_t *ga_blas_matmul(ga_array_t *a, ga_array_t *b, cm_error_t *err)
     if (rc == 0) {
         batch_strides(&x, nb);
         batch_strides(&y, nb);
-        rc = a->device == GA_CPU ? gemm_cpu(&x, &y, out, m, n, k, shape, nb, count, err)
-                                 : gemm_gpu(&x, &y, out, m, n, k, shape, nb, count, err);
+        rc = gemm(&x, &y, out, m, n, k, shape, nb, count, err);
     }
-    if (rc == 0 && out != c) {
-        for (int64_t i = 0; i < c->size; i++)
-            ga_dtype_set_f64(c->dtype, ga_array_data(c), (size_t)i,
-                             ga_dtype_get_f64(out->dtype, ga_array_data(out), (size_t)i));
+    if (rc == 0 && out != c) { /* rounded back into c */
+        char expr[32];
+        snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(c->dtype));
+        ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = out};
+        rc = ga_map_eval(expr, c, 1, &arg, err) ? 0 : -1;
     }
     if (out != c)
         ga_array_free(out);
@@ -427,31 +385,20 @@ int ga_blas_dot(ga_array_t *a, ga_array_t *b, double *out, cm_error_t *err)
         CM_ERROR(err, GA_E_SHAPE, "%lld elements: BLAS takes at most 2^31 - 1", (long long)n);
         return -1;
     }
-    ga_dtype_t ct = a->device == GA_CPU && t == GA_F16 ? GA_F32 : (ga_dtype_t)t;
+    ga_dtype_t ct = t == GA_F16 && !bk_f16_blas(a->device) ? GA_F32 : (ga_dtype_t)t;
     operand_t x, y;
     describe(&x, a, 0);
     describe(&y, b, 1);
     int64_t incx = 1, incy = 1;
     int rc = vector_inc(&x, ct, &incx, err) == 0 && vector_inc(&y, ct, &incy, err) == 0 ? 0 : -1;
-    if (rc == 0 && a->device == GA_CPU) {
-        const ga_cblas_t *blas = ga_cblas_get(err);
-        if (!blas)
-            rc = -1;
-        else if (ct == GA_F64)
-            *out = blas->cblas_ddot((int)n, (const double *)at(&x, 0), (int)incx,
-                                    (const double *)at(&y, 0), (int)incy);
-        else
-            *out = blas->cblas_sdot((int)n, (const float *)at(&x, 0), (int)incx,
-                                    (const float *)at(&y, 0), (int)incy);
-        if (rc == 0 && t == GA_F16) /* as a float16 result */
-            *out = ga_half_to_float(ga_float_to_half((float)*out));
-    } else if (rc == 0) {
-        unsigned char r[8];
-        rc = gpu_blas_dot(blas_type(ct), (int)n, at(&x, 0), (int)incx, at(&y, 0), (int)incy, r,
-                          err);
-        if (rc == 0)
-            *out = ga_dtype_get_f64(ct, r, 0);
-    }
+    unsigned char r[8];
+    if (rc == 0)
+        rc = bk_dot(a->device, blas_type(ct), (int)n, at(&x, 0), (int)incx, at(&y, 0), (int)incy, r,
+                    err);
+    if (rc == 0)
+        *out = ga_dtype_get_f64(ct, r, 0);
+    if (rc == 0 && ct != (ga_dtype_t)t) /* as a float16 result */
+        *out = ga_half_to_float(ga_float_to_half((float)*out));
     release(&x, &y);
     return rc;
 }

@@ -1,5 +1,6 @@
-/* ga_blas: matrix products — cuBLAS on a GPU (backend/cuda/gpu_blas), a CBLAS
- * (OpenBLAS) on the CPU backend (ga_cblas).
+/* ga_blas: matrix products through the backend floor (bk_gemm, bk_dot:
+ * cuBLAS on a GPU, a CBLAS such as OpenBLAS on host memory). Layouts,
+ * batches and float16 where the device's BLAS has none are decided here.
  *
  * matmul follows NumPy's rules: 2-d @ 2-d; a 1-d first operand is a row
  * (its dimension dropped from the result), a 1-d second operand a column;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ga_backend.h"
+#include "bk.h"
 #include "ga_map.h"
 
 #define FILL_CHUNK (1u << 20) /* bytes of host pattern copied per call when filling */
@@ -55,8 +55,8 @@ static int copy_elements(const ga_array_t *a, char *first, int64_t len, int64_t 
     size_t es = ga_dtype_size(a->dtype);
     for (int64_t i = 0; i < len; i++) {
         char *e = first + i * stride * (int64_t)es, *h = host + (size_t)i * host_step;
-        int rc = to_host ? ga_mem_to_host(a->device, h, e, es, err)
-                         : ga_mem_to_device(a->device, e, h, es, err);
+        int rc = to_host ? bk_mem_to_host(a->device, h, e, es, err)
+                         : bk_mem_to_device(a->device, e, h, es, err);
         if (rc != 0)
             return -1;
     }
@@ -77,8 +77,8 @@ static int move_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     char *h = m->host + pos * (int64_t)es;
     int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
     if (stride == 1 || len == 1)
-        return m->to_host ? ga_mem_to_host(a->device, h, first, (size_t)len * es, err)
-                          : ga_mem_to_device(a->device, first, h, (size_t)len * es, err);
+        return m->to_host ? bk_mem_to_host(a->device, h, first, (size_t)len * es, err)
+                          : bk_mem_to_device(a->device, first, h, (size_t)len * es, err);
     return copy_elements(a, first, len, stride, h, es, m->to_host, err);
 }
 
@@ -88,7 +88,7 @@ static int move_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
 static ga_array_t *gather_on_device(const ga_array_t *a)
 {
     char k = ga_dtype_kind(a->dtype);
-    if (a->device == GA_CPU || ga_array_is_contiguous(a) || k == GA_KIND_COMPLEX)
+    if (bk_host_memory(a->device) || ga_array_is_contiguous(a) || k == GA_KIND_COMPLEX)
         return NULL;
     cm_error_t e = {0};
     ga_array_t *c = ga_array_new(a->device, a->dtype, a->ndim, a->shape, &e);
@@ -129,12 +129,12 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
         return NULL;
     int rc;
     ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
-    if (device == a->device && a->device != GA_CPU && ga_array_is_contiguous(a)) {
-        rc = ga_mem_copy(device, ga_array_data(c), ga_array_data(a), bytes, err);
-    } else if (device == a->device && a->device != GA_CPU &&
+    if (device == a->device && !bk_host_memory(device) && ga_array_is_contiguous(a)) {
+        rc = bk_mem_copy(device, ga_array_data(c), ga_array_data(a), bytes, err);
+    } else if (device == a->device && !bk_host_memory(device) &&
                ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX) {
         rc = ga_map_eval("a", c, 1, &arg, err) ? 0 : -1; /* a strided view: a copy kernel */
-    } else if (device == GA_CPU) {
+    } else if (bk_host_memory(device)) {
         rc = ga_copy_to_host(a, ga_array_data(c), err);
     } else {
         /* through the host: copies across devices, complex views */
@@ -143,7 +143,7 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
             abort();
         rc = ga_copy_to_host(a, tmp, err);
         if (rc == 0)
-            rc = ga_mem_to_device(device, ga_array_data(c), tmp, bytes, err);
+            rc = bk_mem_to_device(device, ga_array_data(c), tmp, bytes, err);
         free(tmp);
     }
     if (rc != 0) {
@@ -162,7 +162,7 @@ int ga_copy_gather(void *ctx, const ga_array_t *a, const int64_t *const *idx,
     size_t es = ga_dtype_size(a->dtype);
     char *out = dst;
     if (a->ndim == 0)
-        return ga_mem_to_host(a->device, out, element(a, NULL), es, err);
+        return bk_mem_to_host(a->device, out, element(a, NULL), es, err);
     for (int k = 0; k < a->ndim; k++)
         if (count[k] == 0)
             return 0;
@@ -178,13 +178,13 @@ int ga_copy_gather(void *ctx, const ga_array_t *a, const int64_t *const *idx,
                 j++;
             at[last] = idx[last][i];
             if (a->strides[last] == 1) {
-                if (ga_mem_to_host(a->device, out, element(a, at), (size_t)(j - i) * es, err))
+                if (bk_mem_to_host(a->device, out, element(a, at), (size_t)(j - i) * es, err))
                     return -1;
                 out += (j - i) * (int64_t)es;
             } else {
                 for (int64_t r = i; r < j; r++, out += es) {
                     at[last] = idx[last][r];
-                    if (ga_mem_to_host(a->device, out, element(a, at), es, err) != 0)
+                    if (bk_mem_to_host(a->device, out, element(a, at), es, err) != 0)
                         return -1;
                 }
             }
@@ -215,7 +215,7 @@ static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     for (int64_t done = 0; done < len;) {
         int64_t n = len - done < (int64_t)f->pattern_elems ? len - done
                                                            : (int64_t)f->pattern_elems;
-        if (ga_mem_to_device(a->device, first + done * (int64_t)es, f->pattern, (size_t)n * es,
+        if (bk_mem_to_device(a->device, first + done * (int64_t)es, f->pattern, (size_t)n * es,
                              err) != 0)
             return -1;
         done += n;
@@ -232,7 +232,7 @@ int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err)
     if (n == 0)
         return 0;
     if (value == 0 && !signbit(value) && ga_array_is_contiguous(a))
-        return ga_mem_zero(a->device, ga_array_data(a), (size_t)a->size * es, err);
+        return bk_mem_zero(a->device, ga_array_data(a), (size_t)a->size * es, err);
     char *pattern = malloc(n * es);
     if (!pattern)
         abort();

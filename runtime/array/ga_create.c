@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "ga_backend.h"
+#include "bk.h"
 #include "ga_copy.h"
 
 ga_array_t *ga_create_full(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
@@ -125,7 +125,7 @@ ga_array_t *ga_create_wrap(int device, ga_dtype_t dtype, int ndim, const int64_t
     int64_t n = ga_array_count(dtype, ndim, shape, err);
     if (n < 0)
         return NULL;
-    ga_buffer_t *b = ga_buffer_wrap(device, ptr, (size_t)n * ga_dtype_size(dtype));
+    ga_buffer_t *b = bk_buffer_wrap(device, ptr, (size_t)n * ga_dtype_size(dtype));
     ga_array_t *a = ga_array_on(b, dtype, ndim, shape, err);
     if (!a)
         free(b);

@@ -6,11 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "cm_buf.h"
-#include "cm_jit.h"
 #include "cm_map.h"
 #include "ga_array.h"
-#include "gpu.h"
 
 const char ga_kernel_prelude[] =
     "#ifdef __CUDACC__\n"
@@ -103,31 +102,12 @@ static void remember(const char *key, void *fn)
 
 static void *compile(int device, const char *source, const char *name, cm_error_t *err)
 {
+    _Static_assert((int)BK_E_KERNEL == (int)GA_E_KERNEL, "error codes");
     cm_buf_t text = {0};
     cm_buf_adds(&text, ga_kernel_prelude);
     cm_buf_adds(&text, source);
-    void *fn = NULL;
-    cm_error_t e = {0};
-    if (device == GA_CPU) {
-        cm_jit_result_t r;
-        if (cm_jit_load(CM_JIT_C, cm_buf_str(&text), "-O3 -march=native -fno-math-errno", &r, &e) == 0)
-            fn = cm_jit_symbol(r.handle, name, &e);
-        if (r.log && getenv("GPUC_DUMP_SOURCE"))
-            fprintf(stderr, "---- ga_kernel ----\n%s\n---- log ----\n%s\n", cm_buf_str(&text), r.log);
-        free(r.log);
-    } else {
-        gpu_program_t *p = gpu_program_get(cm_buf_str(&text), NULL, &e);
-        if (p)
-            fn = gpu_program_kernel(p, name, &e);
-    }
+    void *fn = bk_kernel_get(device, cm_buf_str(&text), NULL, name, err);
     cm_buf_free(&text);
-    if (!fn) {
-        int code = e.code == CM_E_JIT_COMPILE || e.code == GPU_E_COMPILE || e.code == CM_E_JIT_COMPILER
-                       ? GA_E_KERNEL
-                       : e.code == GPU_E_NO_GPU || e.code == GPU_E_NO_LIBRARY ? GA_E_DEVICE
-                                                                              : GA_E_KERNEL;
-        CM_ERROR(err, code, "%s", e.text);
-    }
     return fn;
 }
 
@@ -151,56 +131,21 @@ void *ga_kernel_get(int device, const char *signature, const char *name,
     return fn;
 }
 
-int ga_kernel_launch_grid(void *fn, const unsigned grid[3], const unsigned block[3],
+int ga_kernel_launch_grid(int device, void *fn, const unsigned grid[3], const unsigned block[3],
                           unsigned shared, void **args, const char *what, cm_error_t *err)
 {
-    cm_error_t e = {0};
-    if (gpu_program_launch(fn, grid, block, shared, args, what, &e)) {
-        CM_ERROR(err, e.code == 2 ? GA_E_MEMORY : GA_E_DEVICE, "%s", e.text);
-        return -1;
-    }
-    return 0;
+    return bk_kernel_launch(device, fn, grid, block, shared, args, what, err);
 }
 
-int ga_kernel_launch(void *fn, int64_t n, void **args, const char *what, cm_error_t *err)
+int ga_kernel_launch(int device, void *fn, int64_t n, void **args, const char *what, cm_error_t *err)
 {
-    int sms = gpu_program_sm_count();
-    int64_t blocks = (n + 255) / 256, most = (int64_t)(sms > 0 ? sms : 1) * 32;
+    int64_t blocks = (n + 255) / 256, most = (int64_t)bk_units(device) * 32;
     unsigned grid[3] = {(unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks), 1, 1};
     unsigned block[3] = {256, 1, 1};
-    return ga_kernel_launch_grid(fn, grid, block, 0, args, what, err);
+    return ga_kernel_launch_grid(device, fn, grid, block, 0, args, what, err);
 }
 
 int ga_kernel_check(const char *source, int gpu, int *line, cm_error_t *err)
 {
-    cm_error_t e = {0};
-    int rc = 0;
-    *line = 0;
-    if (gpu) {
-        if (!gpu_program_get(source, NULL, &e) && e.code != GPU_E_NO_LIBRARY) {
-            rc = -1;
-            if (sscanf(e.text, "line %d:", line) == 1) {
-                const char *msg = strchr(e.text, ':');
-                CM_ERROR(err, GA_E_KERNEL, "%s", msg ? msg + 2 : e.text);
-            } else {
-                CM_ERROR(err, GA_E_KERNEL, "%s", e.text);
-            }
-        }
-    } else {
-        cm_jit_result_t r;
-        if (cm_jit_load(CM_JIT_C, source, "-O1", &r, &e) != 0) {
-            rc = -1;
-            /* "/path/x.c:LINE:COL: error: message" */
-            const char *c = strstr(e.text, ".c:");
-            int col = 0;
-            if (c && sscanf(c + 3, "%d:%d:", line, &col) == 2) {
-                const char *msg = strstr(c, ": ");
-                CM_ERROR(err, GA_E_KERNEL, "%s", msg ? msg + 2 : e.text);
-            } else {
-                CM_ERROR(err, GA_E_KERNEL, "%s", e.text);
-            }
-        }
-        free(r.log);
-    }
-    return rc;
+    return bk_kernel_check(gpu ? BK_LANG_CUDA : BK_LANG_C, source, line, err);
 }

@@ -8,8 +8,9 @@
  * NaN-propagating, as np.maximum). The same expression text therefore
  * computes the same values on the CPU and on a GPU.
  *
- * The CPU backend compiles with the system C compiler (common/cm_jit:
- * -O3, cached on disk); a GPU with NVRTC (backend/cuda/gpu_program, cached). A
+ * The backend floor compiles it for the array's device (bk_kernel_get:
+ * the system C compiler for a device of C kernels, NVRTC for a GPU; both
+ * cached in memory and on disk). A
  * compiled kernel is then found by its signature (what the generator was
  * asked for) without generating its text again. */
 #ifndef GA_KERNEL_H
@@ -23,8 +24,8 @@
 /* The prelude both backends compile in front of a kernel. Static. */
 extern const char ga_kernel_prelude[];
 
-/* The function `name` of a kernel: on GA_CPU (device -1) a C function
- * compiled from source, on a GPU a CUfunction from source as CUDA. The
+/* The function `name` of a kernel for device: a C function where the
+ * device's kernels are C (bk_lang), else a CUDA kernel. The
  * prelude is put in front of source. signature: a short text that names
  * what source computes (e.g. "map|(a-b)*(a-b)|f4,f4|f4|flat"): a later
  * call with the same signature and name skips source (may be NULL then
@@ -36,13 +37,13 @@ extern const char ga_kernel_prelude[];
 void *ga_kernel_get(int device, const char *signature, const char *name,
                     char *(*make_source)(void *ctx), void *ctx, cm_error_t *err);
 
-/* Launches a GPU kernel over n work items (a grid-stride loop inside):
+/* Launches a kernel of device (a CUDA device) over n work items (a grid-stride loop inside):
  * block 256, a grid of at most 32 blocks per multiprocessor. what names it
  * in errors. 0 / -1 with err. */
-int ga_kernel_launch(void *fn, int64_t n, void **args, const char *what, cm_error_t *err);
+int ga_kernel_launch(int device, void *fn, int64_t n, void **args, const char *what, cm_error_t *err);
 
 /* The same with the grid and block given. */
-int ga_kernel_launch_grid(void *fn, const unsigned grid[3], const unsigned block[3],
+int ga_kernel_launch_grid(int device, void *fn, const unsigned grid[3], const unsigned block[3],
                           unsigned shared, void **args, const char *what, cm_error_t *err);
 
 /* Compiles a whole source (ga_map_source's, prelude included) for a GPU (gpu; NVRTC, PTX

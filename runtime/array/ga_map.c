@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "cm_buf.h"
-#include "ga_backend.h"
 #include "ga_expr.h"
 #include "ga_gen.h"
 #include "ga_kernel.h"
@@ -254,7 +254,7 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
     int flat = ga_layout_flat(l, skip);
     cm_buf_t sig = {0};
     int rc = -1;
-    if (device == GA_CPU) {
+    if (bk_lang(device) == BK_LANG_C) { /* a C loop, called here */
         signature(&sig, &p);
         void *fn = ga_kernel_get(device, cm_buf_str(&sig), flat ? "ga_flat" : "ga_strided",
                                  make_source, &p, err);
@@ -316,7 +316,7 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
     char what[GA_EXPR_MAX_TEXT + 16];
     snprintf(what, sizeof what, "ga_map \"%s\"", p.g.e->text);
     int64_t work = flat && strcmp(name, "ga_flatv") == 0 ? (l->n + p.vec - 1) / p.vec : l->n;
-    return ga_kernel_launch(fn, work, argv, what, err);
+    return ga_kernel_launch(device, fn, work, argv, what, err);
 }
 
 ga_array_t *ga_map_run(const ga_expr_t *e, ga_array_t *out, int nargs, const ga_arg_t *args,
@@ -373,7 +373,7 @@ ga_array_t *ga_map_run(const ga_expr_t *e, ga_array_t *out, int nargs, const ga_
             goto done;
     }
     p.out = result->dtype;
-    p.gpu = device != GA_CPU;
+    p.gpu = bk_lang(device) == BK_LANG_CUDA;
     arrays[nargs] = result;
     ga_layout_t l;
     ga_layout_make(&l, arrays, nargs + 1, ndim, shape);

@@ -8,9 +8,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "bk.h"
 #include "ga_api.h"
-#include "ga_backend.h"
-#include "gpu.h"
 
 /* The generator as C, for the CPU backend, with a * b + c never fused
  * (ga_philox.h: float normals must round as the GPU's, which is compiled
@@ -338,21 +337,18 @@ static void kernel_name(const ga_rng_params_t *p, ga_dtype_t dtype, char *buf, s
 
 #define THREADS 256
 
-static int gpu_fill(void *out, ga_dtype_t dtype, int64_t n, const ga_rng_params_t *p,
-                    uint64_t seed, uint64_t start, cm_error_t *err)
+static int gpu_fill(int device, void *out, ga_dtype_t dtype, int64_t n,
+                    const ga_rng_params_t *p, uint64_t seed, uint64_t start, cm_error_t *err)
 {
-    gpu_program_t *prog = gpu_program_get(ga_random_cuda_source(), GA_RANDOM_CUDA_OPTIONS, err);
-    if (!prog)
-        return -1;
     char name[32];
     kernel_name(p, dtype, name, sizeof name);
-    void *kernel = gpu_program_kernel(prog, name, err);
+    void *kernel =
+        bk_kernel_get(device, ga_random_cuda_source(), GA_RANDOM_CUDA_OPTIONS, name, err);
     if (!kernel)
         return -1;
     /* at most 2^30 blocks a launch, so that the kernels count in 32 bits */
     const int64_t per = per_block(p->dist, dtype), most = ((int64_t)1 << 30) * per;
-    int sms = gpu_program_sm_count();
-    uint64_t cap = (uint64_t)(sms > 0 ? sms : 1) * 32; /* enough warps to hide latency */
+    uint64_t cap = (uint64_t)bk_units(device) * 32; /* enough warps to hide latency */
     unsigned long long low = (uint64_t)p->low, range = (uint64_t)p->high - (uint64_t)p->low;
     double mean = p->mean, std = p->std;
     char what[64];
@@ -366,7 +362,7 @@ static int gpu_fill(void *out, ga_dtype_t dtype, int64_t n, const ga_rng_params_
         unsigned long long nn = (unsigned long long)part, sd = seed;
         unsigned long long st = start + (uint64_t)(done / per);
         void *args[] = {&dst, &nn, &sd, &st, &mean, &std, &low, &range};
-        if (gpu_program_launch(kernel, grid, block, 0, args, what, err) != 0)
+        if (bk_kernel_launch(device, kernel, grid, block, 0, args, what, err) != 0)
             return -1;
     }
     return 0;
@@ -383,11 +379,11 @@ int ga_random_fill(ga_array_t *a, const ga_rng_params_t *p, uint64_t seed, uint6
     }
     if (a->size == 0)
         return 0;
-    if (a->device == GA_CPU) {
+    if (bk_lang(a->device) == BK_LANG_C) { /* host memory: filled here */
         cpu_fill(ga_array_data(a), a->dtype, a->size, p, seed, start);
         return 0;
     }
-    return gpu_fill(ga_array_data(a), a->dtype, a->size, p, seed, start, err);
+    return gpu_fill(a->device, ga_array_data(a), a->dtype, a->size, p, seed, start, err);
 }
 
 /* ---- the session generator ---------------------------------------------- */
@@ -452,7 +448,7 @@ static ga_array_t *make(const char *fn, int dtype, const ga_rng_params_t *p, int
     for (int k = 0; k < ndim; k++)
         shape[k] = dims[k];
     cm_error_t err = {0};
-    ga_array_t *a = ga_random_new(ga_backend_device(), (ga_dtype_t)dtype, ndim, shape, p, &err);
+    ga_array_t *a = ga_random_new(bk_default_device(), (ga_dtype_t)dtype, ndim, shape, p, &err);
     if (!a)
         ga_api_fail(fn, &err);
     return a;

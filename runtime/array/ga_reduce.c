@@ -22,14 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "cm_buf.h"
-#include "ga_backend.h"
 #include "ga_copy.h"
 #include "ga_gen.h"
 #include "ga_kernel.h"
 #include "ga_layout.h"
 #include "ga_udf.h"
-#include "gpu.h"
 
 #define GPU_BLOCK 512
 #define GPU_MAX_PARTS 1024
@@ -492,11 +491,11 @@ typedef struct job {
     long long is[GA_EXPR_MAX_VARS];
 } job_t;
 
-static int run_cpu(job_t *j, cm_error_t *err)
+static int run_cpu(job_t *j, int device, cm_error_t *err)
 {
     cm_buf_t sig = {0};
     signature(&sig, &j->p);
-    void *fn = ga_kernel_get(GA_CPU, cm_buf_str(&sig), "ga_reduce", make_source, &j->p, err);
+    void *fn = ga_kernel_get(device, cm_buf_str(&sig), "ga_reduce", make_source, &j->p, err);
     cm_buf_free(&sig);
     if (!fn)
         return -1;
@@ -544,13 +543,13 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
         cm_buf_free(&sig);
         if (!parts_fn)
             return -1;
-        int sms = gpu_program_sm_count();
+        int sms = bk_units(device);
         int64_t per = (int64_t)GPU_BLOCK * 2 * (p->vec ? p->vec : 1);
         int64_t nparts = (j->m + per - 1) / per;
         int64_t most = (int64_t)(sms > 0 ? sms : 1) * 4;
         nparts = nparts < 1 ? 1 : nparts > most ? most : nparts;
         nparts = nparts > GPU_MAX_PARTS ? GPU_MAX_PARTS : nparts;
-        ga_buffer_t *tmp = ga_buffer_new(device, (size_t)nparts * ACC_BYTES, err);
+        ga_buffer_t *tmp = bk_buffer_new(device, (size_t)nparts * ACC_BYTES, err);
         if (!tmp)
             return -1;
         tmp->refs = 1;
@@ -563,8 +562,8 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
         argv[a++] = &tmp->ptr;
         argv[a++] = &j->ptrs[nargs];
         unsigned grid[3] = {(unsigned)nparts, 1, 1}, block[3] = {GPU_BLOCK, 1, 1};
-        int rc = ga_kernel_launch_grid(parts_fn, grid, block, 0, argv, what, err);
-        ga_buffer_release(tmp); /* stream-ordered: the pool hands it out after this work */
+        int rc = ga_kernel_launch_grid(device, parts_fn, grid, block, 0, argv, what, err);
+        bk_buffer_release(tmp); /* stream-ordered: the pool hands it out after this work */
         return rc;
     }
     /* along an axis */
@@ -578,7 +577,7 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
     p->variant = rows ? V_ROWS : V_COLS;
     p->nd = j->nd > 0 ? j->nd : 1;
     p->vec = 0;
-    int sm_count = gpu_program_sm_count();
+    int sm_count = bk_units(device);
     /* many short rows: a warp each (no block barriers); long rows, few rows,
      * or an index to carry (argmin, argmax): a block each */
     p->warp = rows && p->op != GA_R_ARGMIN && p->op != GA_R_ARGMAX &&
@@ -610,7 +609,7 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
     for (int k = 0; k < nops; k++)
         for (int d = 0; d < nd; d++)
             lay[nd + k * nd + d] = j->nd ? j->st[k][d] : 0;
-    int sms = gpu_program_sm_count();
+    int sms = bk_units(device);
     sms = sms > 0 ? sms : 1;
     long long m = j->m, nout = j->nout, chunk = m;
     unsigned grid[3] = {1, 1, 1}, block[3] = {256, 1, 1};
@@ -636,7 +635,7 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
         grid[0] = (unsigned)(bx < 1 ? 1 : bx);
         grid[1] = (unsigned)(chunks < 1 ? 1 : chunks);
         if (grid[1] > 1) {
-            tmp = ga_buffer_new(device, (size_t)grid[1] * (size_t)nout * ACC_BYTES, err);
+            tmp = bk_buffer_new(device, (size_t)grid[1] * (size_t)nout * ACC_BYTES, err);
             if (!tmp)
                 return -1;
             tmp->refs = 1;
@@ -653,17 +652,17 @@ static int run_gpu(job_t *j, int device, cm_error_t *err)
     argv[a++] = &chunk;
     argv[a++] = &part;
     argv[a++] = &j->ptrs[nargs];
-    int rc = ga_kernel_launch_grid(fn, grid, block, 0, argv, what, err);
+    int rc = ga_kernel_launch_grid(device, fn, grid, block, 0, argv, what, err);
     if (rc == 0 && tmp) {
         int chunks = (int)grid[1];
         void *fargv[6] = {&m, &nout, lay, &chunks, &part, &j->ptrs[nargs]};
         unsigned fblock[3] = {256, 1, 1};
         int64_t fb = (nout + 255) / 256, most = (int64_t)sms * 32;
         unsigned fgrid[3] = {(unsigned)(fb > most ? most : fb < 1 ? 1 : fb), 1, 1};
-        rc = ga_kernel_launch_grid(finish, fgrid, fblock, 0, fargv, what, err);
+        rc = ga_kernel_launch_grid(device, finish, fgrid, fblock, 0, fargv, what, err);
     }
     if (tmp)
-        ga_buffer_release(tmp);
+        bk_buffer_release(tmp);
     return rc;
 }
 
@@ -793,7 +792,7 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
     j->p.op = op;
     j->p.mapped = ga_expr_dtype(e);
     j->p.result = ga_expr_reduce_dtype(op, j->p.mapped);
-    j->p.gpu = device != GA_CPU;
+    j->p.gpu = bk_lang(device) == BK_LANG_CUDA;
 
     /* the output's shape: the broadcast shape without the axis */
     int ondim = 0;
@@ -916,7 +915,7 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
         j->is[k] = args && args[k].kind == GA_ARG_INT ? args[k].i : args ? (long long)args[k].f : 0;
     }
     j->ptrs[nargs] = ga_array_data(result);
-    if (j->nout > 0 && (device == GA_CPU ? run_cpu(j, err) : run_gpu(j, device, err)))
+    if (j->nout > 0 && (j->p.gpu ? run_gpu(j, device, err) : run_cpu(j, device, err)))
         goto fail;
     goto free_job;
 fail:

@@ -5,12 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "cm_buf.h"
-#include "ga_backend.h"
 #include "ga_copy.h"
 #include "ga_expr.h"
 #include "ga_kernel.h"
-#include "gpu.h"
 
 #define TILE_THREADS 256
 #define TILE_ITEMS 8
@@ -174,7 +173,7 @@ static int gpu_flat(const plan_t *p, int device, int64_t n, void *in, void *out,
     if (!tile_fn)
         return -1;
     long long ntiles = (n + TILE - 1) / TILE, nn = n;
-    ga_buffer_t *tmp = ga_buffer_new(device, (size_t)ntiles * 8, err);
+    ga_buffer_t *tmp = bk_buffer_new(device, (size_t)ntiles * 8, err);
     if (!tmp)
         return -1;
     tmp->refs = 1;
@@ -182,12 +181,12 @@ static int gpu_flat(const plan_t *p, int device, int64_t n, void *in, void *out,
     void *a1[3] = {&nn, &in, &tmp->ptr};
     void *a2[2] = {&ntiles, &tmp->ptr};
     void *a3[4] = {&nn, &in, &tmp->ptr, &out};
-    int rc = ga_kernel_launch_grid(totals_fn, grid, block, 0, a1, what, err);
+    int rc = ga_kernel_launch_grid(device, totals_fn, grid, block, 0, a1, what, err);
     if (rc == 0)
-        rc = ga_kernel_launch_grid(scan_fn, one, block, 0, a2, what, err);
+        rc = ga_kernel_launch_grid(device, scan_fn, one, block, 0, a2, what, err);
     if (rc == 0)
-        rc = ga_kernel_launch_grid(tile_fn, grid, block, 0, a3, what, err);
-    ga_buffer_release(tmp);
+        rc = ga_kernel_launch_grid(device, tile_fn, grid, block, 0, a3, what, err);
+    bk_buffer_release(tmp);
     return rc;
 }
 
@@ -217,7 +216,7 @@ ga_array_t *ga_scan(ga_scan_op_t op, ga_array_t *a, int axis, cm_error_t *err)
     } else if (axis < 0) {
         axis += a->ndim;
     }
-    plan_t p = {op, src->dtype, result_dtype(src->dtype), src->device != GA_CPU};
+    plan_t p = {op, src->dtype, result_dtype(src->dtype), bk_lang(src->device) == BK_LANG_CUDA};
     result = ga_array_new(src->device, p.out, src->ndim, src->shape, err);
     if (!result)
         goto done;
@@ -240,7 +239,7 @@ ga_array_t *ga_scan(ga_scan_op_t op, ga_array_t *a, int axis, cm_error_t *err)
         }
     int rc;
     if (!p.gpu) {
-        void *fn = kernel(&p, GA_CPU, "ga_scan", err);
+        void *fn = kernel(&p, src->device, "ga_scan", err);
         rc = fn ? 0 : -1;
         if (fn)
             ((void (*)(long long, long long, int, const int64_t *, const int64_t *, long long,
@@ -277,7 +276,7 @@ ga_array_t *ga_scan(ga_scan_op_t op, ga_array_t *a, int axis, cm_error_t *err)
         rc = -1;
         if (fn) {
             void *args[11] = {&mm, &nl, &in_, &sin_o, &sin_i, &sout_o, &sout_i, &rin, &rout, &ip, &op_};
-            rc = ga_kernel_launch(fn, lines, args, what, err);
+            rc = ga_kernel_launch(src->device, fn, lines, args, what, err);
         }
         ga_array_free(c);
     }

@@ -16,7 +16,7 @@
 
 #include "cm_buf.h"
 #include "cm_file.h"
-#include "cm_jit.h"
+#include "cm_cache.h"
 #include "cm_vec.h"
 
 struct rt_tcc {
@@ -126,7 +126,7 @@ static int make_libc_link(void)
 {
     char libc[PATH_MAX];
     int (*fn)(const char *, ...) = printf;
-    const char *cache = cm_jit_cache_dir();
+    const char *cache = cm_cache_dir();
     if (!cache || loaded_from((void *)fn, "libc.so", libc) != 0)
         return -1;
     /* the script's directory: /usr + the libc's (/lib/x86_64-linux-gnu) */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "cm_buf.h"
-#include "cm_jit.h"
+#include "cm_run.h"
 #include "cm_vec.h"
 #include "rt_cxx.h"
 #include "rt_gpu_host.h"
@@ -427,7 +427,7 @@ static void load_cxx_runtime(const rt_native_t *n)
     cm_buf_t cmd = {0};
     cm_buf_addf(&cmd, "LC_ALL=C %s -print-file-name=libstdc++.so.6 2>/dev/null", n->compiler);
     char *out = NULL, want[PATH_MAX], have[PATH_MAX];
-    int rc = cm_jit_run(cm_buf_str(&cmd), &out);
+    int rc = cm_run(cm_buf_str(&cmd), &out);
     cm_buf_free(&cmd);
     if (out)
         out[strcspn(out, "\n")] = '\0';

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "ga_array.h"
-#include "ga_backend.h"
 #include "gpu.h"
 
 int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
@@ -31,20 +31,21 @@ int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
         printf(", CUDA runtime %d.%d", info.cudart_version / 1000,
                info.cudart_version % 1000 / 10);
     printf("\n");
-    for (int i = 0; i < info.device_count && i < GPU_MAX_DEVICES; i++) {
-        const gpu_device_info_t *d = &info.devices[i];
-        printf("%s %d: %s, compute capability %d.%d (sm_%d%d), %d SMs, %.1f GiB\n",
-               i == info.selected && !gpu_simulating() ? "*" : " ", i, d->name, d->major, d->minor, d->major, d->minor,
-               d->sm_count, (double)d->total_mem / (1 << 30));
-    }
     if (!usable)
         printf("no GPU: %s\n", info.reason);
-    gpu_device_info_t sim;
-    gpu_sim_device(&sim);
-    printf("%s cpu: %s, compute capability %d.%d as simulated, %.1f GiB%s\n",
-           gpu_simulating() ? "*" : " ", sim.name, sim.major, sim.minor,
-           (double)sim.total_mem / (1 << 30),
-           gpu_simulating() ? ": kernels run here, on the CUDA simulator (%sim)" : "");
+    /* the devices kernel cells can run on; '*' where they run now */
+    bk_device_t list[2 * BK_MAX_ORDINALS + 1], here = bk_kernel_device();
+    int n = bk_devices(list, (int)(sizeof list / sizeof *list));
+    for (int i = 0; i < n && i < (int)(sizeof list / sizeof *list); i++) {
+        bk_device_info_t d;
+        if (bk_device_info(list[i], &d, NULL) != 0 || !d.runs_kernel_cells)
+            continue;
+        printf("%s %s: %s, compute capability %d.%d (sm_%d%d), %d SMs, %.1f GiB%s\n",
+               list[i] == here ? "*" : " ", d.label, d.name, d.major, d.minor, d.major, d.minor,
+               d.sm_count, (double)d.total_mem / (1 << 30),
+               list[i] == here && d.host_memory ? ": kernels run here, on the CUDA simulator (%sim)"
+                                                : "");
+    }
     printf("host cells declare the runtime API from %s\n", gpu_host_header_source());
     return 0;
 }
@@ -73,13 +74,12 @@ int rt_magic_device(rt_session_t *s, const char *code, const rt_magic_line_t *m,
                 return rt_error_set(err, "UsageError", cell_no, m->line,
                                     "%%device: '%s' is not a device: cpu, gpu, gpuN or N", arg);
         }
-        cm_error_t e = {0}; /* GA_CPU is GPU_DEVICE_CPU: kernels go to the simulator */
-        if (gpu_select(device == GA_CPU ? GPU_DEVICE_CPU : device, &e) != 0)
+        cm_error_t e = {0}; /* the CPU: kernels go to the simulator */
+        if (bk_select(device, &e) != 0)
             return rt_error_set(err, "DeviceError", cell_no, m->line, "%%device %s: %s", arg,
                                 e.text);
-        ga_backend_set_device(device);
     }
-    ga_device_text(ga_backend_device(), dev, sizeof dev);
+    ga_device_text(bk_default_device(), dev, sizeof dev);
     printf("New arrays go to %s.\n", dev);
     return 0;
 }

@@ -9,33 +9,35 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bk.h"
 #include "ga_array.h"
-#include "ga_backend.h"
-#include "gpu.h"
 #include "rt_arrays.h"
 
-/* Devices %memory reports: the CPU, and each GPU with a pool in use. */
-static int device_in_use(int device)
+/* Devices %memory reports: the CPU, and each other device with a pool in use. */
+static int device_in_use(bk_device_t device)
 {
-    ga_pool_stats_t st;
-    ga_pool_stats(device, &st);
-    return st.in_use || st.cached || st.limit || device == ga_backend_device();
+    bk_pool_stats_t st;
+    bk_pool_stats(device, &st);
+    return st.in_use || st.cached || st.limit || device == bk_default_device();
 }
 
 static void print_devices(void)
 {
     printf("%-8s %14s %14s %14s %14s\n", "device", "arrays", "pool cache", "free", "total");
-    for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++) {
+    bk_device_t list[2 * BK_MAX_ORDINALS + 1];
+    int n = bk_devices(list, (int)(sizeof list / sizeof *list));
+    for (int i = 0; i < n && i < (int)(sizeof list / sizeof *list); i++) {
+        bk_device_t d = list[i];
         if (!device_in_use(d))
             continue;
-        ga_pool_stats_t st;
-        ga_pool_stats(d, &st);
+        bk_pool_stats_t st;
+        bk_pool_stats(d, &st);
         char dev[16], used[32], cached[32], avail[32] = "?", total[32] = "?";
         ga_device_text(d, dev, sizeof dev);
         ga_bytes_text(st.in_use, used, sizeof used);
         ga_bytes_text(st.cached, cached, sizeof cached);
         size_t fb, tb;
-        if (ga_device_memory(d, &fb, &tb, NULL) == 0) {
+        if (bk_mem_info(d, &fb, &tb, NULL) == 0) {
             ga_bytes_text(fb, avail, sizeof avail);
             ga_bytes_text(tb, total, sizeof total);
         }
@@ -121,15 +123,17 @@ int rt_magic_memory(rt_session_t *s, const char *code, const rt_magic_line_t *m,
         print_arrays(s);
     } else if (strcmp(args.v[0], "free") == 0 && args.n == 1) {
         size_t given = 0;
-        for (int d = GA_CPU; d < GPU_MAX_DEVICES; d++)
-            given += ga_pool_release(d);
+        bk_device_t list[2 * BK_MAX_ORDINALS + 1];
+        int n = bk_devices(list, (int)(sizeof list / sizeof *list));
+        for (int i = 0; i < n && i < (int)(sizeof list / sizeof *list); i++)
+            given += bk_pool_release(list[i]);
         char b[32];
         ga_bytes_text(given, b, sizeof b);
         printf("Gave %s of cached blocks back.\n", b);
     } else if (strcmp(args.v[0], "limit") == 0 && args.n == 2 && parse_size(args.v[1]) >= 0) {
         long long bytes = parse_size(args.v[1]);
-        int d = ga_backend_device();
-        ga_pool_set_limit(d, (size_t)bytes);
+        int d = bk_default_device();
+        bk_pool_set_limit(d, (size_t)bytes);
         char dev[16], b[32];
         ga_device_text(d, dev, sizeof dev);
         ga_bytes_text((size_t)bytes, b, sizeof b);

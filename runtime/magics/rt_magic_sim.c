@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "cm_buf.h"
 #include "gpu.h"
 
@@ -12,12 +13,13 @@
 
 static void show(void)
 {
-    gpu_device_info_t d;
-    gpu_sim_device(&d);
+    bk_device_info_t d; /* the simulated device, as the backend floor describes it */
+    bk_device_info(bk_device(BK_SIM, 0), &d, NULL);
     long long seed = gpu_sim_seed();
     printf("%s: %s\n", d.name,
-           gpu_simulating() ? "kernels run here" : "not in use (kernels run on the GPU; "
-                                                   "%device cpu to use it)");
+           bk_kernel_device() == d.device ? "kernels run here"
+                                          : "not in use (kernels run on the GPU; "
+                                            "%device cpu to use it)");
     if (seed < 0)
         printf("order: warps and blocks in index order (fixed)\n");
     else

@@ -12,7 +12,7 @@
 
 #include <sodium.h>
 
-#include "cm_jit.h"
+#include "cm_run.h"
 #include "cm_time.h"
 #include "gpu.h"
 #include "rt_api_table.h"
@@ -478,7 +478,7 @@ void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
     else
         cm_buf_addf(&cmd, " %s-Bsymbolic 2>&1", linker);
     char *out;
-    int rc = cm_jit_run(cm_buf_str(&cmd), &out);
+    int rc = cm_run(cm_buf_str(&cmd), &out);
     int failed = report(n, body, cell, out, rc != 0, err);
     free(out);
     if (failed)

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bk.h"
 #include "cm_buf.h"
 #include "cm_time.h"
-#include "ga_backend.h"
 #include "ga_copy.h"
 #include "ga_eval.h"
 #include "ga_map.h"
@@ -43,7 +43,8 @@ typedef struct opts {
     long loops;             /* -n; 0 = autorange */
     int runs;               /* -r */
     int devices;            /* --devices: the //%% run section on the CPU backend, then a GPU */
-    int gpu;                /* --devices: the GPU; GA_CPU when there is none */
+    int gpu;                /* --devices: the GPU (where new arrays go) */
+    int no_gpu;             /* --devices where new arrays go to host memory: the CPU column only */
 } opts_t;
 
 enum { SETUP, CPU, GPU, RUN, NSECTIONS };
@@ -525,9 +526,9 @@ static int run_size_devices(rt_session_t *s, const rt_tokens_t *cell, const opts
     row->size = size;
     for (int side = 0; side < 2 && rc == 0; side++) {
         int dev = side ? o->gpu : GA_CPU;
-        if (side && dev == GA_CPU)
+        if (side && o->no_gpu)
             break; /* no GPU here: the CPU column only */
-        ga_backend_set_device(dev);
+        bk_set_default_device(dev);
         if (sec[SETUP].present && (rc = run_section(s, cell, &sec[SETUP], cell_no, err)) != 0)
             break;
         double tc;
@@ -680,12 +681,12 @@ static void add_section_notes(rt_table_t *t, const opts_t *o, const row_t *r, in
     char floor[160];
     snprintf(floor, sizeof floor, "does nothing measurable (under %.0f ns per loop: empty, or "
              "compiled away): no speedup", RT_SPEEDUP_FLOOR * 1e9);
-    if (o->devices && o->gpu == GA_CPU) {
+    if (o->no_gpu) {
         rt_table_note(t, "No GPU here: the //%%%% run section ran on the CPU backend only; run the "
                       "cell on a GPU machine for the GPU column");
     }
     for (int k = 0; k < 3; k++) {
-        if (o->devices && o->gpu == GA_CPU && k != 1)
+        if (o->no_gpu && k != 1)
             continue;
         cm_buf_t at = {0};
         int count = 0;
@@ -721,7 +722,7 @@ static void add_check_note(rt_table_t *t, const opts_t *o, const row_t *rows, in
         ma = fmax(ma, rows[i].max_abs);
         mr = fmax(mr, rows[i].max_rel);
     }
-    if (o->devices && o->gpu == GA_CPU)
+    if (o->no_gpu)
         return; /* nothing to compare with */
     cm_buf_t b = {0};
     for (int i = 0; i < o->nchecks; i++)
@@ -753,8 +754,11 @@ static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
     rt_timeit_format(r->kernel.std, kern_sd, sizeof kern_sd);
     fmt_speedup(r->cpu, r->kernel, r->gpu_work, sk, sizeof sk);
     fmt_speedup(r->cpu, r->wall, 1, sw, sizeof sw);
-    char kcell[160], ccell[160], wcell[160];
-    int no_gpu = o->devices && o->gpu == GA_CPU;
+    char kcell[160], ccell[160], wcell[160], kernels[48];
+    bk_device_info_t kd;
+    bk_device_info(bk_kernel_device(), &kd, NULL);
+    snprintf(kernels, sizeof kernels, "GPU kernels (%s)", kd.clock);
+    int no_gpu = o->no_gpu;
     if (no_gpu)
         snprintf(sw, sizeof sw, "-");
     if (no_gpu)
@@ -767,9 +771,7 @@ static void show_one(rt_session_t *s, const opts_t *o, const row_t *r, int tcc)
     snprintf(wcell, sizeof wcell, no_gpu ? "not run (no GPU)" : "%s \xc2\xb1 %s", wall, wall_sd);
     static const int widths[] = {28, 26, 0};
     const char *rows[4][3] = {{"", "time per run", "speedup"}, {"CPU", ccell, ""},
-                              {gpu_simulating() ? "GPU kernels (simulated)"
-                                                : "GPU kernels (CUDA events)",
-                               kcell, sk},
+                              {kernels, kcell, sk},
                               {"GPU with transfers (wall)", wcell, sw}};
     rt_table_t t;
     rt_table_begin(&t, "gpuc-speedup", widths);
@@ -842,7 +844,7 @@ static void show_sweep(rt_session_t *s, const opts_t *o, const row_t *r, int n, 
         wall[i] = r[i].wall;
     }
     char where[200];
-    int no_gpu = o->devices && o->gpu == GA_CPU;
+    int no_gpu = o->no_gpu;
     double cross = rt_speedup_sweep_verdict(size, cpu, wall, n, o->var, where, sizeof where);
     if (no_gpu)
         snprintf(where, sizeof where, "CPU backend times only: no GPU here");
@@ -908,8 +910,9 @@ int rt_magic_speedup(rt_session_t *s, const char *code, const rt_magic_line_t *m
     section_t sec[NSECTIONS];
     if (parse_opts(code, m, &o, err) != 0 || find_sections(code, m, o.devices, sec, err) != 0)
         return -1;
-    int home = ga_backend_device(); /* --devices: where new arrays go, restored at the end */
+    int home = bk_default_device(); /* --devices: where new arrays go, restored at the end */
     o.gpu = home;
+    o.no_gpu = o.devices && bk_host_memory(home);
     int n = o.nsizes ? o.nsizes : 1;
     row_t rows[MAX_SIZES];
     memset(rows, 0, sizeof rows);
@@ -934,7 +937,7 @@ int rt_magic_speedup(rt_session_t *s, const char *code, const rt_magic_line_t *m
             progress(s, id, 1, "%%%%speedup: stopped at size %d/%d", i + 1, n);
     }
     if (o.devices) {
-        ga_backend_set_device(home);
+        bk_set_default_device(home);
         drop_references();
     }
     if (rc != 0)

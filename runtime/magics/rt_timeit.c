@@ -11,8 +11,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "gpu.h"
+#include "bk.h"
 #include "cm_buf.h"
+#include "gpu.h"
 #include "cm_time.h"
 #include "rt_gpu_host.h"
 #include "rt_launch.h"
@@ -264,7 +265,8 @@ typedef struct timing {
     double all[RT_TIMEIT_RUNS_MAX];      /* (runs) seconds per run */
     double gpu[RT_TIMEIT_RUNS_MAX];      /* (runs) GPU seconds per run */
     int gpu_work;                        /* the code launched kernels */
-    gpu_timer_t *timer;                  /* events around each run, once GPU work is seen */
+    bk_device_t device;                  /* where kernels run: its timer, clock and waits */
+    bk_timer_t *timer;                   /* events around each run, once GPU work is seen */
     double last_gpu;                     /* GPU seconds of the last timed run */
     int kernel_clock;                    /* time the kernels alone too */
     double kernel[RT_TIMEIT_RUNS_MAX];   /* (runs) kernel seconds per run */
@@ -278,10 +280,10 @@ static double clock_start(void)
 {
     cm_error_t err = {0};
     current->launches = rt_gpu_launch_count();
-    if (current->timer && gpu_timer_start(current->timer, &err) != 0)
+    if (current->timer && bk_timer_start(current->timer, &err) != 0)
         rt_protect_raise("CudaError", err.text);
     if (current->timer && current->kernel_clock)
-        gpu_kernel_clock_start();
+        bk_kernel_clock_start(current->device);
     return cm_seconds();
 }
 
@@ -290,11 +292,12 @@ static double clock_stop(void)
 {
     cm_error_t err = {0};
     if (current->timer) {
-        if (gpu_timer_stop(current->timer, &current->last_gpu, &err) != 0)
+        if (bk_timer_stop(current->timer, &current->last_gpu, &err) != 0)
             rt_protect_raise("CudaError", err.text);
         if (current->kernel_clock)
-            gpu_kernel_clock_stop(&current->last_kernel);
-    } else if (rt_gpu_launch_count() != current->launches && gpu_synchronize(&err) != 0) {
+            bk_kernel_clock_stop(current->device, &current->last_kernel);
+    } else if (rt_gpu_launch_count() != current->launches &&
+               bk_synchronize(current->device, &err) != 0) {
         rt_protect_raise("CudaError", err.text);
     }
     return cm_seconds();
@@ -311,7 +314,7 @@ static double run_once(timing_t *t, long n)
         if (rt_gpu_launch_count() == before)
             return secs;
         t->gpu_work = 1;
-        if (timed || !(t->timer = gpu_timer_new()))
+        if (timed || !(t->timer = bk_timer_new(t->device)))
             return secs;
     }
 }
@@ -373,7 +376,8 @@ int rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int 
     if (!t.inner)
         return rt_error_set(err, "CompileError", 0, 0,
                             "cell %d: the timed code was not found after linking", cell_no);
-    t.timer = gpu_timer_new(); /* NULL until this process has a context */
+    t.device = bk_kernel_device();
+    t.timer = bk_timer_new(t.device); /* NULL until this process has a context */
     current = &t;
     int rc = rt_session_protect(s, timing_main, &t, cell_no, err);
     current = NULL;
@@ -387,7 +391,7 @@ int rt_timeit_measure(rt_session_t *s, rt_tcc_t *tcc, rt_timeit_run_t *run, int 
     memcpy(run->gpu, t.gpu, sizeof run->gpu);
     memcpy(run->kernel, t.kernel, sizeof run->kernel);
     run->gpu_work = t.gpu_work && t.timer;
-    gpu_timer_free(t.timer);
+    bk_timer_free(t.timer);
     return rc;
 }
 
@@ -425,7 +429,9 @@ static int timeit(rt_session_t *s, const rt_tokens_t *cell, const opts_t *o, siz
             char gpu[256];
             rt_timeit_summary(t.gpu, t.runs, t.loops, gpu, sizeof gpu);
             /* on the simulator the kernels' time is the CPU's (docs/simulator.md) */
-            printf("%s: %s\n", gpu_simulating() ? "GPU (simulated on the CPU)" : "GPU", gpu);
+            bk_device_info_t d;
+            bk_device_info(bk_kernel_device(), &d, NULL);
+            printf("%s%s%s%s: %s\n", d.kind, d.how[0] ? " (" : "", d.how, d.how[0] ? ")" : "", gpu);
         }
         if (tc > 0.1)
             printf("Compiler time: %.2f s\n", tc);
@@ -484,14 +490,14 @@ static struct {
     int began;
     double wall;
     struct rusage ru;
-    gpu_timer_t *timer;
+    bk_timer_t *timer;
 } time_start;
 
 void __gpuc_time_begin(void)
 {
     cm_error_t err = {0};
-    if (time_start.timer && gpu_timer_start(time_start.timer, &err) != 0) {
-        gpu_timer_free(time_start.timer);
+    if (time_start.timer && bk_timer_start(time_start.timer, &err) != 0) {
+        bk_timer_free(time_start.timer);
         time_start.timer = NULL;
     }
     time_start.began = 1;
@@ -517,7 +523,7 @@ int rt_magic_time(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
     cm_buf_adds(&b, code + m->next);
     memset(&time_start, 0, sizeof time_start);
     unsigned long launches = rt_gpu_launch_count();
-    time_start.timer = gpu_timer_new();
+    time_start.timer = bk_timer_new(bk_kernel_device());
     double t0 = cm_seconds();
     rt_segment_t seg = rt_segment_of(cm_buf_str(&b), 0, b.len, m->line, cell_no);
     int rc = rt_session_run(s, &seg, err);
@@ -528,8 +534,8 @@ int rt_magic_time(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
     double gpu = 0;
     cm_error_t timer_err = {0};
     int gpu_ok = time_start.timer && rt_gpu_launch_count() != launches &&
-                 gpu_timer_stop(time_start.timer, &gpu, &timer_err) == 0;
-    gpu_timer_free(time_start.timer);
+                 bk_timer_stop(time_start.timer, &gpu, &timer_err) == 0;
+    bk_timer_free(time_start.timer);
     time_start.timer = NULL;
     if (!time_start.began || rc != 0)
         return rc;
@@ -543,8 +549,9 @@ int rt_magic_time(rt_session_t *s, const char *code, const rt_magic_line_t *m, i
     printf("CPU times: user %s, sys: %s, total: %s\nWall time: %s\n", user, sys, total, wall);
     if (gpu_ok) {
         rt_timeit_format(gpu, wall, sizeof wall);
-        printf("%s: %s\n", gpu_simulating() ? "GPU time (simulated on the CPU)" : "GPU time",
-               wall);
+        bk_device_info_t d;
+        bk_device_info(bk_kernel_device(), &d, NULL);
+        printf("%s time%s%s%s: %s\n", d.kind, d.how[0] ? " (" : "", d.how, d.how[0] ? ")" : "", wall);
     }
     if (time_start.wall - t0 > 0.1) {
         rt_timeit_format(time_start.wall - t0, wall, sizeof wall);

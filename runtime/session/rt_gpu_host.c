@@ -8,11 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bk.h"
 #include "cm_log.h"
 #include "gpu.h"
 #include "cm_buf.h"
 #include "ga_array.h"
-#include "ga_backend.h"
 #include "rt_protect.h"
 
 typedef struct dim3 {
@@ -52,26 +52,17 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
                  kernel, err.text);
         rt_protect_raise("FreedArrayError", msg);
     }
-    if (a->device != GA_CPU && gpu_simulating()) {
+    bk_device_t runner = bk_kernel_device();
+    if (!bk_can_access(runner, a->device)) {
+        bk_device_info_t r;
+        char where[16];
+        bk_device_info(runner, &r, NULL);
+        ga_device_text(a->device, where, sizeof where);
         snprintf(msg, sizeof msg,
-                 "cell %d, line %d: argument %d of %s is an array on gpu%d; kernels run on the "
-                 "CUDA simulator (CPU) now: copy it with ga_to_device(x, -1), or %%device gpu%d",
-                 cell, line, i + 1, kernel, a->device, a->device);
-        rt_protect_raise("DeviceError", msg);
-    }
-    if (a->device == GA_CPU && !gpu_simulating()) {
-        snprintf(msg, sizeof msg,
-                 "cell %d, line %d: argument %d of %s is an array on the CPU; kernels run on the "
-                 "GPU: copy it there with ga_to_device(x, 0) or make it there",
-                 cell, line, i + 1, kernel);
-        rt_protect_raise("DeviceError", msg);
-    }
-    int here = ga_backend_device();
-    if (a->device != GA_CPU && here != GA_CPU && a->device != here && !gpu_simulating()) {
-        snprintf(msg, sizeof msg,
-                 "cell %d, line %d: argument %d of %s is an array on gpu%d; kernels run on gpu%d "
-                 "now: copy it with ga_to_device(x, %d), or %%device gpu%d",
-                 cell, line, i + 1, kernel, a->device, here, here, a->device);
+                 "cell %d, line %d: argument %d of %s is an array on %s; kernels run on %s now "
+                 "(%s: %s): copy it with ga_to_device(x, %d), or %%device %s",
+                 cell, line, i + 1, kernel, where, r.label, r.kind, r.name,
+                 r.host_memory ? GA_CPU : runner, where);
         rt_protect_raise("DeviceError", msg);
     }
     const gpu_param_t *params;
@@ -211,7 +202,7 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
     }
     for (int i = 0; i < nargs && i < 64; i++)
         if (kinds[i] == 'a') /* the pool hands its memory out again once this launch is done */
-            ga_buffer_used_on((*(ga_array_t **)args[i])->buf, stream);
+            bk_buffer_used_on((*(ga_array_t **)args[i])->buf, stream);
     launched++;
     launches++;
     return 0;
@@ -333,7 +324,7 @@ static void *runtime_function(const char *name)
 int rt_gpu_device_synchronize(void)
 {
     cuda_void_fn f = (cuda_void_fn)runtime_function("cudaDeviceSynchronize");
-    if (f && !gpu_simulating())
+    if (f && bk_streams(bk_kernel_device()))
         wait_default_stream("cudaDeviceSynchronize", __builtin_return_address(0));
     return f ? f() : 35;
 }
@@ -341,7 +332,7 @@ int rt_gpu_device_synchronize(void)
 int rt_gpu_stream_synchronize(void *stream)
 {
     cuda_handle_fn f = (cuda_handle_fn)runtime_function("cudaStreamSynchronize");
-    if (f && !gpu_simulating())
+    if (f && bk_streams(bk_kernel_device()))
         wait_done("cudaStreamSynchronize", "cudaStreamQuery", stream,
                   __builtin_return_address(0));
     return f ? f(stream) : 35;
@@ -350,7 +341,7 @@ int rt_gpu_stream_synchronize(void *stream)
 int rt_gpu_event_synchronize(void *event)
 {
     cuda_handle_fn f = (cuda_handle_fn)runtime_function("cudaEventSynchronize");
-    if (f && !gpu_simulating())
+    if (f && bk_streams(bk_kernel_device()))
         wait_done("cudaEventSynchronize", "cudaEventQuery", event, __builtin_return_address(0));
     return f ? f(event) : 35;
 }
@@ -361,7 +352,7 @@ int rt_gpu_event_synchronize(void *event)
 int rt_gpu_memcpy(void *dst, const void *src, size_t count, int kind)
 {
     cuda_memcpy_fn f = (cuda_memcpy_fn)runtime_function("cudaMemcpy");
-    if (f && !gpu_simulating() && kind != 0 /* cudaMemcpyHostToHost */)
+    if (f && bk_streams(bk_kernel_device()) && kind != 0 /* cudaMemcpyHostToHost */)
         wait_default_stream("cudaMemcpy", __builtin_return_address(0));
     return f ? f(dst, src, count, kind) : 35;
 }
@@ -419,7 +410,7 @@ int rt_gpu_symbol_size(size_t *size, const char *name)
 static void note_simulated(unsigned fresh)
 {
     for (int i = 0; fresh && gpu_hostlib_name(i); i++)
-        if (fresh & (1u << i) && gpu_simulating())
+        if (fresh & (1u << i) && bk_host_memory(bk_kernel_device()))
             fprintf(stderr,
                     "note: %s needs a GPU; cells run on the CUDA simulator now, whose memory "
                     "it cannot use (without a GPU its calls return an error status%s)\n",

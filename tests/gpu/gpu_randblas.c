@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "ga_array.h"
-#include "ga_backend.h"
 #include "ga_blas.h"
 #include "ga_copy.h"
 #include "ga_random.h"

@@ -1,4 +1,4 @@
-/* Tests of backend/sim's compile path: g++ with the prelude through cm_jit,
+/* Tests of backend/sim's compile path: g++ with the prelude through cpu_jit,
  * errors in NVRTC's form on the cell's lines, the extern __shared__
  * rewrite, options, and the compiled kernels run by the scheduler. Skipped
  * (77) where there is no C++ compiler. */
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cm_jit.h"
+#include "cpu_jit.h"
 #include "sim.h"
 
 static int compile(const char *src, const char *options, int n, const char *const *names,
@@ -38,7 +38,7 @@ int main(void)
                       "#line 1 \"cell[2]\"\n__global__ void k(int *x) {\n    x[0] = nope;\n}\n";
     const char *names_k[] = {"k"};
     int rc = compile(bad, NULL, 1, names_k, entries, &shared, &shared_bytes, &log, &err);
-    if (rc != 0 && err.code == CM_E_JIT_COMPILER) {
+    if (rc != 0 && err.code == CPU_E_JIT_COMPILER) {
         printf("no C++ compiler: %s\n", err.text);
         return 77;
     }

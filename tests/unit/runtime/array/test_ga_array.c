@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "check.h"
 #include "ga_array.h"
-#include "ga_backend.h"
 #include "ga_copy.h"
 #include "ga_create.h"
 
@@ -143,26 +143,26 @@ static void test_gather(void)
 static void test_pool(void)
 {
     cm_error_t err = {0};
-    ga_pool_stats_t s0, s1;
-    ga_pool_release(GA_CPU);
-    ga_pool_stats(GA_CPU, &s0);
+    bk_pool_stats_t s0, s1;
+    bk_pool_release(GA_CPU);
+    bk_pool_stats(GA_CPU, &s0);
     ga_array_t *a = ga_array_new(GA_CPU, GA_F32, 1, (int64_t[]){1000}, &err);
     ga_array_free(a);
     ga_array_t *b = ga_array_new(GA_CPU, GA_F32, 1, (int64_t[]){1000}, &err);
-    ga_pool_stats(GA_CPU, &s1);
+    bk_pool_stats(GA_CPU, &s1);
     CHECK(s1.hits == s0.hits + 1); /* the freed block came back */
     CHECK(s1.in_use == s0.in_use + 4096);
     ga_array_free(b);
-    ga_pool_stats(GA_CPU, &s1);
+    bk_pool_stats(GA_CPU, &s1);
     CHECK(s1.cached >= 4096);
-    CHECK(ga_pool_release(GA_CPU) >= 4096);
+    CHECK(bk_pool_release(GA_CPU) >= 4096);
     /* a limit: beyond it the allocation fails and says what the pool holds */
-    ga_pool_set_limit(GA_CPU, 1 << 20);
+    bk_pool_set_limit(GA_CPU, 1 << 20);
     ga_array_t *c = ga_array_new(GA_CPU, GA_U8, 1, (int64_t[]){2 << 20}, &err);
     CHECK(c == NULL && err.code == GA_E_MEMORY);
     CHECK(strstr(err.text, "cpu out of memory (the pool's limit is 1.00 MiB)") != NULL);
     CHECK(strstr(err.text, "nothing was lost") != NULL);
-    ga_pool_set_limit(GA_CPU, 0);
+    bk_pool_set_limit(GA_CPU, 0);
     ga_array_free_all();
 }
 

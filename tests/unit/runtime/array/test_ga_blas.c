@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "check.h"
 #include "ga_api.h"
-#include "ga_backend.h"
 #include "ga_blas.h"
-#include "ga_cblas.h"
+#include "cpu_blas.h"
 #include "ga_copy.h"
 #include "ga_random.h"
 
@@ -53,8 +53,8 @@ static double error2(const ga_array_t *a, const ga_array_t *b, const ga_array_t 
 
 static size_t allocs_now(void)
 {
-    ga_pool_stats_t st;
-    ga_pool_stats(GA_CPU, &st);
+    bk_pool_stats_t st;
+    bk_pool_stats(GA_CPU, &st);
     return st.allocs;
 }
 
@@ -258,11 +258,11 @@ static void test_promotion_and_errors(void)
 int main(void)
 {
     cm_error_t err = {0};
-    if (!ga_cblas_get(&err)) {
+    if (!cpu_blas_get(&err)) {
         printf("skipped: %s\n", err.text);
         return 77;
     }
-    printf("BLAS: %s\n", ga_cblas_get(&err)->path);
+    printf("BLAS: %s\n", cpu_blas_get(&err)->path);
     test_plain();
     test_vectors_and_edges();
     test_batches();

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "check.h"
 #include "ga_api.h"
-#include "ga_backend.h"
 #include "ga_philox.h"
 #include "ga_random.h"
 #include "gpu.h"

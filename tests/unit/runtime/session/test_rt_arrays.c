@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bk.h"
 #include "check.h"
 #include "session_check.h"
 #include "ga_array.h"
-#include "ga_backend.h"
 
 static json_t *run(const char *code)
 {
@@ -73,18 +73,18 @@ static void test_sweep(void)
 {
     run_next("ga_use_device(GA_CPU);");
     size_t before = live_arrays();
-    ga_pool_stats_t p0, p1;
+    bk_pool_stats_t p0, p1;
     /* temporaries and the last expression go at the end of their cell */
     EXPECT("ga_size(ga_zeros(F32, 1000));", NULL);
     CHECK(live_arrays() == before);
     /* rebinding and re-running the same cell do not grow the pool */
     EXPECT("ga_t big = ga_zeros(F32, 256, 1024);", NULL);
-    ga_pool_stats(GA_CPU, &p0);
+    bk_pool_stats(GA_CPU, &p0);
     for (int i = 0; i < 500; i++) /* 1000 runs in all */
         json_decref(run("ga_t big = ga_zeros(F32, 256, 1024);"));
     for (int i = 0; i < 500; i++)
         json_decref(run("big = ga_ones(F32, 256, 1024);"));
-    ga_pool_stats(GA_CPU, &p1);
+    bk_pool_stats(GA_CPU, &p1);
     CHECK(p1.in_use == p0.in_use);
     CHECK(p1.in_use + p1.cached <= p0.in_use + p0.cached + 2 * 256 * 1024 * 4);
     CHECK(live_arrays() == before + 1);

@@ -1,23 +1,22 @@
-/* cm_jit: the system compiler, cached shared objects (see cm_jit.h). */
-#include "cm_jit.h"
+/* cpu_jit: the system compiler, cached shared objects (see cpu_jit.h). */
+#include "cpu_jit.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cm_buf.h"
+#include "cm_cache.h"
+#include "cm_run.h"
 #include "cm_file.h"
 #include "cm_time.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The compiler's environment: messages in English, and a PATH where the
  * process has none (gcc finds its own programs, cc1 and as, through it). */
@@ -33,34 +32,18 @@ typedef struct compiler {
 
 static compiler_t compilers[2];
 
-int cm_jit_run(const char *cmd, char **out)
-{
-    cm_buf_t b = {0};
-    fflush(stdout);
-    fflush(stderr);
-    FILE *p = popen(cmd, "r");
-    if (!p) {
-        *out = cm_buf_steal(&b);
-        return -1;
-    }
-    cm_buf_add_stream(&b, p);
-    int st = pclose(p);
-    *out = cm_buf_steal(&b);
-    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static compiler_t *find_compiler(cm_jit_lang_t lang, cm_error_t *err)
+static compiler_t *find_compiler(cpu_jit_lang_t lang, cm_error_t *err)
 {
     compiler_t *c = &compilers[lang];
     if (c->state == 0) {
-        const char *env = getenv(lang == CM_JIT_CXX ? "CXX" : "CC");
-        const char *name = env && *env ? env : lang == CM_JIT_CXX ? "c++" : "cc";
+        const char *env = getenv(lang == CPU_JIT_CXX ? "CXX" : "CC");
+        const char *name = env && *env ? env : lang == CPU_JIT_CXX ? "c++" : "cc";
         size_t n = strnlen(name, sizeof c->command - 1);
         memcpy(c->command, name, n);
         c->command[n] = '\0';
         char cmd[PATH_MAX + 64], *out;
         snprintf(cmd, sizeof cmd, SHELL_ENV "%s --version 2>/dev/null", c->command);
-        int rc = cm_jit_run(cmd, &out);
+        int rc = cm_run(cmd, &out);
         c->state = rc == 0 && *out ? 1 : -1;
         char id[sizeof c->identity];
         snprintf(id, sizeof id, "%s|%.*s", name, (int)strcspn(out, "\n"), out);
@@ -68,10 +51,10 @@ static compiler_t *find_compiler(cm_jit_lang_t lang, cm_error_t *err)
         free(out);
     }
     if (c->state < 0) {
-        CM_ERROR(err, CM_E_JIT_COMPILER,
+        CM_ERROR(err, CPU_E_JIT_COMPILER,
                  "no %s compiler: '%s' did not run (install %s, or set %s)",
-                 lang == CM_JIT_CXX ? "C++" : "C", c->command, lang == CM_JIT_CXX ? "g++" : "gcc",
-                 lang == CM_JIT_CXX ? "CXX" : "CC");
+                 lang == CPU_JIT_CXX ? "C++" : "C", c->command, lang == CPU_JIT_CXX ? "g++" : "gcc",
+                 lang == CPU_JIT_CXX ? "CXX" : "CC");
         return NULL;
     }
     return c;
@@ -79,71 +62,17 @@ static compiler_t *find_compiler(cm_jit_lang_t lang, cm_error_t *err)
 
 /* ---- the cache ------------------------------------------------------ */
 
-static char cache_dir[PATH_MAX];
-static int cache_state; /* 0 unknown, 1 usable, -1 none */
-
-const char *cm_jit_cache_dir(void)
+void cpu_jit_reset_memory(void)
 {
-    pthread_mutex_lock(&lock);
-    if (cache_state == 0) {
-        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-        cache_state = -1;
-        if (xdg && xdg[0] == '/')
-            snprintf(cache_dir, sizeof cache_dir, "%s/gpuc/jit", xdg);
-        else if (home && *home)
-            snprintf(cache_dir, sizeof cache_dir, "%s/.cache/gpuc/jit", home);
-        else
-            cache_dir[0] = '\0';
-        if (cache_dir[0] && cm_file_mkdirs(cache_dir, NULL) == 0 && access(cache_dir, W_OK | X_OK) == 0)
-            cache_state = 1;
-    }
-    pthread_mutex_unlock(&lock);
-    return cache_state == 1 ? cache_dir : NULL;
+    cm_cache_forget();
 }
 
-typedef struct entry {
-    unsigned char key[32];
-    void *handle;
-} entry_t;
-
-static entry_t *entries;
-static size_t nentries, centries;
-
-static void *memory_find(const unsigned char key[32])
-{
-    for (size_t i = 0; i < nentries; i++)
-        if (!memcmp(entries[i].key, key, 32))
-            return entries[i].handle;
-    return NULL;
-}
-
-static void memory_put(const unsigned char key[32], void *handle)
-{
-    if (nentries == centries) {
-        size_t n = centries ? centries * 2 : 64;
-        entry_t *e = realloc(entries, n * sizeof *e);
-        if (!e)
-            return; /* only the memory index is lost */
-        entries = e;
-        centries = n;
-    }
-    memcpy(entries[nentries].key, key, 32);
-    entries[nentries++].handle = handle;
-}
-
-void cm_jit_reset_memory(void)
-{
-    pthread_mutex_lock(&lock);
-    nentries = 0;
-    pthread_mutex_unlock(&lock);
-}
-
-static void make_key(cm_jit_lang_t lang, const compiler_t *c, const char *flags, const char *source,
+static void make_key(cpu_jit_lang_t lang, const compiler_t *c, const char *flags, const char *source,
                      unsigned char key[32])
 {
     crypto_hash_sha256_state st;
     crypto_hash_sha256_init(&st);
-    const char *parts[] = {lang == CM_JIT_CXX ? "c++" : "c", c->identity, flags ? flags : "", source};
+    const char *parts[] = {"cpu_jit", lang == CPU_JIT_CXX ? "c++" : "c", c->identity, flags ? flags : "", source};
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
         crypto_hash_sha256_update(&st, (const unsigned char *)parts[i], strlen(parts[i]) + 1);
     crypto_hash_sha256_final(&st, key);
@@ -168,18 +97,18 @@ static void first_error(const char *log, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)strcspn(pick, "\n"), pick);
 }
 
-static int compile(cm_jit_lang_t lang, const compiler_t *c, const char *source, const char *flags,
-                   const char *so_path, cm_jit_result_t *out, cm_error_t *err)
+static int compile(cpu_jit_lang_t lang, const compiler_t *c, const char *source, const char *flags,
+                   const char *so_path, cpu_jit_result_t *out, cm_error_t *err)
 {
     char src_path[PATH_MAX + 200], tmp_so[PATH_MAX + 200];
     static unsigned serial;
     unsigned k = __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
     snprintf(src_path, sizeof src_path, "%s.%ld.%u.%s", so_path, (long)getpid(), k,
-             lang == CM_JIT_CXX ? "cc" : "c");
+             lang == CPU_JIT_CXX ? "cc" : "c");
     snprintf(tmp_so, sizeof tmp_so, "%s.%ld.%u.tmp", so_path, (long)getpid(), k);
     cm_error_t werr = {0};
     if (cm_file_write(src_path, source, strlen(source), 0600, &werr) != 0) {
-        CM_ERROR(err, CM_E_JIT_LOAD, "cannot write the source to compile: %s", werr.text);
+        CM_ERROR(err, CPU_E_JIT_LOAD, "cannot write the source to compile: %s", werr.text);
         return -1;
     }
     cm_buf_t cmd = {0};
@@ -187,21 +116,21 @@ static int compile(cm_jit_lang_t lang, const compiler_t *c, const char *source, 
                 c->command, flags ? flags : "", tmp_so, src_path);
     double t0 = cm_seconds();
     char *log;
-    int rc = cm_jit_run(cm_buf_str(&cmd), &log);
+    int rc = cm_run(cm_buf_str(&cmd), &log);
     out->compile_ms = (cm_seconds() - t0) * 1e3;
     cm_buf_free(&cmd);
     unlink(src_path);
     if (rc != 0) {
         char first[512];
         first_error(log, first, sizeof first);
-        CM_ERROR(err, CM_E_JIT_COMPILE, "%s", first);
+        CM_ERROR(err, CPU_E_JIT_COMPILE, "%s", first);
         out->log = log;
         unlink(tmp_so);
         return -1;
     }
     free(log);
     if (rename(tmp_so, so_path) != 0) {
-        CM_ERROR(err, CM_E_JIT_LOAD, "cannot keep %s: %s", so_path, strerror(errno));
+        CM_ERROR(err, CPU_E_JIT_LOAD, "cannot keep %s: %s", so_path, strerror(errno));
         unlink(tmp_so);
         return -1;
     }
@@ -212,12 +141,12 @@ static void *load(const char *path, cm_error_t *err)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
-        CM_ERROR(err, CM_E_JIT_LOAD, "cannot load compiled code: %s", dlerror());
+        CM_ERROR(err, CPU_E_JIT_LOAD, "cannot load compiled code: %s", dlerror());
     return h;
 }
 
-int cm_jit_load(cm_jit_lang_t lang, const char *source, const char *flags, cm_jit_result_t *out,
-                cm_error_t *err)
+int cpu_jit_load(cpu_jit_lang_t lang, const char *source, const char *flags, cpu_jit_result_t *out,
+                 cm_error_t *err)
 {
     out->handle = NULL;
     out->compile_ms = 0;
@@ -228,29 +157,25 @@ int cm_jit_load(cm_jit_lang_t lang, const char *source, const char *flags, cm_ji
         return -1;
     unsigned char key[32];
     make_key(lang, c, flags, source, key);
-    pthread_mutex_lock(&lock);
-    void *h = memory_find(key);
-    pthread_mutex_unlock(&lock);
+    void *h = cm_cache_find(key);
     if (h) {
         out->handle = h;
         out->cache = "memory hit";
         return 0;
     }
 
-    const char *dir = cm_jit_cache_dir();
     char tmp_dir[PATH_MAX] = "", so_path[PATH_MAX + 80], hex[65];
-    sodium_bin2hex(hex, sizeof hex, key, 32);
-    if (!dir) { /* no cache: a private temporary folder, removed after loading */
+    if (cm_cache_path(key, "so", so_path, sizeof so_path) != 0) { /* no cache: a private temporary folder, removed after loading */
         const char *t = getenv("TMPDIR");
         snprintf(tmp_dir, sizeof tmp_dir, "%s/gpuc-jit-XXXXXX", t && *t ? t : "/tmp");
         if (!mkdtemp(tmp_dir)) {
-            CM_ERROR(err, CM_E_JIT_LOAD, "cannot make a folder in %s: %s", t && *t ? t : "/tmp",
+            CM_ERROR(err, CPU_E_JIT_LOAD, "cannot make a folder in %s: %s", t && *t ? t : "/tmp",
                      strerror(errno));
             return -1;
         }
-        dir = tmp_dir;
+        sodium_bin2hex(hex, sizeof hex, key, 32);
+        snprintf(so_path, sizeof so_path, "%s/%s.so", tmp_dir, hex);
     }
-    snprintf(so_path, sizeof so_path, "%s/%s.so", dir, hex);
     struct stat st;
     if (!tmp_dir[0] && stat(so_path, &st) == 0 && (h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL))) {
         out->cache = "disk hit";
@@ -266,18 +191,16 @@ int cm_jit_load(cm_jit_lang_t lang, const char *source, const char *flags, cm_ji
     }
     if (!h)
         return -1;
-    pthread_mutex_lock(&lock);
-    memory_put(key, h);
-    pthread_mutex_unlock(&lock);
+    cm_cache_keep(key, h, NULL); /* handles are never closed */
     out->handle = h;
     return 0;
 }
 
-void *cm_jit_symbol(void *handle, const char *symbol, cm_error_t *err)
+void *cpu_jit_symbol(void *handle, const char *symbol, cm_error_t *err)
 {
     dlerror();
     void *p = dlsym(handle, symbol);
     if (!p)
-        CM_ERROR(err, CM_E_JIT_LOAD, "compiled code has no '%s'", symbol);
+        CM_ERROR(err, CPU_E_JIT_LOAD, "compiled code has no '%s'", symbol);
     return p;
 }

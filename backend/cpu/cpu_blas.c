@@ -1,11 +1,11 @@
-#include "ga_cblas.h"
+#include "cpu_blas.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 
-#include "ga_array.h"
+#include "cpu.h"
 
-static ga_cblas_t blas;
+static cpu_blas_t blas;
 static int tried;
 static char missing[CM_ERROR_TEXT];
 
@@ -20,7 +20,7 @@ static int resolve(void *h, void **slot, const char *name)
 
 #define SYM(name) resolve(h, (void **)&blas.name, #name)
 
-const ga_cblas_t *ga_cblas_get(cm_error_t *err)
+const cpu_blas_t *cpu_blas_get(cm_error_t *err)
 {
     if (!tried) {
         tried = 1;
@@ -39,7 +39,7 @@ const ga_cblas_t *ga_cblas_get(cm_error_t *err)
             blas.handle = h;
     }
     if (!blas.handle) {
-        CM_ERROR(err, GA_E_DEVICE, "%s", missing);
+        CM_ERROR(err, CPU_E_NO_BLAS, "%s", missing);
         return NULL;
     }
     return &blas;

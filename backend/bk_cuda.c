@@ -1,0 +1,172 @@
+/* bk_cuda: the GPU's table, over backend/cuda's bindings and policy
+ * (gpu_mem, gpu_program, gpu_blas). CUDA's own errors become the floor's:
+ * out of memory (CUDA_ERROR_OUT_OF_MEMORY, 2) is BK_E_MEMORY, no GPU or
+ * no library BK_E_DEVICE. The ordinal is the selected GPU's for now: one
+ * GPU at a time (a device per ordinal is issue 27's). */
+#include <stdio.h>
+#include <string.h>
+
+#include "bk_internal.h"
+#include "gpu.h"
+
+/* CUDA's error e in err, with the floor's code. Returns -1. */
+static int fail(const cm_error_t *e, cm_error_t *err)
+{
+    int code = e->code == 2 ? BK_E_MEMORY
+               : e->code == GPU_E_NO_GPU || e->code == GPU_E_NO_LIBRARY ? BK_E_DEVICE
+                                                                        : e->code;
+    CM_ERROR(err, code, "%s", e->text);
+    return -1;
+}
+
+static int alloc(int ordinal, size_t bytes, void **ptr, cm_error_t *err)
+{
+    (void)ordinal;
+    cm_error_t e = {0};
+    if (gpu_mem_alloc(bytes, ptr, &e) != 0)
+        return fail(&e, err);
+    gpu_track_alloc(*ptr, bytes, "a device array");
+    return 0;
+}
+
+static void release(int ordinal, void *ptr)
+{
+    (void)ordinal;
+    gpu_track_free(ptr);
+    gpu_mem_free(ptr);
+}
+
+static int zero(int ordinal, void *dst, size_t bytes, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_mem_zero(dst, bytes, err);
+}
+
+static int to_device(int ordinal, void *dst, const void *host, size_t bytes, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_mem_to_device(dst, host, bytes, err);
+}
+
+static int to_host(int ordinal, void *host, const void *src, size_t bytes, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_mem_to_host(host, src, bytes, err);
+}
+
+static int copy(int ordinal, void *dst, const void *src, size_t bytes, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_mem_copy(dst, src, bytes, err);
+}
+
+static int mem_info(int ordinal, size_t *free_bytes, size_t *total_bytes, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_mem_info(free_bytes, total_bytes, err);
+}
+
+static void *kernel(int ordinal, const char *source, const char *options, const char *name,
+                    cm_error_t *err)
+{
+    (void)ordinal;
+    cm_error_t e = {0};
+    void *fn = NULL;
+    gpu_program_t *p = gpu_program_get(source, options, &e);
+    if (p)
+        fn = gpu_program_kernel(p, name, &e);
+    if (!fn)
+        CM_ERROR(err, e.code == GPU_E_NO_GPU || e.code == GPU_E_NO_LIBRARY ? BK_E_DEVICE
+                                                                          : BK_E_KERNEL,
+                 "%s", e.text);
+    return fn;
+}
+
+static int launch(int ordinal, void *fn, const unsigned grid[3], const unsigned block[3],
+                  unsigned shared, void **args, const char *what, cm_error_t *err)
+{
+    (void)ordinal;
+    cm_error_t e = {0};
+    if (gpu_program_launch(fn, grid, block, shared, args, what, &e) == 0)
+        return 0;
+    CM_ERROR(err, e.code == 2 ? BK_E_MEMORY : BK_E_DEVICE, "%s", e.text);
+    return -1;
+}
+
+static int units(int ordinal)
+{
+    (void)ordinal;
+    return gpu_program_sm_count();
+}
+
+static int gemm(int ordinal, const bk_gemm_t *g, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_blas_gemm(g, err);
+}
+
+static int dot(int ordinal, int type, int n, const void *x, int incx, const void *y, int incy,
+               void *result, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_blas_dot(type, n, x, incx, y, incy, result, err);
+}
+
+void *bk_gpu_timer_new(void)
+{
+    return gpu_timer_new();
+}
+
+int bk_gpu_timer_start(void *timer, cm_error_t *err)
+{
+    return gpu_timer_start(timer, err);
+}
+
+int bk_gpu_timer_stop(void *timer, double *seconds, cm_error_t *err)
+{
+    return gpu_timer_stop(timer, seconds, err);
+}
+
+void bk_gpu_timer_free(void *timer)
+{
+    gpu_timer_free(timer);
+}
+
+int bk_gpu_synchronize(cm_error_t *err)
+{
+    return gpu_synchronize(err);
+}
+
+static int count(void)
+{
+    gpu_info_t info;
+    return gpu_probe(&info);
+}
+
+static void info(int ordinal, bk_device_info_t *info)
+{
+    gpu_info_t all;
+    if (ordinal >= gpu_probe(&all))
+        return;
+    const gpu_device_info_t *d = &all.devices[ordinal];
+    snprintf(info->name, sizeof info->name, "%s", d->name);
+    info->major = d->major;
+    info->minor = d->minor;
+    info->sm_count = d->sm_count;
+    info->total_mem = d->total_mem;
+}
+
+const bk_ops_t bk_cuda_ops = {
+    .prefix = "gpu", .kind = "GPU", .clock = "CUDA events", .lang = BK_LANG_CUDA, .f16_blas = 1, .streams = 1,
+    .runs_kernel_cells = 1,
+    .count = count, .info = info,
+    .alloc = alloc, .free = release, .zero = zero, .to_device = to_device, .to_host = to_host,
+    .copy = copy, .mem_info = mem_info,
+    .mark = gpu_mem_mark, .mark_pending = gpu_mem_mark_pending, .mark_drop = gpu_mem_mark_drop,
+    .kernel = kernel, .launch = launch, .units = units,
+    .timer_new = bk_gpu_timer_new, .timer_start = bk_gpu_timer_start,
+    .timer_stop = bk_gpu_timer_stop, .timer_free = bk_gpu_timer_free,
+    .clock_start = gpu_kernel_clock_start, .clock_stop = gpu_kernel_clock_stop,
+    .synchronize = bk_gpu_synchronize,
+    .gemm = gemm, .dot = dot,
+};
