@@ -492,7 +492,7 @@ void gpu_sim_set_threads(int n);
 int gpu_sim_threads(int *is_default);
 
 /* Memory and race checking of later simulated launches (%sim --memcheck,
- * --racecheck; docs/simulator.md). */
+ * --racecheck; docs/simulator.md): memcheck on, racecheck off by default. */
 void gpu_sim_set_checks(int memcheck, int racecheck);
 void gpu_sim_checks(int *memcheck, int *racecheck);
 
@@ -501,6 +501,13 @@ void gpu_sim_checks(int *memcheck, int *racecheck);
  * gpu_sim_untrack(ptr). */
 void gpu_sim_track(void *ptr, size_t bytes);
 void gpu_sim_untrack(void *ptr);
+
+/* Memory for a device array on the CPU: bytes, zeroed, in the simulated
+ * device's own mapping (an overrun by a kernel faults instead of
+ * overwriting the heap) and tracked as above; NULL when out of memory.
+ * gpu_sim_free gives it back. */
+void *gpu_sim_alloc(size_t bytes);
+void gpu_sim_free(void *ptr);
 
 /* 1 when a kernel running on the simulator was stopped before its end by
  * a fault in it or an interrupt (the protected boundary jumped out of

@@ -118,6 +118,16 @@ void gpu_sim_untrack(void *ptr)
     sim_untrack(ptr);
 }
 
+void *gpu_sim_alloc(size_t bytes)
+{
+    return sim_array_alloc(bytes);
+}
+
+void gpu_sim_free(void *ptr)
+{
+    sim_array_free(ptr);
+}
+
 const gpu_symbol_t *gpu_runtime_symbols(void)
 {
     static gpu_symbol_t table[64];

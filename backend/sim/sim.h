@@ -112,8 +112,15 @@ int sim_default_threads(void);
 void sim_set_checks(int memcheck, int racecheck);
 void sim_checks(int *memcheck, int *racecheck);
 
-/* Memory a kernel may touch that the simulator did not allocate (a device
- * array on the CPU): [ptr, ptr + bytes) until sim_untrack(ptr). */
+/* Memory for a device array on the CPU: bytes (zeroed, 256-byte aligned)
+ * in the simulated device's own mapping, as cudaMalloc's (docs/simulator.md:
+ * an access past it faults), and in the map of what kernels may touch;
+ * NULL when out of memory. sim_array_free gives it back (NULL: nothing). */
+void *sim_array_alloc(size_t bytes);
+void sim_array_free(void *ptr);
+
+/* Memory a kernel may touch that the simulator did not allocate:
+ * [ptr, ptr + bytes) until sim_untrack(ptr). */
 void sim_track(void *ptr, size_t bytes);
 void sim_untrack(void *ptr);
 

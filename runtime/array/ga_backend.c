@@ -41,20 +41,18 @@ static int raw_alloc(int device, size_t bytes, void **ptr, cm_error_t *err)
 {
     if (device != GA_CPU)
         return gpu_mem_alloc(bytes, ptr, err);
-    *ptr = aligned_alloc(256, bytes);
+    *ptr = gpu_sim_alloc(bytes); /* memory simulated kernels may use, in their own mapping */
     if (!*ptr) {
         CM_ERROR(err, GA_E_MEMORY, "host out of memory");
         return -1;
     }
-    gpu_sim_track(*ptr, bytes); /* memory simulated kernels may use */
     return 0;
 }
 
 static void raw_free(int device, void *ptr)
 {
     if (device == GA_CPU) {
-        gpu_sim_untrack(ptr);
-        free(ptr);
+        gpu_sim_free(ptr);
     } else {
         gpu_mem_free(ptr);
     }
