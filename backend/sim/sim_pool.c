@@ -115,6 +115,12 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     if (me && me->armed) {
         P.on_signal(sig, si, uc);
+        if (me == &caller) { /* its jump point keeps no mask (a system call less per launch) */
+            sigset_t s;
+            sigemptyset(&s);
+            sigaddset(&s, sig);
+            pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+        }
         leave_share(3);
     }
     if (me && me != &caller) { /* a fault in gpuc's own code on a worker: die as it would */
@@ -281,7 +287,7 @@ int sim_pool_call(void (*share)(int), int index, sim_pool_signal_fn on_signal)
     P.on_signal = on_signal;
     caller.armed = 0;
     me = &caller;
-    int faulted = sigsetjmp(caller.env, 1) != 0;
+    int faulted = sigsetjmp(caller.env, 0) != 0;
     if (!faulted) {
         caller.armed = 1;
         share(index);
