@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define RESERVE_MAX ((size_t)1 << 40)   /* 1 TiB of address space, if the system lets us */
@@ -41,11 +42,28 @@ static uintptr_t align_up(uintptr_t x, size_t a)
     return (x + a - 1) / a * a;
 }
 
+/* Under an address-space limit (RLIMIT_AS, which counts the reservation
+ * though no memory is behind it) a quarter of the limit at most, so that
+ * the rest of the executor keeps room. */
+static size_t reserve_max(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur / 4 >= RESERVE_MAX)
+        return RESERVE_MAX;
+    size_t quarter = rl.rlim_cur / 4, size = RESERVE_MIN;
+    if (quarter < RESERVE_MIN)
+        return 0; /* the heap serves */
+    while (size * 2 <= quarter)
+        size *= 2;
+    return size;
+}
+
 static void reserve(void)
 {
     A.tried = 1;
     A.page = (size_t)sysconf(_SC_PAGESIZE);
-    for (size_t size = RESERVE_MAX; size >= RESERVE_MIN; size /= 2) {
+    for (size_t size = reserve_max(); size >= RESERVE_MIN; size /= 2) {
         void *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
                        0);
         if (p == MAP_FAILED)

@@ -18,10 +18,11 @@
  * From 2 MiB on an allocation's pages start at a 2 MiB boundary (huge
  * pages where the system gives them).
  *
- * Where no reservation can be made (a tight address-space limit), or the
- * reservation is full, or the system's limit of mappings is reached,
- * allocations come from the heap as before (aligned_alloc): no guard, no
- * failure.
+ * Under an address-space limit (RLIMIT_AS) the reservation takes a quarter
+ * of it at most. Where no reservation can be made (a limit under 4 GiB),
+ * or the reservation is full, or the system's limit of mappings is
+ * reached, allocations come from the heap as before (aligned_alloc): no
+ * guard, no failure.
  *
  * Threads: the executor's thread only, as the rest of the simulator;
  * sim_arena_holds may be called anywhere (signal handlers too). */

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cm_time.h"
@@ -208,8 +211,29 @@ static void test_unchecked_faults(int workers)
     cuda_free(ok);
 }
 
+/* In a child (the reservation is made once, at the first allocation): with
+ * an address-space limit of limit_gib, what the arena reserves and where a
+ * first allocation comes from. 1 when as expected. */
+static int reserves_under_limit(size_t limit_gib, size_t want_gib, int want_heap)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit rl = {limit_gib << 30, limit_gib << 30};
+        setrlimit(RLIMIT_AS, &rl);
+        void *p = sim_arena_alloc(1000);
+        sim_arena_stats_t st;
+        sim_arena_stats(&st);
+        _exit(p && st.reserved == want_gib << 30 && (st.from_heap == 1) == want_heap ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int main(void)
 {
+    CHECK(reserves_under_limit(64, 16, 0)); /* a quarter of the limit */
+    CHECK(reserves_under_limit(2, 0, 1));   /* too little: the heap serves */
     test_guards();
     test_many_and_speed();
     H = sim_hooks();
