@@ -361,6 +361,10 @@ __global__ void forever(volatile int *flag) {
     trace = "\n".join(run.content["traceback"])
     assert re.search(r"the simulated kernel forever \(launched at cell \d+, line 1\) stopped at "
                      r"cell \d+, line 3, in block \[\d+,0,0\], thread \[0,0,0\]", trace), trace
+    # a fault in host code right after is the cell's own, not the left launch's
+    run = execute(kc, "int *ie_null = 0;\n*ie_null = 1;")
+    assert run.ename == "SegmentationFault", run.describe()
+    assert "simulated kernel" not in "\n".join(run.content["traceback"])
     # the session is kept: variables and kernels are still there
     execute_ok(kc, "%%kernel\n__global__ void setone(volatile int *f) { *f = 1; }")
     run = execute_ok(kc, f"setone<<<1, 1>>>(flag); forever<<<{blocks}, 32>>>(flag); "
