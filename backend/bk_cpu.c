@@ -11,11 +11,17 @@
 #include "cpu_jit.h"
 #include "cpu.h"
 #include "cpu_blas.h"
+#include "sim.h"
 
+/* Host memory for arrays is memory simulated kernels may use: it comes
+ * from the simulator's own mapping (backend/sim/sim_arena: guard gaps
+ * around each allocation, apart from the executor's heap), which also
+ * tells the simulator's memcheck of it, so that an out-of-bounds access of
+ * a kernel is a report or an illegal address, never a corrupted heap. */
 int bk_host_alloc(int ordinal, size_t bytes, void **ptr, cm_error_t *err)
 {
     (void)ordinal;
-    *ptr = aligned_alloc(256, bytes);
+    *ptr = sim_array_alloc(bytes);
     if (!*ptr) {
         CM_ERROR(err, BK_E_MEMORY, "host out of memory");
         return -1;
@@ -26,7 +32,7 @@ int bk_host_alloc(int ordinal, size_t bytes, void **ptr, cm_error_t *err)
 void bk_host_free(int ordinal, void *ptr)
 {
     (void)ordinal;
-    free(ptr);
+    sim_array_free(ptr);
 }
 
 int bk_host_zero(int ordinal, void *dst, size_t bytes, cm_error_t *err)

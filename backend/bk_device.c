@@ -51,13 +51,6 @@ const bk_ops_t *bk_ops_of(bk_device_t d, int *ordinal, cm_error_t *err)
     return tables[b];
 }
 
-void bk_host_shared(void *ptr, size_t bytes, int on)
-{
-    for (int b = 0; b < BK_NBACKENDS; b++)
-        if (tables[b]->host_memory_hook)
-            tables[b]->host_memory_hook(ptr, bytes, on);
-}
-
 int bk_host_memory(bk_device_t d)
 {
     int b = bk_backend(d);

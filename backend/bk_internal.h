@@ -22,9 +22,6 @@ typedef struct bk_ops {
     int (*to_host)(int ordinal, void *host, const void *src, size_t bytes, cm_error_t *err);
     int (*copy)(int ordinal, void *dst, const void *src, size_t bytes, cm_error_t *err);
     int (*mem_info)(int ordinal, size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
-    /* told of host memory others allocated (the simulator's memcheck
-     * learns of arrays on the CPU); may be NULL */
-    void (*host_memory_hook)(void *ptr, size_t bytes, int on);
 
     /* events on the user's streams (NULL: no streams) */
     void *(*mark)(void *stream, void *mark);
@@ -66,10 +63,6 @@ int bk_gpu_timer_start(void *timer, cm_error_t *err);
 int bk_gpu_timer_stop(void *timer, double *seconds, cm_error_t *err);
 void bk_gpu_timer_free(void *timer);
 int bk_gpu_synchronize(cm_error_t *err);
-
-/* Tells every backend with a host_memory hook of host memory allocated
- * (on 1) or about to be freed (on 0). */
-void bk_host_shared(void *ptr, size_t bytes, int on);
 
 /* Host memory: the CPU's and the simulator's (bk_cpu.c). */
 int bk_host_alloc(int ordinal, size_t bytes, void **ptr, cm_error_t *err);

@@ -122,8 +122,6 @@ static void discard(bk_buffer_t *b)
     int ord;
     const bk_ops_t *o = bk_ops_of(b->device, &ord, NULL);
     settle(b);
-    if (o->host_memory)
-        bk_host_shared(b->ptr, b->capacity, 0);
     o->free(ord, b->ptr);
     free(b);
 }
@@ -210,8 +208,6 @@ bk_buffer_t *bk_buffer_new(bk_device_t device, size_t bytes, cm_error_t *err)
         b->capacity = cls;
         b->device = device;
         b->owned = 1;
-        if (o->host_memory)
-            bk_host_shared(ptr, cls, 1); /* memory simulated kernels may use */
     }
     b->bytes = bytes;
     b->refs = 0;

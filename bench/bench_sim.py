@@ -16,8 +16,9 @@ so it is measured at small sizes (vector add: 2^14 elements; matmul:
 32x32) and scaled by the work (elements; n^3). numba is installed into
 this Python's environment with pip when it is missing. Prints one line per
 case with both times and the ratio (goal: gpuc >= 100x faster), and gpuc's
-times with %sim --memcheck and with %sim --racecheck (goal: racecheck at
-most 20x the unchecked time)."""
+times with %sim --memcheck (the default: the unchecked cells say
+--no-memcheck) and with %sim --racecheck (goal: racecheck at most 20x the
+unchecked time)."""
 import argparse
 import json
 import os

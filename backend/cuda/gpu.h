@@ -527,7 +527,7 @@ void gpu_sim_set_threads(int n);
 int gpu_sim_threads(int *is_default);
 
 /* Memory and race checking of later simulated launches (%sim --memcheck,
- * --racecheck; docs/simulator.md). */
+ * --racecheck; docs/simulator.md): memcheck on, racecheck off by default. */
 void gpu_sim_set_checks(int memcheck, int racecheck);
 void gpu_sim_checks(int *memcheck, int *racecheck);
 

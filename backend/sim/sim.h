@@ -12,10 +12,12 @@
  * each running one block at a time, its threads as fibers; the calling
  * thread waits for them. Launches are synchronous: a kernel has run when
  * sim_launch returns; what failed while it ran (a device assert, a trap,
- * threads that can never leave a barrier) is kept and returned by
- * sim_take_error, as a GPU reports it at the next synchronisation. A fault
- * on a worker is raised again on the calling thread, with the worker's
- * signal information, at the end of the launch.
+ * threads that can never leave a barrier, an access to memory the
+ * simulated device keeps inaccessible: CUDA's illegal address) is kept and
+ * returned by sim_take_error, as a GPU reports it at the next
+ * synchronisation. Any other fault on a worker (SIGFPE, SIGABRT ...) is
+ * raised again on the calling thread, with the worker's signal
+ * information, at the end of the launch.
  *
  * Errors: cm_error_t. err->code is SIM_E_CUDA + the number of the CUDA
  * error a GPU gives for the same mistake (SIM_E_CUDA + 710 for a device
@@ -67,7 +69,10 @@ typedef struct sim_kernel {
  * argument: 2048 threads per block, at most 1024"); nothing runs. Otherwise
  * 0 once the kernel has run; device printf output has been written to
  * stdout (ordered by block, then thread); a failure while running is
- * pending for sim_take_error. */
+ * pending for sim_take_error (SIM_E_CUDA + 700 for an access that faulted:
+ * the line, the thread and where the address lies). A kernel that cannot
+ * be checked while memcheck is on runs unchecked, with a note on stderr;
+ * while racecheck is on, that is -1 with err. */
 int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigned block[3],
                unsigned shared_bytes, void **args, cm_error_t *err);
 
@@ -106,7 +111,8 @@ void sim_set_threads(int n);
 int sim_threads(void);
 int sim_default_threads(void);
 
-/* Checking for later launches (docs/simulator.md): memcheck stops a kernel
+/* Checking for later launches (docs/simulator.md; memcheck on, racecheck
+ * off until set otherwise): memcheck stops a kernel
  * at its first access outside the memory it may touch, with a report
  * (SIM_E_CUDA + 700, or + 716 misaligned); racecheck lets the kernel run
  * to its end and leaves the races it saw as the pending failure
@@ -115,10 +121,12 @@ int sim_default_threads(void);
 void sim_set_checks(int memcheck, int racecheck);
 void sim_checks(int *memcheck, int *racecheck);
 
-/* Memory a kernel may touch that the simulator did not allocate (a device
- * array on the CPU): [ptr, ptr + bytes) until sim_untrack(ptr). */
-void sim_track(void *ptr, size_t bytes);
-void sim_untrack(void *ptr);
+/* Memory for a device array on the CPU: bytes (zeroed, 256-byte aligned)
+ * in the simulated device's own mapping, as cudaMalloc's (docs/simulator.md:
+ * an access past it faults), and in the map of what kernels may touch;
+ * NULL when out of memory. sim_array_free gives it back (NULL: nothing). */
+void *sim_array_alloc(size_t bytes);
+void sim_array_free(void *ptr);
 
 /* Wall seconds the simulator spent running kernels since the process
  * started (for the timers: simulated kernels take CPU time, not GPU time). */

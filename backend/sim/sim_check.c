@@ -5,9 +5,8 @@
 #include <string.h>
 
 #include "sim_abi.h"
+#include "sim_arena.h"
 #include "sim_check.h"
-
-int sim_memcheck_on, sim_racecheck_on;
 
 static void *dyn_shared;
 
@@ -25,16 +24,17 @@ int sim_check_races(char *text, size_t len)
     return sim_racecheck_on && sim_race_report(text, len);
 }
 
+/* Outside the arena (an allocation the heap served, a __shared__ array):
+ * how far from a region an address is still said against it */
 #define NEAR_AFTER 512 /* cudaMalloc's rounding to 256 and its 256-byte red zone */
 #define NEAR_BEFORE 32 /* the heap's block header lies before an allocation */
 
-/* Where addr lies, said against the closest region ("address 0x..., 4
- * bytes after the end of the 400-byte cudaMalloc allocation at 0x..."),
- * and the access's name for it: "out-of-bounds", "use-after-free",
- * "invalid". */
-static const char *place(uintptr_t addr, char *buf, size_t len)
+const char *sim_check_place(uintptr_t addr, char *buf, size_t len)
 {
     const sim_region_t *r = addr < 4096 ? NULL : sim_mem_near(addr);
+    /* in the arena, everything is the simulated device's memory: an
+     * address is said against the closest allocation however far */
+    int ours = sim_arena_holds(addr) && r && sim_arena_holds(r->lo);
     char what[160];
     if (addr < 4096) {
         snprintf(buf, len, "address 0x%" PRIxPTR ", a null pointer", addr);
@@ -50,12 +50,12 @@ static const char *place(uintptr_t addr, char *buf, size_t len)
     /* past the end within the allocation's slack (rounding and red zone), or
      * a few elements before its start: anything further may be another
      * block of the same heap, a host malloc for instance */
-    if (r && addr >= r->hi && addr - r->hi < NEAR_AFTER) {
+    if (r && addr >= r->hi && (ours || addr - r->hi < NEAR_AFTER)) {
         snprintf(buf, len, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes after the end of %s", addr,
                  addr - r->hi, what);
         return "out-of-bounds";
     }
-    if (r && addr < r->lo && r->lo - addr <= NEAR_BEFORE) {
+    if (r && addr < r->lo && (ours || r->lo - addr <= NEAR_BEFORE)) {
         snprintf(buf, len, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes before the start of %s",
                  addr, r->lo - addr, what);
         return "out-of-bounds";
@@ -73,7 +73,7 @@ static void memory_error(int misaligned, uintptr_t addr, unsigned long size, int
     char line[64], who[64], where[400], text[1000];
     sim_sched_line(pc, line, sizeof line);
     sim_sched_who(sim_now.stamp, sim_now.thread, who, sizeof who);
-    const char *kind = place(addr, where, sizeof where);
+    const char *kind = sim_check_place(addr, where, sizeof where);
     snprintf(text, sizeof text, "%s: %s %s of %lu byte%s at %s by %s: %s",
              misaligned ? "CUDA_ERROR_MISALIGNED_ADDRESS (716): misaligned address"
                         : "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was "
@@ -97,6 +97,7 @@ void sim_check_access(const void *addr, unsigned long size, int flags, const voi
     const sim_region_t *r = sim_mem_find(a);
     /* the address of the call's return: the access is the instruction before */
     const void *at = (const char *)pc - 1;
+    sim_now.last_pc = at;
     if (r && !r->freed && a + size <= r->hi) {
         /* CUDA wants natural alignment; up to 4 bytes here, since g++ moves
          * a struct of floats 8 bytes at a time where a GPU's compiler would not */

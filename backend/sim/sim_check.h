@@ -2,13 +2,14 @@
  * backend/sim; docs/simulator.md says what users see).
  *
  * A checked module (sim_module.c) is the cell compiled once more with g++'s
- * -fsanitize=kernel-address in its outline form: the compiler's own
- * instrumentation calls __asan_load4_noabort(addr) ... before every load
- * and store that could touch memory, and the prelude (not an AddressSanitizer
- * runtime) defines those, sending each access to sim_check_access. There:
+ * -fsanitize=thread: the compiler's own instrumentation calls
+ * __tsan_read4(addr) ... before every load and store that could touch
+ * memory, and the prelude (not a ThreadSanitizer runtime) defines those,
+ * sending each access to sim_check_access. There:
  *
  *   - sim_memory.c keeps the map of what a kernel may touch: allocations
- *     (cudaMalloc ... with a redzone after each, freed ones in quarantine),
+ *     (cudaMalloc ..., in sim_arena.c's mapping with inaccessible gaps
+ *     around each; freed ones in quarantine),
  *     device arrays on the CPU, the module's __shared__ arrays and
  *     __device__ variables (from its symbol table), the dynamic shared memory;
  *   - sim_check.c decides: inside a live region, the thread's own stack or
@@ -39,6 +40,7 @@ typedef struct sim_now {
     const unsigned *wgen;      /* warp barriers passed by the running thread's warp */
     uintptr_t stack_lo, stack_hi; /* the running thread's stack */
     uintptr_t image_base;      /* where the running checked module is loaded */
+    const void *last_pc;       /* the code of the last checked access (an interrupt's line) */
 } sim_now_t;
 
 extern sim_now_t sim_now;
@@ -54,7 +56,7 @@ void sim_sched_who(uint32_t stamp, uint32_t thread, char *buf, size_t len);
 /* "cell 8, line 3" for code address pc of the running kernel ("" unknown). */
 void sim_sched_line(const void *pc, char *buf, size_t len);
 
-/* ---- the checks in force (sim_check.c) -------------------------------- */
+/* ---- the checks in force (sim_settings.c; memcheck on by default) ----- */
 
 extern int sim_memcheck_on, sim_racecheck_on;
 
@@ -65,6 +67,14 @@ void sim_check_access(const void *addr, unsigned long size, int flags, const voi
 /* A launch of a checked module begins: dyn is the dynamic shared memory,
  * dyn_bytes the launch's share of it. */
 void sim_check_launch(void *dyn, size_t dyn_bytes);
+
+/* Where addr lies, said against the closest region of the map ("address
+ * 0x..., 4 bytes after the end of the 400-byte cudaMalloc allocation at
+ * 0x...", "..., a null pointer", "..., not memory of the simulated
+ * device"), into buf; returns the access's name for it: "out-of-bounds",
+ * "use-after-free" or "invalid". For memcheck's reports and the faults of
+ * unchecked launches. */
+const char *sim_check_place(uintptr_t addr, char *buf, size_t len);
 
 /* The launch ended: 1 with text (a race report) when racecheck saw races. */
 int sim_check_races(char *text, size_t len);
@@ -96,9 +106,10 @@ int sim_mem_add(void *ptr, size_t bytes, int kind, const char *name);
 /* Removes the region at ptr (for memory someone else frees). */
 void sim_mem_forget(void *ptr);
 
-/* cudaFree: 0 when ptr starts a live allocation, which is freed (free())
- * now or, while memcheck is on, kept in quarantine so that a later access
- * is named as a use after free. -1 for a pointer that is no allocation. */
+/* cudaFree: 0 when ptr starts a live allocation, which goes back to the
+ * arena now (sim_arena_free) and stays in the map, marked freed, for a
+ * while (a quarantine), so that a later access is named as a use after
+ * free. -1 for a pointer that is no allocation. */
 int sim_mem_release(void *ptr);
 
 /* The region holding addr (a freed one too), else NULL; the region holding
@@ -129,7 +140,8 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
 /* Calls fn for each data object of the module file path (a kernel cell's
  * shared object): its symbol name, its address in the file's image (for
  * a __shared__ array, thread-local: its offset in the TLS segment), its
- * size, and whether it is a __shared__ array (section gpuc_shared). The
+ * size, and whether it is a __shared__ array (thread-local: the section
+ * gpuc_shared, or a template's array in .tbss). The
  * prelude's own objects are left out; nothing happens when the file
  * cannot be read. */
 void sim_module_objects(const char *path, void *ctx,
@@ -138,7 +150,8 @@ void sim_module_objects(const char *path, void *ctx,
 
 /* k as its checked variant (compiled now when it is not yet: g++'s time):
  * *checked the same kernel with the checked entry and shared memory, *base
- * where the checked module is loaded. -1 with err (a compile error). */
+ * where the checked module is loaded. -1 with err: a compile error (given
+ * again at later calls, without compiling again), or no source for k. */
 int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *base,
                        cm_error_t *err);
 
@@ -148,8 +161,9 @@ int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *
  * template_at lies in no module's TLS segment. */
 char *sim_module_tls(char *template_at);
 
-/* 1 when addr lies in a checked module's loaded image (string literals,
- * tables, variables without a symbol). */
+/* 1 when addr lies in a kernel module's loaded image, checked or plain
+ * (string literals, tables, variables without a symbol; an `inline`
+ * variable a checked module binds to the plain module's copy). */
 int sim_module_image(uintptr_t addr);
 
 /* ---- race records (sim_race.c) ---------------------------------------- */

@@ -3,26 +3,29 @@
  *
  * Regions never overlap; they are kept sorted by address and found by
  * binary search behind a cache of the last few hits (a kernel touches a few
- * arrays over and over). Freed allocations stay in the map, marked, while
- * memcheck is on (a quarantine of up to QUARANTINE bytes, oldest released
- * first), so that a later access is named as a use after cudaFree instead
- * of landing in memory malloc gave to someone else. */
+ * arrays over and over). An allocation released by cudaFree goes back to
+ * the arena at once (sim_arena.c: its pages are inaccessible from then on)
+ * but stays in the map, marked, up to QUARANTINE of them, oldest forgotten
+ * first, so that a later access is named as a use after cudaFree (by
+ * memcheck, or by the fault an unchecked one meets). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_arena.h"
 #include "sim_check.h"
 
 #define CACHED 4
-#define QUARANTINE ((size_t)256 << 20)
+#define QUARANTINE 1024 /* freed allocations kept in the map */
 
 static struct {
     sim_region_t **v;          /* sorted by lo */
     size_t n, cap;
     sim_region_t *cache[CACHED];
-    sim_region_t **held;       /* freed regions in quarantine, oldest first */
-    size_t nheld, capheld, held_bytes;
+    uintptr_t *held;           /* where freed regions in quarantine start, oldest first
+                                  (an address: the region may be gone since) */
+    size_t nheld, capheld;
 } M;
 
 static void forget_cache(void)
@@ -100,16 +103,13 @@ void sim_mem_forget(void *ptr)
         drop((size_t)i);
 }
 
-/* Releases the oldest quarantined allocations until at most limit bytes are held. */
+/* Forgets the oldest quarantined allocations until at most limit are kept. */
 static void trim_quarantine(size_t limit)
 {
     size_t k = 0;
-    while (k < M.nheld && M.held_bytes > limit) {
-        sim_region_t *r = M.held[k++];
-        M.held_bytes -= r->hi - r->lo;
-        long i = index_of((void *)r->lo);
-        free((void *)r->lo);
-        if (i >= 0)
+    while (k < M.nheld && M.nheld - k > limit) {
+        long i = index_of((void *)M.held[k++]);
+        if (i >= 0 && M.v[i]->freed)
             drop((size_t)i);
     }
     if (k) /* (held may be NULL: memmove wants pointers even for 0 bytes) */
@@ -122,24 +122,22 @@ int sim_mem_release(void *ptr)
     long i = index_of(ptr);
     if (i < 0 || M.v[i]->freed || M.v[i]->kind > SIM_MEM_PINNED)
         return -1;
-    sim_region_t *r = M.v[i];
-    if (sim_memcheck_on && M.nheld == M.capheld) {
+    sim_arena_free(ptr);
+    if (M.nheld == M.capheld) {
         size_t cap = M.capheld ? M.capheld * 2 : 64;
-        sim_region_t **held = realloc(M.held, cap * sizeof *held);
+        uintptr_t *held = realloc(M.held, cap * sizeof *held);
         if (held) {
             M.held = held;
             M.capheld = cap;
         }
     }
-    if (!sim_memcheck_on || M.nheld == M.capheld) {
+    if (M.nheld == M.capheld) {
         drop((size_t)i);
-        free(ptr);
-    } else {
-        r->freed = 1;
-        M.held[M.nheld++] = r;
-        M.held_bytes += r->hi - r->lo;
+        return 0;
     }
-    trim_quarantine(sim_memcheck_on ? QUARANTINE : 0);
+    M.v[i]->freed = 1;
+    M.held[M.nheld++] = M.v[i]->lo;
+    trim_quarantine(QUARANTINE);
     return 0;
 }
 

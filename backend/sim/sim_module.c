@@ -29,6 +29,7 @@ typedef struct module {
     char *shared;              /* the checked module's __shared__ section */
     size_t shared_bytes;
     uintptr_t base;            /* where the checked module is loaded */
+    cm_error_t *failed;        /* why the checked variant could not be made (not tried again) */
 } module_t;
 
 typedef struct image {
@@ -41,6 +42,8 @@ static struct {
     image_t *images;           /* the checked modules' loaded segments */
     size_t nimages, capimages;
 } D;
+
+static void add_images_of(const void *in_module);
 
 static char *copy(const char *s)
 {
@@ -65,7 +68,7 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
     }
     module_t m = {copy(source), copy(options), NULL, NULL, 0, n,
                   calloc((size_t)n + 1, sizeof(char *)), calloc((size_t)n + 1, sizeof(sim_entry_fn)),
-                  NULL, NULL, 0, 0};
+                  NULL, NULL, 0, 0, NULL};
     if (!m.source || !m.options || !m.names || !m.plain)
         goto fail;
     for (int k = 0; k < n; k++)
@@ -73,6 +76,11 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
             goto fail;
     memcpy(m.plain, entries, (size_t)n * sizeof *entries);
     D.v[D.n++] = m;
+    /* the plain module's data is the kernel's too: a checked module reads
+     * an `inline __device__` table (cuRAND's) from the first module that
+     * defined it (see compile_checked) */
+    if (n > 0 && !sim_module_image((uintptr_t)entries[0]))
+        add_images_of((const void *)entries[0]);
     return;
 fail:
     for (int k = 0; m.names && k < n; k++)
@@ -156,7 +164,10 @@ void sim_module_objects(const char *path, void *ctx,
             const char *name = str + s->st_name;
             if (strstr(name, "__gpuc") || !strncmp(name, "_ZGV", 4) || name[0] == '.')
                 continue; /* the prelude's own, guard variables */
-            fn(ctx, name, (uintptr_t)s->st_value, s->st_size, s->st_shndx == shared_section);
+            /* thread-local is __shared__: the section gpuc_shared, or .tbss
+             * for a template's array (a unique symbol, in a section of its own) */
+            fn(ctx, name, (uintptr_t)s->st_value, s->st_size,
+               s->st_shndx == shared_section || type == STT_TLS);
         }
     }
     cm_buf_free(&file);
@@ -263,6 +274,15 @@ static int add_images(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
+static void add_images_of(const void *in_module)
+{
+    Dl_info info;
+    if (!dladdr(in_module, &info) || !info.dli_fbase)
+        return;
+    uintptr_t base = (uintptr_t)info.dli_fbase;
+    dl_iterate_phdr(add_images, &base);
+}
+
 static sim_ref_hook_fn ref_hook;
 
 void sim_set_ref_hook(sim_ref_hook_fn hook)
@@ -347,6 +367,12 @@ static int compile_checked(module_t *m, cm_error_t *err)
         add_symbols(info.dli_fname, m->base, (void *)entries[0]);
         dl_iterate_phdr(add_images, &m->base);
     }
+    /* a template's __shared__ array and an `inline __device__` variable
+     * are unique symbols, which the dynamic linker binds to the first
+     * module that defined them, the plain one: its objects are the
+     * kernel's too */
+    if (dladdr((void *)m->plain[0], &info) && info.dli_fname && info.dli_fbase)
+        add_symbols(info.dli_fname, (uintptr_t)info.dli_fbase, (void *)m->plain[0]);
     m->checked = entries;
     return 0;
 }
@@ -359,8 +385,15 @@ int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *
         for (int j = 0; j < m->n; j++) {
             if (m->plain[j] != k->entry)
                 continue;
-            if (!m->checked && compile_checked(m, err))
+            if (m->failed) {
+                CM_ERROR(err, m->failed->code, "%s", m->failed->text);
                 return -1;
+            }
+            if (!m->checked && compile_checked(m, err)) {
+                if ((m->failed = malloc(sizeof *m->failed)))
+                    *m->failed = *err;
+                return -1;
+            }
             *checked = *k;
             checked->entry = m->checked[j];
             checked->shared = m->shared;

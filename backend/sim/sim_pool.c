@@ -50,7 +50,9 @@ static struct {
     int exit_registered;
 } P;
 
-static __thread slot_t *me;    /* the calling worker's slot; NULL elsewhere */
+static __thread slot_t *me;    /* the calling worker's slot (the caller's inside
+                                  sim_pool_call); NULL elsewhere */
+static slot_t caller;          /* the calling thread's, for sim_pool_call */
 
 /* A system call made here rather than through libc's syscall(): a signal
  * it lets in on the executor's thread (an interrupt in the wait, a fault
@@ -113,9 +115,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     if (me && me->armed) {
         P.on_signal(sig, si, uc);
+        if (me == &caller) { /* its jump point keeps no mask (a system call less per launch) */
+            sigset_t s;
+            sigemptyset(&s);
+            sigaddset(&s, sig);
+            pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+        }
         leave_share(3);
     }
-    if (me) { /* a fault in gpuc's own code on a worker: die as it would */
+    if (me && me != &caller) { /* a fault in gpuc's own code on a worker: die as it would */
         signal(sig, SIG_DFL);
         return; /* the instruction faults again (abort() raises again) */
     }
@@ -136,10 +144,16 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 }
 
 /* Puts our fault handler in front of the one in force (again, should
- * someone have installed another since), and the stop signal's. */
+ * someone have installed another since), and the stop signal's. When
+ * SIGSEGV's is still ours, the rest is taken to be too: one system call
+ * per launch rather than seven. */
 static void install_handlers(void)
 {
+    static int installed;
     struct sigaction sa;
+    if (installed && sigaction(SIGSEGV, NULL, &sa) == 0 && sa.sa_sigaction == on_fault)
+        return;
+    installed = 1;
     memset(&sa, 0, sizeof sa);
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     for (int i = 0; i < NFAULT; i++) {
@@ -265,6 +279,31 @@ int sim_pool_run(int n, void (*share)(int worker), sim_pool_signal_fn on_signal,
     while ((busy = atomic_load(&P.busy)) > 0)
         futex_wait(&P.busy, busy, 0);
     return n;
+}
+
+int sim_pool_call(void (*share)(int), int index, sim_pool_signal_fn on_signal)
+{
+    install_handlers();
+    P.on_signal = on_signal;
+    caller.armed = 0;
+    me = &caller;
+    int faulted = sigsetjmp(caller.env, 0) != 0;
+    if (!faulted) {
+        caller.armed = 1;
+        share(index);
+    }
+    sim_pool_disarm();
+    return faulted;
+}
+
+void sim_pool_disarm(void)
+{
+    if (me != &caller)
+        return;
+    caller.armed = 0;
+    caller.holding = 0;
+    caller.stop_wanted = 0;
+    me = NULL;
 }
 
 void sim_pool_stop(void)

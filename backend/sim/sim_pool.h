@@ -9,8 +9,9 @@
  *
  *   - a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) calls the
  *     launch's signal function on the worker (to record it) and leaves the
- *     worker's share of the launch; a fault on any other thread goes to
- *     the handler that was installed before the pool's (rt_protect's);
+ *     worker's share of the launch (so does one on the calling thread
+ *     inside sim_pool_call); a fault on any other thread goes to the
+ *     handler that was installed before the pool's (rt_protect's);
  *   - sim_pool_stop (after an interrupt jumped out of the wait) makes the
  *     workers leave their share at once, by a signal (the signal function
  *     is called with sig 0, to note where the worker was), except inside
@@ -39,6 +40,17 @@ typedef void (*sim_pool_signal_fn)(int sig, const siginfo_t *si, const void *uco
  * workers used (fewer than n when no more threads could be started), or
  * -1 with err when none could. */
 int sim_pool_run(int n, void (*share)(int worker), sim_pool_signal_fn on_signal, cm_error_t *err);
+
+/* Runs share(index) on the calling thread under the same rule as a
+ * worker's share: a fault calls on_signal (with the fault's sig) on this
+ * thread and leaves share; then 1, else 0. Interrupts are not taken here
+ * (they go to the boundary in force, rt_protect's): sim_pool_disarm
+ * after such a jump out of share. */
+int sim_pool_call(void (*share)(int), int index, sim_pool_signal_fn on_signal);
+
+/* Forgets a sim_pool_call that was left by a jump (an interrupt), so that
+ * a later fault on this thread goes to the boundary in force again. */
+void sim_pool_disarm(void);
 
 /* Makes the workers of a run that was left (an interrupt jumped out of
  * sim_pool_run's wait) stop now, and waits until they have. Nothing when

@@ -2,8 +2,10 @@
  *
  * Host cells call these by the names of libcudart's functions, with
  * gpu_host_header's declarations (cudaError_t is an int here, the enums
- * ints). Device memory is host memory, aligned as cudaMalloc aligns (256
- * bytes); copies of every kind are memmove; the default stream and every
+ * ints). Device memory is host memory in the simulator's own mapping
+ * (sim_arena.c: apart from the heap, inaccessible gaps around each
+ * allocation), aligned as cudaMalloc aligns (256 bytes); copies of every
+ * kind are memmove; the default stream and every
  * stream are synchronous, since launches are; events read the wall clock,
  * so cudaEventElapsedTime gives the simulator's own time, not a GPU's. */
 #include "sim.h"
@@ -14,6 +16,7 @@
 #include <sys/sysinfo.h>
 
 #include "cm_time.h"
+#include "sim_arena.h"
 #include "sim_check.h"
 
 enum {
@@ -42,18 +45,15 @@ static int kernel_error(void)
     return e.code == SIM_E_RACE ? SUCCESS : e.code - SIM_E_CUDA; /* a race is no CUDA error */
 }
 
-/* Every allocation is followed by REDZONE bytes that belong to none, so
- * that an access just past its end is out of bounds, not in the next one. */
-#define REDZONE 256
-
+/* size bytes (none: a null pointer, as cudaMalloc(&p, 0) gives) from the
+ * arena, in the memory map as kind. */
 static int allocate(void **ptr, size_t size, int kind)
 {
     if (!ptr)
         return failed(INVALID_VALUE);
-    size_t rounded = (size + 255) / 256 * 256;
-    *ptr = rounded ? aligned_alloc(256, rounded + REDZONE) : NULL;
-    if (rounded && (!*ptr || sim_mem_add(*ptr, size, kind, NULL))) {
-        free(*ptr);
+    *ptr = size ? sim_arena_alloc(size) : NULL;
+    if (size && (!*ptr || sim_mem_add(*ptr, size, kind, NULL))) {
+        sim_arena_free(*ptr);
         *ptr = NULL;
         return failed(MEMORY_ALLOCATION);
     }
@@ -99,15 +99,22 @@ static int sim_free(void *ptr)
     return sim_mem_release(ptr) ? failed(INVALID_VALUE) : SUCCESS;
 }
 
-void sim_track(void *ptr, size_t bytes)
+void *sim_array_alloc(size_t bytes)
 {
-    sim_mem_add(ptr, bytes, SIM_MEM_ARRAY, NULL);
+    void *p = sim_arena_alloc(bytes);
+    if (p && sim_mem_add(p, bytes, SIM_MEM_ARRAY, NULL)) {
+        sim_arena_free(p);
+        p = NULL;
+    }
+    return p;
 }
 
-void sim_untrack(void *ptr)
+void sim_array_free(void *ptr)
 {
     sim_mem_forget(ptr);
+    sim_arena_free(ptr);
 }
+
 
 static int sim_memcpy(void *dst, const void *src, size_t count, int kind)
 {

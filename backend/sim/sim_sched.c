@@ -26,6 +26,7 @@
 #include "cm_buf.h"
 #include "cm_time.h"
 #include "sim_abi.h"
+#include "sim_arena.h"
 #include "sim_check.h"
 #include "sim_fiber.h"
 #include "sim_pool.h"
@@ -64,7 +65,9 @@ typedef struct chunk {
 
 /* The first failure of a launch on one worker: an error the kernel
  * reported (assert, trap, a deadlock, memcheck), or a fault (a signal on a
- * pool worker, raised again on the executor's thread at the launch's end). */
+ * worker): a simulated thread's access to memory it may not touch becomes
+ * the launch's CUDA error, any other fault is raised again on the
+ * executor's thread at the launch's end. */
 typedef struct failure {
     int have;
     unsigned long long seq;    /* the place of its block in the launch's order */
@@ -72,7 +75,11 @@ typedef struct failure {
     int signo;                 /* a fault, as it came */
     siginfo_t info;
     const void *ip;
+    uintptr_t sp;              /* the stack pointer at the fault */
+    int write;                 /* the access was a write (x86-64's page-fault code) */
+    int in_thread;             /* a simulated thread was running (its code faulted) */
     char where[160];           /* "name, block [1,0,0], thread [3,0,0]" */
+    char who[96];              /* "block [1,0,0], thread [3,0,0]" */
 } failure_t;
 
 /* What runs blocks: the executor's thread (worker 0) or a pool thread. One
@@ -198,8 +205,13 @@ static void fail(int cuda_code, const char *fmt, ...)
 static void signal_on_worker(int sig, const siginfo_t *si, const void *ucontext)
 {
     const void *ip = NULL;
+    uintptr_t sp = 0;
+    int write = 0;
 #if defined(__x86_64__) && defined(REG_RIP)
-    ip = (const void *)((const ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
+    const greg_t *regs = ((const ucontext_t *)ucontext)->uc_mcontext.gregs;
+    ip = (const void *)regs[REG_RIP];
+    sp = (uintptr_t)regs[REG_RSP];
+    write = (regs[REG_ERR] & 2) != 0; /* the page fault's error code: bit 1, a write */
 #else
     (void)ucontext;
 #endif
@@ -213,10 +225,16 @@ static void signal_on_worker(int sig, const siginfo_t *si, const void *ucontext)
     f->signo = sig;
     f->info = *si;
     f->ip = ip;
-    if (W->cur)
+    f->sp = sp;
+    f->write = write;
+    f->in_thread = W->cur != NULL;
+    f->who[0] = '\0';
+    if (W->cur) {
         where_in_grid(f->where, sizeof f->where, S.kernel->name);
-    else
+        where_in_grid(f->who, sizeof f->who, NULL);
+    } else {
         snprintf(f->where, sizeof f->where, "%s", S.kernel->name);
+    }
     f->seq = W->seq;
     f->have = 1;
     stop_after(W->seq);
@@ -263,6 +281,7 @@ int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_
         return 0;
     S.running = 0;
     sim_now.active = 0;
+    sim_pool_disarm(); /* the jump left the executor's own share of the blocks */
     stop_workers();
     W = S.workers[0];
     for (int w = 1; w < S.nworkers; w++) { /* stopped in a block: the first in order */
@@ -282,6 +301,8 @@ int sim_cut_off(const void *ip, char *where, size_t where_len, char *line, size_
         snprintf(where, where_len, "%s", S.kernel->name);
     }
     source_line_of(ip, line, line_len);
+    if (!line[0] && S.checking && W->cur) /* stopped in the checker: its last access's line */
+        source_line_of(sim_now.last_pc, line, line_len);
     W = S.workers[0];
     return 1;
 }
@@ -790,7 +811,8 @@ static int have_workers(int n)
     while (have < n && (S.workers[have] ||
                         (S.workers[have] = calloc(1, sizeof *S.workers[have])))) {
         worker_t *k = S.workers[have];
-        if (!k->dyn_shared && !(k->dyn_shared = calloc(1, MAX_SHARED))) {
+        /* in the arena: an unchecked overrun of it faults, as one of device memory */
+        if (!k->dyn_shared && !(k->dyn_shared = sim_arena_alloc(MAX_SHARED))) {
             free(k);
             S.workers[have] = NULL;
             break;
@@ -835,6 +857,11 @@ static void pool_share(int i)
     run_share(S.workers[i + 1]);
 }
 
+static void own_share(int i)
+{
+    run_share(S.workers[i]);
+}
+
 /* The launch's first failure in its order, over the workers it used. */
 static failure_t *first_failure(void)
 {
@@ -847,6 +874,48 @@ static failure_t *first_failure(void)
     return first;
 }
 
+/* A simulated thread's access to memory it may not touch: a SIGSEGV or
+ * SIGBUS in a thread's code. Such faults end the launch with CUDA's error;
+ * others (SIGFPE, SIGABRT ..., a fault in the scheduler) are raised again. */
+static int memory_fault(const failure_t *f)
+{
+    return f->in_thread && (f->signo == SIGSEGV || f->signo == SIGBUS);
+}
+
+#define STACK_NEAR (64 * 1024) /* a fault this close to the stack pointer: an overflow */
+
+/* The launch's error for memory fault f, as a GPU reports it, with the
+ * kernel's line, the thread and what the address lies in (the memory map:
+ * an allocation's inaccessible surroundings, a freed one, host memory). */
+static void fault_error(const failure_t *f, cm_error_t *err)
+{
+    uintptr_t addr = (uintptr_t)f->info.si_addr;
+    char line[64], place[400];
+    source_line_of(f->ip, line, sizeof line);
+    if (!line[0] && S.checking) /* in code the checker does not see (memcpy): its last access */
+        source_line_of(sim_now.last_pc, line, sizeof line);
+    const char *at = line[0] ? line : "an unknown line";
+    if (f->sp && addr + STACK_NEAR >= f->sp && addr <= f->sp + STACK_NEAR) {
+        CM_ERROR(err, SIM_E_CUDA + 719, "CUDA_ERROR_LAUNCH_FAILED (719): unspecified launch "
+                 "failure: the stack of %s overflowed at %s (a simulated thread has %d KiB of "
+                 "stack: deep recursion, or large local arrays?)",
+                 f->who, at, STACK_BYTES / 1024);
+        return;
+    }
+    const char *kind = "invalid", *access = "access";
+    if (f->info.si_code == SI_KERNEL) /* a general protection fault: no address, no kind */
+        snprintf(place, sizeof place, "an address outside the address space (a wild index or "
+                 "pointer)");
+    else
+        kind = sim_check_place(addr, place, sizeof place), access = f->write ? "write" : "read";
+    CM_ERROR(err, SIM_E_CUDA + 700, "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access "
+             "was encountered: %s %s at %s by %s: %s (memcheck was off%s; %%sim --memcheck "
+             "stops at the first bad access)", kind, access, at, f->who, place,
+             sim_arena_holds(addr) ? ": this was the first access to reach the memory the "
+             "simulated device keeps inaccessible, around its allocations and where freed ones "
+             "were" : "");
+}
+
 /* A fault on a pool worker, raised again on this thread with what it
  * came with, for the boundary that would have caught it here
  * (rt_protect); sim_cut_off then names the worker's thread and line. */
@@ -856,6 +925,19 @@ static void raise_again(const failure_t *f)
     S.fault_raised = 1;
     sim_pool_raise(f->signo, &f->info);
     S.fault_raised = 0; /* nobody took it (no boundary): a launch failure then */
+}
+
+/* A kernel that cannot be checked (its checked build failed, or the
+ * simulator has not its source) runs unchecked: said once per reason on
+ * stderr. The inaccessible memory around allocations still guards it. */
+static void unchecked_note(const char *name, const cm_error_t *why)
+{
+    static char said[CM_ERROR_TEXT];
+    if (strcmp(said, why->text) == 0)
+        return;
+    snprintf(said, sizeof said, "%s", why->text);
+    fprintf(stderr, "note: %s runs without memcheck: %s\n", name, why->text);
+    fflush(stderr);
 }
 
 /* Workers for a launch of nblocks blocks: the setting; one for a checked
@@ -881,10 +963,17 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     int checking = (sim_memcheck_on || sim_racecheck_on) && !kernel->unchecked;
     sim_kernel_t checked;
     uintptr_t base = 0;
-    if (checking && sim_module_checked(kernel, &checked, &base, err))
-        return -1; /* before the clock starts: g++'s time is no kernel time */
-    if (S.running) /* the last launch was left by a jump nobody reported */
+    /* before the clock starts: g++'s time is no kernel time */
+    if (checking && sim_module_checked(kernel, &checked, &base, err)) {
+        if (sim_racecheck_on)
+            return -1;
+        unchecked_note(kernel->name, err);
+        checking = 0;
+    }
+    if (S.running) { /* the last launch was left by a jump nobody reported */
+        sim_pool_disarm();
         stop_workers();
+    }
     double t0 = cm_seconds();
     S.page = (size_t)sysconf(_SC_PAGESIZE);
     unsigned long long nblocks = (unsigned long long)grid[0] * grid[1] * grid[2];
@@ -919,6 +1008,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     atomic_store(&S.cut, 0);
     if (checking) {
         sim_now.first_stamp = S.stamps + 1;
+        sim_now.last_pc = NULL;
         sim_now.image_base = base;
         sim_check_launch(S.workers[0]->dyn_shared, shared_bytes);
         sim_now.active = 1;
@@ -928,14 +1018,16 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     int used = n > 1 ? sim_pool_run(n, pool_share, signal_on_worker, NULL) : 0;
     S.nworkers = used > 0 ? used + 1 : 1;
     if (used <= 0)
-        run_share(S.workers[0]);
+        sim_pool_call(own_share, 0, signal_on_worker);
     sim_now.active = 0;
     W = S.workers[0];
     failure_t *first = first_failure();
-    if (first && first->signo)
+    if (first && first->signo && !memory_fault(first))
         raise_again(first); /* jumps out where a boundary takes it */
     if (first && !S.have_pending) {
-        if (first->signo)
+        if (memory_fault(first))
+            fault_error(first, &S.pending);
+        else if (first->signo)
             CM_ERROR(&S.pending, SIM_E_CUDA + 719, "CUDA_ERROR_LAUNCH_FAILED (719): unspecified "
                      "launch failure: signal %d in %s", first->signo, first->where);
         else

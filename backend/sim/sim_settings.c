@@ -12,6 +12,11 @@
 
 #define DEFAULT_THREADS_CAP 64     /* workers by default: the cores, up to this */
 
+/* memcheck is on unless turned off: a beginner's first out-of-bounds write
+ * is a report with its line (docs/simulator.md); the timing magics time
+ * the unchecked build */
+int sim_memcheck_on = 1, sim_racecheck_on;
+
 static struct {
     long long seed;            /* < 0: none */
     unsigned long long rng;    /* the seed's generator (splitmix64) */

@@ -118,15 +118,18 @@
       "Shows or switches where new arrays go and kernels run: the CPU backend, or a GPU by " \
       "number (gpu is gpu0). Arrays already made stay where they are; ga_to_device copies.") \
     X("sim", 0, rt_magic_sim, \
-      "%sim [--seed N | --seed off] [--threads N | --threads auto] [--memcheck] [--racecheck]", \
+      "%sim [--seed N | --seed off] [--threads N | --threads auto] [--memcheck | " \
+      "--no-memcheck] [--racecheck | --no-racecheck]", \
       "Shows the CUDA simulator's settings (docs/simulator.md); --seed N runs the warps and " \
       "blocks of later launches in an order shuffled by N, the same for the same N, so that " \
       "order-dependent bugs show reproducibly; --seed off goes back to index order (the " \
       "default). --threads N runs the blocks of a launch on N worker threads at once (auto, " \
       "the default: one per CPU, at most 64; 1: one block after another); results, printf " \
-      "order and errors are the same with any N. --memcheck (and --no-memcheck) stops a kernel at an out-of-bounds, " \
-      "use-after-free, host-pointer or misaligned access with a report; --racecheck (and " \
-      "--no-racecheck) reports data races in shared and global memory at the end of the cell.") \
+      "order and errors are the same with any N. memcheck (on by default; --no-memcheck " \
+      "turns it off, --memcheck on again) stops a kernel at an out-of-bounds, " \
+      "use-after-free, host-pointer or misaligned access with a report; the timing magics " \
+      "time without it. --racecheck (and --no-racecheck) reports data races in shared and " \
+      "global memory at the end of the cell.") \
     X("recover", 0, rt_magic_recover, \
       "%recover", \
       "After the executor had to be replaced (exit(), a fault that could not be caught, a " \

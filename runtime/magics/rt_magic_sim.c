@@ -33,9 +33,13 @@ static void show(void)
         printf("workers: %d threads (blocks run on %d CPU cores at once%s)", threads, threads,
                memcheck || racecheck ? "; one while a check is on" : "");
     printf("%s\n", is_default ? ", the default" : "");
-    printf("memcheck: %s\n", memcheck ? "on (out of bounds, use after cudaFree, host pointers, "
-                                        "misaligned accesses stop the kernel with a report)"
-                                      : "off (%sim --memcheck to turn it on)");
+    printf("memcheck: %s\n",
+           memcheck ? "on, the default (out of bounds, use after cudaFree, host pointers, "
+                      "misaligned accesses stop the kernel with a report; the timing magics "
+                      "time without it; %sim --no-memcheck for full speed)"
+                    : "off (%sim --memcheck to turn it on; an access that reaches the "
+                      "inaccessible memory around device allocations is still an illegal "
+                      "address error)");
     printf("racecheck: %s\n", racecheck ? "on (data races in shared and global memory are "
                                           "reported at the end of the cell)"
                                         : "off (%sim --racecheck to turn it on)");

@@ -711,6 +711,12 @@ static void add_section_notes(rt_table_t *t, const opts_t *o, const row_t *r, in
         else
             rt_table_note(t, "Note: %sthe %s section %s", where, k == 1 ? "CPU" : "GPU", floor);
     }
+    int simulated = 0;
+    for (int i = 0; i < n; i++)
+        simulated |= r[i].gpu_work && gpu_simulating();
+    if (simulated)
+        rt_table_note(t, "Note: the kernels ran on the CUDA simulator, timed unchecked (its "
+                      "memcheck is off while %%%%speedup times: docs/simulator.md)");
 }
 
 static void add_check_note(rt_table_t *t, const opts_t *o, const row_t *rows, int n)

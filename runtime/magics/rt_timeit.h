@@ -3,7 +3,8 @@
  * per loop) and %%time (CPU and wall time of one run of the cell). Code is
  * compiled before the clock starts; compile time is shown apart. When the
  * timed code launched GPU work, each run waits for it and the GPU time
- * measured with CUDA events (gpu_timer_*) is shown on its own line. See
+ * measured with CUDA events (gpu_timer_*) is shown on its own line. On the
+ * simulator, timed code runs without its checks ("unchecked"). See
  * docs/magics.md. */
 #ifndef RT_TIMEIT_H
 #define RT_TIMEIT_H
@@ -50,6 +51,13 @@ typedef struct rt_timeit_run {
  * CompileError in err. */
 rt_tcc_t *rt_timeit_compile(rt_session_t *s, const rt_tokens_t *cell, size_t from, size_t to,
                             int line, int cell_no, double *seconds, rt_error_t *err);
+
+/* The simulator's checks (memcheck, racecheck) off for code being timed:
+ * timings see the unchecked build (docs/simulator.md), whose kernels run
+ * on every worker; rt_timeit_unchecked returns what was in force, for
+ * rt_timeit_checked_again. Nothing else changes on a GPU. */
+int rt_timeit_unchecked(void);
+void rt_timeit_checked_again(int saved);
 
 /* Runs what rt_timeit_compile made: run->runs runs of run->loops loops
  * (autorange when 0), protected. 0, or -1 with err set (a fault, an

@@ -7,6 +7,7 @@ time (timing.ipynb with its parameter n at 65536 instead of 16M threads, as
 CPU code (about a minute on two cores), and the C++ host code of
 cpp_host.ipynb gives its PASS lines."""
 import json
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -55,11 +56,11 @@ def test_tutorial(gpuc_bin, tmp_path):
 
 def test_errors(gpuc_bin, tmp_path):
     _, nb = run(gpuc_bin, "errors", tmp_path, "--allow-errors")
-    # as on a GPU (tests/gpu/run.sh), except cell 8: the out-of-bounds write
-    # is a SegmentationFault here (memcheck is off by default), not a
-    # lost context, and the session goes on
+    # as on a GPU (tests/gpu/run.sh): cell 8's out-of-bounds write is CUDA's
+    # illegal address (memcheck is on by default: it names the thread and
+    # the line), but no context is lost here, and the session goes on
     want = [None, None, "LaunchError", "LaunchError", "CudaCompileError", None, "42", None,
-            "SegmentationFault", "42"]
+            "CudaError", "42"]
     got = []
     for c in nb["cells"]:
         errs = [o for o in c["outputs"] if o["output_type"] == "error"]
@@ -67,6 +68,10 @@ def test_errors(gpuc_bin, tmp_path):
         got.append(errs[0]["ename"] if errs else (res[0] if res else None))
     assert got == want
     assert "out of memory" in streams(nb["cells"][5], "stderr")
+    oob = [o for o in nb["cells"][8]["outputs"] if o["output_type"] == "error"][0]["evalue"]
+    assert "CUDA_ERROR_ILLEGAL_ADDRESS (700)" in oob and "(in oob, launched at cell 9, line 1)" in oob
+    assert re.search(r"write of 4 bytes at cell 8, line 2 by block \[0,0,0\], thread \[0,0,0\]",
+                     oob), oob
 
 
 def test_endless_kernel_is_stopped(gpuc_bin, tmp_path):
@@ -88,7 +93,7 @@ def test_timing_with_a_smaller_parameter(gpuc_bin, tmp_path):
     assert "n = 65536;" in "".join(c["source"] for c in nb["cells"])  # the injected cell
     text = streams(nb["cells"][-1])
     assert "per loop (mean ± std. dev. of 5 runs, 100 loops each)" in text, text
-    assert "GPU (simulated on the CPU):" in text, text
+    assert "GPU (simulated on the CPU, unchecked):" in text, text
 
 
 def test_speedup_notebook_agrees_with_its_cpu_code(gpuc_bin, tmp_path):

@@ -341,15 +341,18 @@ def test_percent_gpu_and_sim(kc):
     # where the toolkit is installed; gpuc's subset elsewhere)
     assert "host cells declare the runtime API from " in out
     out = execute_ok(kc, "%sim").stream()
-    assert "index order" in out and "memcheck: off" in out and "racecheck: off" in out
+    assert "index order" in out and "memcheck: on, the default" in out and "racecheck: off" in out
 
 
 @pytest.mark.parametrize("threads, blocks", [(1, 1), (3, 64)])
 def test_interrupt_endless_kernel(fresh_kernel, threads, blocks):
-    """Also with its blocks on several workers (%sim --threads), all stopped."""
+    """Also with its blocks on several workers (%sim --threads, memcheck off:
+    a checked launch runs on one), all stopped; on one, checked (the
+    default), the interrupt leaves the executor's own share of the blocks."""
     km, kc = fresh_kernel
     execute_ok(kc, "%device cpu")
-    execute_ok(kc, f"%sim --threads {threads}")
+    execute_ok(kc, f"%sim --threads {threads}" + (" --no-memcheck" if threads > 1 else ""))
+    # (checked, the line is the checker's last access's: the loop's load)
     execute_ok(kc, """%%kernel
 __global__ void forever(volatile int *flag) {
     while (*flag == 0) { }
@@ -365,6 +368,10 @@ __global__ void forever(volatile int *flag) {
     trace = "\n".join(run.content["traceback"])
     assert re.search(r"the simulated kernel forever \(launched at cell \d+, line 1\) stopped at "
                      r"cell \d+, line 3, in block \[\d+,0,0\], thread \[0,0,0\]", trace), trace
+    # a fault in host code right after is the cell's own, not the left launch's
+    run = execute(kc, "int *ie_null = 0;\n*ie_null = 1;")
+    assert run.ename == "SegmentationFault", run.describe()
+    assert "simulated kernel" not in "\n".join(run.content["traceback"])
     # the session is kept: variables and kernels are still there
     execute_ok(kc, "%%kernel\n__global__ void setone(volatile int *f) { *f = 1; }")
     run = execute_ok(kc, f"setone<<<1, 1>>>(flag); forever<<<{blocks}, 32>>>(flag); "
@@ -423,16 +430,20 @@ def test_timeit_shows_simulated_kernel_time(kc, vadd):
     execute_ok(kc, "float *tv; cudaMalloc(&tv, 1024 * sizeof(float));")
     out = execute_ok(kc, "%timeit -n 3 -r 2 vadd<<<4, 256>>>(tv, tv, tv, 1024);").stream()
     assert "per loop" in out
-    assert "GPU (simulated on the CPU): " in out
+    assert "GPU (simulated on the CPU, unchecked): " in out
 
 
 def test_fault_in_kernel_names_the_thread(kc):
+    """A fault other than a bad memory access (those are CUDA's illegal
+    address: test_sim_safety.py) - an integer division by zero traps on the
+    CPU - ends the cell as a fault in host code does, naming the kernel, its
+    launch, the thread and the line; the session is kept."""
     execute_ok(kc, """%%kernel
-__global__ void wild(float *v) {
-    if (blockIdx.x == 1 && threadIdx.x == 5) v[(size_t)1 << 40] = 1.0f;
+__global__ void wild(int *v, int d) {
+    if (blockIdx.x == 1) v[threadIdx.x] = 100 / ((int)threadIdx.x - d);
 }""")
-    run = execute(kc, "float *wv; cudaMalloc(&wv, 64);\nwild<<<3, 32>>>(wv);")
-    assert run.ename == "SegmentationFault"
+    run = execute(kc, "int *wv; cudaMalloc(&wv, 256);\nwild<<<3, 32>>>(wv, 5);")
+    assert run.ename == "FloatingPointError", run.describe()
     trace = "\n".join(run.content["traceback"])
     assert "the simulated kernel wild (launched at cell" in trace
     assert re.search(r"line 2\) stopped at cell \d+, line 3, in block \[1,0,0\], thread \[5,0,0\]",

@@ -16,12 +16,13 @@ from gpuc_testing.sources import TILED_MATMUL
 
 @pytest.fixture
 def checks(kc):
-    """Sets the checks for one test (a GPU machine simulates too), then turns them off."""
+    """Sets the checks for one test, from none (a GPU machine simulates
+    too), then goes back to the defaults (memcheck on, racecheck off)."""
     def set_checks(options: str):
         execute_ok(kc, "%device cpu")
-        return execute_ok(kc, f"%sim {options}").stream()
+        return execute_ok(kc, f"%sim --no-memcheck --no-racecheck {options}").stream()
     yield set_checks
-    execute_ok(kc, "%sim --no-memcheck --no-racecheck")
+    execute_ok(kc, "%sim --memcheck --no-racecheck")
 
 
 def error_of(kc, code: str) -> str:
@@ -44,18 +45,22 @@ def test_sim_shows_and_sets_the_checks(kc, checks):
     assert run.status == "error" and "unknown option '--memchek'" in run.content["evalue"]
 
 
-def test_out_of_bounds_names_line_thread_allocation_and_offset(kc, checks):
-    checks("--memcheck")
+@pytest.mark.parametrize("grid, block, who", [
+    (2, 64, "block [1,0,0], thread [36,0,0]"),
+    (1, 1000, "block [0,0,0], thread [100,0,0]"),  # issue 25's: 900 floats past 100
+])
+def test_out_of_bounds_names_line_thread_allocation_and_offset(kc, checks, grid, block, who):
+    """With memcheck as it is by default (on: the fixture leaves the defaults)."""
+    execute_ok(kc, "%device cpu")
     k = cell_no(kc, """%%kernel
 __global__ void mc_oob(float *a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     a[i] = 2.0f * i;
 }""")
     execute_ok(kc, "float *mc_a; cudaMalloc(&mc_a, 100 * sizeof(float)); int mc_kept = 41;")
-    err = error_of(kc, "mc_oob<<<2, 64>>>(mc_a, 100);")
+    err = error_of(kc, f"mc_oob<<<{grid}, {block}>>>(mc_a, 100);")
     assert "CUDA_ERROR_ILLEGAL_ADDRESS (700)" in err
-    assert (f"out-of-bounds write of 4 bytes at cell {k}, line 4 by block [1,0,0], "
-            "thread [36,0,0]") in err, err
+    assert f"out-of-bounds write of 4 bytes at cell {k}, line 4 by {who}" in err, err
     assert re.search(r"0 bytes after the end of the 400-byte cudaMalloc allocation at 0x", err), err
     assert "(in mc_oob, launched at cell" in err
     # the session is kept: variables, allocations and kernels
