@@ -70,6 +70,14 @@ int rt_cxx_runtime_include(const char *directive, size_t len)
     return 0;
 }
 
+int rt_cxx_library_include(const char *d, size_t len)
+{
+    char name[256];
+    const char *open = memchr(d, '<', len);
+    return rt_directive_include(d, len, name, sizeof name) && open &&
+           !memchr(d, '"', (size_t)(open - d));
+}
+
 void rt_cxx_blank_runtime_includes(char *code)
 {
     toks_t t;

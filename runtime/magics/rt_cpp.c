@@ -351,9 +351,8 @@ static void make_source(rt_session_t *s, const char *excluded, const char *code,
                         const carry_list_t *fresh, cm_buf_t *src)
 {
     cm_buf_adds(src, rt_cxx_prologue);
-    cm_buf_adds(src, "extern \"C\" {\n");
-    rt_native_add_session(s, excluded, src);
-    cm_buf_adds(src, "}\n#line 1 \"gpuc-c++\"\n");
+    rt_native_add_session(s, excluded, 1, src);
+    cm_buf_adds(src, "#line 1 \"gpuc-c++\"\n");
     cm_buf_adds(src, rt_cxx_helpers);
     cm_buf_adds(src, "#line 1 \"C++ cells\"\n");
     for (size_t i = 0; i < kept.n; i++)

@@ -16,6 +16,7 @@
 #include "cm_time.h"
 #include "gpu.h"
 #include "rt_api_table.h"
+#include "rt_cxx.h"
 #include "rt_header.h"
 #include "rt_libc.h"
 #include "rt_prelude.h"
@@ -92,8 +93,10 @@ int rt_native_set_flags(rt_native_t *n, const char *code, const rt_magic_line_t 
 /* gpuc.h, then the session's declarations the cell does not replace.
  * Variables' hidden visibility (for TCC's direct references) goes: in a
  * shared object it would make the compiler expect them inside it. */
-void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t *src)
+void rt_native_add_session(const rt_session_t *s, const char *excluded, int cxx, cm_buf_t *src)
 {
+    if (cxx)
+        cm_buf_adds(src, "extern \"C\" {\n");
     cm_buf_adds(src, rt_session_header(s));
     cm_buf_adds(src, "\n#line 1 \"session\"\n");
     const rt_prelude_t *prelude = rt_session_prelude(s);
@@ -104,6 +107,10 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
         const char *attr = prelude->v[i].kind == RT_ENTRY_VAR
                                ? strstr(text, " __attribute((visibility(\"hidden\")))")
                                : NULL;
+        int outside = cxx && prelude->v[i].kind == RT_ENTRY_DIRECTIVE &&
+                      rt_cxx_library_include(text, strlen(text));
+        if (outside)
+            cm_buf_adds(src, "}\n");
         if (attr) {
             cm_buf_add(src, text, (size_t)(attr - text));
             cm_buf_adds(src, ";\n");
@@ -111,7 +118,11 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
             cm_buf_adds(src, text);
             cm_buf_addc(src, '\n');
         }
+        if (outside)
+            cm_buf_adds(src, "extern \"C\" {\n");
     }
+    if (cxx)
+        cm_buf_adds(src, "}\n");
 }
 
 char *rt_native_excluded(const rt_session_t *s, const rt_plan_t *plan)

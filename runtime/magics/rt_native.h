@@ -51,8 +51,11 @@ int rt_native_set_flags(rt_native_t *n, const char *code, const rt_magic_line_t 
 char *rt_native_excluded(const rt_session_t *s, const rt_plan_t *plan);
 
 /* The session's C declarations for a native cell: gpuc.h and the prelude
- * entries not excluded (excluded[i] non-zero), ready for a shared object. */
-void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t *src);
+ * entries not excluded (excluded[i] non-zero), ready for a shared object.
+ * For a C++ source (cxx non-zero) they are in extern "C" { }, but for the
+ * headers included by <name>, which say their own linkage
+ * (rt_cxx_library_include). */
+void rt_native_add_session(const rt_session_t *s, const char *excluded, int cxx, cm_buf_t *src);
 
 /* Compiles source into a shared object (linked against the stub of the
  * session's symbols, less those plan defines) and loads it. body is the

@@ -349,8 +349,10 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const char *pla
     return NULL;
 }
 
-rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
-                                  rt_error_t *error)
+/* code as the planner takes it: launches rewritten into C, top-level
+ * macro uses expanded (on the same lines). NULL: code itself. Caller
+ * frees. */
+static char *plan_code_of(rt_session_t *s, const char *code, int cell)
 {
     rt_gpu_prepare_host(code, cell);
     char *launches = rt_launch_rewrite(code, cell); /* kernel<<<...>>>(...) into C */
@@ -361,13 +363,37 @@ rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, r
     if (macros.len || strstr(c, "#define"))
         expanded = rt_expand_cell(s->libdir, cm_buf_str(&macros), c, cell, rt_session_is_type, s);
     cm_buf_free(&macros);
+    if (!expanded)
+        return launches;
+    free(launches);
+    return expanded;
+}
+
+rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const char *code, int cell, rt_plan_t *plan,
+                                  rt_error_t *error)
+{
+    char *planned = plan_code_of(s, code, cell);
     s->cell_includes = rt_session_cell_includes(s, code); /* its types, for the plan */
-    rt_tcc_t *t = compile_code(s, code, expanded ? expanded : c, cell, plan, error);
+    rt_tcc_t *t = compile_code(s, code, planned ? planned : code, cell, plan, error);
     free(s->cell_includes);
     s->cell_includes = NULL;
-    free(expanded);
-    free(launches);
+    free(planned);
     return t;
+}
+
+/* ---- for another compiler ----------------------------------------- */
+
+char *rt_session_plan_cell(rt_session_t *s, const char *code, int cell, rt_result_mode_t mode,
+                           rt_plan_t *plan)
+{
+    char *planned = plan_code_of(s, code, cell);
+    s->cell_includes = rt_session_cell_includes(s, code);
+    cm_buf_t body = {0};
+    rt_plan_make(plan, planned ? planned : code, cell, mode, rt_session_is_type, s, &body);
+    free(s->cell_includes);
+    s->cell_includes = NULL;
+    free(planned);
+    return cm_buf_steal(&body);
 }
 
 void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,
