@@ -598,7 +598,8 @@ ARRAY_MATH = ROOT / "notebooks" / "array-math.ipynb"
 
 def test_array_math_notebook(gpuc_bin, tmp_path_factory):
     """The teaching notebook runs end to end on the CPU backend: its
-    results are NumPy's and its size sweep fills the CPU column."""
+    results are NumPy's and its %%speedup --devices sweeps fill the CPU
+    column (and the GPU's where there is one)."""
     np = pytest.importorskip("numpy")
     nb = execute_by_gpuc_run(gpuc_bin, ARRAY_MATH, tmp_path_factory)
     assert errors(nb) == []
@@ -607,10 +608,15 @@ def test_array_math_notebook(gpuc_bin, tmp_path_factory):
     assert result_text(cell_with(nb, "ga_map(\"(a - b)")) == numpy_repr(fused.astype(np.float32))
     assert result_text(cell_with(nb, "sqdiff(x, y)", exact=True)) == numpy_repr((x - 1) ** 2)
     assert stream_text(cell_with(nb, "ga_sum(m)")).startswith("sum 66, mean 5.5, argmax 11")
-    sweep = stream_text(cell_with(nb, "table(0,"))
-    for size in ("1000", "10000", "100000", "1000000", "10000000"):
-        assert re.search(rf"^ +{size} +[\d.]+ us", sweep, re.M), sweep
-    assert "no GPU" in sweep or "GPU starts to win" in sweep or "CPU won" in sweep
+    have_gpu = "no GPU here" not in stream_text(cell_with(nb, "%device"))
+    for check, largest in (("--check r", "1e7"), ("--check s", "1e6")):  # the sweeps
+        sweep = cell_with(nb, f"%%speedup --devices {check}")
+        assert len(displays(sweep, "image/svg+xml")) == 1
+        table = [t for t in displays(sweep, "text/plain") if t.startswith("N ")]
+        assert len(table) == 1, sweep.outputs
+        for size in ("1000", "1e4", "1e5", "1e6", largest):
+            gpu = r" +[\d.]+ [nμm]?s" if have_gpu else " +not run"
+            assert re.search(rf"^{size} +[\d.]+ [nμm]?s{gpu}", table[0], re.M), table[0]
     flops = stream_text(cell_with(nb, "matmul_seconds"))
     rates = [float(m) for m in re.findall(r"^ +\d+ +([\d.]+)", flops, re.M)]
     # OpenBLAS, not a naive loop (~1 GFLOP/s at every size); the smallest
