@@ -41,6 +41,12 @@ int rt_cxx_library_include(const char *d, size_t len);
  * called new, class, this...): C that C++ cannot read. */
 int rt_cxx_has_keyword(const char *text);
 
+/* Non-zero when text is C that C++ has no form of: a complex type
+ * (_Complex, <complex.h>'s `complex`, _Imaginary) or a variably modified
+ * parameter (`int t[rows][cols]`, a bound that names a parameter): what a
+ * C cell the system C compiler took may declare (docs/cells.md). */
+int rt_cxx_c_only(const char *text);
+
 /* Non-zero when code has CUDA device words (__global__, __device__...). */
 int rt_cxx_has_device_words(const char *code);
 

@@ -482,7 +482,8 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     const rt_prelude_t *prelude = rt_session_prelude(s);
     for (size_t i = 0; i < prelude->n; i++) { /* C that C++ cannot read: `int new;` */
         const char *text = prelude->v[i].text;
-        excluded[i] |= rt_cxx_has_keyword(text) || rt_cxx_runtime_include(text, strlen(text));
+        excluded[i] |= rt_cxx_has_keyword(text) || rt_cxx_c_only(text) ||
+                       rt_cxx_runtime_include(text, strlen(text));
     }
     carry_list_t fresh = {0};
     carry_of(s, cm_buf_str(&code), &items, &fresh);
