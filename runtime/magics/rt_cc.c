@@ -107,7 +107,8 @@ static void *build_planned(rt_session_t *s, rt_native_t *n, const char *code, in
 
 int rt_cc_fallback(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)
 {
-    rt_native_t n = {.what = "C cell", .language = "C", .ext = "c", .flags = FALLBACK_FLAGS};
+    rt_native_t n = {
+        .what = "C cell", .language = "C", .ext = "c", .flags = FALLBACK_FLAGS, .fallback = 1};
     if (strcmp(err->kind, "CompileError") != 0 || rt_native_find_compiler(&n, "CC", "cc") != 0)
         return -1;
     char *code = rt_segment_source(seg);

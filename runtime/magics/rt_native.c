@@ -228,10 +228,10 @@ static int parse_diag(char *l, char **file, int *line, int *col, int *warning, c
 }
 
 /* The CompileError of a failed compile from the compiler's output;
- * warnings about the cell go to stderr. 0 when the output holds no error
+ * warnings about the cell go to warnings. 0 when the output holds no error
  * and the compile did not fail, else -1 with err set. */
 static int report(const rt_native_t *n, const char *body, int cell, char *output, int failed,
-                  rt_error_t *err)
+                  cm_buf_t *warnings, rt_error_t *err)
 {
     char want[32];
     snprintf(want, sizeof want, "cell[%d]", cell);
@@ -245,14 +245,14 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
         int ours = strcmp(file, want) == 0 && line > 0;
         if (warning) {
             if (ours)
-                fprintf(stderr, "cell %d, line %d: warning: %s\n", cell, line, msg);
+                cm_buf_addf(warnings, "cell %d, line %d: warning: %s\n", cell, line, msg);
             continue;
         }
         if (ours) {
             size_t len;
             const char *src = rt_source_line(body, line, &len);
-            if (col < 1)
-                col = 1;
+            if (col < 1 || n->fallback)
+                col = rt_source_column(msg, src, len);
             rt_error_set(&e, "CompileError", cell, line, "cell %d, line %d: %s", cell, line, msg);
             rt_error_add_line(&e, "cell %d, line %d, column %d: error: %s", cell, line, col, msg);
             rt_error_add_source(&e, src, len, col);
@@ -489,17 +489,21 @@ void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
     else
         cm_buf_addf(&cmd, " %s-Bsymbolic 2>&1", linker);
     char *out;
+    cm_buf_t warnings = {0};
     int rc = cm_jit_run(cm_buf_str(&cmd), &out);
-    int failed = report(n, body, cell, out, rc != 0, err);
+    int failed = report(n, body, cell, out, rc != 0, &warnings, err);
     free(out);
-    if (failed)
-        goto done;
-    h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        rt_error_set(err, "CompileError", 0, 0, "cell %d: error: %s", cell, dlerror());
-    else if (n->cache)
-        keep_object(key, cell, so_path, stub_path);
-    n->build_ms = (cm_seconds() - t0) * 1e3;
+    if (!failed) {
+        h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            rt_error_set(err, "CompileError", 0, 0, "cell %d: error: %s", cell, dlerror());
+        else if (n->cache)
+            keep_object(key, cell, so_path, stub_path);
+        n->build_ms = (cm_seconds() - t0) * 1e3;
+    }
+    if (h || !n->fallback)
+        fputs(cm_buf_str(&warnings), stderr);
+    cm_buf_free(&warnings);
 done:
     /* what is loaded stays mapped */
     unlink(c_path);

@@ -24,6 +24,12 @@ typedef struct rt_native {
      * rest of the process rather than bind to its own copy (a C++ runtime's
      * facet ids), or NULL: everything it defines binds to itself. */
     const char *shared;
+    /* 1: rt_cc_fallback's try at a cell TCC could not compile. Its source
+     * is the cell as planned for TCC, on the cell's lines but not its
+     * columns: errors point at the name they quote (rt_source_column);
+     * its warnings are shown only when it builds (else TCC's messages are
+     * the cell's). */
+    int fallback;
     /* 1: an object built before from the same source, flags and session
      * symbols is loaded again (a fresh copy) instead of compiled; the
      * build's time and whether it was a hit are set here. */

@@ -22,30 +22,6 @@
 /* ---- compile errors ------------------------------------------------- */
 
 
-/* A column for a message TCC gave none: the quoted identifier in the
- * line, else the first non-blank. 1-based. */
-static int guess_column(const char *msg, const char *line, size_t len)
-{
-    const char *q = strchr(msg, '\'');
-    const char *q2 = q ? strchr(q + 1, '\'') : NULL;
-    if (q && q2 && q2 > q + 1) {
-        size_t n = (size_t)(q2 - q - 1);
-        for (size_t i = 0; i + n <= len; i++) {
-            if (memcmp(line + i, q + 1, n) != 0)
-                continue;
-            int left = i == 0 || !(line[i - 1] == '_' || isalnum((unsigned char)line[i - 1]));
-            char c = i + n < len ? line[i + n] : ' ';
-            int right = !(c == '_' || isalnum((unsigned char)c));
-            if (left && right)
-                return (int)i + 1;
-        }
-    }
-    for (size_t i = 0; i < len; i++)
-        if (line[i] != ' ' && line[i] != '\t')
-            return (int)i + 1;
-    return 1;
-}
-
 /* The last line of code that is not blank, 1-based (0 for an empty cell). */
 static int last_code_line(const char *code)
 {
@@ -86,7 +62,7 @@ static void compile_error(const char *code, int cell, const rt_diag_t *diags, si
             size_t len;
             const char *src = rt_source_line(code, line, &len);
             int at_end = strcmp(d->file, "gpuc-generated") == 0 || d->line != line;
-            int col = at_end ? (int)len + 1 : guess_column(d->msg, src, len);
+            int col = at_end ? (int)len + 1 : rt_source_column(d->msg, src, len);
             rt_error_set(&e, "CompileError", cell, line, "cell %d, line %d: %s", cell, line,
                          d->msg);
             if (!e.column)
