@@ -118,7 +118,8 @@ int rt_cc_fallback(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err)
     /* a final expression of a type the _Generic way cannot show (a
      * double complex, a struct) is run without showing it */
     void *h = build_planned(s, &n, code, cell, RT_RESULT_GENERIC, &plan, &cc_err);
-    if (!h && plan.has_expr) {
+    if (!h && plan.has_expr && cc_err.line >= plan.expr_line &&
+        cc_err.line <= plan.expr_end_line) {
         rt_error_free(&cc_err);
         h = build_planned(s, &n, code, cell, RT_RESULT_NONE, &plan, &cc_err);
     }
