@@ -31,8 +31,8 @@ static int run_code(rt_session_t *s, const rt_tokens_t *cell, size_t from, size_
     rt_segment_t seg = rt_segment_of_tokens(cell, from, to, line, cell_no);
     if (rt_segment_is_blank(&seg))
         return 0;
-    if (rt_session_run(s, &seg, err) != 0)
-        return -1;
+    if (rt_session_run(s, &seg, err) != 0 && rt_cc_fallback(s, &seg, err) != 0)
+        return -1; /* the system C compiler takes what TCC cannot (rt_cc.c) */
     rt_value_free(result);
     rt_session_take_result(s, result);
     return 0;

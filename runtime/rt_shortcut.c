@@ -15,13 +15,16 @@ static int is_declared(rt_session_t *s, const char *name)
     return rt_session_name_info(s, name, &info) == 0 && info.cell > 0;
 }
 
+/* As IPython: what inspection shows goes to the front end's pager (the
+ * "page" payload of the execute reply), not to the cell's stdout; a name
+ * not found is said on stdout. */
 static void show_help(rt_session_t *s, const char *name, int detail)
 {
     json_t *reply = rt_inspect(s, name, (int)strlen(name), detail);
-    const char *text = json_string_value(
-        json_object_get(json_object_get(reply, "data"), "text/plain"));
-    if (json_is_true(json_object_get(reply, "found")) && text)
-        printf("%s%s", text, text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+    json_t *data = json_object_get(reply, "data");
+    if (json_is_true(json_object_get(reply, "found")) && json_object_get(data, "text/plain"))
+        rt_session_add_payload(s, json_pack("{s:s, s:O, s:i}", "source", "page", "data", data,
+                                            "start", 0));
     else
         printf("Object `%s` not found.\n", name);
     json_decref(reply);

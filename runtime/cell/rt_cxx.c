@@ -68,6 +68,14 @@ int rt_cxx_runtime_include(const char *directive, size_t len)
     return 0;
 }
 
+int rt_cxx_library_include(const char *d, size_t len)
+{
+    char name[256];
+    const char *open = memchr(d, '<', len);
+    return rt_directive_include(d, len, name, sizeof name) && open &&
+           !memchr(d, '"', (size_t)(open - d));
+}
+
 void rt_cxx_blank_runtime_includes(char *code)
 {
     toks_t t;
@@ -916,4 +924,44 @@ int rt_cxx_has_keyword(const char *text)
     int used = rt_cxx_uses_any(&t, words, sizeof words / sizeof *words - 1);
     rt_tokens_free(&t);
     return used;
+}
+
+/* Whether the identifier toks[k] names a parameter of the list opened at
+ * toks[open]: an identifier of it followed by ',', ')' or '['. */
+static int names_parameter(const toks_t *t, size_t open, size_t k)
+{
+    int depth = 0;
+    for (size_t i = open; i < t->n; i++) {
+        if (is(t, i, "(") || is(t, i, "["))
+            depth++;
+        else if ((is(t, i, ")") || is(t, i, "]")) && --depth == 0)
+            return 0;
+        else if (depth == 1 && is_ident(t, i) && i != k &&
+                 (is(t, i + 1, ",") || is(t, i + 1, ")") || is(t, i + 1, "[")) &&
+                 t->v[i].len == t->v[k].len &&
+                 memcmp(t->src + t->v[i].start, t->src + t->v[k].start, t->v[k].len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int rt_cxx_c_only(const char *text)
+{
+    static const char *const complex_words[] = {"_Complex", "complex", "_Imaginary", NULL};
+    toks_t t;
+    lex(text, &t);
+    int found = 0, depth = 0;
+    size_t open = 0;
+    for (size_t i = 0; i < t.n && !found; i++) {
+        if (one_of(&t, i, complex_words))
+            found = 1;
+        else if (is(&t, i, "(") && depth++ == 0)
+            open = i;
+        else if (is(&t, i, ")"))
+            depth--;
+        else if (depth > 0 && is(&t, i, "[") && is_ident(&t, i + 1))
+            found = names_parameter(&t, open, i + 1);
+    }
+    free(t.v);
+    return found;
 }

@@ -31,9 +31,23 @@ int rt_cxx_uses_any(const rt_tokens_t *t, const char *const *names, size_t n);
 int rt_cxx_runtime_include(const char *d, size_t len);
 void rt_cxx_blank_runtime_includes(char *code);
 
+/* Non-zero when the directive d[0, len) includes a header by <name>: a
+ * library's header, which says its own linkage to C++ (`extern "C"` under
+ * __cplusplus) and may add C++ overloads after it (cublas_api.h's
+ * cublasGemmEx taking a cudaDataType): a C++ cell includes it outside the
+ * extern "C" { } that holds the C cells' declarations. A header by
+ * "name" (the user's own, often with no such guard) stays inside. */
+int rt_cxx_library_include(const char *d, size_t len);
+
 /* Non-zero when text uses a C++ keyword as a name (a C variable or member
  * called new, class, this...): C that C++ cannot read. */
 int rt_cxx_has_keyword(const char *text);
+
+/* Non-zero when text is C that C++ has no form of: a complex type
+ * (_Complex, <complex.h>'s `complex`, _Imaginary) or a variably modified
+ * parameter (`int t[rows][cols]`, a bound that names a parameter): what a
+ * C cell the system C compiler took may declare (docs/cells.md). */
+int rt_cxx_c_only(const char *text);
 
 /* Non-zero when t has CUDA device words (__global__, __device__...). */
 int rt_cxx_has_device_words(const rt_tokens_t *t);

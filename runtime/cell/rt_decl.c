@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Keywords that may begin or continue declaration specifiers. */
+/* Keywords that may begin or continue declaration specifiers (with
+ * <complex.h>'s `complex`, a macro for _Complex: `double complex z;`). */
 static const char *const decl_keywords[] = {
     "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
-    "_Bool", "_Complex", "const", "volatile", "restrict", "static", "extern", "inline",
+    "_Bool", "_Complex", "complex", "_Imaginary", "const", "volatile", "restrict", "static", "extern", "inline",
     "typedef", "register", "auto", "_Thread_local", "__thread", "_Atomic", "_Noreturn",
     "_Alignas", "struct", "union", "enum", "__attribute__", "__attribute", "__extension__",
     "__restrict", "__restrict__", "__inline", "__inline__", "__const", "__volatile__",

@@ -1,6 +1,7 @@
 /* rt_error: the runtime's error value (see rt_error.h). */
 #include "rt_error.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,3 +111,26 @@ const char *rt_source_line(const char *code, int line, size_t *len)
     *len = e ? (size_t)(e - p) : strlen(p);
     return p;
 }
+
+int rt_source_column(const char *msg, const char *line, size_t len)
+{
+    const char *q = strchr(msg, '\'');
+    const char *q2 = q ? strchr(q + 1, '\'') : NULL;
+    if (q && q2 && q2 > q + 1) {
+        size_t n = (size_t)(q2 - q - 1);
+        for (size_t i = 0; i + n <= len; i++) {
+            if (memcmp(line + i, q + 1, n) != 0)
+                continue;
+            int left = i == 0 || !(line[i - 1] == '_' || isalnum((unsigned char)line[i - 1]));
+            char c = i + n < len ? line[i + n] : ' ';
+            int right = !(c == '_' || isalnum((unsigned char)c));
+            if (left && right)
+                return (int)i + 1;
+        }
+    }
+    for (size_t i = 0; i < len; i++)
+        if (line[i] != ' ' && line[i] != '\t')
+            return (int)i + 1;
+    return 1;
+}
+

@@ -65,4 +65,9 @@ void rt_error_free(rt_error_t *err);
  * *len bytes; "" past the end. Borrowed from code. */
 const char *rt_source_line(const char *code, int line, size_t *len);
 
+/* The column of a compiler message about line[0, len) that gave none, or
+ * one of code the compiler saw in another layout: the identifier quoted
+ * in msg ('name'), else the line's first non-blank. 1-based. */
+int rt_source_column(const char *msg, const char *line, size_t len);
+
 #endif

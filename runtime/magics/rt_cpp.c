@@ -351,9 +351,8 @@ static void make_source(rt_session_t *s, const char *excluded, const char *code,
                         const carry_list_t *fresh, cm_buf_t *src)
 {
     cm_buf_adds(src, rt_cxx_prologue);
-    cm_buf_adds(src, "extern \"C\" {\n");
-    rt_native_add_session(s, excluded, src);
-    cm_buf_adds(src, "}\n#line 1 \"gpuc-c++\"\n");
+    rt_native_add_session(s, excluded, 1, src);
+    cm_buf_adds(src, "#line 1 \"gpuc-c++\"\n");
     cm_buf_adds(src, rt_cxx_helpers);
     cm_buf_adds(src, "#line 1 \"C++ cells\"\n");
     for (size_t i = 0; i < kept.n; i++)
@@ -483,7 +482,8 @@ static int run_cpp(rt_session_t *s, const char *body, const rt_magic_line_t *m, 
     const rt_prelude_t *prelude = rt_session_prelude(s);
     for (size_t i = 0; i < prelude->n; i++) { /* C that C++ cannot read: `int new;` */
         const char *text = prelude->v[i].text;
-        excluded[i] |= rt_cxx_has_keyword(text) || rt_cxx_runtime_include(text, strlen(text));
+        excluded[i] |= rt_cxx_has_keyword(text) || rt_cxx_c_only(text) ||
+                       rt_cxx_runtime_include(text, strlen(text));
     }
     carry_list_t fresh = {0};
     carry_of(s, cm_buf_str(&code), &items, &fresh);

@@ -11,6 +11,7 @@
 #include "cm_buf.h"
 #include "rt_error.h"
 #include "rt_lex.h"
+#include "rt_segment.h"
 #include "rt_session.h"
 
 /* One magic line of a cell. */
@@ -100,6 +101,14 @@ void rt_magic_host_declarations(const rt_tokens_t *host, int cell_no);
  * the host part of a .cu-style cell) as a %%cpp cell. 0, or -1 with err
  * set; its result is the session's (rt_session_take_result). */
 int rt_magic_cpp_part(rt_session_t *s, const char *host, int cell_no, rt_error_t *err);
+
+/* After TCC failed to compile a code segment (err holds its
+ * CompileError): the same code, planned the same way, compiled by the
+ * system C compiler into the session (rt_cc.c) and run. 0 when that
+ * compiler took it (err cleared; the run's result is the session's), -1
+ * with err set otherwise: the run's error, or TCC's own when the system
+ * compiler fails too, is missing, or err was no CompileError. */
+int rt_cc_fallback(rt_session_t *s, const rt_segment_t *seg, rt_error_t *err);
 
 /* Whether a host cell or part, read once into t, is C++: rt_cxx_detect
  * finds it so, or it names what only earlier C++ cells declared (a class,

@@ -16,6 +16,7 @@
 #include "cm_time.h"
 #include "gpu.h"
 #include "rt_api_table.h"
+#include "rt_cxx.h"
 #include "rt_header.h"
 #include "rt_libc.h"
 #include "rt_prelude.h"
@@ -92,8 +93,10 @@ int rt_native_set_flags(rt_native_t *n, const char *code, const rt_magic_line_t 
 /* gpuc.h, then the session's declarations the cell does not replace.
  * Variables' hidden visibility (for TCC's direct references) goes: in a
  * shared object it would make the compiler expect them inside it. */
-void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t *src)
+void rt_native_add_session(const rt_session_t *s, const char *excluded, int cxx, cm_buf_t *src)
 {
+    if (cxx)
+        cm_buf_adds(src, "extern \"C\" {\n");
     cm_buf_adds(src, rt_session_header(s));
     cm_buf_adds(src, "\n#line 1 \"session\"\n");
     const rt_prelude_t *prelude = rt_session_prelude(s);
@@ -104,6 +107,10 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
         const char *attr = prelude->v[i].kind == RT_ENTRY_VAR
                                ? strstr(text, " __attribute((visibility(\"hidden\")))")
                                : NULL;
+        int outside = cxx && prelude->v[i].kind == RT_ENTRY_DIRECTIVE &&
+                      rt_cxx_library_include(text, strlen(text));
+        if (outside)
+            cm_buf_adds(src, "}\n");
         if (attr) {
             cm_buf_add(src, text, (size_t)(attr - text));
             cm_buf_adds(src, ";\n");
@@ -111,7 +118,11 @@ void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t
             cm_buf_adds(src, text);
             cm_buf_addc(src, '\n');
         }
+        if (outside)
+            cm_buf_adds(src, "extern \"C\" {\n");
     }
+    if (cxx)
+        cm_buf_adds(src, "}\n");
 }
 
 char *rt_native_excluded(const rt_session_t *s, const rt_plan_t *plan)
@@ -217,10 +228,10 @@ static int parse_diag(char *l, char **file, int *line, int *col, int *warning, c
 }
 
 /* The CompileError of a failed compile from the compiler's output;
- * warnings about the cell go to stderr. 0 when the output holds no error
+ * warnings about the cell go to warnings. 0 when the output holds no error
  * and the compile did not fail, else -1 with err set. */
 static int report(const rt_native_t *n, const char *body, int cell, char *output, int failed,
-                  rt_error_t *err)
+                  cm_buf_t *warnings, rt_error_t *err)
 {
     char want[32];
     snprintf(want, sizeof want, "cell[%d]", cell);
@@ -234,14 +245,14 @@ static int report(const rt_native_t *n, const char *body, int cell, char *output
         int ours = strcmp(file, want) == 0 && line > 0;
         if (warning) {
             if (ours)
-                fprintf(stderr, "cell %d, line %d: warning: %s\n", cell, line, msg);
+                cm_buf_addf(warnings, "cell %d, line %d: warning: %s\n", cell, line, msg);
             continue;
         }
         if (ours) {
             size_t len;
             const char *src = rt_source_line(body, line, &len);
-            if (col < 1)
-                col = 1;
+            if (col < 1 || n->fallback)
+                col = rt_source_column(msg, src, len);
             rt_error_set(&e, "CompileError", cell, line, "cell %d, line %d: %s", cell, line, msg);
             rt_error_add_line(&e, "cell %d, line %d, column %d: error: %s", cell, line, col, msg);
             rt_error_add_source(&e, src, len, col);
@@ -478,17 +489,21 @@ void *rt_native_build(rt_session_t *s, rt_native_t *n, const char *source,
     else
         cm_buf_addf(&cmd, " %s-Bsymbolic 2>&1", linker);
     char *out;
+    cm_buf_t warnings = {0};
     int rc = cm_run(cm_buf_str(&cmd), &out);
-    int failed = report(n, body, cell, out, rc != 0, err);
+    int failed = report(n, body, cell, out, rc != 0, &warnings, err);
     free(out);
-    if (failed)
-        goto done;
-    h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        rt_error_set(err, "CompileError", 0, 0, "cell %d: error: %s", cell, dlerror());
-    else if (n->cache)
-        keep_object(key, cell, so_path, stub_path);
-    n->build_ms = (cm_seconds() - t0) * 1e3;
+    if (!failed) {
+        h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            rt_error_set(err, "CompileError", 0, 0, "cell %d: error: %s", cell, dlerror());
+        else if (n->cache)
+            keep_object(key, cell, so_path, stub_path);
+        n->build_ms = (cm_seconds() - t0) * 1e3;
+    }
+    if (h || !n->fallback)
+        fputs(cm_buf_str(&warnings), stderr);
+    cm_buf_free(&warnings);
 done:
     /* what is loaded stays mapped */
     unlink(c_path);

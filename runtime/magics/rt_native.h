@@ -24,6 +24,12 @@ typedef struct rt_native {
      * rest of the process rather than bind to its own copy (a C++ runtime's
      * facet ids), or NULL: everything it defines binds to itself. */
     const char *shared;
+    /* 1: rt_cc_fallback's try at a cell TCC could not compile. Its source
+     * is the cell as planned for TCC, on the cell's lines but not its
+     * columns: errors point at the name they quote (rt_source_column);
+     * its warnings are shown only when it builds (else TCC's messages are
+     * the cell's). */
+    int fallback;
     /* 1: an object built before from the same source, flags and session
      * symbols is loaded again (a fresh copy) instead of compiled; the
      * build's time and whether it was a hit are set here. */
@@ -51,8 +57,11 @@ int rt_native_set_flags(rt_native_t *n, const char *code, const rt_magic_line_t 
 char *rt_native_excluded(const rt_session_t *s, const rt_plan_t *plan);
 
 /* The session's C declarations for a native cell: gpuc.h and the prelude
- * entries not excluded (excluded[i] non-zero), ready for a shared object. */
-void rt_native_add_session(const rt_session_t *s, const char *excluded, cm_buf_t *src);
+ * entries not excluded (excluded[i] non-zero), ready for a shared object.
+ * For a C++ source (cxx non-zero) they are in extern "C" { }, but for the
+ * headers included by <name>, which say their own linkage
+ * (rt_cxx_library_include). */
+void rt_native_add_session(const rt_session_t *s, const char *excluded, int cxx, cm_buf_t *src);
 
 /* Compiles source into a shared object (linked against the stub of the
  * session's symbols, less those plan defines) and loads it. body is the

@@ -22,30 +22,6 @@
 /* ---- compile errors ------------------------------------------------- */
 
 
-/* A column for a message TCC gave none: the quoted identifier in the
- * line, else the first non-blank. 1-based. */
-static int guess_column(const char *msg, const char *line, size_t len)
-{
-    const char *q = strchr(msg, '\'');
-    const char *q2 = q ? strchr(q + 1, '\'') : NULL;
-    if (q && q2 && q2 > q + 1) {
-        size_t n = (size_t)(q2 - q - 1);
-        for (size_t i = 0; i + n <= len; i++) {
-            if (memcmp(line + i, q + 1, n) != 0)
-                continue;
-            int left = i == 0 || !(line[i - 1] == '_' || isalnum((unsigned char)line[i - 1]));
-            char c = i + n < len ? line[i + n] : ' ';
-            int right = !(c == '_' || isalnum((unsigned char)c));
-            if (left && right)
-                return (int)i + 1;
-        }
-    }
-    for (size_t i = 0; i < len; i++)
-        if (line[i] != ' ' && line[i] != '\t')
-            return (int)i + 1;
-    return 1;
-}
-
 /* The last line of code that is not blank, 1-based (0 for an empty cell). */
 static int last_code_line(const char *code)
 {
@@ -86,7 +62,7 @@ static void compile_error(const char *code, int cell, const rt_diag_t *diags, si
             size_t len;
             const char *src = rt_source_line(code, line, &len);
             int at_end = strcmp(d->file, "gpuc-generated") == 0 || d->line != line;
-            int col = at_end ? (int)len + 1 : guess_column(d->msg, src, len);
+            int col = at_end ? (int)len + 1 : rt_source_column(d->msg, src, len);
             rt_error_set(&e, "CompileError", cell, line, "cell %d, line %d: %s", cell, line,
                          d->msg);
             if (!e.column)
@@ -355,40 +331,78 @@ static rt_tcc_t *compile_code(rt_session_t *s, const char *code, const rt_tokens
     return NULL;
 }
 
+/* The cell read once into toks as the planner takes it: launches
+ * rewritten into C, then top-level macro uses expanded (on the same
+ * lines); each text gpuc writes is read once where it is written, and a
+ * cell that needed neither goes on with its own tokens (p->toks). */
+typedef struct planned {
+    const rt_tokens_t *toks;   /* what the planner reads (borrowed) */
+    char *launches, *expanded; /* the texts written, or NULL */
+    rt_tokens_t launches_read, expanded_read;
+} planned_t;
+
+static void plan_text(rt_session_t *s, const rt_tokens_t *toks, int cell, planned_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->toks = toks;
+    rt_gpu_prepare_host(toks->src, cell);
+    p->launches = rt_launch_rewrite_tokens(toks, cell); /* kernel<<<...>>>(...) into C */
+    if (p->launches) {
+        rt_tokens_lex(&p->launches_read, p->launches, 0, strlen(p->launches), 1);
+        p->toks = &p->launches_read;
+    }
+    cm_buf_t macros = {0};
+    rt_prelude_macros(&s->prelude, &macros);
+    if (macros.len || strstr(p->toks->src, "#define"))
+        p->expanded =
+            rt_expand_cell(s->libdir, cm_buf_str(&macros), p->toks, cell, rt_session_is_type, s);
+    cm_buf_free(&macros);
+    if (p->expanded) {
+        rt_tokens_lex(&p->expanded_read, p->expanded, 0, strlen(p->expanded), 1);
+        p->toks = &p->expanded_read;
+    }
+}
+
+static void plan_text_free(planned_t *p)
+{
+    rt_tokens_free(&p->launches_read);
+    rt_tokens_free(&p->expanded_read);
+    free(p->expanded);
+    free(p->launches);
+}
+
 rt_tcc_t *rt_session_compile_cell(rt_session_t *s, const rt_tokens_t *toks, int cell,
                                   rt_plan_t *plan, rt_error_t *error)
 {
     const char *code = toks->src;
-    rt_gpu_prepare_host(code, cell);
-    /* text gpuc writes (launches as C, then macros expanded) is read once
-     * where it is written; a cell that needed neither goes on with its own
-     * tokens */
-    char *launches = rt_launch_rewrite_tokens(toks, cell); /* kernel<<<...>>>(...) into C */
-    rt_tokens_t launches_read = {0}, expanded_read = {0};
-    const rt_tokens_t *c = toks;
-    if (launches) {
-        rt_tokens_lex(&launches_read, launches, 0, strlen(launches), 1);
-        c = &launches_read;
-    }
-    cm_buf_t macros = {0};
-    rt_prelude_macros(&s->prelude, &macros);
-    char *expanded = NULL;
-    if (macros.len || strstr(c->src, "#define"))
-        expanded = rt_expand_cell(s->libdir, cm_buf_str(&macros), c, cell, rt_session_is_type, s);
-    cm_buf_free(&macros);
-    if (expanded) {
-        rt_tokens_lex(&expanded_read, expanded, 0, strlen(expanded), 1);
-        c = &expanded_read;
-    }
+    planned_t p;
+    plan_text(s, toks, cell, &p);
     s->cell_includes = rt_session_cell_includes(s, code); /* its types, for the plan */
-    rt_tcc_t *t = compile_code(s, code, c, cell, plan, error);
-    rt_tokens_free(&launches_read);
-    rt_tokens_free(&expanded_read);
+    rt_tcc_t *t = compile_code(s, code, p.toks, cell, plan, error);
     free(s->cell_includes);
     s->cell_includes = NULL;
-    free(expanded);
-    free(launches);
+    plan_text_free(&p);
     return t;
+}
+
+/* ---- for another compiler ----------------------------------------- */
+
+char *rt_session_plan_cell(rt_session_t *s, const char *code, int cell, rt_result_mode_t mode,
+                           rt_plan_t *plan)
+{
+    /* the fallback's padded source, after TCC refused it: read here, once */
+    rt_tokens_t read;
+    rt_tokens_lex(&read, code, 0, strlen(code), 1);
+    planned_t p;
+    plan_text(s, &read, cell, &p);
+    s->cell_includes = rt_session_cell_includes(s, code);
+    cm_buf_t body = {0};
+    rt_plan_make_tokens(plan, p.toks, cell, mode, rt_session_is_type, s, &body);
+    free(s->cell_includes);
+    s->cell_includes = NULL;
+    plan_text_free(&p);
+    rt_tokens_free(&read);
+    return cm_buf_steal(&body);
 }
 
 void rt_session_commit_declarations(rt_session_t *s, const rt_plan_t *plan,

@@ -71,6 +71,14 @@ void rt_session_define(rt_session_t *s, const char *name, void *addr, int cell, 
  * rt_tcc_free; its data stays valid in the arena), or NULL with err set. */
 rt_tcc_t *rt_session_compile_aux(rt_session_t *s, const char *body, cm_error_t *err);
 
+/* The C source of a host cell's code (a whole cell's text on its own
+ * lines) as TCC would get it after the session's declarations: launches
+ * rewritten, macros expanded, planned with the final expression shown in
+ * `mode`; plan gets the plan (MUST BE zeroed or made before). For a
+ * compiler other than TCC (rt_cc's fallback). Caller frees. */
+char *rt_session_plan_cell(rt_session_t *s, const char *code, int cell, rt_result_mode_t mode,
+                           rt_plan_t *plan);
+
 /* A function compiled at addr, for fault reports. */
 void rt_session_add_code(rt_session_t *s, const char *name, void *addr, int cell);
 

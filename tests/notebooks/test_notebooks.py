@@ -4,6 +4,7 @@ notebooks/c-tutorial.ipynb through the kernel with nbclient (what `jupyter nbcon
 notebooks with failing cells (see docs/commands.md)."""
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
@@ -42,7 +43,8 @@ def normalized(cell):
             else:
                 out.append(("stream", o.name, text))
         elif o.output_type in ("display_data", "execute_result"):
-            out.append((o.output_type, tuple(sorted(o.data.items()))))
+            timed = cell.source.startswith("%%speedup")  # its numbers and chart differ
+            out.append((o.output_type, tuple(sorted(o.data) if timed else sorted(o.data.items()))))
         else:
             out.append((o.output_type, o.get("ename")))
     return out
@@ -69,6 +71,8 @@ def check_tour(nb):
     shown = [o for o in html.outputs if o.output_type == "display_data"]
     assert len(shown) == 1 and "<b>bold</b> from C" in shown[0].data["text/html"]
 
+    check_tour_gpu_part(nb)
+
     # cells checked when the tour has them
     struct = cell_with(nb, "p", exact=True)
     if struct is not None:
@@ -91,6 +95,62 @@ def check_tour(nb):
     math = cell_with(nb, "sqrt(2.0)")
     if math is not None:
         assert "sqrt(2) = 1.414214\n" in stream_text(math)
+
+
+def displays(cell, mime: str) -> list[str]:
+    """The cell's display_data outputs of type mime, in order."""
+    return [o.data[mime] for o in cell.outputs
+            if o.output_type == "display_data" and mime in o.data]
+
+
+def check_tour_gpu_part(nb):
+    """The product's main job, shown on any machine: an array, a kernel's
+    result (on the simulator where there is no GPU, saying so), a
+    heatmap, and the %%speedup --devices chart and table."""
+    np = pytest.importorskip("numpy")
+    gpu = cell_with(nb, "%gpu", exact=True)
+    assert gpu is not None, "the tour does not say what the machine has"
+    have_gpu = "no GPU" not in stream_text(gpu)
+
+    x = np.linspace(0, 1, 6, dtype=np.float32)
+    y = (x * x + 1).astype(np.float32)
+    shown = result_text(cell_with(nb, 'ga_map("a * a + 1", x)'))
+    device = r"gpu\d+" if have_gpu else "cpu"
+    m = re.fullmatch(r"array\(\[([^]]*)\],\s+dtype=float32, shape=\(6,\), "
+                     rf"device={device}\)", shown)
+    assert m, shown  # NumPy's values to float32's precision (an FMA may round once)
+    assert np.allclose([float(v) for v in m.group(1).split(",")], y, rtol=1e-6, atol=0), shown
+
+    kernel = cell_with(nb, "__global__ void ripple")
+    assert stream_text(kernel) == ""
+    if not have_gpu:
+        assert "kernels run on the CUDA simulator" in stream_text(kernel, "stderr")
+    rows = cols = 64  # the kernel's picture, computed in float64 here
+
+    def ripple(r, c):
+        u, v = (c - cols // 2) / 6.0, (r - rows // 2) / 6.0
+        return np.cos(np.sqrt(u * u + v * v))
+    launch = stream_text(cell_with(nb, "ripple<<<"))
+    assert launch == f"centre {ripple(32, 32):.3f}, corner {ripple(0, 0):.3f}\n", launch
+
+    heatmap = cell_with(nb, "ga_heatmap(img);", exact=True)
+    png = displays(heatmap, "image/png")
+    assert len(png) == 1 and base64.b64decode(png[0])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert displays(heatmap, "text/plain")[0].startswith("<heatmap of float32 (64, 64), min -0.99")
+
+    speedup = cell_with(nb, "%%speedup --devices")
+    assert not [o for o in speedup.outputs if o.output_type == "error"]
+    svg = displays(speedup, "image/svg+xml")
+    assert len(svg) == 1 and svg[0].lstrip().startswith("<svg"), svg
+    table = displays(speedup, "text/html")
+    assert len(table) == 1 and "<table" in table[0]
+    text = [t for t in displays(speedup, "text/plain") if t.startswith("N ")]
+    assert len(text) == 1 and all(re.search(rf"^{n} +[\d.]+ [nμm]?s", text[0], re.M)
+                                  for n in ("1000", "1e4", "1e5", "1e6")), text
+    if have_gpu:  # the GPU column is filled
+        assert re.search(r"^1e6 +[\d.]+ [nμm]?s +[\d.]+ [nμm]?s", text[0], re.M), text[0]
+    else:
+        assert "No GPU here: the //%% run section ran on the CPU backend only" in text[0]
 
 
 def gpuc_run(gpuc_bin, *args, timeout=120, folder=None):
@@ -550,7 +610,8 @@ ARRAY_MATH = ROOT / "notebooks" / "array-math.ipynb"
 
 def test_array_math_notebook(gpuc_bin, tmp_path_factory):
     """The teaching notebook runs end to end on the CPU backend: its
-    results are NumPy's and its size sweep fills the CPU column."""
+    results are NumPy's and its %%speedup --devices sweeps fill the CPU
+    column (and the GPU's where there is one)."""
     np = pytest.importorskip("numpy")
     nb = execute_by_gpuc_run(gpuc_bin, ARRAY_MATH, tmp_path_factory)
     assert errors(nb) == []
@@ -559,10 +620,15 @@ def test_array_math_notebook(gpuc_bin, tmp_path_factory):
     assert result_text(cell_with(nb, "ga_map(\"(a - b)")) == numpy_repr(fused.astype(np.float32))
     assert result_text(cell_with(nb, "sqdiff(x, y)", exact=True)) == numpy_repr((x - 1) ** 2)
     assert stream_text(cell_with(nb, "ga_sum(m)")).startswith("sum 66, mean 5.5, argmax 11")
-    sweep = stream_text(cell_with(nb, "table(0,"))
-    for size in ("1000", "10000", "100000", "1000000", "10000000"):
-        assert re.search(rf"^ +{size} +[\d.]+ us", sweep, re.M), sweep
-    assert "no GPU" in sweep or "GPU starts to win" in sweep or "CPU won" in sweep
+    have_gpu = "no GPU here" not in stream_text(cell_with(nb, "%device"))
+    for check, largest in (("--check r", "1e7"), ("--check s", "1e6")):  # the sweeps
+        sweep = cell_with(nb, f"%%speedup --devices {check}")
+        assert len(displays(sweep, "image/svg+xml")) == 1
+        table = [t for t in displays(sweep, "text/plain") if t.startswith("N ")]
+        assert len(table) == 1, sweep.outputs
+        for size in ("1000", "1e4", "1e5", "1e6", largest):
+            gpu = r" +[\d.]+ [nμm]?s" if have_gpu else " +not run"
+            assert re.search(rf"^{size} +[\d.]+ [nμm]?s{gpu}", table[0], re.M), table[0]
     flops = stream_text(cell_with(nb, "matmul_seconds"))
     rates = [float(m) for m in re.findall(r"^ +\d+ +([\d.]+)", flops, re.M)]
     # OpenBLAS, not a naive loop (~1 GFLOP/s at every size); the smallest

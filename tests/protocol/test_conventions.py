@@ -36,7 +36,16 @@ def test_a_variable_named_quit_is_shown_not_taken_for_the_shortcut(fresh_kernel)
 
 # --- name? and name?? ---------------------------------------------------------
 
-def test_question_mark_shows_the_help_of_inspection(kc):
+def paged(run) -> str:
+    """The text/plain of the cell's one page payload (what a front end's
+    pager shows); the cell wrote nothing on stdout."""
+    pages = [p for p in run.content["payload"] if p["source"] == "page"]
+    assert len(pages) == 1 and run.stream() == "", run.describe()
+    assert pages[0]["start"] == 0
+    return pages[0]["data"]["text/plain"]
+
+
+def test_question_mark_shows_the_help_of_inspection_in_the_pager(kc):
     execute_ok(kc, "int twice(int v) { return 2 * v; }\ndouble level = 0.5;")
     for code, expected in [("printf?", "printf: function, declared in <stdio.h>"),
                            ("?printf", "int printf(const char *format, ...);"),
@@ -44,29 +53,29 @@ def test_question_mark_shows_the_help_of_inspection(kc):
                            ("twice??", "int twice(int v);"),
                            ("level?", "level: variable, defined in cell")]:
         run = execute_ok(kc, code)
-        assert expected in run.stream(), (code, run.describe())
-        assert run.ename is None
+        assert expected in paged(run), (code, run.describe())
+        assert run.ename is None and run.of_type("execute_result") == []
     inspected = kc.inspect("printf", 6, detail_level=0, reply=True, timeout=TIMEOUT)
-    assert execute_ok(kc, "printf?").stream() == \
-        inspected["content"]["data"]["text/plain"].rstrip("\n") + "\n"
-    assert "address 0x" in execute_ok(kc, "twice??").stream()  # ?? is detail level 1
+    assert paged(execute_ok(kc, "printf?")) == inspected["content"]["data"]["text/plain"]
+    assert "address 0x" in paged(execute_ok(kc, "twice??"))  # ?? is detail level 1
 
 
 def test_double_question_mark_shows_a_functions_text(kc):
     """name?? shows a user function as its cell wrote it (comments and
     layout kept), name? does not; a redefinition shows the new text."""
     execute_ok(kc, "double halve(double v)\n{\n    return v / 2;  // halves\n}")
-    text = execute_ok(kc, "halve??").stream()
+    text = paged(execute_ok(kc, "halve??"))
     assert "source:\ndouble halve(double v)\n{\n    return v / 2;  // halves\n}\n" in text, text
-    assert "source:" not in execute_ok(kc, "halve?").stream()
+    assert "source:" not in paged(execute_ok(kc, "halve?"))
     execute_ok(kc, "double halve(double v) { return v * 0.5; }")
-    text = execute_ok(kc, "halve??").stream()
+    text = paged(execute_ok(kc, "halve??"))
     assert "return v * 0.5;" in text and "// halves" not in text, text
 
 
 def test_question_mark_on_an_unknown_name(kc):
     run = execute_ok(kc, "no_such_name?")
     assert run.stream() == "Object `no_such_name` not found.\n"
+    assert run.content["payload"] == []
 
 
 # --- aborted replies, compared with ipykernel -----------------------------------

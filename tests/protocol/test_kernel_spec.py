@@ -59,7 +59,8 @@ class GpucKernelTests(jupyter_kernel_test.KernelTests):
         "int x = 1; }",
     ]
 
-    # Not applicable: gpuc has no pager payloads (code_page_something).
+    # name? answers with the pager payload, as IPython does
+    code_page_something = "printf?"
 
     code_generate_error = "int x = ;"
 

@@ -177,6 +177,14 @@ static void test_exports_and_carry(void)
     rt_cxx_split(cell, &items);
     CHECK(rt_cxx_has_keyword("extern int new;") && rt_cxx_has_keyword("struct s { int class; };"));
     CHECK(!rt_cxx_has_keyword("extern int renew; // new"));
+    /* C that a C cell compiled by the system compiler may declare, which C++ cannot read */
+    CHECK(rt_cxx_c_only("extern double complex w;") && rt_cxx_c_only("_Complex float z;"));
+    CHECK(rt_cxx_c_only("void fill(int rows, int cols, int t[rows][cols]);"));
+    CHECK(rt_cxx_c_only("double trace(int n, double (*a)[n]);"));
+    CHECK(!rt_cxx_c_only("void fill(int rows, int t[N]);") && !rt_cxx_c_only("int v[3];"));
+    CHECK(!rt_cxx_c_only("#include <complex.h>") && !rt_cxx_c_only("double creal_of(double re);"));
+    CHECK(rt_cxx_library_include("#include <cublas_v2.h>", 22));
+    CHECK(!rt_cxx_library_include("#include \"mine.h\"", 17) && !rt_cxx_library_include("#define A <b>", 13));
     char *c = rt_cxx_c_exports(cell, &items, NULL, NULL);
     CHECK_STR(c, "int twice(int x) {}\ndouble half(double v) {}\nint total;\nfloat *buf;\n");
     free(c);

@@ -1,5 +1,6 @@
 /* test_rt_cc: %%cc cells through rt_execute: code compiled by the
- * system compiler calling and called by TCC cells, errors, flags. */
+ * system compiler calling and called by TCC cells, errors, flags; and
+ * plain C cells TCC cannot compile, which that compiler takes. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,39 @@ static void test_flags_and_redefinition(void)
     EXPECT("cc_thrice(5)", "15");
 }
 
+/* A plain C cell TCC cannot compile is taken by the system compiler, with
+ * the same persistence; a cell TCC compiles stays on TCC (__TINYC__ says
+ * which compiler built a function). */
+static void test_fallback(void)
+{
+    EXPECT("int by_tcc(void)\n{\n#ifdef __TINYC__\n    return 1;\n#else\n    return 0;\n#endif\n}\n"
+           "by_tcc()",
+           "1");
+    /* (the harness sees TCC cells' stdout only: the object's goes to the process's) */
+    EXPECT("#include <complex.h>\n"
+           "double complex cz = 1.0 + 2.0 * I;\n"
+           "double complex cw = cz * cz;\n"
+           "int complex_by_tcc(void)\n{\n#ifdef __TINYC__\n    return 1;\n#else\n"
+           "    return 0;\n#endif\n}\n"
+           "complex_by_tcc() * 100 + creal(cw)",
+           "-3");
+    EXPECT("cimag(cw) * 10 + by_tcc()", "41");
+    EXPECT("void vm_fill(int rows, int cols, int t[rows][cols])\n"
+           "{\n"
+           "    for (int i = 0; i < rows; i++)\n"
+           "        for (int j = 0; j < cols; j++)\n"
+           "            t[i][j] = i * cols + j;\n"
+           "}\n"
+           "int vm_tab[2][3];\n"
+           "vm_fill(2, 3, vm_tab);\n"
+           "vm_tab[1][2]",
+           "5");
+    EXPECT("int vm_more[3][4];\nvm_fill(3, 4, vm_more);\nvm_more[2][3] + vm_tab[1][0]", "14");
+    /* both fail: an error on the cell's line, pointing at the name */
+    EXPECT_ERROR("double complex cbad = 1 + nope_cc;", "CompileError", "'nope_cc' undeclared");
+    EXPECT("by_tcc()", "1");
+}
+
 int main(void)
 {
     if (system("command -v \"${CC:-cc}\" >/dev/null 2>&1") != 0) {
@@ -131,6 +165,6 @@ int main(void)
         return 77;
     }
     static void (*const tests[])(void) = {test_called_from_tcc, test_calls_tcc, test_errors,
-                                          test_flags_and_redefinition, NULL};
+                                          test_flags_and_redefinition, test_fallback, NULL};
     return session_test_main("test_rt_cc", tests);
 }
