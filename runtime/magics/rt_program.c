@@ -434,9 +434,12 @@ static int simulator_source(const char *body, int cell, rt_native_t *n, cm_buf_t
 
 /* nvcc's unit: the cell as it is, compiled for the GPU present and linked
  * with the shared libcudart that the session's host cells use (one
- * runtime, one primary context). 0 with n and src set; 1 when there is no
- * nvcc ($GPUC_NVCC, PATH, the toolkit's bin folder). */
-static int nvcc_source(const char *body, int cell, rt_native_t *n, cm_buf_t *src)
+ * runtime, one primary context). Its host compiler is C++ cells' ($CXX,
+ * else g++: host gets it), so the program and later C++ cells share one
+ * libstdc++, headers and library alike. 0 with n, host and src set; 1 when
+ * there is no nvcc ($GPUC_NVCC, PATH, the toolkit's bin folder). */
+static int nvcc_source(const char *body, int cell, rt_native_t *n, rt_native_t *host,
+                       cm_buf_t *src)
 {
     const char *inc = gpu_host_include_dir();
     char near[4200] = "/usr/local/cuda/bin/nvcc";
@@ -453,8 +456,13 @@ static int nvcc_source(const char *body, int cell, rt_native_t *n, cm_buf_t *src
     char *slash = strrchr(lib, '/');
     if (slash)
         snprintf(slash, sizeof lib - (size_t)(slash - lib), "/../lib64");
-    snprintf(n->flags, sizeof n->flags, "-O2 -std=c++17 -arch=native -cudart shared%s%.1900s",
-             slash ? " -Xlinker -rpath=" : "", slash ? lib : "");
+    int len = snprintf(n->flags, sizeof n->flags,
+                       "-O2 -std=c++17 -arch=native -cudart shared%s%.1500s",
+                       slash ? " -Xlinker -rpath=" : "", slash ? lib : "");
+    if (rt_native_find_compiler(host, "CXX", "g++") == 0 && len > 0 &&
+        (size_t)len < sizeof n->flags)
+        snprintf(n->flags + len, sizeof n->flags - (size_t)len, " -ccbin '%.400s'",
+                 host->compiler);
     rt_cell_t items;
     rt_cxx_split(body, &items);
     int main_kind = rt_cxx_main_kind(body, &items);
@@ -512,7 +520,9 @@ int rt_program_run(rt_session_t *s, const char *body, const char *options, int c
     /* GPUC_PROGRAMS_WITH_NVCC=1: nvcc's route on the simulator too (tests: its
      * compile and its messages; the kernels cannot run there) */
     int sim = gpu_simulating() && !getenv("GPUC_PROGRAMS_WITH_NVCC");
-    int rc = sim ? simulator_source(body, cell, &n, &src, err) : nvcc_source(body, cell, &n, &src);
+    rt_native_t host = {0}; /* the C++ compiler whose libstdc++ the process runs */
+    int rc = sim ? simulator_source(body, cell, &n, &src, err)
+                 : nvcc_source(body, cell, &n, &host, &src);
     if (rc != 0) {
         cm_buf_free(&src);
         return rc; /* 1: the split's */
@@ -520,7 +530,7 @@ int rt_program_run(rt_session_t *s, const char *body, const char *options, int c
     add_options(&n, options);
     rt_session_note_code(s, body);
     rt_gpu_prepare_host(body, cell); /* cuBLAS & co. loaded for the object to link with */
-    rt_cpp_load_runtime(&n);
+    rt_cpp_load_runtime(sim ? &n : &host);
     rt_plan_t plan = {0};
     plan.cell = cell;
     void *h = rt_native_build(s, &n, cm_buf_str(&src), body, cell, &plan, err);
