@@ -5,7 +5,7 @@ double variants round where a double cannot hold the value; a float array
 is a DTypeError. Skipped when NumPy is not installed."""
 import pytest
 
-from gpuc_cells import run_cells
+from gpuc_testing.notebook import run_cells
 
 np = pytest.importorskip("numpy")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_util import collect, execute, execute_ok, scaled, value_of
+from gpuc_testing.kernel import collect, execute, execute_ok, scaled, value_of
 
 COURSE = Path(__file__).resolve().parent.parent / "course"
 PROGRAMS = sorted(p.stem for p in COURSE.glob("*.cu"))

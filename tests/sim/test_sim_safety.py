@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from kernel_util import execute, execute_ok, value_of
+from gpuc_testing.kernel import execute, execute_ok, value_of
 
 
 def error_of(kc, code: str) -> str:
