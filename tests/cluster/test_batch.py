@@ -134,3 +134,17 @@ def test_a_job_time_limit_ends_the_job_with_the_notebook_written(cluster, gpuc_b
     job = start_slow_job(cluster, gpuc_bin, tmp_path, "--time=1")
     assert cluster.wait(job, scaled(240)) == {str(job): "TIMEOUT"}, cluster.logs()
     check_stopped(tmp_path)
+
+
+def test_a_cell_time_limit_fails_the_job_with_the_notebook_written(cluster, gpuc_bin, tmp_path):
+    notebook(tmp_path / "slow.ipynb", 'printf("first\\n");', SLOW, 'printf("never\\n");')
+    job = run_job(cluster, tmp_path,
+                  f"{gpuc_bin} run --timeout {scaled(3):g} slow.ipynb -o slow.out.ipynb")
+    assert cluster.wait(job, scaled(60)) == {str(job): "FAILED"}, cluster.logs()
+    assert exit_code(cluster, job) == "1:0"
+    nb = nbformat.read(tmp_path / "slow.out.ipynb", as_version=4)
+    first, slow, never = code_cells(nb)
+    assert stream_text(first) == "first\n"
+    assert stream_text(slow) == "before the wait\n"
+    assert [e[0] for e in errors(nb)] == ["CellTimeoutError"]
+    assert never.outputs == []
