@@ -5,7 +5,8 @@ temporary folder, all stopped and removed after the module.
 
 Debian's slurm-wlm and munge (scripts/setup-deps.sh installs them when run
 as root); without them, or not as root (the daemons run as root, as the
-jobs do), the tests are skipped saying why. The configuration runs in a
+jobs do), the tests are skipped saying why. The node has two GPUs as a
+generic resource (GRES), backed by stand-in device files. The configuration runs in a
 container without systemd or a writable cgroup tree: processes tracked
 through /proc (proctrack/linuxproc), no task binding (task/none), no
 accounting, and auth/munge through the run's own socket."""
@@ -26,6 +27,13 @@ from gpuc_testing.timing import scaled
 DAEMONS = ("munged", "slurmctld", "slurmd")
 KILL_WAIT = 5  # s: Slurm's KillWait, between a job's SIGTERM and its SIGKILL
 
+# The node's GRES: two "GPUs" whose device files are stand-ins (with
+# task/none Slurm constrains no device; it gives each job its GPUs' indices
+# in CUDA_VISIBLE_DEVICES), so that a test can see the scheduler hand each
+# job its own GPU where there is none.
+GPUS = 2
+GRES_CONF = "".join(f"Name=gpu File={f}\n" for f in ("/dev/null", "/dev/zero"))
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -36,6 +44,7 @@ def free_port() -> int:
 def slurm_conf(d: Path, host: str, cpus: int) -> str:
     return f"""\
 ClusterName=gpuctest
+GresTypes=gpu
 SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={free_port()}
 SlurmdPort={free_port()}
@@ -66,7 +75,7 @@ MinJobAge=600
 InactiveLimit=0
 SlurmctldTimeout=30
 SlurmdTimeout=60
-NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
+NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} Gres=gpu:{GPUS} State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """
 
@@ -152,6 +161,7 @@ def cluster(tmp_path_factory):
     host = socket.gethostname().split(".")[0]
     conf = d / "slurm.conf"
     conf.write_text(slurm_conf(d, host, os.cpu_count() or 1))
+    (d / "gres.conf").write_text(GRES_CONF)  # read from slurm.conf's folder
     env = {**os.environ, "SLURM_CONF": str(conf)}
     c = Cluster(root=d, env=env)
     try:

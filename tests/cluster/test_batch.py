@@ -5,7 +5,7 @@ job's time limit ending a job with the notebook written up to the cell
 they stopped."""
 from __future__ import annotations
 
-import shlex
+import os
 import time
 from pathlib import Path
 
@@ -148,3 +148,26 @@ def test_a_cell_time_limit_fails_the_job_with_the_notebook_written(cluster, gpuc
     assert stream_text(slow) == "before the wait\n"
     assert [e[0] for e in errors(nb)] == ["CellTimeoutError"]
     assert never.outputs == []
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two tasks at once need two CPUs")
+def test_each_task_gets_its_own_gpu_from_the_scheduler(cluster, gpuc_bin, tmp_path):
+    """--gres=gpu:1: Slurm names the task's GPU in CUDA_VISIBLE_DEVICES, which
+    is what makes it gpu0 for the CUDA driver (docs/clusters.md; the device
+    count itself is checked on a GPU machine). The two tasks run at once
+    (each waits for the other), so each gets a different GPU of the node."""
+    wait = (f'for (int i = 0; i < {round(scaled(60) * 10)} && (access("started-0", F_OK) || '
+            'access("started-1", F_OK)); i++) usleep(100000);')
+    notebook(tmp_path / "gpu.ipynb", "#include <stdlib.h>\n#include <unistd.h>\n"
+             'char *mine = getenv("CUDA_VISIBLE_DEVICES");\n'
+             "char name[32];\n"
+             'snprintf(name, sizeof name, "started-%s", getenv("SLURM_ARRAY_TASK_ID"));\n'
+             'fclose(fopen(name, "w"));\n' + wait, 'printf("%s\\n", mine);')
+    job = run_job(cluster, tmp_path,
+                  f"{gpuc_bin} run gpu.ipynb -o gpu-$SLURM_ARRAY_TASK_ID.ipynb",
+                  "--array=0-1", "--gres=gpu:1")
+    states = cluster.wait(job, scaled(120))
+    assert sorted(states.values()) == ["COMPLETED"] * 2, (states, cluster.logs())
+    seen = [stream_text(code_cells(nbformat.read(tmp_path / f"gpu-{t}.ipynb", as_version=4))[1])
+            for t in (0, 1)]
+    assert sorted(seen) == ["0\n", "1\n"]
