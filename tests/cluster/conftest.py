@@ -25,6 +25,8 @@ import pytest
 from gpuc_testing.timing import scaled
 
 DAEMONS = ("munged", "slurmctld", "slurmd")
+ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
+         "BOOT_FAIL", "DEADLINE"}  # the states of a job that has ended
 KILL_WAIT = 5  # s: Slurm's KillWait, between a job's SIGTERM and its SIGKILL
 
 # The node's GRES: two "GPUs" whose device files are stand-ins (with
@@ -113,23 +115,18 @@ class Cluster:
     def wait(self, job: int, timeout: float) -> dict[str, str]:
         """Waits until every task of job has ended; their final states."""
         deadline = time.monotonic() + timeout
-        ended = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
-                 "PREEMPTED", "BOOT_FAIL", "DEADLINE"}
         while time.monotonic() < deadline:
             states = dict(self.state(job))
-            if states and all(s in ended for s in states.values()):
+            if states and all(s in ENDED for s in states.values()):
                 return states
             time.sleep(0.2)
         raise AssertionError(f"job {job} did not end in {timeout:.0f} s: {self.state(job)}\n"
                              f"{self.logs()}")
 
-    def wait_running(self, job: int, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if dict(self.state(job)).get(str(job)) == "RUNNING":
-                return
-            time.sleep(0.1)
-        raise AssertionError(f"job {job} did not start: {self.state(job)}\n{self.logs()}")
+    def ended(self, job: int) -> bool:
+        """Whether the job (not an array) has ended; False while squeue
+        does not answer."""
+        return dict(self.state(job)).get(str(job)) in ENDED
 
 
 def why_not() -> str | None:

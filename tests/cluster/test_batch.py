@@ -102,8 +102,7 @@ def start_slow_job(cluster, gpuc_bin, folder: Path, *sbatch_args: str) -> int:
     deadline = time.monotonic() + scaled(60)
     while not (folder / "started").exists():
         assert time.monotonic() < deadline, f"the slow cell never started:\n{cluster.logs()}"
-        assert cluster.state(job) and cluster.state(job)[0][1] in ("PENDING", "RUNNING"), (
-            cluster.state(job), cluster.logs())
+        assert not cluster.ended(job), (cluster.state(job), cluster.logs())
         time.sleep(0.1)
     return job
 
