@@ -255,7 +255,10 @@ static void first_line(const char *text, char *buf, size_t size)
 /* "SIGTERM" for SIGTERM: the signals that stop a run, by name. */
 static const char *stop_signal_name(int sig)
 {
-    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+    return sig == SIGINT    ? "SIGINT"
+           : sig == SIGTERM ? "SIGTERM"
+           : sig == SIGHUP  ? "SIGHUP"
+                            : "a signal";
 }
 
 /* Stores a reply; when it is an error, describes it in what. Returns
@@ -364,6 +367,8 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
             struct pollfd p[JK_EXECUTOR_NFDS + 1];
             for (int i = 0; i < n; i++)
                 p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+            if (n == 0 && wait < 0)
+                wait = 100;
             p[n++] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
             poll(p, (nfds_t)n, wait);
             if (p[n - 1].revents)
@@ -495,6 +500,7 @@ int jk_notebook_main(int argc, char **argv)
         fprintf(stderr, "gpuc run: cannot make a pipe: %s\n", strerror(errno));
         json_decref(nb);
         json_decref(r.display_ids);
+        free(default_out);
         return 1;
     }
     /* written before the first cell: a wrong -o fails now, not after hours */
