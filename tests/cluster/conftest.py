@@ -16,6 +16,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,12 +145,13 @@ def start(cmd: list[str], log: Path) -> subprocess.Popen:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster():
     reason = why_not()
     if reason:
         pytest.skip(reason)
-    # a short path: the munge socket's name must fit in sockaddr_un
-    d = Path(tmp_path_factory.mktemp("slurm", numbered=True))
+    # in /tmp, not pytest's folder (--basetemp may be deep): the munge
+    # socket's path must fit in sockaddr_un's 108 bytes
+    d = Path(tempfile.mkdtemp(prefix="gpuc-slurm-", dir="/tmp"))
     for sub in ("munge", "state", "spool"):
         (d / sub).mkdir(mode=0o700)
     key = d / "munge" / "munge.key"
