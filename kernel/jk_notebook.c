@@ -291,7 +291,7 @@ static int stopped_by_signal(runner_t *r, int rc, json_t *reply, int count, cons
     } else {
         char evalue[CM_ERROR_TEXT + 128];
         snprintf(evalue, sizeof evalue,
-                 "gpuc run was stopped by %s while this cell ran; the executor: %s",
+                 "gpuc run was stopped by %s while this cell ran: %s",
                  stop_signal_name(stop_signal), err->text);
         jk_nb_outputs_error(&r->out, "Interrupted", evalue);
         snprintf(what, what_size, "Interrupted: %s", evalue);
