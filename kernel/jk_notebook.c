@@ -8,10 +8,17 @@
  * unless --allow-errors; a cell over --timeout is interrupted, recorded as
  * a CellTimeoutError, and always stops the run. The notebook is written
  * (to OUT; by default NOTEBOOK.out.ipynb beside it; over itself only with
- * --inplace) in every case once it could be read. A notebook of another
- * kernel is refused unless --kernel gpuc; -p and -f inject parameters as
- * papermill does (jk_params). */
+ * --inplace) in every case once it could be read: once before the first
+ * cell and again as each cell finishes, each time whole through a rename,
+ * so a run killed outright (SIGKILL, a node lost) leaves the notebook as
+ * it was after its last finished cell. SIGINT, SIGTERM and SIGHUP (Ctrl-C,
+ * scancel, a Slurm job's time limit, a closed terminal) interrupt the
+ * running cell, keep what it printed, stop the run, write the notebook and
+ * exit with 128 + the signal's number; a second signal kills the cell at
+ * once. A notebook of another kernel is refused unless --kernel gpuc; -p
+ * and -f inject parameters as papermill does (jk_params). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cm_error.h"
 #include "cm_link.h"
@@ -28,7 +36,9 @@
 #include "jk_nbformat.h"
 #include "jk_params.h"
 
-#define INTERRUPT_GRACE_MS 5000 /* after a timeout's SIGINT, before a kill */
+/* After a timeout's or a signal's SIGINT to the cell, before a kill; well
+ * within Slurm's KillWait (30 s by default) between SIGTERM and SIGKILL. */
+#define INTERRUPT_GRACE_MS 5000
 
 #define MAX_PARAMS 64
 
@@ -51,16 +61,50 @@ typedef struct runner {
     json_t *display_ids; /* display_id -> outputs, for the whole run */
 } runner_t;
 
-/* Ctrl-C interrupts the running cell (once; a second one kills us). */
-static jk_executor_t *volatile sigint_target;
-static volatile sig_atomic_t sigint_seen;
+/* A signal that ends the run (SIGINT, SIGTERM, SIGHUP). The handler only
+ * records it and wakes the cell's poll loop through a pipe; the loop
+ * interrupts the cell, and kills it on a second signal. */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static volatile sig_atomic_t stop_signal; /* the first one's number */
+static volatile sig_atomic_t stop_count;
+static int wake_pipe[2] = {-1, -1};
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    sigint_seen = 1;
-    jk_executor_interrupt(sigint_target);
-    signal(SIGINT, SIG_DFL);
+    int saved = errno;
+    if (!stop_signal)
+        stop_signal = sig;
+    if (stop_count < 2)
+        stop_count = stop_count + 1;
+    if (wake_pipe[1] >= 0 && write(wake_pipe[1], "", 1) < 0) {
+        /* full: the loop wakes anyway */
+    }
+    errno = saved;
+}
+
+/* Returns 0, or -1 when the wake-up pipe cannot be made. */
+static int install_stop_signals(void)
+{
+    if (pipe(wake_pipe) != 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
+        fcntl(wake_pipe[i], F_SETFL, O_NONBLOCK);
+    }
+    struct sigaction sa = {.sa_handler = on_stop_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+        sigaction(stop_signals[i], &sa, NULL);
+    sa.sa_handler = SIG_IGN; /* a dead executor is an error value, not our death */
+    sigaction(SIGPIPE, &sa, NULL);
+    return 0;
+}
+
+static void drain_wake_pipe(void)
+{
+    char buf[64];
+    while (read(wake_pipe[0], buf, sizeof buf) > 0)
+        ;
 }
 
 static int usage(FILE *out)
@@ -208,6 +252,57 @@ static void first_line(const char *text, char *buf, size_t size)
     buf[n] = '\0';
 }
 
+/* "SIGTERM" for SIGTERM: the signals that stop a run, by name. */
+static const char *stop_signal_name(int sig)
+{
+    return sig == SIGINT    ? "SIGINT"
+           : sig == SIGTERM ? "SIGTERM"
+           : sig == SIGHUP  ? "SIGHUP"
+                            : "a signal";
+}
+
+/* Stores a reply; when it is an error, describes it in what. Returns
+ * whether it was one. */
+static int store_reply(runner_t *r, json_t *reply, int count, char *what, size_t what_size)
+{
+    int failed = jk_nb_outputs_reply(&r->out, reply, count);
+    if (failed) {
+        const char *ename = json_string_value(json_object_get(reply, "ename"));
+        const char *evalue = json_string_value(json_object_get(reply, "evalue"));
+        char line[200];
+        first_line(evalue ? evalue : "", line, sizeof line);
+        snprintf(what, what_size, "%s%s%s", ename ? ename : "Error", *line ? ": " : "", line);
+    }
+    return failed;
+}
+
+/* The cell that was running when a stop signal came: its reply (the
+ * executor's Interrupted error, or a finish in time) is stored as any
+ * other; an executor that is gone (killed at a second signal or after the
+ * grace, or by the scheduler along with us) leaves an Interrupted error.
+ * Takes reply. */
+static int stopped_by_signal(runner_t *r, int rc, json_t *reply, int count, const cm_error_t *err,
+                             char *what, size_t what_size)
+{
+    int status = CELL_OK;
+    if (rc == JK_EXECUTOR_REPLY) {
+        if (store_reply(r, reply, count, what, what_size))
+            status = CELL_STOP;
+    } else {
+        char evalue[CM_ERROR_TEXT + 128];
+        snprintf(evalue, sizeof evalue,
+                 "gpuc run was stopped by %s while this cell ran: %s",
+                 stop_signal_name(stop_signal), err->text);
+        jk_nb_outputs_error(&r->out, "Interrupted", evalue);
+        snprintf(what, what_size, "Interrupted: %s", evalue);
+        jk_executor_free(r->ex);
+        r->ex = NULL;
+        status = CELL_STOP;
+    }
+    json_decref(reply);
+    return status;
+}
+
 /* Executes code on the executor, storing outputs in r->out. On an error,
  * describes it in what ("CompileError: ..."). */
 static int execute(runner_t *r, const char *code, int count, const options_t *opt, char *what,
@@ -231,21 +326,30 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
     jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output};
     json_t *reply = NULL;
     int rc = JK_EXECUTOR_DIED;
-    int timed_out = 0;
+    int timed_out = 0, signalled = 0; /* the cell was interrupted for these */
     if (!request) {
         CM_ERROR(&err, 1, "cannot build the request (the cell is not valid UTF-8?)");
     } else if (jk_executor_send(r->ex, request, &err) == 0) {
-        sigint_target = r->ex;
         long long deadline = opt->timeout_s > 0 ? cm_ms() + (long long)(opt->timeout_s * 1000) : -1;
         for (;;) {
             rc = jk_executor_pump(r->ex, &events, &reply, &err);
             if (rc != JK_EXECUTOR_PENDING)
                 break;
+            if (stop_count > 1) { /* a second signal: no more waiting */
+                CM_ERROR(&err, 1, "killed at a second signal");
+                rc = JK_EXECUTOR_DIED;
+                break;
+            }
+            if (stop_signal && !signalled && !timed_out) {
+                signalled = 1;
+                jk_executor_interrupt(r->ex);
+                deadline = cm_ms() + INTERRUPT_GRACE_MS;
+            }
             int wait = jk_executor_timeout_ms(r->ex);
             if (deadline >= 0) {
                 long long left = deadline - cm_ms();
                 if (left <= 0) {
-                    if (timed_out) { /* it ignored the interrupt: kill it */
+                    if (timed_out || signalled) { /* it ignored the interrupt: kill it */
                         CM_ERROR(&err, 1, "it ignored the interrupt and was killed");
                         rc = JK_EXECUTOR_DIED;
                         break;
@@ -260,16 +364,21 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
             }
             int fds[JK_EXECUTOR_NFDS];
             int n = jk_executor_fds(r->ex, fds);
-            struct pollfd p[JK_EXECUTOR_NFDS];
+            struct pollfd p[JK_EXECUTOR_NFDS + 1];
             for (int i = 0; i < n; i++)
                 p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
             if (n == 0 && wait < 0)
                 wait = 100;
-            poll(p, (nfds_t)n, wait); /* EINTR (Ctrl-C) just pumps again */
+            p[n++] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
+            poll(p, (nfds_t)n, wait);
+            if (p[n - 1].revents)
+                drain_wake_pipe();
         }
-        sigint_target = NULL;
     }
     json_decref(request);
+
+    if (stop_signal && !timed_out)
+        return stopped_by_signal(r, rc, reply, count, &err, what, what_size);
 
     if (timed_out) {
         char evalue[2 * CM_ERROR_TEXT + 128];
@@ -300,22 +409,10 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
         snprintf(what, what_size, "ExecutorDied: %s", evalue);
         jk_executor_free(r->ex);
         r->ex = NULL; /* the next cell starts a fresh one */
-        return sigint_seen ? CELL_STOP : CELL_ERROR;
+        return CELL_ERROR;
     }
-    int failed = jk_nb_outputs_reply(&r->out, reply, count);
-    if (failed) {
-        const char *ename = json_string_value(json_object_get(reply, "ename"));
-        const char *evalue = json_string_value(json_object_get(reply, "evalue"));
-        char line[200];
-        first_line(evalue ? evalue : "", line, sizeof line);
-        snprintf(what, what_size, "%s%s%s", ename ? ename : "Error", *line ? ": " : "", line);
-    }
+    int failed = store_reply(r, reply, count, what, what_size);
     json_decref(reply);
-    if (sigint_seen) { /* Ctrl-C: the run ends here, even if the cell finished */
-        if (!failed)
-            snprintf(what, what_size, "interrupted (Ctrl-C)");
-        return CELL_STOP;
-    }
     return failed ? CELL_ERROR : CELL_OK;
 }
 
@@ -345,6 +442,17 @@ static int inject_parameters(json_t *nb, const options_t *o, cm_error_t *err)
         rc = jk_params_inject(nb, all, n, err);
     json_decref(owner);
     return rc;
+}
+
+/* Writes the notebook as it stands, whole (jk_nb_save renames a finished
+ * temporary file over it). Returns 0, or -1 with err set. */
+static int save(json_t *nb, const char *path, cm_error_t *err)
+{
+    if (jk_nb_set_gpuc_metadata(nb) != 0) {
+        CM_ERROR(err, 1, "cannot write %s: out of memory", path);
+        return -1;
+    }
+    return jk_nb_save(nb, path, err);
 }
 
 int jk_notebook_main(int argc, char **argv)
@@ -388,8 +496,21 @@ int jk_notebook_main(int argc, char **argv)
         json_decref(r.display_ids);
         return 1;
     }
-    signal(SIGPIPE, SIG_IGN); /* a dead executor is an error value, not our death */
-    signal(SIGINT, on_sigint);
+    if (install_stop_signals() != 0) {
+        fprintf(stderr, "gpuc run: cannot make a pipe: %s\n", strerror(errno));
+        json_decref(nb);
+        json_decref(r.display_ids);
+        free(default_out);
+        return 1;
+    }
+    /* written before the first cell: a wrong -o fails now, not after hours */
+    if (save(nb, out_path, &err) != 0) {
+        fprintf(stderr, "gpuc run: nothing run: %s\n", err.text);
+        json_decref(nb);
+        json_decref(r.display_ids);
+        free(default_out);
+        return 1;
+    }
 
     json_t *cells = json_object_get(nb, "cells"), *cell;
     int total = count_code_cells(cells), index = 0, count = 0, ok = 0, failed = 0, stopped = 0;
@@ -399,7 +520,7 @@ int jk_notebook_main(int argc, char **argv)
         if (!type || strcmp(type, "code") != 0)
             continue;
         index++;
-        if (!stopped && sigint_seen)
+        if (!stopped && stop_signal)
             stopped = index - 1 > 0 ? index - 1 : index;
         if (stopped)
             continue;
@@ -430,27 +551,24 @@ int jk_notebook_main(int argc, char **argv)
         if (status == CELL_OK) {
             ok++;
             fprintf(stderr, "[%d/%d] ok\n", index, total);
-            continue;
+        } else {
+            failed++;
+            fprintf(stderr, "[%d/%d] error: %s\n", index, total, what);
+            if (status == CELL_STOP || !opt.allow_errors)
+                stopped = index;
         }
-        failed++;
-        fprintf(stderr, "[%d/%d] error: %s\n", index, total, what);
-        if (status == CELL_STOP || !opt.allow_errors)
-            stopped = index;
+        if (save(nb, out_path, &err) != 0) /* tried again at the end */
+            fprintf(stderr, "gpuc run: %s\n", err.text);
     }
     jk_executor_free(r.ex);
-    signal(SIGINT, SIG_DFL);
 
-    int written = 0;
-    if (jk_nb_set_gpuc_metadata(nb) != 0)
-        CM_ERROR(&err, 1, "out of memory");
-    else if (jk_nb_save(nb, out_path, &err) == 0)
-        written = 1;
+    int written = save(nb, out_path, &err) == 0;
     json_decref(nb);
     json_decref(r.display_ids);
 
     fprintf(stderr, "gpuc run: %d ok, %d failed", ok, failed);
-    if (sigint_seen)
-        fprintf(stderr, ", interrupted");
+    if (stop_signal)
+        fprintf(stderr, ", stopped by %s", stop_signal_name(stop_signal));
     if (stopped)
         fprintf(stderr, ", stopped at code cell %d of %d (%d not run)", stopped, total,
                 total - stopped);
@@ -459,5 +577,7 @@ int jk_notebook_main(int argc, char **argv)
     else
         fprintf(stderr, "; NOT written: %s\n", err.text);
     free(default_out);
+    if (stop_signal) /* as a shell reports a program its signal ended */
+        return 128 + stop_signal;
     return failed || !written ? 1 : 0;
 }

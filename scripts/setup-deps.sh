@@ -15,10 +15,11 @@ packages=(
 
 # clang and its libFuzzer runtime build the fuzz targets (tests/fuzz/);
 # chromium is the browser of the JupyterLab test (tests/lab/, driven by
-# Playwright from PyPI, which downloads no browser of its own). Installed
+# Playwright from PyPI, which downloads no browser of its own); slurm-wlm
+# and munge run the one-node Slurm cluster of tests/cluster/. Installed
 # when run as root, else only named; without them `make test` reports the
-# fuzz runs and the Lab test skipped.
-optional=(clang libclang-rt-14-dev chromium)
+# fuzz runs, the Lab test and the cluster tests skipped.
+optional=(clang libclang-rt-14-dev chromium slurm-wlm munge)
 
 # python3-venv is only needed when the venv is made from Debian's python3;
 # a python3 earlier on PATH (pyenv, a custom build) brings its own venv.
@@ -42,7 +43,7 @@ if ((${#optional_missing[@]} > 0)); then
     if [[ $(id -u) -eq 0 ]]; then
         missing+=("${optional_missing[@]}")
     else
-        echo "setup-deps: optional, for the fuzz targets and the browser test: sudo apt-get install -y ${optional_missing[*]}" >&2
+        echo "setup-deps: optional, for the fuzz targets, the browser test and the Slurm tests: sudo apt-get install -y ${optional_missing[*]}" >&2
     fi
 fi
 
