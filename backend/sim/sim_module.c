@@ -1,8 +1,9 @@
 /* sim_module: the compiled cells the simulator knows, and their checked
  * variants (see sim_check.h).
  *
- * sim_compile (sim_cell.c) keeps each cell's source here; the first launch with a check
- * on compiles the cell once more, instrumented (sim_compile_variant), and
+ * sim_compile (sim_cell.c) keeps each cell's source here; the first
+ * launch with a check on compiles the cell once more, instrumented
+ * (sim_compile_variant), and
  * reads the new module's symbol table so that its __shared__ arrays and
  * __device__ variables become regions of the memory map, with their names
  * and sizes. Kernels are known by their plain entry point, which is what
