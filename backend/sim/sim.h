@@ -136,7 +136,7 @@ double sim_kernel_seconds(void);
  * the CPUs this process may run on. */
 int sim_cores(void);
 
-/* ---- compiling (sim_compile.c) ---------------------------------------- */
+/* ---- compiling (sim_cell.c, sim_compile.c) ----------------------------- */
 
 /* Compiles source (CUDA C++ device code, parts marked `#line 1
  * "cell[k]"`) with g++ and the prelude, and finds the entry points of the

@@ -71,8 +71,8 @@ static void memory_error(int misaligned, uintptr_t addr, unsigned long size, int
                          const void *pc)
 {
     char line[64], who[64], where[400], text[1000];
-    sim_sched_line(pc, line, sizeof line);
-    sim_sched_who(sim_now.stamp, sim_now.thread, who, sizeof who);
+    sim_thread_line(pc, line, sizeof line);
+    sim_thread_who(sim_now.stamp, sim_now.thread, who, sizeof who);
     const char *kind = sim_check_place(addr, where, sizeof where);
     snprintf(text, sizeof text, "%s: %s %s of %lu byte%s at %s by %s: %s",
              misaligned ? "CUDA_ERROR_MISALIGNED_ADDRESS (716): misaligned address"
@@ -81,7 +81,7 @@ static void memory_error(int misaligned, uintptr_t addr, unsigned long size, int
              misaligned ? "misaligned" : kind,
              flags & SIM_ACCESS_ATOMIC ? "atomic" : flags & SIM_ACCESS_WRITE ? "write" : "read",
              size, size == 1 ? "" : "s", line[0] ? line : "an unknown line", who, where);
-    sim_sched_stop(misaligned ? 716 : 700, text);
+    sim_thread_stop(misaligned ? 716 : 700, text);
 }
 
 void sim_check_access(const void *addr, unsigned long size, int flags, const void *pc)

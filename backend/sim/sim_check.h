@@ -28,40 +28,14 @@
 #include <stdint.h>
 
 #include "sim.h"
-
-/* ---- what the scheduler is running (kept by sim_sched.c) -------------- */
-
-typedef struct sim_now {
-    int active;                /* a checked launch is running its blocks */
-    uint32_t stamp;            /* the running block: a counter over all blocks ever run */
-    uint32_t first_stamp;      /* the first block of the running launch */
-    uint32_t thread;           /* linear index of the running thread in its block */
-    uint32_t bgen;             /* __syncthreads() passed by the block so far */
-    const unsigned *wgen;      /* warp barriers passed by the running thread's warp */
-    uintptr_t stack_lo, stack_hi; /* the running thread's stack */
-    uintptr_t image_base;      /* where the running checked module is loaded */
-    const void *last_pc;       /* the code of the last checked access (an interrupt's line) */
-} sim_now_t;
-
-extern sim_now_t sim_now;
-
-/* Ends the launch with err's text as its failure (a memory error): the
- * running thread never resumes. */
-void sim_sched_stop(int cuda_code, const char *text);
-
-/* "block [1,0,0], thread [3,0,0]" for a thread of the running launch: the
- * block run at stamp, thread index thread of it. */
-void sim_sched_who(uint32_t stamp, uint32_t thread, char *buf, size_t len);
-
-/* "cell 8, line 3" for code address pc of the running kernel ("" unknown). */
-void sim_sched_line(const void *pc, char *buf, size_t len);
+#include "sim_thread.h"
 
 /* ---- the checks in force (sim_settings.c; memcheck on by default) ----- */
 
 extern int sim_memcheck_on, sim_racecheck_on;
 
 /* The prelude's hook: a load or store (SIM_ACCESS_*) of size bytes at addr
- * by the code at pc. May stop the launch (sim_sched_stop). */
+ * by the code at pc. May stop the launch (sim_thread_stop). */
 void sim_check_access(const void *addr, unsigned long size, int flags, const void *pc);
 
 /* A launch of a checked module begins: dyn is the dynamic shared memory,
@@ -97,7 +71,9 @@ typedef struct sim_region {
     int kind;                  /* SIM_MEM_* */
     int freed;                 /* released (cudaFree) and kept in quarantine */
     char name[48];             /* "tile" for a __shared__ or __device__ variable */
-    sim_shadow_t *shadow;      /* racecheck's records, one per 4 bytes; NULL until used */
+    sim_shadow_t *shadow;      /* racecheck's records, one per 4 bytes, in one calloc'd
+                                * block (sim_race.c) that sim_memory.c frees with the
+                                * region; NULL until used */
 } sim_region_t;
 
 /* Adds [ptr, ptr + bytes) of kind. 0 / -1 (out of memory). */
@@ -126,12 +102,17 @@ void sim_mem_set_bytes(void *ptr, size_t bytes);
 
 /* ---- modules (sim_module.c, sim_compile.c) ---------------------------- */
 
-/* sim_compile's work: the plain variant (checked 0) or the checked one. */
+/* sim_compile (sim_cell.c) compiles the plain variant, binds it to the
+ * scheduler's hooks and keeps it here; sim_module.c asks sim_compile.c
+ * for the checked variant later: calls run cell -> module -> compile. */
+
+/* sim_compile's work: the plain variant (checked 0) or the checked one,
+ * its module bound to hooks (the scheduler's, sim_hooks()). */
 int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
                         const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
                         int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
                         char **shared, size_t *shared_bytes, char **log, double *ms,
-                        const char **cache, cm_error_t *err);
+                        const char **cache, const struct sim_hooks *hooks, cm_error_t *err);
 
 /* Keeps a compiled cell (copies of everything) for a checked variant later. */
 void sim_module_keep(const char *source, const char *options, int n, const char *const *names,
@@ -144,16 +125,17 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
  * gpuc_shared, or a template's array in .tbss). The
  * prelude's own objects are left out; nothing happens when the file
  * cannot be read. */
-void sim_module_objects(const char *path, void *ctx,
-                        void (*fn)(void *ctx, const char *name, uintptr_t value, size_t size,
-                                   int shared));
+void sim_compile_objects(const char *path, void *ctx,
+                         void (*fn)(void *ctx, const char *name, uintptr_t value, size_t size,
+                                    int shared));
 
-/* k as its checked variant (compiled now when it is not yet: g++'s time):
- * *checked the same kernel with the checked entry and shared memory, *base
- * where the checked module is loaded. -1 with err: a compile error (given
- * again at later calls, without compiling again), or no source for k. */
-int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *base,
-                       cm_error_t *err);
+/* k as its checked variant (compiled now when it is not yet: g++'s time,
+ * bound to hooks): *checked the same kernel with the checked entry and
+ * shared memory, *base where the checked module is loaded. -1 with err: a
+ * compile error (given again at later calls, without compiling again), or
+ * no source for k. */
+int sim_module_checked(const sim_kernel_t *k, const struct sim_hooks *hooks,
+                       sim_kernel_t *checked, uintptr_t *base, cm_error_t *err);
 
 /* The calling thread's copy of template_at, an address in the template of
  * a module's thread-local storage (its __shared__ section, which each
@@ -183,6 +165,5 @@ void sim_race_barrier(void);
 /* The races seen since sim_race_reset, in words: 0 when none. */
 int sim_race_report(char *text, size_t len);
 
-void sim_race_free(sim_shadow_t *shadow);
 
 #endif

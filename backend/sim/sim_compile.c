@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,64 @@ static void translate_options(const char *options, cm_buf_t *flags)
 
 #define MAX_STATIC_SHARED (48 * 1024) /* what a kernel may declare, as on a GPU */
 
+/* ---- a module file's data objects (sim_check.h) ----------------------- */
+
+void sim_compile_objects(const char *path, void *ctx,
+                         void (*fn)(void *ctx, const char *name, uintptr_t value, size_t size,
+                                    int shared))
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    cm_buf_t file = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cm_buf_add(&file, chunk, got);
+    fclose(f);
+    const unsigned char *b = (const unsigned char *)file.s;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+    if (file.len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > file.len ||
+        eh->e_shstrndx >= eh->e_shnum) {
+        cm_buf_free(&file);
+        return;
+    }
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+    const char *shstr = (const char *)b + sh[eh->e_shstrndx].sh_offset;
+    int shared_section = -1;
+    for (int i = 0; i < eh->e_shnum; i++)
+        if (!strcmp(shstr + sh[i].sh_name, "gpuc_shared"))
+            shared_section = i;
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+            sh[i].sh_offset + sh[i].sh_size > file.len)
+            continue;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
+        const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
+        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
+            const Elf64_Sym *s = &sym[k];
+            int type = ELF64_ST_TYPE(s->st_info); /* __shared__: thread-local */
+            if ((type != STT_OBJECT && type != STT_TLS) || !s->st_size ||
+                s->st_shndx == SHN_UNDEF || s->st_shndx >= eh->e_shnum ||
+                (sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
+                !(sh[s->st_shndx].sh_flags & SHF_ALLOC))
+                continue;
+            const char *name = str + s->st_name;
+            if (strstr(name, "__gpuc") || !strncmp(name, "_ZGV", 4) || name[0] == '.')
+                continue; /* the prelude's own, guard variables */
+            /* thread-local is __shared__: the section gpuc_shared, or .tbss
+             * for a template's array (a unique symbol, in a section of its own) */
+            fn(ctx, name, (uintptr_t)s->st_value, s->st_size,
+               s->st_shndx == shared_section || type == STT_TLS);
+        }
+    }
+    cm_buf_free(&file);
+}
+
+/* ---- compiling -------------------------------------------------------- */
+
 /* The static __shared__ bytes of each kernel: the objects of section
  * gpuc_shared that are local statics of the kernel's function, whose
  * mangled names begin _ZZ<length><kernel name>. */
@@ -266,7 +325,7 @@ static int check_static_shared(sim_entry_fn first, int nkernels, const char *con
     if (!bytes)
         return 0;
     shared_sum_t t = {nkernels, names, bytes};
-    sim_module_objects(info.dli_fname, &t, add_shared);
+    sim_compile_objects(info.dli_fname, &t, add_shared);
     int rc = 0;
     for (int i = 0; i < nkernels && !rc; i++) {
         if (bytes[i] <= MAX_STATIC_SHARED)
@@ -302,7 +361,7 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
                         const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
                         int nvars, const char *const *vars, void **var_addrs, size_t *var_sizes,
                         char **shared, size_t *shared_bytes, char **log, double *ms,
-                        const char **cache, cm_error_t *err)
+                        const char **cache, const struct sim_hooks *hooks, cm_error_t *err)
 {
     cm_buf_t src = {0}, flags = {0};
     *log = NULL;
@@ -352,7 +411,7 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
     void (*bind)(const sim_hooks_t *) = (void (*)(const sim_hooks_t *))cpu_jit_symbol(r.handle, "__gpuc_bind", err);
     if (!bind)
         return -1;
-    bind(sim_hooks());
+    bind(hooks);
     void (*range)(char **, char **) = (void (*)(char **, char **))cpu_jit_symbol(r.handle, "__gpuc_shared", err);
     if (!range)
         return -1;
@@ -382,17 +441,5 @@ int sim_compile_variant(const char *source, const char *options, int checked, in
         var_addrs[i] = where(&n);
         var_sizes[i] = n;
     }
-    return 0;
-}
-
-int sim_compile(const char *source, const char *options, int nkernels, const char *const *names,
-                sim_entry_fn *entries, sim_sizes_fn *sizes, int nvars, const char *const *vars,
-                void **var_addrs, size_t *var_sizes, char **shared, size_t *shared_bytes,
-                char **log, double *ms, const char **cache, cm_error_t *err)
-{
-    if (sim_compile_variant(source, options, 0, nkernels, names, entries, sizes, nvars, vars,
-                            var_addrs, var_sizes, shared, shared_bytes, log, ms, cache, err))
-        return -1;
-    sim_module_keep(source, options, nkernels, names, entries);
     return 0;
 }

@@ -1,8 +1,9 @@
 /* sim_module: the compiled cells the simulator knows, and their checked
  * variants (see sim_check.h).
  *
- * sim_compile keeps each cell's source here; the first launch with a check
- * on compiles the cell once more, instrumented (sim_compile_variant), and
+ * sim_compile (sim_cell.c) keeps each cell's source here; the first
+ * launch with a check on compiles the cell once more, instrumented
+ * (sim_compile_variant), and
  * reads the new module's symbol table so that its __shared__ arrays and
  * __device__ variables become regions of the memory map, with their names
  * and sizes. Kernels are known by their plain entry point, which is what
@@ -45,7 +46,7 @@ static struct {
 
 static void add_images_of(const void *in_module);
 
-static char *copy(const char *s)
+static char *text_copy(const char *s)
 {
     return strdup(s ? s : "");
 }
@@ -66,13 +67,13 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
         D.v = v;
         D.cap = cap;
     }
-    module_t m = {copy(source), copy(options), NULL, NULL, 0, n,
+    module_t m = {text_copy(source), text_copy(options), NULL, NULL, 0, n,
                   calloc((size_t)n + 1, sizeof(char *)), calloc((size_t)n + 1, sizeof(sim_entry_fn)),
                   NULL, NULL, 0, 0, NULL};
     if (!m.source || !m.options || !m.names || !m.plain)
         goto fail;
     for (int k = 0; k < n; k++)
-        if (!(m.names[k] = copy(names[k])))
+        if (!(m.names[k] = text_copy(names[k])))
             goto fail;
     memcpy(m.plain, entries, (size_t)n * sizeof *entries);
     D.v[D.n++] = m;
@@ -117,60 +118,6 @@ static void short_name(const char *sym, char *buf, size_t len)
     }
     if (last)
         snprintf(buf, len, "%.*s", (int)last_len, last);
-}
-
-void sim_module_objects(const char *path, void *ctx,
-                        void (*fn)(void *ctx, const char *name, uintptr_t value, size_t size,
-                                   int shared))
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return;
-    cm_buf_t file = {0};
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        cm_buf_add(&file, chunk, got);
-    fclose(f);
-    const unsigned char *b = (const unsigned char *)file.s;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
-    if (file.len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > file.len ||
-        eh->e_shstrndx >= eh->e_shnum) {
-        cm_buf_free(&file);
-        return;
-    }
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
-    const char *shstr = (const char *)b + sh[eh->e_shstrndx].sh_offset;
-    int shared_section = -1;
-    for (int i = 0; i < eh->e_shnum; i++)
-        if (!strcmp(shstr + sh[i].sh_name, "gpuc_shared"))
-            shared_section = i;
-    for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
-            sh[i].sh_offset + sh[i].sh_size > file.len)
-            continue;
-        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
-        const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
-        for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
-            const Elf64_Sym *s = &sym[k];
-            int type = ELF64_ST_TYPE(s->st_info); /* __shared__: thread-local */
-            if ((type != STT_OBJECT && type != STT_TLS) || !s->st_size ||
-                s->st_shndx == SHN_UNDEF || s->st_shndx >= eh->e_shnum ||
-                (sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
-                !(sh[s->st_shndx].sh_flags & SHF_ALLOC))
-                continue;
-            const char *name = str + s->st_name;
-            if (strstr(name, "__gpuc") || !strncmp(name, "_ZGV", 4) || name[0] == '.')
-                continue; /* the prelude's own, guard variables */
-            /* thread-local is __shared__: the section gpuc_shared, or .tbss
-             * for a template's array (a unique symbol, in a section of its own) */
-            fn(ctx, name, (uintptr_t)s->st_value, s->st_size,
-               s->st_shndx == shared_section || type == STT_TLS);
-        }
-    }
-    cm_buf_free(&file);
 }
 
 /* The TLS segment of the module loaded at base: its module id and where
@@ -248,7 +195,7 @@ static void add_symbols(const char *path, uintptr_t base, const void *in_module)
 {
     uintptr_t start = 0;
     objects_at_t at = {base, tls_block(in_module, &start)};
-    sim_module_objects(path, &at, add_object);
+    sim_compile_objects(path, &at, add_object);
 }
 
 static int add_images(struct dl_phdr_info *info, size_t size, void *data)
@@ -298,10 +245,10 @@ void sim_module_refs(const char *source, const char *checked_source, int nrefs,
         if (strcmp(m->source, source) != 0 || m->checked_source)
             continue;
         char **names = calloc((size_t)nrefs + 1, sizeof *names);
-        char *text = copy(checked_source);
+        char *text = text_copy(checked_source);
         int ok = names && text;
         for (int k = 0; ok && k < nrefs; k++)
-            ok = (names[k] = copy(refs[k])) != NULL;
+            ok = (names[k] = text_copy(refs[k])) != NULL;
         if (!ok) {
             for (int k = 0; names && k < nrefs; k++)
                 free(names[k]);
@@ -323,7 +270,7 @@ int sim_module_image(uintptr_t addr)
     return 0;
 }
 
-static int compile_checked(module_t *m, cm_error_t *err)
+static int compile_checked(module_t *m, const struct sim_hooks *hooks, cm_error_t *err)
 {
     sim_entry_fn *entries = calloc((size_t)m->n + 1, sizeof *entries);
     char *log = NULL;
@@ -339,7 +286,7 @@ static int compile_checked(module_t *m, cm_error_t *err)
         sim_compile_variant(m->checked_source ? m->checked_source : m->source, m->options, 1,
                             m->n, (const char *const *)m->names, entries, NULL, m->nrefs,
                             (const char *const *)m->refs, where, sizes, &m->shared,
-                            &m->shared_bytes, &log, &ms, &cache, err)) {
+                            &m->shared_bytes, &log, &ms, &cache, hooks, err)) {
         if (!where || !sizes)
             CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
         free(where);
@@ -377,8 +324,8 @@ static int compile_checked(module_t *m, cm_error_t *err)
     return 0;
 }
 
-int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *base,
-                       cm_error_t *err)
+int sim_module_checked(const sim_kernel_t *k, const struct sim_hooks *hooks,
+                       sim_kernel_t *checked, uintptr_t *base, cm_error_t *err)
 {
     for (size_t i = 0; i < D.n; i++) {
         module_t *m = &D.v[i];
@@ -389,7 +336,7 @@ int sim_module_checked(const sim_kernel_t *k, sim_kernel_t *checked, uintptr_t *
                 CM_ERROR(err, m->failed->code, "%s", m->failed->text);
                 return -1;
             }
-            if (!m->checked && compile_checked(m, err)) {
+            if (!m->checked && compile_checked(m, hooks, err)) {
                 if ((m->failed = malloc(sizeof *m->failed)))
                     *m->failed = *err;
                 return -1;

@@ -88,11 +88,6 @@ static struct {
     uint32_t at_barrier;       /* block_max at the block's last __syncthreads() */
 } F;
 
-void sim_race_free(sim_shadow_t *shadow)
-{
-    free(shadow);
-}
-
 void sim_race_reset(void)
 {
     R.n = 0;
@@ -237,8 +232,8 @@ static void keep(const sim_region_t *r, const record_t *e, uintptr_t addr, unsig
     x->size = size;
     x->addr = addr;
     x->shared = r->kind == SIM_MEM_SHARED;
-    sim_sched_who(sim_now.stamp, sim_now.thread, x->who[0], sizeof x->who[0]);
-    sim_sched_who(e->stamp, e->thread, x->who[1], sizeof x->who[1]);
+    sim_thread_who(sim_now.stamp, sim_now.thread, x->who[0], sizeof x->who[0]);
+    sim_thread_who(e->stamp, e->thread, x->who[1], sizeof x->who[1]);
     char what[120];
     sim_mem_describe(r, what, sizeof what);
     snprintf(x->region, sizeof x->region, "byte %" PRIuPTR " of %s", addr - r->lo, what);
@@ -293,7 +288,7 @@ static const char *access_name(int flags)
 /* "cell 8, line 4" for a recorded code address. */
 static void line_of(uint32_t pc, char *buf, size_t len)
 {
-    sim_sched_line((const void *)(sim_now.image_base + pc), buf, len);
+    sim_thread_line((const void *)(sim_now.image_base + pc), buf, len);
     if (!buf[0])
         snprintf(buf, len, "an unknown line");
 }

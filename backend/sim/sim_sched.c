@@ -142,8 +142,6 @@ static struct {
 static __thread worker_t *W;   /* the calling thread's worker */
 static __thread sim_thread_view_t *running_view; /* what sim_self reads */
 
-sim_now_t sim_now;
-
 double sim_kernel_seconds(void)
 {
     return S.seconds;
@@ -525,15 +523,15 @@ static void trap(void)
     stop_launch();
 }
 
-/* ---- what the checker asks (sim_check.h) -------------------------------- */
+/* ---- what the checks ask (sim_thread.h) -------------------------------- */
 
-void sim_sched_stop(int cuda_code, const char *text)
+static void checked_stop(int cuda_code, const char *text)
 {
     fail(cuda_code, "%s", text);
     stop_launch();
 }
 
-void sim_sched_who(uint32_t stamp, uint32_t thread, char *buf, size_t len)
+static void checked_who(uint32_t stamp, uint32_t thread, char *buf, size_t len)
 {
     unsigned long long seq = stamp - sim_now.first_stamp;
     unsigned long long b = S.block_order ? S.block_order[seq] : seq;
@@ -543,10 +541,7 @@ void sim_sched_who(uint32_t stamp, uint32_t thread, char *buf, size_t len)
              (unsigned)(b / ((unsigned long long)S.grid[0] * S.grid[1])), t->x, t->y, t->z);
 }
 
-void sim_sched_line(const void *pc, char *buf, size_t len)
-{
-    source_line_of(pc, buf, len);
-}
+static const sim_thread_answers_t answers = {checked_stop, checked_who, source_line_of};
 
 static sim_hooks_t hooks = {
     .syncthreads = sync_block,
@@ -964,7 +959,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     sim_kernel_t checked;
     uintptr_t base = 0;
     /* before the clock starts: g++'s time is no kernel time */
-    if (checking && sim_module_checked(kernel, &checked, &base, err)) {
+    if (checking && sim_module_checked(kernel, sim_hooks(), &checked, &base, err)) {
         if (sim_racecheck_on)
             return -1;
         unchecked_note(kernel->name, err);
@@ -1010,6 +1005,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
         sim_now.first_stamp = S.stamps + 1;
         sim_now.last_pc = NULL;
         sim_now.image_base = base;
+        sim_thread_answer(&answers);
         sim_check_launch(S.workers[0]->dyn_shared, shared_bytes);
         sim_now.active = 1;
     }

@@ -13,11 +13,6 @@
 #include "rt_result.h"
 #include "rt_session_internal.h"
 
-void rt_arrays_init(void)
-{
-    ga_api_set_raise(rt_protect_raise);
-}
-
 void rt_arrays_show(const ga_array_t *a)
 {
     cm_error_t err = {0};

@@ -14,10 +14,6 @@
 #include "ga_array.h"
 #include "rt_session.h"
 
-/* Connects the array library to the session's protected boundary (once,
- * from rt_session_new). */
-void rt_arrays_init(void);
-
 /* The start of cell `cell`: arrays made now are counted to it. */
 void rt_session_begin_cell(rt_session_t *s, int cell);
 

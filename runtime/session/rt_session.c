@@ -1,6 +1,8 @@
 /* rt_session: the session's life — made, reset, options changed, freed —
  * and what it reports. Compiling is rt_compile.c, running rt_run.c, the
- * symbol table rt_symbols.c, header shaking rt_headers.c. */
+ * symbol table rt_symbols.c, header shaking rt_headers.c, what the session
+ * knows of names rt_session_query.c. The bottom of the room's calls (see
+ * docs/architecture.md): it calls none of those. */
 #include "rt_session.h"
 
 #include <limits.h>
@@ -10,30 +12,12 @@
 #include <unistd.h>
 
 #include "cm_buf.h"
+#include "ga_api.h"
 #include "gpu.h"
 #include "gpuc_config.h"
-#include "rt_arrays.h"
 #include "rt_display.h"
 #include "rt_header.h"
 #include "rt_session_internal.h"
-#include "rt_session_query.h"
-
-/* A typedef name of the session's cells or of its headers (FILE, size_t,
- * cudaError_t, dim3, pthread_t...): a declaration starts with one. */
-int rt_session_is_type(void *ctx, const char *name, size_t len)
-{
-    rt_session_t *s = ctx;
-    if (cm_names_find(&s->types, name, len) >= 0)
-        return 1;
-    char word[128];
-    if (len >= sizeof word)
-        return 0;
-    memcpy(word, name, len);
-    word[len] = '\0';
-    rt_shake_t *sh = rt_session_header_index(s); /* made once; the next compile uses it */
-    rt_shake_entry_t e;
-    return sh && rt_shake_find(sh, word, &e) == 0 && e.kind == RT_SHAKE_TYPE;
-}
 
 /* libtcc's runtime files in a relocatable bundle (make bundle):
  * BUNDLE/lib/gpuc/tcc beside BUNDLE/bin/gpuc. NULL when not in one. */
@@ -66,7 +50,7 @@ rt_session_t *rt_session_new(const char *tcc_libdir, rt_emit_fn emit, void *emit
         tcc_libdir = GPUC_TCC_LIBDIR;
     if (rt_protect_init(err) != 0)
         return NULL;
-    rt_arrays_init();
+    ga_api_set_raise(rt_protect_raise); /* a failed array call ends the cell */
     rt_tcc_t *probe = rt_tcc_new(tcc_libdir, err);
     if (!probe)
         return NULL;

@@ -30,6 +30,23 @@ rt_shake_t *rt_session_header_index(rt_session_t *s)
     return sh;
 }
 
+/* A typedef name of the session's cells or of its headers (FILE, size_t,
+ * cudaError_t, dim3, pthread_t...): a declaration starts with one. */
+int rt_session_is_type(void *ctx, const char *name, size_t len)
+{
+    rt_session_t *s = ctx;
+    if (cm_names_find(&s->types, name, len) >= 0)
+        return 1;
+    char word[128];
+    if (len >= sizeof word)
+        return 0;
+    memcpy(word, name, len);
+    word[len] = '\0';
+    rt_shake_t *sh = rt_session_header_index(s); /* made once; the next compile uses it */
+    rt_shake_entry_t e;
+    return sh && rt_shake_find(sh, word, &e) == 0 && e.kind == RT_SHAKE_TYPE;
+}
+
 /* ---- names --------------------------------------------------------------- */
 
 
