@@ -145,7 +145,7 @@ static void k_far(void **args)
 
 static int launch(sim_entry_fn fn, unsigned grid, unsigned block, void **args)
 {
-    sim_kernel_t k = {"oob", fn, NULL, 0, NULL, 0};
+    sim_kernel_t k = {"oob", fn, NULL, 0, NULL, 0, 0};
     unsigned g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
     cm_error_t err = {0};
     return sim_launch(&k, g, b, 0, args, &err);
