@@ -65,7 +65,6 @@
  *             gpu_template template kernels launched by an instance's name
  *             gpu_func     kernels as values in host cells: handles,
  *                          attributes, occupancy
- *             gpu_header   the runtime API declarations host cells see
  * gpu_internal.h is what the policy files share; backend/sim/ will hold the
  * simulator (backend/sim/README.md). */
 #ifndef GPU_H
@@ -130,7 +129,7 @@ int gpu_selected(void);
 
 /* Properties of device in the fields tutorials use, filled from driver
  * attributes. Host cells reach it as cudaGetDeviceProperties (see
- * gpu_host_header). GPU_DEVICE_PROPS is the layout, X(type, name, array
+ * rt_cuda_header). GPU_DEVICE_PROPS is the layout, X(type, name, array
  * dimensions), shared with the host header so the two cannot drift.
  * Returns 0 (cudaSuccess), or 100 (cudaErrorNoDevice) / 101
  * (cudaErrorInvalidDevice), as the runtime API would. */
@@ -587,26 +586,11 @@ int gpu_runtime_load(cm_error_t *err);
  * it cannot be loaded. Borrowed. */
 void *gpu_runtime_handle(void);
 
-/* The C declarations of the runtime API for host cells: NVIDIA's
- * cuda_runtime_api.h of the toolkit that matches the loaded libcudart
- * (every function, enum and struct; default arguments as macros), else
- * gpuc's subset; with dim3, the vector types and make_float4 & co, __half,
- * and gpuc's macros (tracked cudaMalloc, device variables by name). Made
- * at the first call (which loads libcudart when there is one); borrowed,
- * the same for the whole process. GPUC_CUDA_INCLUDE names the toolkit's
- * include folder, or "none" for the subset. toolkit 0: gpuc's subset in
- * any case (for cells that name nothing of CUDA's: NVIDIA's header is big
- * to preprocess and to keep, and only cells that use it pay for it). */
-const char *gpu_host_header(int toolkit);
-
-/* Where gpu_host_header's declarations come from, in words ("CUDA 13.0's
- * cuda_runtime_api.h (/usr/local/cuda/include)"). Borrowed. */
-const char *gpu_host_header_source(void);
-
-/* The toolkit's include folder whose cuda_runtime_api.h host cells see
- * (gpu_host_header(1) made, so loading libcudart), where the headers of
- * CUDA's libraries are; NULL when gpuc's subset is used. Borrowed. */
-const char *gpu_host_include_dir(void);
+/* The CUDART_VERSION of libcudart (loading it, as gpu_runtime_handle),
+ * with the file it was loaded from in path (dladdr, else the name it was
+ * opened by); 0 with path "" when it cannot be loaded. The host cells'
+ * declarations of it are the cell layer's (runtime/cell/rt_cuda_header.c). */
+int gpu_runtime_library(char *path, size_t path_len);
 
 /* ---- CUDA's libraries in host cells (gpu_hostlibs.c) ------------------ */
 

@@ -1,6 +1,7 @@
 /* gpu_device: which GPUs there are, which one gpuc uses, and its primary
  * context, retained lazily at the first use that needs it (a launch or a
  * module load), never by gpu_probe. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -316,4 +317,18 @@ void *gpu_runtime_handle(void)
 {
     const gpu_cudart_t *rt = gpu_cudart_get(NULL);
     return rt ? rt->handle : NULL;
+}
+
+int gpu_runtime_library(char *path, size_t path_len)
+{
+    const gpu_cudart_t *rt = gpu_cudart_get(NULL);
+    if (path_len)
+        path[0] = '\0';
+    if (!rt)
+        return 0;
+    Dl_info info;
+    snprintf(path, path_len, "%s",
+             dladdr((void *)rt->cudaRuntimeGetVersion, &info) && info.dli_fname ? info.dli_fname
+                                                                                 : rt->path);
+    return rt->version;
 }

@@ -52,16 +52,6 @@ void gpu_scan_param(const char *text, size_t len, gpu_param_t *p);
 #define GPU_MAX_PARAMS 64
 void gpu_params_measured(gpu_kernel_info_t *k, const unsigned long *sizes, int n);
 
-/* ---- gpu_toolkit.c: NVIDIA's runtime header for host cells ------------ */
-
-/* The part of the host header that comes from the toolkit: the defines
- * TCC needs, #include of the cuda_runtime_api.h that matches the loaded
- * libcudart (same CUDART_VERSION), and the macros C needs (default
- * arguments, void ** casts, cudaGetDeviceProperties on the simulator).
- * Returns it (caller frees) with source saying where it came from, or NULL
- * with source saying why gpuc's subset is used. */
-char *gpu_toolkit_header(char *source, size_t source_len);
-
 /* ---- gpu_device.c: device selection and the primary context ---------- */
 
 /* The compute capability of the selected device, without a context: 1 when

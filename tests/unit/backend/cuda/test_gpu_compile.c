@@ -496,21 +496,9 @@ static void test_errors_text(void)
     gpu_error_oom(&err, (size_t)3 << 30, "cudaMalloc");
     CHECK(err.code == 2 && strstr(err.text, "asked for 3.00 GiB (3221225472 bytes)") &&
           strstr(err.text, "nothing else was lost"));
-    /* NVIDIA's header where the toolkit's matches the runtime, else gpuc's */
-    const char *h = gpu_host_header(1);
-    if (strstr(gpu_host_header_source(), "cuda_runtime_api.h"))
-        CHECK(strstr(h, "/cuda_runtime_api.h\"") &&
-              strstr(h, "#define __gpuc_cudaEventRecord_1(a0) __gpuc_fn_cudaEventRecord((a0), 0)"));
-    else
-        CHECK(strstr(h, "cudaError_t cudaMalloc(void *devPtr, size_t size);") &&
-              strstr(h, "struct cudaDeviceProp { char name[256];"));
-    CHECK(strstr(h, "typedef struct dim3 { unsigned int x, y, z;\n#ifdef __cplusplus\n"));
-    CHECK(strstr(h, "typedef struct float4 { _Alignas(16) float x; float y, z, w; } float4;"));
-    /* cells that name nothing of CUDA's get gpuc's subset, and the same types */
-    const char *lean = gpu_host_header(0);
-    CHECK(strstr(lean, "cudaError_t cudaMalloc(void *devPtr, size_t size);") &&
-          !strstr(lean, "/cuda_runtime_api.h\"") &&
-          strstr(lean, "typedef struct dim3 { unsigned int x, y, z;\n#ifdef __cplusplus\n"));
+    char lib[512];
+    int version = gpu_runtime_library(lib, sizeof lib);
+    CHECK(version ? lib[0] != '\0' : lib[0] == '\0');
     cm_error_clear(&err);
     if (gpu_runtime_load(&err) == 0) {
         CHECK(gpu_runtime_handle() != NULL);
