@@ -47,8 +47,13 @@
  *                          loaded RTLD_GLOBAL when a cell names them
  *   policy    gpu_device   devices, selection, the primary context; tells
  *                          context changes to listeners
- *                          (gpu_device_on_context)
+ *                          (gpu_device_on_context); the one-time note that
+ *                          kernels run on the simulator
  *             gpu_compile  kernel cells through NVRTC, the device prelude
+ *             gpu_include  the toolkit's headers as compile options (NVRTC's
+ *                          and the simulator's): gpu_compile and gpu_module
+ *                          both reach down to it, so neither calls the other
+ *                          back
  *             gpu_cache    NVRTC images in the one compile cache
  *                          (common/cm_cache: memory and disk)
  *             gpu_module   the kernel registry, module loads, launches
@@ -65,6 +70,11 @@
  *             gpu_template template kernels launched by an instance's name
  *             gpu_func     kernels as values in host cells: handles,
  *                          attributes, occupancy
+ *             gpu_sim      the simulator (backend/sim) as this backend: its
+ *                          settings, its runtime API for host cells, whole
+ *                          programs' kernels (registered with gpu_module)
+ * Among the policy files the calls run one way too: gpu_compile ->
+ * gpu_module <- gpu_sim, and all of them -> gpu_include, gpu_device.
  * gpu_internal.h is what the policy files share; backend/sim/ will hold the
  * simulator (backend/sim/README.md). */
 #ifndef GPU_H

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cm_time.h"
 #include "gpu_internal.h"
@@ -143,39 +142,6 @@ static int has_option(const options_t *o, const char *prefix)
     return 0;
 }
 
-/* The CUDA include folder, for <cuda_fp16.h> and friends: next to NVRTC,
- * else $CUDA_HOME/include, else /usr/local/cuda/include. */
-const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv)
-{
-    static char found[600];
-    static int tried;
-    if (tried)
-        return found[0] ? found : NULL;
-    tried = 1;
-    char cand[3][600] = {{0}};
-    const char *slash = nv ? strrchr(nv->path, '/') : NULL;
-    if (slash)
-        snprintf(cand[0], sizeof cand[0], "%.*s/../include", (int)(slash - nv->path), nv->path);
-    const char *home = getenv("CUDA_HOME");
-    if (home && *home)
-        snprintf(cand[1], sizeof cand[1], "%s/include", home);
-    snprintf(cand[2], sizeof cand[2], "/usr/local/cuda/include");
-    for (int i = 0; i < 3; i++) {
-        char probe[1024];
-        struct stat st;
-        if (!cand[i][0])
-            continue;
-        snprintf(probe, sizeof probe, "%.600s/cuda_fp16.h", cand[i]);
-        if (stat(probe, &st) == 0) {
-            char *real = realpath(cand[i], NULL);
-            snprintf(found, sizeof found, "%.590s", real ? real : cand[i]);
-            free(real);
-            return found;
-        }
-    }
-    return NULL;
-}
-
 int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin,
                       gpu_image_t *img, cm_error_t *err)
 {
@@ -194,29 +160,6 @@ int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin
               : GPU_NVRTC_CHECK(nv->nvrtcGetPTX(prog, (char *)img->data), err))
         return -1;
     return 0;
-}
-
-int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640])
-{
-    const char *inc = gpu_compile_include_dir(nv);
-    if (!inc)
-        return 0;
-    snprintf(opts[0], sizeof opts[0], "-I%.600s", inc);
-    char cccl[700];
-    struct stat st;
-    snprintf(cccl, sizeof cccl, "%.600s/cccl", inc);
-    if (stat(cccl, &st) != 0 || !S_ISDIR(st.st_mode))
-        return 1;
-    snprintf(opts[1], sizeof opts[1], "-I%.600s/cccl", inc);
-    return 2;
-}
-
-void gpu_compile_sim_options(const char *options, cm_buf_t *out)
-{
-    cm_buf_adds(out, options ? options : "");
-    const char *inc = gpu_compile_include_dir(NULL);
-    if (inc)
-        cm_buf_addf(out, " -I%s", inc);
 }
 
 /* Picks the target: sm_XY cubin for the selected GPU when NVRTC knows it;
@@ -635,7 +578,7 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
                        int ncells, int only, const globals_t *g, sim_entry_fn *entries,
                        char **shared, size_t *shared_bytes, cm_error_t *err)
 {
-    gpu_sim_note();
+    gpu_device_note_sim();
     const char **names = calloc((size_t)c->nkernels + 1, sizeof *names);
     if (!names) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
@@ -648,7 +591,7 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
     const char *cache;
     cm_error_t e = {0};
     cm_buf_t opts = {0};
-    gpu_compile_sim_options(options, &opts);
+    gpu_include_sim_options(options, &opts);
     void **addrs = calloc((size_t)g->n + 1, sizeof *addrs);
     size_t *sizes = calloc((size_t)g->n + 1, sizeof *sizes);
     sim_sizes_fn *params = calloc((size_t)c->nkernels + 1, sizeof *params);
@@ -754,7 +697,7 @@ static int compile(const char *device_source, const char *options, int cell,
     if (!has_option(&o, "--std") && !has_option(&o, "-std"))
         o.argv[o.argc++] = "--std=c++17";
     char inc[2][640];
-    int ninc = nv ? gpu_compile_include_options(nv, inc) : 0;
+    int ninc = nv ? gpu_include_options(nv, inc) : 0;
     for (int k = 0; k < ninc; k++) {
         memcpy(o.extra[1 + k], inc[k], sizeof inc[k]);
         o.argv[o.argc++] = o.extra[1 + k];

@@ -306,6 +306,21 @@ int gpu_device_properties(gpu_device_props_t *props, int device)
     return 0;
 }
 
+void gpu_device_note_sim(void)
+{
+    static int noted;
+    if (noted)
+        return;
+    noted = 1;
+    if (gpu_device_cpu_selected())
+        fprintf(stderr, "note: the CPU is selected: kernels run on the CUDA simulator "
+                        "(docs/simulator.md)\n");
+    else
+        fprintf(stderr, "note: no GPU found: kernels run on the CUDA simulator "
+                        "(docs/simulator.md)\n");
+    fflush(stderr);
+}
+
 int gpu_runtime_load(cm_error_t *err)
 {
     if (gpu_simulating())

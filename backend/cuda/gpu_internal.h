@@ -61,6 +61,10 @@ int gpu_device_target(int *major, int *minor);
 /* 1 when the CPU is chosen by gpu_select(GPU_DEVICE_CPU). */
 int gpu_device_cpu_selected(void);
 
+/* Prints, once, the note that kernels run on the simulator (no GPU, or
+ * the CPU selected). */
+void gpu_device_note_sim(void);
+
 /* Fills props with what the simulated device reports. */
 void gpu_device_sim_properties(gpu_device_props_t *props);
 
@@ -104,27 +108,29 @@ int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, si
 int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size_t bytes,
                         cm_error_t *err);
 
+/* ---- gpu_include.c: the toolkit's headers as compile options -------- */
+
+/* The CUDA include folder (for <cuda_fp16.h>): next to NVRTC, else
+ * $CUDA_HOME/include, else /usr/local/cuda/include; NULL when none. */
+const char *gpu_include_dir(const gpu_nvrtc_t *nv);
+
+/* The options a kernel cell's simulator compile gets: the cell's (NULL:
+ * none), then the toolkit's include folder where there is one, so that g++
+ * finds <curand_kernel.h> and CUDA's vector types as NVRTC does. Appended
+ * to out (caller frees). */
+void gpu_include_sim_options(const char *options, cm_buf_t *out);
+
+/* NVRTC's -I options for the toolkit's headers into opts (at most 2): the
+ * include folder and, where it is, its CCCL folder (include/cccl: libcu++
+ * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
+int gpu_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
+
 /* ---- gpu_compile.c: what kernel cells and library kernels share ------- */
 
 /* The target: sm_XY cubin for the selected GPU when NVRTC knows it
  * (*cubin = 1); compute_XY PTX otherwise (the newest NVRTC knows when
  * there is no GPU). 0 / -1 with err. */
 int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err);
-
-/* The CUDA include folder (for <cuda_fp16.h>): next to NVRTC, else
- * $CUDA_HOME/include, else /usr/local/cuda/include; NULL when none. */
-const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv);
-
-/* The options a kernel cell's simulator compile gets: the cell's (NULL:
- * none), then the toolkit's include folder where there is one, so that g++
- * finds <curand_kernel.h> and CUDA's vector types as NVRTC does. Appended
- * to out (caller frees). */
-void gpu_compile_sim_options(const char *options, cm_buf_t *out);
-
-/* NVRTC's -I options for the toolkit's headers into opts (at most 2): the
- * include folder and, where it is, its CCCL folder (include/cccl: libcu++
- * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
-int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
 
 /* Compiles the instance name ("scale<float>") of the template kernel base
  * of the latest prelude cell that defines one, with the template
@@ -247,11 +253,6 @@ void gpu_symbol_ref(const char *name, unsigned long long where, int sim);
 
 /* Forgets every variable and reference. */
 void gpu_symbol_reset(void);
-
-/* ---- gpu_sim.c: the simulator as a backend ------------------------------ */
-
-/* Prints the one-time note that kernels run on the simulator. */
-void gpu_sim_note(void);
 
 /* ---- gpu_timing.c ------------------------------------------------------ */
 
