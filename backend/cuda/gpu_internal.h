@@ -9,41 +9,7 @@
 #include "gpu_driver.h"
 #include "gpu_nvrtc.h"
 
-/* ---- gpu_scan.c: a light scanner over CUDA C++ device source ---------- */
-
-/* Non-zero for a character of an identifier: a letter, a digit or '_'. */
-int gpu_ident_char(int c);
-
-/* Finds the non-template __global__ functions of src (also inside extern
- * "C" blocks) and parses their parameters. Returns the count and *out
- * (caller frees with gpu_kernels_free; lowered names empty), -1 on OOM. */
-int gpu_scan_kernels(const char *src, gpu_kernel_info_t **out);
-void gpu_kernels_free(gpu_kernel_info_t *kernels, int n);
-
-/* The top-level names src defines (functions with bodies, __device__ /
- * __constant__ / __managed__ variables, struct/class/union/enum tags,
- * typedefs, using-aliases, #define macros). Returns the count and *out, an
- * array of strings (free with gpu_names_free), -1 on OOM. */
-int gpu_scan_names(const char *src, char ***out);
-void gpu_names_free(char **names, int n);
-
-/* The variables src defines. Returns the count and *out (caller frees),
- * -1 on OOM. */
-int gpu_scan_vars(const char *src, gpu_var_info_t **out);
-
-/* The template __global__ function name of src instantiated with the
- * template arguments args[0..nargs) (as written: "float", "256"; defaults
- * fill the rest): its parameters with each template parameter replaced by
- * its argument, parsed as for a kernel, into *out (one entry; caller frees
- * with gpu_kernels_free(*out, 1); name empty). 1 when made; 0 when src
- * defines no template kernel name; -1 with why (a wrong number of
- * template arguments, out of memory). */
-int gpu_scan_template(const char *src, const char *name, const char *const *args, int nargs,
-                      gpu_kernel_info_t **out, char *why, size_t why_len);
-
-/* Parses one parameter declaration ("const float *__restrict__ x") into p.
- * Exposed for the tests. */
-void gpu_scan_param(const char *text, size_t len, gpu_param_t *p);
+/* ---- gpu_module.c: parameters the compilers measured ----------------- */
 
 /* Records the sizes the device compiler gave k's by-value parameters (a
  * struct, a type gpuc's scanner does not know): sizes[i] for parameter i,
@@ -131,17 +97,6 @@ int gpu_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
  * (*cubin = 1); compute_XY PTX otherwise (the newest NVRTC knows when
  * there is no GPU). 0 / -1 with err. */
 int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err);
-
-/* Compiles the instance name ("scale<float>") of the template kernel base
- * of the latest prelude cell that defines one, with the template
- * arguments args[0..nargs) and that cell's options, and registers it as a
- * kernel of that name (gpu_module_add; dropped when a cell defines base
- * again). 1 when made (*cell: the template's cell); 0 when no prelude cell
- * defines a template kernel base; -1 with err: GPU_E_COMPILE (err->text
- * NVRTC's or g++'s first error, on the template's cell lines), GPU_E_ARGS
- * (a wrong number of template arguments), or another failure. */
-int gpu_compile_instance(const char *name, const char *base, const char *const *args, int nargs,
-                         int *cell, cm_error_t *err);
 
 /* ---- gpu_module.c: what launches share -------------------------------- */
 

@@ -40,6 +40,15 @@ static struct {
     int cell, line;
 } last;
 
+void gpu_params_measured(gpu_kernel_info_t *k, const unsigned long *sizes, int n)
+{
+    if (n != k->nparams || n > GPU_MAX_PARAMS)
+        return;
+    for (int i = 0; i < n; i++)
+        if (k->params[i].kind == GPU_PARAM_BYVALUE && sizes[i])
+            k->params[i].size = sizes[i];
+}
+
 static void module_unref(module_t *m)
 {
     if (--m->refs > 0)
