@@ -12,20 +12,18 @@
  * "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"; gpuc's own errors use the
  * GPU_E_* codes below.
  *
- * Kernel cells. gpu_compile_cell compiles a cell's device code with NVRTC
- * for the selected device (sm_XY cubin; compute_XY PTX where NVRTC does not
- * know the architecture or there is no GPU: then the newest architecture
- * NVRTC supports, so compile errors are still found). Device code of EARLIER
- * successful kernel cells is compiled in front of each new cell (the device
- * prelude), so later kernels call earlier __device__ functions. THE RULE: a
- * cell that defines a top-level name (function, __device__/__constant__
- * variable, type, macro) that an earlier prelude cell defines replaces that
- * WHOLE earlier cell: the new cell takes the earlier cell's place in the
- * prelude and any other earlier cell it overlaps is dropped. Each cell's
- * module holds its own copy of the prelude's functions; __device__ /
- * __constant__ VARIABLES have ONE storage, in the defining cell's module,
- * which later modules reach through a pointer (gpu_symbol.c).
- * Overloads count as one name.
+ * Kernel cells. gpu_compile_unit compiles a kernel cell's device code with
+ * NVRTC for the selected device (sm_XY cubin; compute_XY PTX where NVRTC
+ * does not know the architecture or there is no GPU: then the newest
+ * architecture NVRTC supports, so compile errors are still found). The
+ * cell layer reads the cell (its kernels, parameters, variables, names:
+ * runtime/cell/rt_kscan.c) and chooses the EARLIER cells compiled in front
+ * of it (the device prelude, runtime/cell/rt_kprelude.c, which says THE
+ * RULE of replacing); this backend is given those parts and never reads
+ * device source itself. Each cell's module holds its own copy of the
+ * prelude's functions; __device__ / __constant__ VARIABLES have ONE
+ * storage, in the defining cell's module, which later modules reach
+ * through a pointer (gpu_symbol.c).
  *
  * Launches. The latest definition of each kernel name wins. Arguments are
  * checked against the parameters parsed from the kernel's source before the
@@ -47,8 +45,14 @@
  *                          loaded RTLD_GLOBAL when a cell names them
  *   policy    gpu_device   devices, selection, the primary context; tells
  *                          context changes to listeners
- *                          (gpu_device_on_context)
- *             gpu_compile  kernel cells through NVRTC, the device prelude
+ *                          (gpu_device_on_context); the one-time note that
+ *                          kernels run on the simulator
+ *             gpu_compile  kernel compile units through NVRTC (and g++ on the
+ *                          simulator), as the cell layer planned them
+ *             gpu_include  the toolkit's headers as compile options (NVRTC's
+ *                          and the simulator's): gpu_compile and gpu_module
+ *                          both reach down to it, so neither calls the other
+ *                          back
  *             gpu_cache    NVRTC images in the one compile cache
  *                          (common/cm_cache: memory and disk)
  *             gpu_module   the kernel registry, module loads, launches
@@ -60,12 +64,14 @@
  *             gpu_mem      device memory for arrays: allocate, copy, zero
  *             gpu_staging  large host copies through pinned double buffers
  *             gpu_error    what a failure costs, in words
- *             gpu_scan     kernels, parameters, variables and names in device source
  *             gpu_symbol   the session's device variables: one storage each
- *             gpu_template template kernels launched by an instance's name
  *             gpu_func     kernels as values in host cells: handles,
  *                          attributes, occupancy
- *             gpu_header   the runtime API declarations host cells see
+ *             gpu_sim      the simulator (backend/sim) as this backend: its
+ *                          settings, its runtime API for host cells, whole
+ *                          programs' kernels (registered with gpu_module)
+ * Among the policy files the calls run one way too: gpu_compile ->
+ * gpu_module <- gpu_sim, and all of them -> gpu_include, gpu_device.
  * gpu_internal.h is what the policy files share; backend/sim/ will hold the
  * simulator (backend/sim/README.md). */
 #ifndef GPU_H
@@ -130,7 +136,7 @@ int gpu_selected(void);
 
 /* Properties of device in the fields tutorials use, filled from driver
  * attributes. Host cells reach it as cudaGetDeviceProperties (see
- * gpu_host_header). GPU_DEVICE_PROPS is the layout, X(type, name, array
+ * rt_cuda_header). GPU_DEVICE_PROPS is the layout, X(type, name, array
  * dimensions), shared with the host header so the two cannot drift.
  * Returns 0 (cudaSuccess), or 100 (cudaErrorNoDevice) / 101
  * (cudaErrorInvalidDevice), as the runtime API would. */
@@ -212,41 +218,61 @@ typedef struct gpu_cell {
                                   traceback (source line + caret at column) */
 } gpu_cell_t;
 
-/* Compiles one kernel cell. device_source: the cell's device code (lines
- * numbered from 1 as the user sees them); options: the magic line's options
- * ("-O3 --use_fast_math -lineinfo --maxrregcount=32 -DN=4 -I/x"), may be
- * NULL; cell: the execution count, used in messages. -O0..-O3 become
- * -Xptxas=-ON (NVRTC does not take -O); --std=c++17 is added unless --std is
- * given. On success returns 0 and *out (caller owns, gpu_cell_free);
- * registers the cell's kernels (loading the module when a GPU is present)
- * and adds the cell to the device prelude. On a compile error returns -1,
- * err->code GPU_E_COMPILE, err->text the FIRST error ("cell 5, line 3:
- * error: identifier \"y\" is undefined"), and *out set to a gpu_cell_t with
- * ok = 0 and the mapped log and diags (caller frees it). On any other
- * failure returns -1 with err set and *out NULL. */
-int gpu_compile_cell(const char *device_source, const char *options, int cell, gpu_cell_t **out,
-                     cm_error_t *err);
+/* One part of a kernel compile's source, in the order compiled: an earlier
+ * cell of the device prelude, or the cell compiled. The cell layer chose
+ * the parts and scanned their variables (runtime/cell/rt_kprelude.c). */
+typedef struct gpu_part {
+    int cell;                  /* the execution count its text comes from */
+    const char *text;          /* its device code, lines as the user sees them */
+    int earlier;               /* 1: an earlier cell's (its variables are
+                                  references to their one storage) */
+    const gpu_var_info_t *vars; /* the variables text defines */
+    int nvars;
+} gpu_part_t;
+
+/* A kernel compile, as the cell layer planned it: the parts, and what the
+ * compiled cell defines, all already read from its text. */
+typedef struct gpu_unit {
+    int cell;                  /* the execution count, used in messages */
+    const char *options;       /* the magic line's options, may be NULL */
+    const gpu_part_t *parts;   /* the source, the compiled cell among them */
+    int nparts;
+    const gpu_kernel_info_t *kernels; /* the kernels to register (copied) */
+    int nkernels;
+    const gpu_var_info_t *vars; /* the cell's own variables (copied) */
+    int nvars;
+    const char *const *names;  /* the top-level names the cell defines: */
+    int nnames;                /* instances of templates so named are dropped */
+} gpu_unit_t;
+
+/* Compiles one kernel compile unit (a kernel cell, or a template
+ * instance: its one kernel named "scale<float>", no variables, no names).
+ * options: the magic line's options ("-O3 --use_fast_math -lineinfo
+ * --maxrregcount=32 -DN=4 -I/x"); -O0..-O3 become -Xptxas=-ON (NVRTC does
+ * not take -O); --std=c++17 is added unless --std is given. On success
+ * returns 0 and *out (caller owns, gpu_cell_free); registers the unit's
+ * kernels (loading the module when a GPU is present) and its variables'
+ * one storage. On a compile error returns -1, err->code GPU_E_COMPILE,
+ * err->text the FIRST error ("cell 5, line 3: error: identifier \"y\" is
+ * undefined"), and *out set to a gpu_cell_t with ok = 0 and the mapped log
+ * and diags (caller frees it). On any other failure returns -1 with err set
+ * and *out NULL. The device prelude (which earlier cells go in front) is
+ * the cell layer's: rt_kprelude_compile. */
+int gpu_compile_unit(const gpu_unit_t *unit, gpu_cell_t **out, cm_error_t *err);
+
+/* Frees an array of n kernel records and their parameters (NULL is fine). */
+void gpu_kernels_free(gpu_kernel_info_t *kernels, int n);
 
 /* Frees a gpu_cell_t (NULL is fine). */
 void gpu_cell_free(gpu_cell_t *cell);
-
-/* Adds a declaration of host code that later kernel cells may use to the
- * device prelude, as one .cu file gives its host code's constants, types
- * and macros to device code: text (copied) is the declaration on its cell
- * line (`const int N = 1024;`, `typedef double ft;`, `#define B 256`), cell
- * its execution count. Compiled only in front of a later cell that uses a
- * name it declares. It replaces an earlier host declaration of the same
- * name, in its place; a name a kernel cell of the prelude defines stays
- * the kernel cell's (the declaration is not added). Returns 1 when added,
- * 0 when not, -1 on OOM. */
-int gpu_prelude_declare(const char *text, int cell);
 
 /* Forgets the memory side of the compile cache (common/cm_cache: every
  * compiler's; the disk stays), as a fresh process would see it. For tests
  * and %reset. */
 void gpu_cache_reset_memory(void);
 
-/* Forgets every kernel, module and prelude cell (%reset). */
+/* Forgets every kernel, module and device variable (%reset; the cell
+ * layer's rt_kprelude_reset forgets the prelude and calls this). */
 void gpu_reset_kernels(void);
 
 /* The device variable name of the kernel cells (the latest definition):
@@ -290,25 +316,6 @@ int gpu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
 int gpu_launch_params(const char *name, const unsigned grid[3], const unsigned block[3],
                       unsigned shared_bytes, void *stream, void **args, int cooperative,
                       int cell, int line, cm_error_t *err);
-
-/* ---- template kernels (gpu_template.c) -------------------------------- */
-
-/* Makes sure kernel name can be launched: a kernel cell's kernel is there
- * already; a template instance ("scale<float>", "tile<float, 16>") of a
- * template __global__ function of the kernel cells is compiled the first
- * time (NVRTC, and g++ on the simulator: once, then cached) and registered
- * under its name as written in canonical form (canon, at least 128 bytes:
- * "tile<float,16>"), which later calls use. cell/line: where it is used,
- * for messages. 0, or -1 with err: GPU_E_NO_KERNEL ("no template kernel
- * named scale", "saxpy is not a template kernel"), GPU_E_ARGS (the number
- * of template arguments), GPU_E_COMPILE ("cell 5, line 2: scale<Foo>
- * cannot be instantiated: cell 3, line 4: error: ..."). */
-int gpu_kernel_instance(const char *name, char *canon, size_t canon_len, int cell, int line,
-                        cm_error_t *err);
-
-/* 1 when a kernel cell defines a template __global__ function name (so
- * that `name<...>` in a host cell names one of its instances), else 0. */
-int gpu_kernel_is_template(const char *name);
 
 /* ---- kernels as values in host cells (gpu_func.c) --------------------- */
 
@@ -587,26 +594,11 @@ int gpu_runtime_load(cm_error_t *err);
  * it cannot be loaded. Borrowed. */
 void *gpu_runtime_handle(void);
 
-/* The C declarations of the runtime API for host cells: NVIDIA's
- * cuda_runtime_api.h of the toolkit that matches the loaded libcudart
- * (every function, enum and struct; default arguments as macros), else
- * gpuc's subset; with dim3, the vector types and make_float4 & co, __half,
- * and gpuc's macros (tracked cudaMalloc, device variables by name). Made
- * at the first call (which loads libcudart when there is one); borrowed,
- * the same for the whole process. GPUC_CUDA_INCLUDE names the toolkit's
- * include folder, or "none" for the subset. toolkit 0: gpuc's subset in
- * any case (for cells that name nothing of CUDA's: NVIDIA's header is big
- * to preprocess and to keep, and only cells that use it pay for it). */
-const char *gpu_host_header(int toolkit);
-
-/* Where gpu_host_header's declarations come from, in words ("CUDA 13.0's
- * cuda_runtime_api.h (/usr/local/cuda/include)"). Borrowed. */
-const char *gpu_host_header_source(void);
-
-/* The toolkit's include folder whose cuda_runtime_api.h host cells see
- * (gpu_host_header(1) made, so loading libcudart), where the headers of
- * CUDA's libraries are; NULL when gpuc's subset is used. Borrowed. */
-const char *gpu_host_include_dir(void);
+/* The CUDART_VERSION of libcudart (loading it, as gpu_runtime_handle),
+ * with the file it was loaded from in path (dladdr, else the name it was
+ * opened by); 0 with path "" when it cannot be loaded. The host cells'
+ * declarations of it are the cell layer's (runtime/cell/rt_cuda_header.c). */
+int gpu_runtime_library(char *path, size_t path_len);
 
 /* ---- CUDA's libraries in host cells (gpu_hostlibs.c) ------------------ */
 

@@ -1,22 +1,21 @@
-/* gpu_compile: kernel cells through NVRTC, with the device prelude of
- * earlier cells, the compile cache, and NVRTC's log mapped back to cell
- * lines.
+/* gpu_compile: kernel compile units through NVRTC (and g++ on the
+ * simulator), the compile cache, and NVRTC's log mapped back to cell lines.
  *
- * The source given to NVRTC is the prelude cells with the new cell in its
- * place, each part opened by `#line 1 "cell[K]"` where K is the part's
- * position (not its execution count, so that re-running a cell gives the
- * same text and hits the cache). NVRTC's messages read "cell[K](L): ..." and
- * are rewritten to "cell N, line L: ..." with N the part's cell number
- * (gpu_compile_log.c). Host code's declarations that device code may use
- * (gpu_prelude_declare) are prelude entries too, one declaration each, on
- * their cell's lines. */
+ * The unit comes planned from the cell layer (runtime/cell/rt_kprelude.c):
+ * its parts (the earlier cells of the device prelude it needs, the new
+ * cell in its place), their variables, the new cell's kernels. Nothing here
+ * reads device source. The source given to NVRTC is the parts, each opened
+ * by `#line 1 "cell[K]"` where K is the part's position (not its execution
+ * count, so that re-running a cell gives the same text and hits the
+ * cache). NVRTC's messages read "cell[K](L): ..." and are rewritten to
+ * "cell N, line L: ..." with N the part's cell number (gpu_compile_log.c).
+ * An earlier part's variables become references to their one storage. */
 #include <ctype.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cm_time.h"
 #include "gpu_internal.h"
@@ -26,18 +25,6 @@
 
 #define MAX_OPTS 64
 #define PROGRAM_NAME "gpuc"
-
-typedef struct prelude_cell {
-    int cell;
-    char *source;
-    char *options;             /* its magic line's options (its template instances use them) */
-    char **names;              /* top-level names it defines */
-    int nnames;
-    int host;                  /* a declaration of host code (gpu_prelude_declare) */
-} prelude_cell_t;
-
-static prelude_cell_t *prelude;
-static int nprelude;
 
 /* ---- buffers ---------------------------------------------------------- */
 
@@ -143,39 +130,6 @@ static int has_option(const options_t *o, const char *prefix)
     return 0;
 }
 
-/* The CUDA include folder, for <cuda_fp16.h> and friends: next to NVRTC,
- * else $CUDA_HOME/include, else /usr/local/cuda/include. */
-const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv)
-{
-    static char found[600];
-    static int tried;
-    if (tried)
-        return found[0] ? found : NULL;
-    tried = 1;
-    char cand[3][600] = {{0}};
-    const char *slash = nv ? strrchr(nv->path, '/') : NULL;
-    if (slash)
-        snprintf(cand[0], sizeof cand[0], "%.*s/../include", (int)(slash - nv->path), nv->path);
-    const char *home = getenv("CUDA_HOME");
-    if (home && *home)
-        snprintf(cand[1], sizeof cand[1], "%s/include", home);
-    snprintf(cand[2], sizeof cand[2], "/usr/local/cuda/include");
-    for (int i = 0; i < 3; i++) {
-        char probe[1024];
-        struct stat st;
-        if (!cand[i][0])
-            continue;
-        snprintf(probe, sizeof probe, "%.600s/cuda_fp16.h", cand[i]);
-        if (stat(probe, &st) == 0) {
-            char *real = realpath(cand[i], NULL);
-            snprintf(found, sizeof found, "%.590s", real ? real : cand[i]);
-            free(real);
-            return found;
-        }
-    }
-    return NULL;
-}
-
 int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin,
                       gpu_image_t *img, cm_error_t *err)
 {
@@ -194,29 +148,6 @@ int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin
               : GPU_NVRTC_CHECK(nv->nvrtcGetPTX(prog, (char *)img->data), err))
         return -1;
     return 0;
-}
-
-int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640])
-{
-    const char *inc = gpu_compile_include_dir(nv);
-    if (!inc)
-        return 0;
-    snprintf(opts[0], sizeof opts[0], "-I%.600s", inc);
-    char cccl[700];
-    struct stat st;
-    snprintf(cccl, sizeof cccl, "%.600s/cccl", inc);
-    if (stat(cccl, &st) != 0 || !S_ISDIR(st.st_mode))
-        return 1;
-    snprintf(opts[1], sizeof opts[1], "-I%.600s/cccl", inc);
-    return 2;
-}
-
-void gpu_compile_sim_options(const char *options, cm_buf_t *out)
-{
-    cm_buf_adds(out, options ? options : "");
-    const char *inc = gpu_compile_include_dir(NULL);
-    if (inc)
-        cm_buf_addf(out, " -I%s", inc);
 }
 
 /* Picks the target: sm_XY cubin for the selected GPU when NVRTC knows it;
@@ -262,169 +193,8 @@ int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, 
     return 0;
 }
 
-/* ---- the prelude ------------------------------------------------------ */
-
-static int names_overlap(char **a, int na, char **b, int nb)
-{
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb; j++)
-            if (strcmp(a[i], b[j]) == 0)
-                return 1;
-    return 0;
-}
-
-/* Non-zero when text uses identifier name (a whole word; strings and
- * comments are not told apart: using a little more is harmless). */
-static int uses_word(const char *text, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-        int left = p == text || !gpu_ident_char(p[-1]);
-        int right = !gpu_ident_char(p[n]);
-        if (left && right)
-            return 1;
-    }
-    return 0;
-}
-
-/* Marks in need[] the earlier cells (entries of order) that the new cell
- * uses, directly or through other needed cells: the others are left out
- * of this compile, which then costs what the cell itself costs. */
-static void select_needed(const int *order, int n, const char *device_source, char *need)
-{
-    for (int i = 0; i < n; i++)
-        need[i] = order[i] < 0;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int i = n; i-- > 0;) {
-            if (need[i])
-                continue;
-            const prelude_cell_t *p = &prelude[order[i]];
-            for (int j = 0; j < n && !need[i]; j++) {
-                if (!need[j])
-                    continue;
-                const char *text = order[j] < 0 ? device_source : prelude[order[j]].source;
-                for (int k = 0; k < p->nnames && !need[i]; k++)
-                    need[i] = uses_word(text, p->names[k]);
-            }
-            changed |= need[i];
-        }
-    }
-}
-
-/* The order of the cells to compile: each entry is an index into prelude,
- * or -1 for the new cell. Returns the count. */
-static int plan_order(char **names, int nnames, int *order)
-{
-    int n = 0, placed = 0;
-    for (int i = 0; i < nprelude; i++) {
-        if (names_overlap(prelude[i].names, prelude[i].nnames, names, nnames)) {
-            if (!placed && !prelude[i].host) { /* a host declaration gives up its place */
-                order[n++] = -1; /* the new cell takes the first replaced cell's place */
-                placed = 1;
-            }
-            continue;
-        }
-        order[n++] = i;
-    }
-    if (!placed)
-        order[n++] = -1;
-    return n;
-}
-
-static void prelude_cell_free(prelude_cell_t *p)
-{
-    free(p->source);
-    free(p->options);
-    gpu_names_free(p->names, p->nnames);
-}
-
-static int prelude_commit(const int *order, int n, int cell, const char *src,
-                          const char *options, char **names, int nnames)
-{
-    prelude_cell_t *next = calloc((size_t)n, sizeof *next);
-    char *copy = strdup(src), *opts = strdup(options ? options : "");
-    if (!next || !copy || !opts) {
-        free(next);
-        free(copy);
-        free(opts);
-        return -1;
-    }
-    int *kept = calloc((size_t)(nprelude + 1), sizeof *kept);
-    if (!kept) {
-        free(next);
-        free(copy);
-        free(opts);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        if (order[i] < 0) {
-            next[i] = (prelude_cell_t){cell, copy, opts, names, nnames, 0};
-        } else {
-            next[i] = prelude[order[i]];
-            kept[order[i]] = 1;
-        }
-    }
-    for (int i = 0; i < nprelude; i++) {
-        if (!kept[i])
-            prelude_cell_free(&prelude[i]);
-    }
-    free(kept);
-    free(prelude);
-    prelude = next;
-    nprelude = n;
-    return 0;
-}
-
-int gpu_prelude_declare(const char *text, int cell)
-{
-    char **names = NULL;
-    int nnames = gpu_scan_names(text, &names), at = -1;
-    if (nnames <= 0)
-        return nnames;
-    for (int i = 0; i < nprelude; i++) {
-        if (!names_overlap(prelude[i].names, prelude[i].nnames, names, nnames))
-            continue;
-        if (!prelude[i].host) { /* device code's own definition */
-            gpu_names_free(names, nnames);
-            return 0;
-        }
-        at = at < 0 ? i : at;
-    }
-    prelude_cell_t *next = calloc((size_t)nprelude + 1, sizeof *next);
-    char *copy = strdup(text), *opts = strdup("");
-    if (!next || !copy || !opts) {
-        free(next);
-        free(copy);
-        free(opts);
-        gpu_names_free(names, nnames);
-        return -1;
-    }
-    int n = 0;
-    prelude_cell_t fresh = {cell, copy, opts, names, nnames, 1};
-    for (int i = 0; i < nprelude; i++) {
-        if (i == at)
-            next[n++] = fresh;
-        if (prelude[i].host && names_overlap(prelude[i].names, prelude[i].nnames, names, nnames))
-            prelude_cell_free(&prelude[i]);
-        else
-            next[n++] = prelude[i];
-    }
-    if (at < 0)
-        next[n++] = fresh;
-    free(prelude);
-    prelude = next;
-    nprelude = n;
-    return 1;
-}
-
 void gpu_reset_kernels(void)
 {
-    for (int i = 0; i < nprelude; i++)
-        prelude_cell_free(&prelude[i]);
-    free(prelude);
-    prelude = NULL;
-    nprelude = 0;
     gpu_module_reset();
     gpu_symbol_reset();
 }
@@ -440,7 +210,9 @@ typedef struct globals {
 
 static void globals_free(globals_t *g)
 {
-    gpu_names_free(g->names, g->n);
+    for (int i = 0; i < g->n; i++)
+        free(g->names[i]);
+    free(g->names);
     memset(g, 0, sizeof *g);
 }
 
@@ -464,11 +236,10 @@ static int globals_add(globals_t *g, const char *prefix, const char *name)
  * initializer (blanked, so lines stay). The macros come before the part's
  * `#line 1 "cell[part]"`, so its lines are the cell's. The pointers are set
  * after the module is loaded (gpu_symbol_ref). */
-static void add_earlier_part(strbuf_t *src, int part, const char *text, globals_t *g)
+static void add_earlier_part(strbuf_t *src, int part, const gpu_part_t *p, globals_t *g)
 {
-    gpu_var_info_t *vars = NULL;
-    int nvars = gpu_scan_vars(text, &vars);
-    for (int i = 0; i < nvars; i++) {
+    const gpu_var_info_t *vars = p->vars;
+    for (int i = 0; i < p->nvars; i++) {
         sb_puts(src, "#define ");
         sb_puts(src, vars[i].name);
         sb_puts(src, " (*__gpuc_ref_");
@@ -479,12 +250,11 @@ static void add_earlier_part(strbuf_t *src, int part, const char *text, globals_
     }
     sb_printf(src, "#line 1 \"cell[%d]\"\n", part);
     size_t start = src->len;
-    sb_puts(src, text);
-    for (int i = 0; i < nvars && !src->failed; i++)
+    sb_puts(src, p->text);
+    for (int i = 0; i < p->nvars && !src->failed; i++)
         for (size_t k = vars[i].init_from; k < vars[i].init_to; k++)
             if (src->p[start + k] != '\n')
                 src->p[start + k] = ' ';
-    free(vars);
 }
 
 /* Gives the session the addresses of a compiled cell's variables and
@@ -509,6 +279,13 @@ static size_t ref_checked(const char *name, void *where)
 }
 
 /* ---- compiling -------------------------------------------------------- */
+
+void gpu_kernels_free(gpu_kernel_info_t *kernels, int n)
+{
+    for (int i = 0; kernels && i < n; i++)
+        free(kernels[i].params);
+    free(kernels);
+}
 
 void gpu_cell_free(gpu_cell_t *c)
 {
@@ -635,7 +412,7 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
                        int ncells, int only, const globals_t *g, sim_entry_fn *entries,
                        char **shared, size_t *shared_bytes, cm_error_t *err)
 {
-    gpu_sim_note();
+    gpu_device_note_sim();
     const char **names = calloc((size_t)c->nkernels + 1, sizeof *names);
     if (!names) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
@@ -648,7 +425,7 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
     const char *cache;
     cm_error_t e = {0};
     cm_buf_t opts = {0};
-    gpu_compile_sim_options(options, &opts);
+    gpu_include_sim_options(options, &opts);
     void **addrs = calloc((size_t)g->n + 1, sizeof *addrs);
     size_t *sizes = calloc((size_t)g->n + 1, sizeof *sizes);
     sim_sizes_fn *params = calloc((size_t)c->nkernels + 1, sizeof *params);
@@ -689,21 +466,37 @@ static int compile_sim(const char *source, const char *options, gpu_cell_t *c, c
     return -1;
 }
 
-/* Compiles a kernel cell (instance NULL), or an instance of a template
- * kernel of the prelude (instance: its one kernel, named "scale<float>";
- * device_source then only names it, for the choice of earlier cells, and
- * nothing is added to the prelude). */
-static int compile(const char *device_source, const char *options, int cell,
-                   const gpu_kernel_info_t *instance, gpu_cell_t **out, cm_error_t *err)
+/* A copy of n kernel records with their parameters (lowered names kept),
+ * or NULL on OOM (n 0: NULL, and that is no failure). */
+static gpu_kernel_info_t *kernels_copy(const gpu_kernel_info_t *k, int n)
 {
+    gpu_kernel_info_t *c = n ? calloc((size_t)n, sizeof *c) : NULL;
+    for (int i = 0; c && i < n; i++) {
+        c[i] = k[i];
+        size_t bytes = (size_t)k[i].nparams * sizeof(gpu_param_t);
+        c[i].params = bytes ? malloc(bytes) : NULL;
+        if (bytes && !c[i].params) {
+            c[i].nparams = 0;
+            gpu_kernels_free(c, n);
+            return NULL;
+        }
+        if (bytes)
+            memcpy(c[i].params, k[i].params, bytes);
+    }
+    return c;
+}
+
+int gpu_compile_unit(const gpu_unit_t *u, gpu_cell_t **out, cm_error_t *err)
+{
+    const char *options = u->options;
+    int cell = u->cell;
     double t0 = (cm_seconds() * 1e3);
     options_t o;
     gpu_image_t img = {0};
     strbuf_t src = {0};
     strbuf_t checked = {0};    /* the simulator's checked variant: every variable a reference */
     globals_t refs = {0};      /* its references */
-    char **names = NULL;
-    int nnames = 0, *order = NULL, *cells = NULL, rc = -1;
+    int *cells = NULL, rc = -1;
     sim_entry_fn *entries = NULL;
     globals_t g = {0};         /* the cell's variables, then its references */
     unsigned long long *addrs = NULL;
@@ -713,7 +506,7 @@ static int compile(const char *device_source, const char *options, int cell,
     gpu_cell_t *c = NULL;
     *out = NULL;
     memset(&o, 0, sizeof o);
-    if (!device_source) {
+    if (u->nparts <= 0) {
         CM_ERROR(err, GPU_E_INVALID, "no device source");
         return -1;
     }
@@ -754,68 +547,45 @@ static int compile(const char *device_source, const char *options, int cell,
     if (!has_option(&o, "--std") && !has_option(&o, "-std"))
         o.argv[o.argc++] = "--std=c++17";
     char inc[2][640];
-    int ninc = nv ? gpu_compile_include_options(nv, inc) : 0;
+    int ninc = nv ? gpu_include_options(nv, inc) : 0;
     for (int k = 0; k < ninc; k++) {
         memcpy(o.extra[1 + k], inc[k], sizeof inc[k]);
         o.argv[o.argc++] = o.extra[1 + k];
     }
 
-    if (instance && (c->kernels = calloc(1, sizeof *c->kernels))) {
-        c->nkernels = 1;
-        c->kernels[0] = *instance;
-        size_t bytes = (size_t)instance->nparams * sizeof(gpu_param_t);
-        c->kernels[0].params = bytes ? malloc(bytes) : NULL;
-        if (bytes && c->kernels[0].params)
-            memcpy(c->kernels[0].params, instance->params, bytes);
-        else
-            c->kernels[0].nparams = 0;
-    } else if (!instance) {
-        c->nkernels = gpu_scan_kernels(device_source, &c->kernels);
-        c->nvars = gpu_scan_vars(device_source, &c->vars);
-        nnames = gpu_scan_names(device_source, &names);
-    }
-    order = malloc((size_t)(nprelude + 1) * sizeof *order);
+    c->kernels = kernels_copy(u->kernels, u->nkernels);
+    c->nkernels = c->kernels || !u->nkernels ? u->nkernels : -1;
+    c->vars = u->nvars ? malloc((size_t)u->nvars * sizeof *c->vars) : NULL;
+    c->nvars = c->vars || !u->nvars ? u->nvars : -1;
+    if (c->vars)
+        memcpy(c->vars, u->vars, (size_t)u->nvars * sizeof *c->vars);
     for (int i = 0; i < c->nvars; i++)
         if (globals_add(&g, "", c->vars[i].name))
             c->nvars = -1;
     g.nown = g.n;
-    if (c->nkernels < 0 || c->nvars < 0 || nnames < 0 || !order) {
+    cells = malloc((size_t)u->nparts * sizeof *cells);
+    if (c->nkernels < 0 || c->nvars < 0 || !cells) {
         c->nvars = c->nvars < 0 ? 0 : c->nvars;
         c->nkernels = c->nkernels < 0 ? 0 : c->nkernels;
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
     }
-    int norder = plan_order(names, nnames, order);
-    cells = malloc((size_t)norder * sizeof *cells);
-    if (!cells) {
-        CM_ERROR(err, GPU_E_INVALID, "out of memory");
-        goto out;
-    }
-    char *need = malloc((size_t)norder + 1);
-    if (!need) {
-        CM_ERROR(err, GPU_E_INVALID, "out of memory");
-        goto out;
-    }
-    select_needed(order, norder, device_source, need);
     int ncompiled = 0;
-    for (int i = 0; i < norder; i++) {
-        if (!need[i])
-            continue;
-        const char *text = order[i] < 0 ? device_source : prelude[order[i]].source;
-        cells[ncompiled] = order[i] < 0 ? cell : prelude[order[i]].cell;
-        if (order[i] >= 0) { /* an earlier cell: its variables are the session's */
-            add_earlier_part(&src, ++ncompiled, text, &g);
+    for (int i = 0; i < u->nparts; i++) {
+        const gpu_part_t *p = &u->parts[i];
+        cells[ncompiled] = p->cell;
+        if (p->earlier) { /* an earlier cell: its variables are the session's */
+            add_earlier_part(&src, ++ncompiled, p, &g);
         } else {
             sb_printf(&src, "#line 1 \"cell[%d]\"\n", ++ncompiled);
-            sb_puts(&src, text);
+            sb_puts(&src, p->text);
         }
         sb_puts(&src, "\n");
         if (simulating) {
-            add_earlier_part(&checked, ncompiled, text, &refs);
+            add_earlier_part(&checked, ncompiled, p, &refs);
             sb_puts(&checked, "\n");
         }
     }
-    free(need);
     if (src.failed || checked.failed) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
@@ -879,14 +649,7 @@ static int compile(const char *device_source, const char *options, int cell,
         gpu_module_set_sim(c->kernels[i].name, entries[i], cells, ncompiled, shared, shared_bytes);
     if (!simulating && c->nkernels) /* for %device cpu later */
         gpu_module_keep_source(c->kernels[0].name, src.p, options, cells, ncompiled);
-    if (!instance && prelude_commit(order, norder, cell, device_source, options, names, nnames)) {
-        CM_ERROR(err, GPU_E_INVALID, "out of memory");
-        goto out;
-    }
-    if (!instance) {
-        gpu_module_drop_instances((const char *const *)names, nnames);
-        names = NULL; /* the prelude owns them now */
-    }
+    gpu_module_drop_instances(u->names, u->nnames);
     c->ok = 1;
     *out = c;
     c = NULL;
@@ -896,8 +659,6 @@ out:
     globals_free(&g);
     free(addrs);
     free(sizes);
-    gpu_names_free(names, nnames);
-    free(order);
     free(cells);
     free(entries);
     free(src.p);
@@ -906,54 +667,4 @@ out:
     free(o.store);
     gpu_cell_free(c);
     return rc;
-}
-
-int gpu_compile_cell(const char *device_source, const char *options, int cell, gpu_cell_t **out,
-                     cm_error_t *err)
-{
-    return compile(device_source, options, cell, NULL, out, err);
-}
-
-int gpu_compile_instance(const char *name, const char *base, const char *const *args, int nargs,
-                         int *cell, cm_error_t *err)
-{
-    for (int i = nprelude; i-- > 0;) {
-        gpu_kernel_info_t *k = NULL;
-        char why[CM_ERROR_TEXT];
-        int found = gpu_scan_template(prelude[i].source, base, args, nargs, &k, why, sizeof why);
-        if (found == 0)
-            continue;
-        *cell = prelude[i].cell;
-        if (found < 0) {
-            CM_ERROR(err, GPU_E_ARGS, "%s", why);
-            return -1;
-        }
-        snprintf(k->name, sizeof k->name, "%s", name);
-        /* the source names the instance (for the cells it needs, and the
-         * cache key); NVRTC instantiates it from the name expression */
-        cm_buf_t text = {0};
-        cm_buf_addf(&text, "/* %s */\n", name);
-        gpu_cell_t *c = NULL;
-        int rc = compile(cm_buf_str(&text), prelude[i].options, prelude[i].cell, k, &c, err);
-        cm_buf_free(&text);
-        gpu_kernels_free(k, 1);
-        gpu_cell_free(c);
-        return rc == 0 ? 1 : -1;
-    }
-    return 0;
-}
-
-int gpu_kernel_is_template(const char *name)
-{
-    for (int i = nprelude; i-- > 0;) {
-        gpu_kernel_info_t *k = NULL;
-        char why[CM_ERROR_TEXT];
-        if (!uses_word(prelude[i].source, name))
-            continue;
-        int found = gpu_scan_template(prelude[i].source, name, NULL, 0, &k, why, sizeof why);
-        gpu_kernels_free(k, k ? 1 : 0);
-        if (found != 0) /* made, or refused for want of arguments: a template either way */
-            return 1;
-    }
-    return 0;
 }

@@ -1,6 +1,7 @@
 /* gpu_device: which GPUs there are, which one gpuc uses, and its primary
  * context, retained lazily at the first use that needs it (a launch or a
  * module load), never by gpu_probe. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -305,6 +306,21 @@ int gpu_device_properties(gpu_device_props_t *props, int device)
     return 0;
 }
 
+void gpu_device_note_sim(void)
+{
+    static int noted;
+    if (noted)
+        return;
+    noted = 1;
+    if (gpu_device_cpu_selected())
+        fprintf(stderr, "note: the CPU is selected: kernels run on the CUDA simulator "
+                        "(docs/simulator.md)\n");
+    else
+        fprintf(stderr, "note: no GPU found: kernels run on the CUDA simulator "
+                        "(docs/simulator.md)\n");
+    fflush(stderr);
+}
+
 int gpu_runtime_load(cm_error_t *err)
 {
     if (gpu_simulating())
@@ -316,4 +332,18 @@ void *gpu_runtime_handle(void)
 {
     const gpu_cudart_t *rt = gpu_cudart_get(NULL);
     return rt ? rt->handle : NULL;
+}
+
+int gpu_runtime_library(char *path, size_t path_len)
+{
+    const gpu_cudart_t *rt = gpu_cudart_get(NULL);
+    if (path_len)
+        path[0] = '\0';
+    if (!rt)
+        return 0;
+    Dl_info info;
+    snprintf(path, path_len, "%s",
+             dladdr((void *)rt->cudaRuntimeGetVersion, &info) && info.dli_fname ? info.dli_fname
+                                                                                 : rt->path);
+    return rt->version;
 }

@@ -101,16 +101,15 @@ int gpu_cuda_error_code(const cm_error_t *err)
     }
 }
 
-/* Kernel name ready: its CUfunction on a GPU (NULL on the simulator) and,
- * there, its module's static shared memory; a template instance made
- * again if its template's cell ran since. 0, or a cudaError_t. */
+/* Kernel name's CUfunction on a GPU (NULL on the simulator) and, there,
+ * its module's static shared memory. A template instance is made by the
+ * caller (runtime/cell/rt_ktemplate.c), which gives its canonical name.
+ * 0, or a cudaError_t. */
 static int function(const char *name, gpu_cufunction_t *fn, size_t *sim_shared, cm_error_t *err)
 {
-    char canon[256];
     *fn = NULL;
     *sim_shared = 0;
-    if (gpu_kernel_instance(name, canon, sizeof canon, 0, 0, err) ||
-        gpu_module_function(canon, fn, sim_shared, err))
+    if (gpu_module_function(name, fn, sim_shared, err))
         return gpu_cuda_error_code(err);
     return 0;
 }

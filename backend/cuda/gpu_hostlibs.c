@@ -6,6 +6,7 @@
  * libcudart's functions. cuBLAS is gpu_cublas's handle (array matmul uses
  * the same library), made global here. Nothing is bound by hand: the
  * cells call the libraries themselves, with NVIDIA's declarations. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,7 +70,7 @@ static int names(const char *code, const hostlib_t *l)
 {
     size_t n = strlen(l->prefix);
     for (const char *p = strstr(code, l->prefix); p; p = strstr(p + n, l->prefix)) {
-        if (p > code && gpu_ident_char(p[-1]))
+        if (p > code && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
             continue;
         if (l->sonames == curand_names && (p[n] == '_' || strncmp(p + n, "State", 5) == 0))
             continue;

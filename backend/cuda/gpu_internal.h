@@ -9,41 +9,7 @@
 #include "gpu_driver.h"
 #include "gpu_nvrtc.h"
 
-/* ---- gpu_scan.c: a light scanner over CUDA C++ device source ---------- */
-
-/* Non-zero for a character of an identifier: a letter, a digit or '_'. */
-int gpu_ident_char(int c);
-
-/* Finds the non-template __global__ functions of src (also inside extern
- * "C" blocks) and parses their parameters. Returns the count and *out
- * (caller frees with gpu_kernels_free; lowered names empty), -1 on OOM. */
-int gpu_scan_kernels(const char *src, gpu_kernel_info_t **out);
-void gpu_kernels_free(gpu_kernel_info_t *kernels, int n);
-
-/* The top-level names src defines (functions with bodies, __device__ /
- * __constant__ / __managed__ variables, struct/class/union/enum tags,
- * typedefs, using-aliases, #define macros). Returns the count and *out, an
- * array of strings (free with gpu_names_free), -1 on OOM. */
-int gpu_scan_names(const char *src, char ***out);
-void gpu_names_free(char **names, int n);
-
-/* The variables src defines. Returns the count and *out (caller frees),
- * -1 on OOM. */
-int gpu_scan_vars(const char *src, gpu_var_info_t **out);
-
-/* The template __global__ function name of src instantiated with the
- * template arguments args[0..nargs) (as written: "float", "256"; defaults
- * fill the rest): its parameters with each template parameter replaced by
- * its argument, parsed as for a kernel, into *out (one entry; caller frees
- * with gpu_kernels_free(*out, 1); name empty). 1 when made; 0 when src
- * defines no template kernel name; -1 with why (a wrong number of
- * template arguments, out of memory). */
-int gpu_scan_template(const char *src, const char *name, const char *const *args, int nargs,
-                      gpu_kernel_info_t **out, char *why, size_t why_len);
-
-/* Parses one parameter declaration ("const float *__restrict__ x") into p.
- * Exposed for the tests. */
-void gpu_scan_param(const char *text, size_t len, gpu_param_t *p);
+/* ---- gpu_module.c: parameters the compilers measured ----------------- */
 
 /* Records the sizes the device compiler gave k's by-value parameters (a
  * struct, a type gpuc's scanner does not know): sizes[i] for parameter i,
@@ -51,16 +17,6 @@ void gpu_scan_param(const char *text, size_t len, gpu_param_t *p);
  * it is). */
 #define GPU_MAX_PARAMS 64
 void gpu_params_measured(gpu_kernel_info_t *k, const unsigned long *sizes, int n);
-
-/* ---- gpu_toolkit.c: NVIDIA's runtime header for host cells ------------ */
-
-/* The part of the host header that comes from the toolkit: the defines
- * TCC needs, #include of the cuda_runtime_api.h that matches the loaded
- * libcudart (same CUDART_VERSION), and the macros C needs (default
- * arguments, void ** casts, cudaGetDeviceProperties on the simulator).
- * Returns it (caller frees) with source saying where it came from, or NULL
- * with source saying why gpuc's subset is used. */
-char *gpu_toolkit_header(char *source, size_t source_len);
 
 /* ---- gpu_device.c: device selection and the primary context ---------- */
 
@@ -70,6 +26,10 @@ int gpu_device_target(int *major, int *minor);
 
 /* 1 when the CPU is chosen by gpu_select(GPU_DEVICE_CPU). */
 int gpu_device_cpu_selected(void);
+
+/* Prints, once, the note that kernels run on the simulator (no GPU, or
+ * the CPU selected). */
+void gpu_device_note_sim(void);
 
 /* Fills props with what the simulated device reports. */
 void gpu_device_sim_properties(gpu_device_props_t *props);
@@ -114,38 +74,29 @@ int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, si
 int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size_t bytes,
                         cm_error_t *err);
 
+/* ---- gpu_include.c: the toolkit's headers as compile options -------- */
+
+/* The CUDA include folder (for <cuda_fp16.h>): next to NVRTC, else
+ * $CUDA_HOME/include, else /usr/local/cuda/include; NULL when none. */
+const char *gpu_include_dir(const gpu_nvrtc_t *nv);
+
+/* The options a kernel cell's simulator compile gets: the cell's (NULL:
+ * none), then the toolkit's include folder where there is one, so that g++
+ * finds <curand_kernel.h> and CUDA's vector types as NVRTC does. Appended
+ * to out (caller frees). */
+void gpu_include_sim_options(const char *options, cm_buf_t *out);
+
+/* NVRTC's -I options for the toolkit's headers into opts (at most 2): the
+ * include folder and, where it is, its CCCL folder (include/cccl: libcu++
+ * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
+int gpu_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
+
 /* ---- gpu_compile.c: what kernel cells and library kernels share ------- */
 
 /* The target: sm_XY cubin for the selected GPU when NVRTC knows it
  * (*cubin = 1); compute_XY PTX otherwise (the newest NVRTC knows when
  * there is no GPU). 0 / -1 with err. */
 int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err);
-
-/* The CUDA include folder (for <cuda_fp16.h>): next to NVRTC, else
- * $CUDA_HOME/include, else /usr/local/cuda/include; NULL when none. */
-const char *gpu_compile_include_dir(const gpu_nvrtc_t *nv);
-
-/* The options a kernel cell's simulator compile gets: the cell's (NULL:
- * none), then the toolkit's include folder where there is one, so that g++
- * finds <curand_kernel.h> and CUDA's vector types as NVRTC does. Appended
- * to out (caller frees). */
-void gpu_compile_sim_options(const char *options, cm_buf_t *out);
-
-/* NVRTC's -I options for the toolkit's headers into opts (at most 2): the
- * include folder and, where it is, its CCCL folder (include/cccl: libcu++
- * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
-int gpu_compile_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
-
-/* Compiles the instance name ("scale<float>") of the template kernel base
- * of the latest prelude cell that defines one, with the template
- * arguments args[0..nargs) and that cell's options, and registers it as a
- * kernel of that name (gpu_module_add; dropped when a cell defines base
- * again). 1 when made (*cell: the template's cell); 0 when no prelude cell
- * defines a template kernel base; -1 with err: GPU_E_COMPILE (err->text
- * NVRTC's or g++'s first error, on the template's cell lines), GPU_E_ARGS
- * (a wrong number of template arguments), or another failure. */
-int gpu_compile_instance(const char *name, const char *base, const char *const *args, int nargs,
-                         int *cell, cm_error_t *err);
 
 /* ---- gpu_module.c: what launches share -------------------------------- */
 
@@ -257,11 +208,6 @@ void gpu_symbol_ref(const char *name, unsigned long long where, int sim);
 
 /* Forgets every variable and reference. */
 void gpu_symbol_reset(void);
-
-/* ---- gpu_sim.c: the simulator as a backend ------------------------------ */
-
-/* Prints the one-time note that kernels run on the simulator. */
-void gpu_sim_note(void);
 
 /* ---- gpu_timing.c ------------------------------------------------------ */
 

@@ -40,6 +40,15 @@ static struct {
     int cell, line;
 } last;
 
+void gpu_params_measured(gpu_kernel_info_t *k, const unsigned long *sizes, int n)
+{
+    if (n != k->nparams || n > GPU_MAX_PARAMS)
+        return;
+    for (int i = 0; i < n; i++)
+        if (k->params[i].kind == GPU_PARAM_BYVALUE && sizes[i])
+            k->params[i].size = sizes[i];
+}
+
 static void module_unref(module_t *m)
 {
     if (--m->refs > 0)
@@ -331,14 +340,14 @@ static int compile_for_sim(kernel_t *k, cm_error_t *err)
     for (int i = 0; i < nkernels; i++)
         if (kernels[i].module == m)
             names[n++] = kernels[i].info.name;
-    gpu_sim_note();
+    gpu_device_note_sim();
     char *log = NULL, *shared = NULL;
     size_t shared_bytes = 0;
     double ms;
     const char *cache;
     cm_error_t e = {0};
     cm_buf_t opts = {0};
-    gpu_compile_sim_options(m->options, &opts);
+    gpu_include_sim_options(m->options, &opts);
     int failed = sim_compile(m->source, cm_buf_str(&opts), n, names, entries, params, 0, NULL,
                              NULL, NULL, &shared, &shared_bytes, &log, &ms, &cache, &e);
     cm_buf_free(&opts);

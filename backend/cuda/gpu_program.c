@@ -126,7 +126,7 @@ static int build(gpu_program_t *p, const char *source, const char *options, cm_e
     if (gpu_compile_arch(nv, arch, sizeof arch, &cubin, err))
         return -1;
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", arch);
-    int ninc = gpu_compile_include_options(nv, inc_opts);
+    int ninc = gpu_include_options(nv, inc_opts);
     /* the options: ours, then the caller's split at spaces */
     char *opts = strdup(options ? options : "");
     const char *argv[40];

@@ -12,21 +12,6 @@
 #include "sim.h"
 #include "sim_prelude.h"
 
-void gpu_sim_note(void)
-{
-    static int noted;
-    if (noted)
-        return;
-    noted = 1;
-    if (gpu_device_cpu_selected())
-        fprintf(stderr, "note: the CPU is selected: kernels run on the CUDA simulator "
-                        "(docs/simulator.md)\n");
-    else
-        fprintf(stderr, "note: no GPU found: kernels run on the CUDA simulator "
-                        "(docs/simulator.md)\n");
-    fflush(stderr);
-}
-
 const char *gpu_sim_prelude(void)
 {
     return sim_prelude;

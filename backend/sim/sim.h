@@ -1,7 +1,7 @@
 /* sim: the CUDA simulator - kernel cells run on the CPU (docs/simulator.md).
  *
  * backend/cuda/ uses it where there is no GPU or the user chose the CPU (%device
- * cpu): gpu_compile_cell compiles the cell's device code here too, with
+ * cpu): gpu_compile_unit compiles the cell's device code here too, with
  * g++ and the prelude (sim_prelude.c), into a cached shared object
  * (backend/cpu/cpu_jit); gpu_launch runs the kernel here; host cells get the
  * runtime API (cudaMalloc ...) from sim_runtime.c. backend/sim includes only

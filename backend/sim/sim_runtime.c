@@ -1,7 +1,7 @@
 /* sim_runtime: the CUDA runtime API on the simulator (see sim.h).
  *
  * Host cells call these by the names of libcudart's functions, with
- * gpu_host_header's declarations (cudaError_t is an int here, the enums
+ * rt_cuda_header's declarations (cudaError_t is an int here, the enums
  * ints). Device memory is host memory in the simulator's own mapping
  * (sim_arena.c: apart from the heap, inaccessible gaps around each
  * allocation), aligned as cudaMalloc aligns (256 bytes); copies of every

@@ -52,7 +52,7 @@
     X(int, __gpuc_array_item, (void), rt_result_array_item)                                   \
     X(void, __gpuc_array_end, (void), rt_result_array_end)                                    \
     X(void, __gpuc_show_array, (const struct ga_array *), rt_arrays_show)                     \
-    /* the CUDA runtime as gpuc serves it (gpu_host_header's macros call these) */            \
+    /* the CUDA runtime as gpuc serves it (rt_cuda_header's macros call these) */            \
     X(int, __gpuc_device_props, (struct gpu_device_props *prop, int device),                  \
       gpu_device_properties)                                                                  \
     X(int, __gpuc_simulating, (void), gpu_simulating)                                         \

@@ -1,5 +1,5 @@
 /* rt_header: what host cells are compiled after (see rt_header.h): gpuc.h
- * (rt_gpuc_h.c) and the CUDA runtime API of backend/cuda/gpu_header.c. */
+ * (rt_gpuc_h.c) and the CUDA runtime API of rt_cuda_header.c. */
 #include "rt_header.h"
 
 #include <ctype.h>
@@ -9,6 +9,7 @@
 
 #include "ga_dtype.h"
 #include "gpu.h"
+#include "rt_cuda_header.h"
 
 /* The names diagnostics and inspection give the two parts. */
 #define GPUC_H_LINE "#line 1 \"gpuc.h\"\n"
@@ -69,7 +70,7 @@ const char *rt_header(int cuda_toolkit)
     static char *text[2];
     cuda_toolkit = cuda_toolkit != 0;
     if (!text[cuda_toolkit]) {
-        const char *cuda = gpu_host_header(cuda_toolkit);
+        const char *cuda = rt_cuda_header(cuda_toolkit);
         size_t a = strlen(GPUC_H_LINE), b = strlen(rt_gpuc_h), c = strlen(CUDA_LINE),
                d = strlen(cuda);
         char *t = malloc(a + b + c + d + 1);

@@ -7,7 +7,7 @@
  * BUILD/include/gpuc.h (src/gpuc_h.c), `gpuc install` beside kernel.json
  * and make-bundle.sh to BUNDLE/include, so the file a user opens is the
  * same bytes the cells see. After it, cells see the CUDA runtime API
- * (backend/cuda/gpu_header.c), which is not part of the file: it is
+ * (rt_cuda_header.c), which is not part of the file: it is
  * NVIDIA's header of the toolkit found at run time (docs/cells.md). */
 #ifndef RT_HEADER_H
 #define RT_HEADER_H

@@ -7,6 +7,7 @@
 
 #include "cm_buf.h"
 #include "gpu.h"
+#include "rt_kprelude.h"
 #include "rt_lex.h"
 
 typedef struct span {
@@ -188,7 +189,7 @@ static size_t rewrite_instance(const char *src, const rt_tok_t *toks, size_t n, 
         return 0;
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)toks[i].len, src + toks[i].start);
-    if (!gpu_kernel_is_template(name))
+    if (!rt_kprelude_is_template(name))
         return 0;
     cm_buf_adds(out, "__gpuc_kernel_handle(\"");
     add_kernel_name(out, src, toks, i, end);

@@ -9,6 +9,7 @@
 #include "bk.h"
 #include "ga_array.h"
 #include "gpu.h"
+#include "rt_cuda_header.h"
 
 int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
                  rt_error_t *err)
@@ -46,7 +47,7 @@ int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
                list[i] == here && d.host_memory ? ": kernels run here, on the CUDA simulator (%sim)"
                                                 : "");
     }
-    printf("host cells declare the runtime API from %s\n", gpu_host_header_source());
+    printf("host cells declare the runtime API from %s\n", rt_cuda_header_source());
     return 0;
 }
 

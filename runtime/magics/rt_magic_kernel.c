@@ -1,7 +1,8 @@
 /* %%kernel / %%cuda and .cu-style cells: device code compiled by NVRTC
- * (backend/cuda/'s gpu_compile_cell), its kernels then launchable from host cells
+ * (planned by runtime/cell/rt_kprelude.c, compiled by backend/cuda/'s
+ * gpu_compile_unit), its kernels then launchable from host cells
  * (see docs/gpu.md); and host code's declarations given to device code
- * (gpu_prelude_declare), as one .cu file gives them (docs/cells.md). */
+ * (rt_kprelude_declare), as one .cu file gives them (docs/cells.md). */
 #include "rt_magic.h"
 
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "cm_buf.h"
 #include "gpu.h"
 #include "rt_device.h"
+#include "rt_kprelude.h"
 #include "rt_segment.h"
 #include "rt_session_defs.h"
 
@@ -92,7 +94,7 @@ static int compile_device(rt_session_t *s, const char *src, const char *options,
 {
     gpu_cell_t *gc = NULL;
     cm_error_t e = {0};
-    int rc = gpu_compile_cell(src, options, cell, &gc, &e);
+    int rc = rt_kprelude_compile(src, options, cell, &gc, &e);
     if (rc != 0) {
         if (e.code == GPU_E_COMPILE)
             compile_error(gc, &e, err);
@@ -164,7 +166,7 @@ int rt_magic_device_part(rt_session_t *s, const char *device, int cell_no, rt_er
 
 static void declare_to_device(void *ctx, const char *text)
 {
-    gpu_prelude_declare(text, *(const int *)ctx);
+    rt_kprelude_declare(text, *(const int *)ctx);
 }
 
 void rt_magic_host_declarations(const rt_tokens_t *read, int cell_no)

@@ -16,6 +16,7 @@
 #include "cm_time.h"
 #include "gpu.h"
 #include "rt_api_table.h"
+#include "rt_cuda_header.h"
 #include "rt_cxx.h"
 #include "rt_header.h"
 #include "rt_libc.h"
@@ -393,7 +394,7 @@ static void add_session_flags(rt_session_t *s, cm_buf_t *cmd)
             cm_buf_addf(cmd, " '%s'", o);
     }
     /* the toolkit's headers (cublas_v2.h...) after the system's, as TCC cells get them */
-    const char *cuda = rt_session_uses_cuda_toolkit(s) ? gpu_host_include_dir() : NULL;
+    const char *cuda = rt_session_uses_cuda_toolkit(s) ? rt_cuda_include_dir() : NULL;
     if (cuda)
         cm_buf_addf(cmd, " -idirafter '%s'", cuda);
 }

@@ -26,6 +26,7 @@
 
 #include "cm_buf.h"
 #include "gpu.h"
+#include "rt_cuda_header.h"
 #include "rt_cxx.h"
 #include "rt_gpu_host.h"
 #include "rt_native.h"
@@ -396,7 +397,7 @@ int rt_program_is(const char *code)
 static int simulator_source(const char *body, int cell, rt_native_t *n, cm_buf_t *src,
                             rt_error_t *err)
 {
-    const char *inc = gpu_host_include_dir();
+    const char *inc = rt_cuda_include_dir();
     if (!inc || rt_native_find_compiler(n, "CXX", "g++") != 0)
         return 1;
     if (strstr(body, "<cub/")) /* its device algorithms are PTX: no g++ form */
@@ -441,7 +442,7 @@ static int simulator_source(const char *body, int cell, rt_native_t *n, cm_buf_t
 static int nvcc_source(const char *body, int cell, rt_native_t *n, rt_native_t *host,
                        cm_buf_t *src)
 {
-    const char *inc = gpu_host_include_dir();
+    const char *inc = rt_cuda_include_dir();
     char near[4200] = "/usr/local/cuda/bin/nvcc";
     if (inc)
         snprintf(near, sizeof near, "%s/../bin/nvcc", inc);

@@ -1,6 +1,7 @@
 /* rt_gpu_func: the CUDA runtime functions that take a kernel, as host
  * cells call them (see rt_gpu_func.h). A kernel's name in a host cell is
- * its handle (backend/cuda/gpu_func.c); these find the kernel by it and ask backend/cuda/,
+ * its handle (backend/cuda/gpu_func.c); these find the kernel by it (a template
+ * instance made first, runtime/cell/rt_ktemplate.c) and ask backend/cuda/,
  * which answers with the driver on its CUfunction or for the simulated
  * device. Failures return the cudaError_t the runtime would, and say why
  * on stderr, as the symbol functions do. */
@@ -11,6 +12,7 @@
 
 #include "gpu.h"
 #include "rt_gpu_host.h"
+#include "rt_ktemplate.h"
 #include "rt_protect.h"
 
 enum { INVALID_DEVICE_FUNCTION = 98 };
@@ -34,6 +36,14 @@ static int said(const char *call, const char *name, int rc, const cm_error_t *er
     return rc;
 }
 
+/* Kernel name made ready, its canonical name in canon (a template
+ * instance made again if its template's cell ran since): 0, or the
+ * cudaError_t with err set. */
+static int ready(const char *name, char canon[256], cm_error_t *err)
+{
+    return rt_ktemplate_instance(name, canon, 256, 0, 0, err) ? gpu_cuda_error_code(err) : 0;
+}
+
 int rt_gpu_func_attributes(void *attr, size_t attr_size, const void *func)
 {
     const char *name = kernel_of("cudaFuncGetAttributes", func);
@@ -41,7 +51,10 @@ int rt_gpu_func_attributes(void *attr, size_t attr_size, const void *func)
         return INVALID_DEVICE_FUNCTION;
     gpu_func_attrs_t a;
     cm_error_t err = {0};
-    int rc = gpu_func_attributes(name, &a, &err);
+    char canon[256];
+    int rc = ready(name, canon, &err);
+    if (rc == 0)
+        rc = gpu_func_attributes(canon, &a, &err);
     if (rc == 0) { /* cudaFuncAttributes begins with gpu_func_attrs_t's fields; the rest 0 */
         memset(attr, 0, attr_size);
         memcpy(attr, &a, attr_size < sizeof a ? attr_size : sizeof a);
@@ -52,40 +65,54 @@ int rt_gpu_func_attributes(void *attr, size_t attr_size, const void *func)
 int rt_gpu_func_set_attribute(const void *func, int attr, int value)
 {
     const char *name = kernel_of("cudaFuncSetAttribute", func);
+    if (!name)
+        return INVALID_DEVICE_FUNCTION;
     cm_error_t err = {0};
-    return name ? said("cudaFuncSetAttribute", name,
-                       gpu_func_set_attribute(name, attr, value, &err), &err)
-                : INVALID_DEVICE_FUNCTION;
+    char canon[256];
+    int rc = ready(name, canon, &err);
+    if (rc == 0)
+        rc = gpu_func_set_attribute(canon, attr, value, &err);
+    return said("cudaFuncSetAttribute", name, rc, &err);
 }
 
 int rt_gpu_func_set_cache_config(const void *func, int config)
 {
     const char *name = kernel_of("cudaFuncSetCacheConfig", func);
+    if (!name)
+        return INVALID_DEVICE_FUNCTION;
     cm_error_t err = {0};
-    return name ? said("cudaFuncSetCacheConfig", name,
-                       gpu_func_set_cache_config(name, config, &err), &err)
-                : INVALID_DEVICE_FUNCTION;
+    char canon[256];
+    int rc = ready(name, canon, &err);
+    if (rc == 0)
+        rc = gpu_func_set_cache_config(canon, config, &err);
+    return said("cudaFuncSetCacheConfig", name, rc, &err);
 }
 
 int rt_gpu_occupancy_blocks(int *blocks, const void *func, int block_size, size_t shared)
 {
     const char *name = kernel_of("cudaOccupancyMaxActiveBlocksPerMultiprocessor", func);
+    if (!name)
+        return INVALID_DEVICE_FUNCTION;
     cm_error_t err = {0};
-    return name ? said("cudaOccupancyMaxActiveBlocksPerMultiprocessor", name,
-                       gpu_occupancy_blocks(name, block_size, shared, blocks, &err), &err)
-                : INVALID_DEVICE_FUNCTION;
+    char canon[256];
+    int rc = ready(name, canon, &err);
+    if (rc == 0)
+        rc = gpu_occupancy_blocks(canon, block_size, shared, blocks, &err);
+    return said("cudaOccupancyMaxActiveBlocksPerMultiprocessor", name, rc, &err);
 }
 
 int rt_gpu_occupancy_block_size(int *min_grid, int *block_size, const void *func, size_t shared,
                                 int block_limit)
 {
     const char *name = kernel_of("cudaOccupancyMaxPotentialBlockSize", func);
+    if (!name)
+        return INVALID_DEVICE_FUNCTION;
     cm_error_t err = {0};
-    return name ? said("cudaOccupancyMaxPotentialBlockSize", name,
-                       gpu_occupancy_block_size(name, shared, block_limit, min_grid, block_size,
-                                                &err),
-                       &err)
-                : INVALID_DEVICE_FUNCTION;
+    char canon[256];
+    int rc = ready(name, canon, &err);
+    if (rc == 0)
+        rc = gpu_occupancy_block_size(canon, shared, block_limit, min_grid, block_size, &err);
+    return said("cudaOccupancyMaxPotentialBlockSize", name, rc, &err);
 }
 
 int rt_gpu_launch_kernel(const void *func, const void *grid, int grid_is_dim3,
@@ -103,7 +130,7 @@ int rt_gpu_launch_kernel(const void *func, const void *grid, int grid_is_dim3,
     cm_error_t err = {0};
     int cell = rt_gpu_current_cell();
     char canon[256]; /* an instance made again if its template's cell ran since */
-    if (gpu_kernel_instance(name, canon, sizeof canon, cell, line, &err) == 0 &&
+    if (rt_ktemplate_instance(name, canon, sizeof canon, cell, line, &err) == 0 &&
         gpu_launch_params(canon, g, b, (unsigned)shared, stream, args, cooperative, cell, line,
                           &err) == 0) {
         rt_gpu_note_launch();
@@ -117,7 +144,7 @@ const void *rt_gpu_kernel_handle(const char *name, int cell, int line)
 {
     char canon[256];
     cm_error_t err = {0};
-    if (gpu_kernel_instance(name, canon, sizeof canon, cell, line, &err) != 0)
+    if (rt_ktemplate_instance(name, canon, sizeof canon, cell, line, &err) != 0)
         rt_protect_raise(err.code == GPU_E_COMPILE ? "CudaCompileError" : "LaunchError", err.text);
     return gpu_kernel_handle(canon);
 }

@@ -1,5 +1,5 @@
 /* rt_gpu_func: the CUDA runtime functions that take a kernel, for host
- * cells (macros of the CUDA header, backend/cuda/gpu_header.c, call these): a
+ * cells (macros of the CUDA header, runtime/cell/rt_cuda_header.c, call these): a
  * kernel's name in a host cell is a handle (const void *func) that they
  * take, as the runtime takes an nvcc program's kernel. Each returns a
  * cudaError_t: 98 (cudaErrorInvalidDeviceFunction) when func is not a

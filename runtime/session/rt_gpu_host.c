@@ -13,6 +13,7 @@
 #include "gpu.h"
 #include "cm_buf.h"
 #include "ga_array.h"
+#include "rt_ktemplate.h"
 #include "rt_protect.h"
 
 typedef struct dim3 {
@@ -157,7 +158,7 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
 {
     cm_error_t err = {0};
     char instance[256]; /* a template kernel's instance is compiled at its first launch */
-    if (gpu_kernel_instance(kernel, instance, sizeof instance, cell, line, &err) != 0)
+    if (rt_ktemplate_instance(kernel, instance, sizeof instance, cell, line, &err) != 0)
         rt_protect_raise(err.code == GPU_E_COMPILE ? "CudaCompileError" : "LaunchError", err.text);
     kernel = instance;
     unsigned g[3], b[3];

@@ -15,6 +15,7 @@
 #include "ga_api.h"
 #include "gpu.h"
 #include "gpuc_config.h"
+#include "rt_cuda_header.h"
 #include "rt_display.h"
 #include "rt_header.h"
 #include "rt_session_internal.h"
@@ -154,7 +155,7 @@ void rt_session_options_changed(rt_session_t *s)
 {
     s->generation++;
     char *cflags = rt_options_cflags_text(&s->options);
-    const char *cuda = s->cuda_toolkit ? gpu_host_include_dir() : NULL;
+    const char *cuda = s->cuda_toolkit ? rt_cuda_include_dir() : NULL;
     if (cuda) {
         cm_buf_t b = {0};
         cm_buf_addf(&b, "%s%s-isystem %s", cflags ? cflags : "", cflags ? " " : "", cuda);

@@ -63,9 +63,19 @@ int main(void)
         "}\n"
         "extern \"C\" __global__ void empty(void) {}\n"
         "__global__ void oob(float *x) { x[threadIdx.x + (1 << 28)] = 1.0f; }\n";
+    /* what the cell layer reads from src (runtime/cell/rt_kscan.c): the
+     * backend is given it, as a one-part unit (no earlier cells) */
+    static gpu_param_t saxpy_params[] = {
+        {GPU_PARAM_SCALAR, 4, "int n"}, {GPU_PARAM_SCALAR, 4, "float a"},
+        {GPU_PARAM_POINTER, 8, "float *x"}, {GPU_PARAM_POINTER, 8, "float *y"}};
+    static gpu_param_t oob_params[] = {{GPU_PARAM_POINTER, 8, "float *x"}};
+    static const gpu_kernel_info_t kernels[] = {
+        {"saxpy", "", 1, 4, saxpy_params}, {"empty", "", 6, 0, NULL}, {"oob", "", 7, 1, oob_params}};
+    gpu_part_t part = {1, src, 0, NULL, 0};
+    gpu_unit_t unit = {1, "-O3", &part, 1, kernels, 3, NULL, 0, NULL, 0};
     gpu_cell_t *cell = NULL;
     cm_error_clear(&err);
-    if (gpu_compile_cell(src, "-O3", 1, &cell, &err)) {
+    if (gpu_compile_unit(&unit, &cell, &err)) {
         printf("FAIL compile: %s\n%s\n", err.text, cell && cell->log ? cell->log : "");
         return 1;
     }
@@ -74,7 +84,8 @@ int main(void)
     EXPECT(cell->loaded && cell->cubin, "loaded %d cubin %d", cell->loaded, cell->cubin);
     gpu_cell_free(cell);
     cm_error_clear(&err);
-    if (gpu_compile_cell(src, "-O3", 2, &cell, &err) == 0)
+    part.cell = unit.cell = 2;
+    if (gpu_compile_unit(&unit, &cell, &err) == 0)
         printf("recompile: %.3f ms (%s)\n", cell->compile_ms, cell->cache);
     gpu_cell_free(cell);
 

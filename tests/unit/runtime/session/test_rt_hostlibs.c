@@ -13,6 +13,7 @@
 #include "check.h"
 #include "session_check.h"
 #include "gpu.h"
+#include "rt_cuda_header.h"
 
 static json_t *run(const char *code)
 {
@@ -80,7 +81,7 @@ static void test_later_cells_are_shaken(void)
 
 int main(void)
 {
-    if (!gpu_host_include_dir()) {
+    if (!rt_cuda_include_dir()) {
         printf("test_rt_hostlibs: no CUDA toolkit header, skipped\n");
         return 77;
     }

@@ -1,15 +1,19 @@
-/* gpu_template: template kernels launched by an instance's name, as nvcc
- * programs write them (`scale<float><<<g, b>>>(x, 2.0f, n)`). The name is
- * put in one canonical form, split into the template's name and its
- * arguments, and compiled the first time (gpu_compile_instance: the cells
- * of the prelude that it needs, NVRTC's name expression for the instance,
- * g++ on the simulator); the kernel registry then holds it under that
- * name, so a later launch costs what any launch costs. */
+/* rt_ktemplate: template kernels launched by an instance's name, as nvcc
+ * programs write them (`scale<float><<<g, b>>>(x, 2.0f, n)`; rt_ktemplate.h).
+ * The name is put in one canonical form, split into the template's name
+ * and its arguments, and compiled the first time (rt_kprelude_instance:
+ * the cells of the prelude that it needs, NVRTC's name expression for the
+ * instance, g++ on the simulator); the backend's kernel registry then
+ * holds it under that name, so a later launch costs what any launch
+ * costs. */
+#include "rt_ktemplate.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_internal.h"
+#include "rt_kprelude.h"
+#include "rt_kscan.h"
 
 #define MAX_TEMPLATE_ARGS 16
 
@@ -24,7 +28,7 @@ static void canonical(const char *name, char *out, size_t len)
         }
         while (isspace((unsigned char)p[1]))
             p++;
-        if (o && gpu_ident_char(out[o - 1]) && gpu_ident_char(p[1]))
+        if (o && rt_kscan_ident_char(out[o - 1]) && rt_kscan_ident_char(p[1]))
             out[o++] = ' ';
     }
     out[o] = '\0';
@@ -66,8 +70,8 @@ static void where(char *buf, size_t len, int cell, int line)
         buf[0] = '\0';
 }
 
-int gpu_kernel_instance(const char *name, char *canon, size_t canon_len, int cell, int line,
-                        cm_error_t *err)
+int rt_ktemplate_instance(const char *name, char *canon, size_t canon_len, int cell, int line,
+                          cm_error_t *err)
 {
     const gpu_param_t *params;
     canonical(name, canon, canon_len);
@@ -93,7 +97,7 @@ int gpu_kernel_instance(const char *name, char *canon, size_t canon_len, int cel
         argv[i] = args[i];
     int tcell = 0;
     cm_error_t e = {0};
-    int rc = gpu_compile_instance(canon, base, argv, nargs, &tcell, &e);
+    int rc = rt_kprelude_instance(canon, base, argv, nargs, &tcell, &e);
     if (rc == 1)
         return 0;
     if (rc == 0) {

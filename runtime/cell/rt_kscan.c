@@ -1,13 +1,16 @@
-/* gpu_scan: a light scanner over a kernel cell's CUDA C++ source. It does
- * not parse C++; it finds __global__ definitions at the top level (and in
- * extern "C" blocks), their parameter lists, and the top-level names a cell
- * defines, which is what launches and the device prelude need. */
+/* rt_kscan: a light scanner over a kernel cell's CUDA C++ source
+ * (rt_kscan.h). It does not parse C++; it finds __global__ definitions at
+ * the top level (and in extern "C" blocks), their parameter lists, and the
+ * top-level names a cell defines, which is what launches and the device
+ * prelude need. The backend is given what it finds (gpu_compile_unit),
+ * and never reads device source itself. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_internal.h"
+#include "gpu.h"
+#include "rt_kscan.h"
 
 typedef struct token {
     const char *p;   /* into the cleaned text */
@@ -25,7 +28,7 @@ typedef struct scan {
 } scan_t;
 
 static int is_ident_start(int c) { return isalpha(c) || c == '_'; }
-int gpu_ident_char(int c) { return isalnum((unsigned char)c) || c == '_'; }
+int rt_kscan_ident_char(int c) { return isalnum((unsigned char)c) || c == '_'; }
 
 static int push_name(char ***names, int *n, const char *p, size_t len)
 {
@@ -65,7 +68,7 @@ static int clean(scan_t *s, const char *src)
                 while (k < n && (t[k] == ' ' || t[k] == '\t'))
                     k++;
                 size_t e = k;
-                while (e < n && gpu_ident_char(t[e]))
+                while (e < n && rt_kscan_ident_char(t[e]))
                     e++;
                 if (e > k && push_name(&s->macros, &s->nmacros, t + k, e - k))
                     return free(t), -1;
@@ -133,7 +136,7 @@ static int tokenize(scan_t *s)
         }
         const char *start = p;
         if (is_ident_start((unsigned char)*p) || isdigit((unsigned char)*p)) {
-            while (gpu_ident_char((unsigned char)*p) || *p == '.')
+            while (rt_kscan_ident_char((unsigned char)*p) || *p == '.')
                 p++;
         } else if (p[0] == ':' && p[1] == ':') {
             p += 2;
@@ -162,7 +165,7 @@ static void scan_free(scan_t *s)
 {
     free(s->text);
     free(s->toks);
-    gpu_names_free(s->macros, s->nmacros);
+    rt_kscan_names_free(s->macros, s->nmacros);
 }
 
 static int scan_open(scan_t *s, const char *src)
@@ -246,7 +249,7 @@ static void normalise(const char *text, size_t len, char *out, size_t cap)
     out[o] = '\0';
 }
 
-void gpu_scan_param(const char *text, size_t len, gpu_param_t *p)
+void rt_kscan_param(const char *text, size_t len, gpu_param_t *p)
 {
     memset(p, 0, sizeof *p);
     normalise(text, len, p->decl, sizeof p->decl);
@@ -265,7 +268,7 @@ void gpu_scan_param(const char *text, size_t len, gpu_param_t *p)
     for (size_t i = 0; i < len;) {
         if (is_ident_start((unsigned char)text[i])) {
             size_t j = i;
-            while (j < len && gpu_ident_char((unsigned char)text[j]))
+            while (j < len && rt_kscan_ident_char((unsigned char)text[j]))
                 j++;
             if (!is_qualifier(text + i, j - i) && n < 16) {
                 words[n] = text + i;
@@ -296,15 +299,6 @@ void gpu_scan_param(const char *text, size_t len, gpu_param_t *p)
     }
 }
 
-void gpu_params_measured(gpu_kernel_info_t *k, const unsigned long *sizes, int n)
-{
-    if (n != k->nparams || n > GPU_MAX_PARAMS)
-        return;
-    for (int i = 0; i < n; i++)
-        if (k->params[i].kind == GPU_PARAM_BYVALUE && sizes[i])
-            k->params[i].size = sizes[i];
-}
-
 static int parse_params(const char *text, size_t len, gpu_kernel_info_t *k)
 {
     k->nparams = 0;
@@ -331,7 +325,7 @@ static int parse_params(const char *text, size_t len, gpu_kernel_info_t *k)
         if (!grown)
             return -1;
         k->params = grown;
-        gpu_scan_param(text + a, b - a, &k->params[k->nparams++]);
+        rt_kscan_param(text + a, b - a, &k->params[k->nparams++]);
     }
     return 0;
 }
@@ -447,7 +441,7 @@ static int visit_kernel(scan_t *s, int a, int b, int body, void *ctx)
     return parse_params(s->text + from, to - from, k);
 }
 
-int gpu_scan_kernels(const char *src, gpu_kernel_info_t **out)
+int rt_kscan_kernels(const char *src, gpu_kernel_info_t **out)
 {
     scan_t s;
     kernels_ctx_t kc = {NULL, 0};
@@ -462,13 +456,6 @@ int gpu_scan_kernels(const char *src, gpu_kernel_info_t **out)
     }
     *out = kc.list;
     return kc.n;
-}
-
-void gpu_kernels_free(gpu_kernel_info_t *kernels, int n)
-{
-    for (int i = 0; kernels && i < n; i++)
-        free(kernels[i].params);
-    free(kernels);
 }
 
 typedef struct names_ctx {
@@ -560,7 +547,7 @@ static int visit_name(scan_t *s, int a, int b, int body, void *ctx)
     return 0;
 }
 
-int gpu_scan_names(const char *src, char ***out)
+int rt_kscan_names(const char *src, char ***out)
 {
     scan_t s;
     names_ctx_t nc = {NULL, 0};
@@ -574,14 +561,14 @@ int gpu_scan_names(const char *src, char ***out)
     }
     scan_free(&s);
     if (rc) {
-        gpu_names_free(nc.names, nc.n);
+        rt_kscan_names_free(nc.names, nc.n);
         return -1;
     }
     *out = nc.names;
     return nc.n;
 }
 
-void gpu_names_free(char **names, int n)
+void rt_kscan_names_free(char **names, int n)
 {
     for (int i = 0; names && i < n; i++)
         free(names[i]);
@@ -646,14 +633,14 @@ static int visit_var(scan_t *s, int a, int b, size_t end, vars_ctx_t *vc)
         if (tok_is(t, "__device__") || tok_is(t, "__constant__") || tok_is(t, "__managed__") ||
             tok_is(t, "volatile") || tok_is(t, "__restrict__"))
             continue;
-        int glue = n && (gpu_ident_char(v->decl[n - 1]) && gpu_ident_char((unsigned char)t->p[0]));
+        int glue = n && (rt_kscan_ident_char(v->decl[n - 1]) && rt_kscan_ident_char((unsigned char)t->p[0]));
         n += (size_t)snprintf(v->decl + n, sizeof v->decl - n, "%s%.*s", glue ? " " : "", t->len,
                               t->p);
     }
     return 0;
 }
 
-int gpu_scan_vars(const char *src, gpu_var_info_t **out)
+int rt_kscan_vars(const char *src, gpu_var_info_t **out)
 {
     scan_t s;
     vars_ctx_t vc = {NULL, 0};
@@ -736,7 +723,7 @@ static char *substitute(const char *params, size_t len, char (*names)[64], char 
             continue;
         }
         size_t j = i;
-        while (j < len && gpu_ident_char((unsigned char)params[j]))
+        while (j < len && rt_kscan_ident_char((unsigned char)params[j]))
             j++;
         int k = 0;
         while (k < n && !(strlen(names[k]) == j - i && !memcmp(names[k], params + i, j - i)))
@@ -828,7 +815,7 @@ static int visit_template(scan_t *s, int a, int b, int body, void *ctx)
     return 0;
 }
 
-int gpu_scan_template(const char *src, const char *name, const char *const *args, int nargs,
+int rt_kscan_template(const char *src, const char *name, const char *const *args, int nargs,
                       gpu_kernel_info_t **out, char *why, size_t why_len)
 {
     scan_t s;
