@@ -309,6 +309,21 @@ int rt_kprelude_is_template(const char *name)
     return 0;
 }
 
+int rt_kprelude_forget_host(void)
+{
+    int kept = 0, gone = 0;
+    for (int i = 0; i < nprelude; i++) {
+        if (prelude[i].host) {
+            entry_free(&prelude[i]);
+            gone++;
+        } else {
+            prelude[kept++] = prelude[i];
+        }
+    }
+    nprelude = kept;
+    return gone;
+}
+
 void rt_kprelude_reset(void)
 {
     for (int i = 0; i < nprelude; i++)

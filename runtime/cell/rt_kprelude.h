@@ -52,7 +52,12 @@ int rt_kprelude_instance(const char *name, const char *base, const char *const *
 int rt_kprelude_is_template(const char *name);
 
 /* Forgets every prelude entry, and the backend's kernels, modules and
- * device variables (gpu_reset_kernels): %reset, and tests. */
+ * device variables (gpu_reset_kernels): tests. */
 void rt_kprelude_reset(void);
+
+/* Forgets the declarations of host code (rt_kprelude_declare) and keeps
+ * the kernel cells: %reset forgets the host cells' names, so device code
+ * stops seeing them too. Returns how many went. */
+int rt_kprelude_forget_host(void);
 
 #endif

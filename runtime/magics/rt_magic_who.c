@@ -9,6 +9,7 @@
 
 #include "ga_array.h"
 #include "ga_udf.h"
+#include "rt_kprelude.h"
 #include "rt_lex.h"
 #include "rt_result.h"
 #include "rt_session_defs.h"
@@ -346,6 +347,7 @@ int rt_magic_reset(rt_session_t *s, const char *code, const rt_magic_line_t *m, 
     size_t dropped = rt_session_reset(s);
     ga_udf_reset(); /* %%elementwise / %%reduce functions go with their macros */
     rt_cpp_reset();
+    rt_kprelude_forget_host(); /* device code stops seeing host cells' names too */
     printf("Session reset: %zu name%s dropped.\n", dropped, dropped == 1 ? "" : "s");
     return 0;
 }
