@@ -15,7 +15,9 @@
  * threads that can never leave a barrier, an access to memory the
  * simulated device keeps inaccessible: CUDA's illegal address) is kept and
  * returned by sim_take_error, as a GPU reports it at the next
- * synchronisation. Any other fault on a worker (SIGFPE, SIGABRT ...) is
+ * synchronisation (gpuc takes it at the end of the cell; until then the
+ * runtime API, sim_runtime.c, returns it from every call that a GPU's lost
+ * context would fail). Any other fault on a worker (SIGFPE, SIGABRT ...) is
  * raised again on the calling thread, with the worker's signal
  * information, at the end of the launch.
  *

@@ -7,7 +7,8 @@
  * allocation), aligned as cudaMalloc aligns (256 bytes); copies of every
  * kind are memmove; the default stream and every
  * stream are synchronous, since launches are; events read the wall clock,
- * so cudaEventElapsedTime gives the simulator's own time, not a GPU's. */
+ * so cudaEventElapsedTime gives the simulator's own time, not a GPU's. A
+ * kernel's failure is sticky until the end of the cell (kernel_error). */
 #include "sim.h"
 
 #include <stdio.h>
@@ -34,7 +35,11 @@ static int failed(int code)
 }
 
 /* The failure a simulated kernel left, as a CUDA error number, without
- * taking it: gpuc reports it at the end of the cell. */
+ * taking it: gpuc reports it at the end of the cell. Until then it is
+ * sticky, as a launch failure is for a GPU's context: synchronising,
+ * cudaGetLastError, allocating, copying and setting memory return it
+ * (and copy or set nothing). Taken at the end of the cell, the next cell
+ * starts clean: the simulator's context is not lost. */
 static int kernel_error(void)
 {
     cm_error_t e = {0};
@@ -49,6 +54,9 @@ static int kernel_error(void)
  * arena, in the memory map as kind. */
 static int allocate(void **ptr, size_t size, int kind)
 {
+    int sticky = kernel_error();
+    if (sticky)
+        return sticky;
     if (!ptr)
         return failed(INVALID_VALUE);
     *ptr = size ? sim_arena_alloc(size) : NULL;
@@ -94,9 +102,10 @@ static int sim_malloc_pitch(void **ptr, size_t *pitch, size_t width, size_t heig
 
 static int sim_free(void *ptr)
 {
+    int sticky = kernel_error(); /* freed all the same: the simulator's context lives on */
     if (!ptr)
-        return SUCCESS;
-    return sim_mem_release(ptr) ? failed(INVALID_VALUE) : SUCCESS;
+        return sticky;
+    return sim_mem_release(ptr) ? failed(INVALID_VALUE) : sticky;
 }
 
 void *sim_array_alloc(size_t bytes)
@@ -118,6 +127,9 @@ void sim_array_free(void *ptr)
 
 static int sim_memcpy(void *dst, const void *src, size_t count, int kind)
 {
+    int sticky = kernel_error();
+    if (sticky)
+        return sticky;
     if (kind < 0 || kind > 4)
         return failed(INVALID_MEMCPY_DIRECTION);
     if (count && (!dst || !src))
@@ -154,6 +166,9 @@ static int sim_memcpy_2d_async(void *dst, size_t dpitch, const void *src, size_t
 
 static int sim_memset(void *ptr, int value, size_t count)
 {
+    int sticky = kernel_error();
+    if (sticky)
+        return sticky;
     if (count && !ptr)
         return failed(INVALID_VALUE);
     memset(ptr, value, count);

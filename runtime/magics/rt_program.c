@@ -9,7 +9,9 @@
  * the simulator's prelude (device code as the simulator's C++), a
  * launcher and stream capture, then the cell, each `k<<<g, b>>>(args)`
  * rewritten on its own line into a launcher that converts the arguments to
- * the kernel's parameter types and launches k's entry on the simulator.
+ * the kernel's parameter types and launches k's entry on the simulator (a
+ * failure while it runs fails the cell at its end, also where main ignored
+ * it: rt_gpu_after_cell).
  * Either object is built and loaded into the session by rt_native (its
  * stub library gives the session's exit() and reads, and on the simulator
  * its runtime API), and main runs as a C++ cell's main does (rt_cpp). A
@@ -357,8 +359,11 @@ static void program_launch(const char *name, void (*entry)(void **), char *lo, c
     cm_error_t e = {0};
     if (know(name, entry, lo, hi, &e) != 0 ||
         gpu_launch_params(name, grid, block, (unsigned)shared, stream, args, 0, running_cell,
-                          line, &e) != 0)
+                          line, &e) != 0) {
         fprintf(stderr, "%s\n", e.text); /* as a GPU's launch error: the program goes on */
+        return;
+    }
+    rt_gpu_note_launch(); /* a failure while it ran fails the cell at its end (rt_gpu_after_cell) */
 }
 
 /* The object's kernels as the session's (launched by name, found by

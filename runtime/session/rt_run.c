@@ -111,9 +111,12 @@ static int run_failed(rt_session_t *s, int sig, const rt_fault_t *fault, int cel
             rt_protect_raised(&ename, &evalue);
             rt_error_set(err, ename, 0, 0, "%s", evalue);
         }
-        rt_error_t ignored = {0}; /* what it launched before is done or failed too */
-        rt_gpu_after_cell(cell, &ignored);
-        rt_error_free(&ignored);
+        /* what it launched before is done or failed too: a program that
+         * exits on a kernel's failure (a CUDA_CHECK macro) adds its report */
+        rt_error_t launched = {0};
+        if (rt_gpu_after_cell(cell, &launched) != 0 && sig == RT_PROTECT_EXITED)
+            rt_error_add_line(err, "a kernel had failed before it exited: %s", launched.message);
+        rt_error_free(&launched);
         return -1;
     }
     rt_session_fault_error(s, cell, fault, err);

@@ -232,3 +232,30 @@ int main() {
     text = "\n".join(run.content["traceback"])
     assert "far_oob" in text and "line 4" in text and "line 9" in text, run.describe()
     assert value_of(kc, "after_fault") == "3"
+
+
+def test_a_program_that_exits_on_a_fault_keeps_its_report(kc):
+    """The course's CUDA_CHECK macro: exit(1) on the error it prints; the
+    cell's traceback still names the kernel's line and the launch's."""
+    run = execute(kc, """%%cuda
+#include <cstdio>
+#include <cstdlib>
+#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \\
+    printf("CUDA error: %s\\n", cudaGetErrorString(e)); exit(1); } } while (0)
+__global__ void exit_oob(float *p) {
+    p[threadIdx.x + 100000000] = 1.0f;
+}
+int main() {
+    float *p;
+    CHECK(cudaMalloc(&p, 100 * sizeof(float)));
+    exit_oob<<<1, 32>>>(p);
+    CHECK(cudaDeviceSynchronize());
+    return 0;
+}""")
+    assert run.status == "error" and run.ename == "SystemExit", run.describe()
+    assert run.stream() == "CUDA error: an illegal memory access was encountered\n", run.describe()
+    text = "\n".join(run.content["traceback"])
+    assert "CUDA_ERROR_ILLEGAL_ADDRESS (700)" in text and "line 7 by block" in text, text
+    assert "(in exit_oob, launched at cell" in text and "line 12)" in text, text
+    run = execute_ok(kc, 'float *exit_q; printf("%d\\n", (int)cudaMalloc(&exit_q, 4));')
+    assert run.stream() == "0\n"  # the next cell starts clean

@@ -113,6 +113,39 @@ __global__ void sh_far(float *a) {
     assert run.stream() == "1\n"  # a[100] lies in the 256-byte rounding: no fault, no error
 
 
+def test_an_ignored_fault_is_sticky_until_the_cells_end(kc, unchecked):
+    """A C host cell that ignores cudaDeviceSynchronize's return: every later
+    runtime call of the cell returns the illegal address, as on a GPU, the
+    cell fails at its end with the kernel's line and the launch's, and the
+    next cell starts clean with the session's variables and memory kept."""
+    k = cell_no(kc, """%%kernel
+__global__ void st_wild(float *a) {
+    a[threadIdx.x + 10000000] = 1.0f;
+}""")
+    execute_ok(kc, "int st_kept = 41; float *st_buf; cudaMalloc(&st_buf, 64 * sizeof(float));")
+    run = execute(kc, """float st_host[64] = {0};
+st_wild<<<1, 32>>>(st_buf);
+cudaDeviceSynchronize();
+float *st_more;
+int st_m = cudaMalloc(&st_more, 256);
+int st_c = cudaMemcpy(st_host, st_buf, sizeof st_host, cudaMemcpyDeviceToHost);
+int st_l = cudaGetLastError(), st_l2 = cudaGetLastError();
+printf("%d %d %d %d %d\n", st_m, st_c, st_l, st_l2, (int)cudaDeviceSynchronize());""")
+    assert run.stream() == "700 700 700 700 700\n", run.describe()
+    assert run.status == "error" and run.ename == "CudaError", run.describe()
+    err = run.content["evalue"]
+    assert "CUDA_ERROR_ILLEGAL_ADDRESS (700)" in err, err
+    assert f"out-of-bounds write at cell {k}, line 3 by block [0,0,0], thread [" in err, err
+    assert f"(in st_wild, launched at cell {run.content['execution_count']}, line 2)" in err, err
+    run = execute_ok(kc, """float *st_next;
+int st_rc = cudaMalloc(&st_next, 256);
+st_buf[3] = 2.5f;
+float st_back[64];
+int st_rc2 = cudaMemcpy(st_back, st_buf, sizeof st_back, cudaMemcpyDeviceToHost);
+printf("%d %d %d %g\n", st_kept + 1, st_rc, st_rc2 + (int)cudaGetLastError(), st_back[3]);""")
+    assert run.stream() == "42 0 0 2.5\n", run.describe()
+
+
 def test_use_after_free_unchecked_is_named(kc, unchecked):
     k = cell_no(kc, """%%kernel
 __global__ void sh_uaf(const int *a, int *b) { b[threadIdx.x] = a[threadIdx.x]; }""")
