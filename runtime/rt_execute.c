@@ -80,13 +80,17 @@ static int run_host(rt_session_t *s, const rt_tokens_t *host, int cell_no, rt_va
 static int split_parts(const rt_tokens_t *cell, char **device, char **host)
 {
     const char *code = cell->src;
+    *device = *host = NULL;
     if (!starts_with_cell_magic(code))
-        return rt_device_split(code, device, host);
+        return rt_device_split(cell, device, host);
     rt_magic_line_t m;
     if (!rt_magic_find(cell, 0, &m) || !m.cell || !m.first || strcmp(m.name, "cuda") != 0)
         return 0;
+    /* the body's tokens are the cell's, over its text with the magic line
+     * blanked (the parts keep the cell's lines) */
     char *body = rt_segment_blank_outside(code, m.next, strlen(code));
-    int split = body && rt_device_split(body, device, host);
+    rt_tokens_t view = rt_tokens_view(cell, m.next, strlen(code), body);
+    int split = rt_device_split(&view, device, host);
     free(body);
     return split;
 }
@@ -126,19 +130,17 @@ static int host_part_is_cpp(rt_session_t *s, const rt_tokens_t *host)
 
 /* A whole program (a .cu-style cell or a `%%cuda` cell, with main) as
  * one translation unit (rt_program): 1 when it is not one, or cannot be
- * built so here, and the split serves. */
-static int run_program(rt_session_t *s, const rt_tokens_t *cell, int cell_no,
+ * built so here, and the split serves. split: whether split_parts split
+ * the cell. */
+static int run_program(rt_session_t *s, const rt_tokens_t *cell, int split, int cell_no,
                        rt_value_t *result, rt_error_t *err)
 {
     const char *code = cell->src;
     rt_magic_line_t m;
     char *body = NULL, options[1024] = "";
     if (!starts_with_cell_magic(code)) { /* a .cu-style cell: kernels and main */
-        char *device, *host;
-        if (!rt_device_split(code, &device, &host))
+        if (!split)
             return 1;
-        free(device);
-        free(host);
         body = strdup(code);
     } else if (rt_magic_find(cell, 0, &m) && m.cell && m.first && strcmp(m.name, "cuda") == 0) {
         body = rt_segment_blank_outside(code, m.next, strlen(code));
@@ -156,13 +158,17 @@ static int run_program(rt_session_t *s, const rt_tokens_t *cell, int cell_no,
 static int run_cell(rt_session_t *s, const rt_tokens_t *cell, int cell_no, rt_value_t *result,
                     rt_error_t *err)
 {
-    int whole = run_program(s, cell, cell_no, result, err);
-    if (whole <= 0)
+    char *device, *host; /* the cell is split once: a whole program's test needs it too */
+    int split = split_parts(cell, &device, &host);
+    int whole = run_program(s, cell, split, cell_no, result, err);
+    if (whole <= 0) {
+        free(device);
+        free(host);
         return whole;
-    char *device, *host;
+    }
     int cpp = is_cpp(s, cell);
     /* a C++ cell without device code keeps its templates on the host */
-    if (!(cpp && !rt_cxx_has_device_words(cell)) && split_parts(cell, &device, &host)) {
+    if (split && !(cpp && !rt_cxx_has_device_words(cell))) {
         /* a .cu-style cell: its device part to NVRTC, the rest as usual */
         /* device code sees its host declarations, as in one file: its own
          * kernels, their template instances and later kernel cells */
@@ -179,6 +185,8 @@ static int run_cell(rt_session_t *s, const rt_tokens_t *cell, int cell_no, rt_va
         free(host);
         return rc;
     }
+    free(device);
+    free(host);
     rt_magic_host_declarations(cell, cell_no);
     return run_host_or_cpp(s, cell, cpp, cell_no, result, err);
 }

@@ -34,16 +34,17 @@ static int cuda_word(void *ctx, const char *name, size_t len)
            (len == 15 && memcmp(name, "__forceinline__", 15) == 0);
 }
 
-/* An item's tokens. */
+/* An item's tokens: a view of the cell's (borrowed; items begin and end
+ * at tokens of the cell). */
 typedef struct item_toks {
-    rt_tok_t *v;
+    const rt_tok_t *v;
     size_t n;
 } item_toks_t;
 
-static item_toks_t lex_item(const char *code, const rt_item_t *it)
+static item_toks_t item_tokens(const rt_tokens_t *cell, const rt_item_t *it)
 {
-    item_toks_t t;
-    t.n = rt_lex_all(code, it->start, it->end, it->line, &t.v, NULL);
+    rt_tokens_t view = rt_tokens_view(cell, it->start, it->end, NULL);
+    item_toks_t t = {view.v, view.n};
     return t;
 }
 
@@ -99,10 +100,11 @@ static void add_item(rt_cell_t *out, size_t *cap, rt_item_t it)
  * at C++'s top-level ends (a template's declaration or definition is
  * C++, and the C splitter runs it into the items after it): a ';' or a
  * function body's '}' outside brackets. */
-static void split_items(const char *code, rt_cell_t *out)
+static void split_items(const rt_tokens_t *cell, rt_cell_t *out)
 {
+    const char *code = cell->src;
     rt_cell_t c;
-    rt_cell_split(code, cuda_word, NULL, &c);
+    rt_cell_split_tokens(cell, cuda_word, NULL, &c);
     size_t cap = 0;
     out->items = NULL;
     out->n = 0;
@@ -112,8 +114,9 @@ static void split_items(const char *code, rt_cell_t *out)
             add_item(out, &cap, it);
             continue;
         }
-        rt_tok_t *toks;
-        size_t n = rt_lex_all(code, it.start, it.end, it.line, &toks, NULL), from = 0;
+        item_toks_t own = item_tokens(cell, &it);
+        const rt_tok_t *toks = own.v;
+        size_t n = own.n, from = 0;
         int depth = 0, body = 0;
         for (size_t k = 0; k < n; k++) {
             const rt_tok_t *t = &toks[k];
@@ -133,7 +136,6 @@ static void split_items(const char *code, rt_cell_t *out)
             from = k + 1;
             body = 0;
         }
-        free(toks);
     }
     rt_cell_free(&c);
 }
@@ -282,26 +284,27 @@ static int is_type_declaration(const char *code, const item_toks_t *t, char *nam
 
 /* A declaration that device code may use as written in host code: types
  * and constants (names: what it declares; tag as in is_type_declaration). */
-static int is_shared_declaration(const char *code, const rt_item_t *it, char *names, size_t ncap,
-                                 char *tag, size_t cap)
+static int is_shared_declaration(const rt_tokens_t *cell, const rt_item_t *it, char *names,
+                                 size_t ncap, char *tag, size_t cap)
 {
+    const char *code = cell->src;
     tag[0] = names[0] = '\0';
     if (it->kind != RT_ITEM_DECLARATION && it->kind != RT_ITEM_STATEMENT &&
         it->kind != RT_ITEM_FUNCTION)
         return 0;
-    item_toks_t t = lex_item(code, it);
+    item_toks_t t = item_tokens(cell, it);
     int shared = !cuda_side(code, &t) &&
                  (is_type_declaration(code, &t, names, ncap, tag, cap) ||
                   is_constant(code, &t, names, ncap));
-    free(t.v);
     return shared && names[0];
 }
 
 /* `using namespace N;` or `namespace A = N;`: N's length and start into
  * *len and *at, else 0. */
-static int namespace_use(const char *code, const rt_item_t *it, size_t *at, size_t *len)
+static int namespace_use(const rt_tokens_t *cell, const rt_item_t *it, size_t *at, size_t *len)
 {
-    item_toks_t t = lex_item(code, it);
+    const char *code = cell->src;
+    item_toks_t t = item_tokens(cell, it);
     size_t from = 0;
     if (t.n >= 4 && rt_tok_is(code, &t.v[0], "using") && rt_tok_is(code, &t.v[1], "namespace"))
         from = 2;
@@ -314,7 +317,6 @@ static int namespace_use(const char *code, const rt_item_t *it, size_t *at, size
         *at = t.v[from].start;
         *len = t.v[t.n - 2].start + t.v[t.n - 2].len - *at;
     }
-    free(t.v);
     return found;
 }
 
@@ -395,35 +397,36 @@ static int directive_side(const char *code, const rt_item_t *it)
 /* The side of an item with no CUDA words: host, but a type declaration or
  * constant both sides may need is marked 4 (host, and the device through
  * rt_device_declarations), a namespace use goes to both. */
-static int plain_side(const char *code, const rt_item_t *it)
+static int plain_side(const rt_tokens_t *cell, const rt_item_t *it)
 {
     char names[256], tag[140];
     size_t at, len;
-    if (is_shared_declaration(code, it, names, sizeof names, tag, sizeof tag))
+    if (is_shared_declaration(cell, it, names, sizeof names, tag, sizeof tag))
         return 4;
-    if (namespace_use(code, it, &at, &len))
+    if (namespace_use(cell, it, &at, &len))
         return BOTH;
     return HOST;
 }
 
 /* Blanks __host__, __device__ and __forceinline__ in text[from, to), for
  * the host's copy of a `__host__ __device__` function. */
-static void blank_cuda_words(char *text, const char *code, const rt_item_t *it)
+static void blank_cuda_words(char *text, const rt_tokens_t *cell, const rt_item_t *it)
 {
-    item_toks_t t = lex_item(code, it);
+    const char *code = cell->src;
+    item_toks_t t = item_tokens(cell, it);
     for (size_t i = 0; i < t.n; i++)
         if (t.v[i].kind == RT_TOK_IDENT && cuda_word(NULL, code + t.v[i].start, t.v[i].len))
             memset(text + t.v[i].start, ' ', t.v[i].len);
-    free(t.v);
 }
 
-int rt_device_split(const char *code, char **device, char **host)
+int rt_device_split(const rt_tokens_t *cell, char **device, char **host)
 {
+    const char *code = cell->src;
     *device = *host = NULL;
     if (!strstr(code, "__global__") && !strstr(code, "__device__"))
         return 0;
     rt_cell_t items;
-    split_items(code, &items);
+    split_items(cell, &items);
     size_t n = strlen(code);
     char *dev = malloc(n + 1), *rest = malloc(n + 1);
     int *sides = calloc(items.n + 1, sizeof *sides);
@@ -439,19 +442,18 @@ int rt_device_split(const char *code, char **device, char **host)
         if (it->kind == RT_ITEM_DIRECTIVE) {
             sides[i] = directive_side(code, it);
         } else {
-            item_toks_t t = lex_item(code, it);
+            item_toks_t t = item_tokens(cell, it);
             sides[i] = cuda_side(code, &t);
-            free(t.v);
             any |= sides[i] != 0;
             if (!sides[i])
-                sides[i] = plain_side(code, it);
+                sides[i] = plain_side(cell, it);
         }
         if (sides[i] & DEVICE && sides[i] != 4)
             memcpy(dev + it->start, code + it->start, it->end - it->start);
         if (sides[i] & HOST || sides[i] == 4)
             memcpy(rest + it->start, code + it->start, it->end - it->start);
         if (sides[i] == BOTH && it->kind != RT_ITEM_DIRECTIVE)
-            blank_cuda_words(rest, code, it);
+            blank_cuda_words(rest, cell, it);
     }
     /* a struct the device code uses (last first, so that what it uses in
      * turn follows) is named without `struct` on the host too, as C++ does;
@@ -462,7 +464,8 @@ int rt_device_split(const char *code, char **device, char **host)
     for (size_t i = items.n; any && i-- > 0;) {
         const rt_item_t *it = &items.items[i];
         char names[256], tag[140];
-        if (sides[i] != 4 || !is_shared_declaration(code, it, names, sizeof names, tag, sizeof tag) ||
+        if (sides[i] != 4 ||
+            !is_shared_declaration(cell, it, names, sizeof names, tag, sizeof tag) ||
             !uses_name(uses, names))
             continue;
         memcpy(uses + it->start, code + it->start, it->end - it->start);
@@ -480,7 +483,7 @@ int rt_device_split(const char *code, char **device, char **host)
     for (size_t i = 0; any && i < items.n; i++) {
         size_t at, len;
         const rt_item_t *it = &items.items[i];
-        if (it->kind == RT_ITEM_DIRECTIVE || sides[i] != BOTH || !namespace_use(code, it, &at, &len))
+        if (it->kind == RT_ITEM_DIRECTIVE || sides[i] != BOTH || !namespace_use(cell, it, &at, &len))
             continue;
         char *ns = malloc(len + 16);
         if (!ns)
@@ -518,21 +521,22 @@ int rt_device_has_code(const char *text)
 
 /* ---- a host cell's declarations for later device code ----------------- */
 
-int rt_device_declarations(const char *code, rt_device_decl_fn fn, void *ctx)
+int rt_device_declarations(const rt_tokens_t *read, rt_device_decl_fn fn, void *ctx)
 {
+    const char *code = read->src;
     if (!strstr(code, "define") && !strstr(code, "typedef") && !strstr(code, "using") &&
         !strstr(code, "const") && !strstr(code, "struct") && !strstr(code, "union") &&
         !strstr(code, "enum"))
         return 0;
     rt_cell_t items;
-    split_items(code, &items);
+    split_items(read, &items);
     int count = 0;
     for (size_t i = 0; i < items.n; i++) {
         const rt_item_t *it = &items.items[i];
         char names[256], tag[140];
         int macro = it->kind == RT_ITEM_DIRECTIVE &&
                     rt_directive_is(code + it->start, it->end - it->start, "define");
-        if (!macro && !is_shared_declaration(code, it, names, sizeof names, tag, sizeof tag))
+        if (!macro && !is_shared_declaration(read, it, names, sizeof names, tag, sizeof tag))
             continue;
         cm_buf_t b = {0};
         for (int l = 1; l < it->line; l++)

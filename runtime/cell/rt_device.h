@@ -1,7 +1,8 @@
 /* rt_device: a .cu-style cell as nvcc's one translation unit means it,
  * for the split that compiles its device part apart (NVRTC, or the
- * simulator's g++) from its host part. Text only: what compiles the
- * parts is the caller's.
+ * simulator's g++) from its host part. It takes the cell read once (its
+ * tokens; each item's tokens are a view of them, never lexed again) and
+ * writes text: what compiles the parts is the caller's.
  *
  * A cell that mixes device code (__global__, __device__, __constant__
  * items) with host code is split in two texts of the cell's lines, each
@@ -22,11 +23,15 @@
 #ifndef RT_DEVICE_H
 #define RT_DEVICE_H
 
-/* Returns 1 and sets *device and *host (new strings, caller frees) when
- * code has device items; 0 (both NULL) when it has none. A `struct T
- * {...};` (or union, enum) both sides get is named T on the host too (a
- * typedef added on the definition's last line), as in C++. */
-int rt_device_split(const char *code, char **device, char **host);
+#include "rt_lex.h"
+
+/* Returns 1 and sets *device and *host (new strings of cell->src's
+ * layout, caller frees) when the cell read into cell (a cell's tokens, or
+ * a view of them over a text of the same layout: a `%%cuda` body with its
+ * magic line blanked) has device items; 0 (both NULL) when it has none.
+ * A `struct T {...};` (or union, enum) both sides get is named T on the
+ * host too (a typedef added on the definition's last line), as in C++. */
+int rt_device_split(const rt_tokens_t *cell, char **device, char **host);
 
 /* Non-zero when text (a host part) holds more than preprocessor lines,
  * comments and blanks. */
@@ -37,10 +42,11 @@ int rt_device_has_code(const char *text);
  * cell. */
 typedef void (*rt_device_decl_fn)(void *ctx, const char *text);
 
-/* Calls fn for each declaration of host code (a host cell, or the host
- * part of a .cu-style cell) that later device code may use, as it could
+/* Calls fn for each declaration of host code read into read (a host
+ * cell's tokens or a view of them, or the host part of a .cu-style cell
+ * read once by its caller) that later device code may use, as it could
  * in one .cu file: #define lines, type declarations and namespace-scope
  * constants as rt_device_split gives them to both sides. Returns how many. */
-int rt_device_declarations(const char *code, rt_device_decl_fn fn, void *ctx);
+int rt_device_declarations(const rt_tokens_t *read, rt_device_decl_fn fn, void *ctx);
 
 #endif

@@ -174,10 +174,13 @@ void rt_magic_host_declarations(const rt_tokens_t *read, int cell_no)
     const char *host = read->src;
     rt_magic_line_t m;
     if (!rt_magic_find(read, 0, &m) || !m.cell || !m.first) {
-        rt_device_declarations(host, declare_to_device, &cell_no);
+        rt_device_declarations(read, declare_to_device, &cell_no);
     } else if (strcmp(m.name, "cpp") == 0 || strcmp(m.name, "c++") == 0) {
+        /* the body's tokens are the cell's; over a text with the magic line
+         * blanked, so that it is not taken for C */
         char *body = rt_segment_blank_outside(host, m.next, strlen(host));
-        rt_device_declarations(body, declare_to_device, &cell_no);
+        rt_tokens_t view = rt_tokens_view(read, m.next, strlen(host), body);
+        rt_device_declarations(&view, declare_to_device, &cell_no);
         free(body);
     }
 }
