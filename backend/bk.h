@@ -255,6 +255,14 @@ void bk_timer_free(bk_timer_t *t);
 int bk_kernel_clock_start(bk_device_t d);
 int bk_kernel_clock_stop(bk_device_t d, double *seconds);
 
+/* How many times the floor has launched work on a device that runs
+ * kernels as launches (a GPU): array kernels (bk_kernel_launch) and BLAS
+ * calls (bk_gemm, bk_dot) that succeeded, ever in this process. A host
+ * device's calls are not counted: they run at the call, on the CPU. The
+ * timing magics add it to the launches of host cells (rt_gpu_launch_count)
+ * to tell whether timed code did GPU work. */
+unsigned long bk_launch_count(void);
+
 /* Waits for the work queued on d; a failure of it in err. 0 / -1. */
 int bk_synchronize(bk_device_t d, cm_error_t *err);
 

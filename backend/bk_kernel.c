@@ -1,7 +1,7 @@
-/* bk_kernel: array kernels compiled for a device and launched there (see
- * bk.h). The compilers keep what they make in the one compile cache
- * (common/cm_cache): cpu_jit for C, gpu_program
- * (NVRTC) for CUDA. */
+/* bk_kernel: array kernels compiled for a device and launched there, BLAS,
+ * and the count of a GPU's launches (see bk.h). The compilers keep what
+ * they make in the one compile cache (common/cm_cache): cpu_jit for C,
+ * gpu_program (NVRTC) for CUDA. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,21 @@ int bk_units(bk_device_t d)
     return n > 0 ? n : 1;
 }
 
+static unsigned long launches; /* bk_launch_count */
+
+unsigned long bk_launch_count(void)
+{
+    return launches;
+}
+
+/* Counts a call of o that succeeded (rc 0) when o launches its kernels. */
+static int counted(const bk_ops_t *o, int rc)
+{
+    if (rc == 0 && o->launch)
+        launches++;
+    return rc;
+}
+
 int bk_kernel_launch(bk_device_t d, void *kernel, const unsigned grid[3], const unsigned block[3],
                      unsigned shared, void **args, const char *what, cm_error_t *err)
 {
@@ -35,7 +50,7 @@ int bk_kernel_launch(bk_device_t d, void *kernel, const unsigned grid[3], const 
         CM_ERROR(err, BK_E_DEVICE, "the %s runs kernels as calls, not launches", o->kind);
         return -1;
     }
-    return o ? o->launch(ord, kernel, grid, block, shared, args, what, err) : -1;
+    return o ? counted(o, o->launch(ord, kernel, grid, block, shared, args, what, err)) : -1;
 }
 
 /* "line L: message" (NVRTC's, through gpu_program) or "/path/x.c:L:C:
@@ -77,7 +92,7 @@ int bk_gemm(bk_device_t d, const bk_gemm_t *g, cm_error_t *err)
 {
     int ord;
     const bk_ops_t *o = bk_ops_of(d, &ord, err);
-    return o ? o->gemm(ord, g, err) : -1;
+    return o ? counted(o, o->gemm(ord, g, err)) : -1;
 }
 
 int bk_dot(bk_device_t d, int type, int n, const void *x, int incx, const void *y, int incy,
@@ -85,5 +100,5 @@ int bk_dot(bk_device_t d, int type, int n, const void *x, int incx, const void *
 {
     int ord;
     const bk_ops_t *o = bk_ops_of(d, &ord, err);
-    return o ? o->dot(ord, type, n, x, incx, y, incy, result, err) : -1;
+    return o ? counted(o, o->dot(ord, type, n, x, incx, y, incy, result, err)) : -1;
 }

@@ -1,6 +1,8 @@
 /* gpu_blas: matrix multiply and dot through cuBLAS (gpu.h) — which
  * compute type for which dtype, one cuBLAS handle per device made on its
- * primary context at first use, the default stream. */
+ * primary context at first use, the default stream. The kernel clock
+ * (gpu_timing) times each call as one launch: its events on the default
+ * stream enclose the kernels cuBLAS queues there. */
 #include "gpu_cublas.h"
 #include "gpu_internal.h"
 
@@ -59,16 +61,19 @@ int gpu_blas_gemm(const gpu_gemm_t *g, cm_error_t *err)
     const void *beta = compute == GPU_CUBLAS_COMPUTE_64F ? (const void *)&zero64 : &zero32;
     int ta = g->trans_a ? GPU_CUBLAS_OP_T : GPU_CUBLAS_OP_N;
     int tb = g->trans_b ? GPU_CUBLAS_OP_T : GPU_CUBLAS_OP_N;
-    if (g->batch == 1)
-        return GPU_CUBLAS_CHECK(c->cublasGemmEx(h, ta, tb, g->m, g->n, g->k, alpha, g->a,
-                                                g->type, g->lda, g->b, g->type, g->ldb, beta,
-                                                g->c, g->type, g->ldc, compute,
-                                                GPU_CUBLAS_GEMM_DEFAULT), err);
-    return GPU_CUBLAS_CHECK(c->cublasGemmStridedBatchedEx(
-                                h, ta, tb, g->m, g->n, g->k, alpha, g->a, g->type, g->lda,
-                                g->stride_a, g->b, g->type, g->ldb, g->stride_b, beta, g->c,
-                                g->type, g->ldc, g->stride_c, g->batch, compute,
-                                GPU_CUBLAS_GEMM_DEFAULT), err);
+    gpu_kernel_clock_before(NULL);
+    int rc = g->batch == 1
+                 ? GPU_CUBLAS_CHECK(c->cublasGemmEx(h, ta, tb, g->m, g->n, g->k, alpha, g->a,
+                                                    g->type, g->lda, g->b, g->type, g->ldb, beta,
+                                                    g->c, g->type, g->ldc, compute,
+                                                    GPU_CUBLAS_GEMM_DEFAULT), err)
+                 : GPU_CUBLAS_CHECK(c->cublasGemmStridedBatchedEx(
+                                        h, ta, tb, g->m, g->n, g->k, alpha, g->a, g->type,
+                                        g->lda, g->stride_a, g->b, g->type, g->ldb, g->stride_b,
+                                        beta, g->c, g->type, g->ldc, g->stride_c, g->batch,
+                                        compute, GPU_CUBLAS_GEMM_DEFAULT), err);
+    gpu_kernel_clock_after(NULL);
+    return rc;
 }
 
 int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int incy,
@@ -80,6 +85,9 @@ int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int in
         return -1;
     /* float16 and float32 accumulate in float, float64 in double */
     int exec = type == GPU_BLAS_F64 ? GPU_CUDA_R_64F : GPU_CUDA_R_32F;
-    return GPU_CUBLAS_CHECK(c->cublasDotEx(h, n, x, type, incx, y, type, incy, result, type,
-                                           exec), err);
+    gpu_kernel_clock_before(NULL);
+    int rc = GPU_CUBLAS_CHECK(c->cublasDotEx(h, n, x, type, incx, y, type, incy, result, type,
+                                             exec), err);
+    gpu_kernel_clock_after(NULL);
+    return rc;
 }

@@ -512,7 +512,7 @@ int rt_gpu_current_cell(void)
 
 unsigned long rt_gpu_launch_count(void)
 {
-    return launches;
+    return launches + bk_launch_count(); /* and the array library's launches on a GPU */
 }
 
 int rt_gpu_context_lost(void)

@@ -57,8 +57,11 @@ void rt_gpu_interrupted(rt_error_t *err, int cell);
  * thread. */
 void rt_gpu_stopped(rt_error_t *err, const void *ip);
 
-/* How many kernels host code has launched so far in this process (the
- * timing magics compare counts to tell whether code ran GPU work). */
+/* How many kernels host code has launched so far in this process, with
+ * the array library's launches on a GPU (bk_launch_count: array kernels
+ * and cuBLAS calls; on a host device array math runs at the call and is
+ * not counted). The timing magics compare counts to tell whether code ran
+ * GPU work. */
 unsigned long rt_gpu_launch_count(void);
 
 /* A grid or block as a cell gave it: a dim3 (is_dim3), or an integer of

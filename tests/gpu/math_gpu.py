@@ -136,21 +136,33 @@ def main():
     cell = ('%%speedup --devices --check r --sizes 1e3,1e6,1e7 -r 3\n//%% setup\n'
             'ga_t x = ga_linspace(F32, 0, 1, N), y = ga_ones_like(x), r = ga_empty_like(x);\n'
             '//%% run\nga_map_out(r, "(a - b) * (a - b)", x, y);')
+    # then %timeit of the same ga_map: its kernel is GPU work, timed on a "GPU:" line
+    cells = [cell, 'ga_t x2 = ga_linspace(F32, 0, 1, 1000000), y2 = ga_ones_like(x2), '
+             'r2 = ga_empty_like(x2);',
+             '%timeit -n 10 -r 3 ga_map_out(r2, "(a - b) * (a - b)", x2, y2);']
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": cell, "id": "s0"}],
+                     "source": c, "id": f"s{i}"} for i, c in enumerate(cells)],
           "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
           "nbformat": 4, "nbformat_minor": 5}
     (OUT / "speedup.ipynb").write_text(json.dumps(nb))
     p = subprocess.run([str(BIN / "gpuc"), "run", str(OUT / "speedup.ipynb"), "-o",
                         str(OUT / "speedup.out.ipynb")], capture_output=True, text=True, cwd=OUT)
-    text = ""
+    text = timeit = ""
     if p.returncode == 0:
-        outs = json.loads((OUT / "speedup.out.ipynb").read_text())["cells"][0]["outputs"]
+        out_cells = json.loads((OUT / "speedup.out.ipynb").read_text())["cells"]
+        outs = out_cells[0]["outputs"]
         text = "\n".join(o.get("data", {}).get("text/plain", "") for o in outs)
         print(text)
-    ok = p.returncode == 0 and "r on the CPU backend = on the GPU" in text and "not run" not in text
+        timeit = "".join(o.get("text", "") for o in out_cells[2]["outputs"])
+        print(timeit)
+    # ga_map's kernel is GPU work: the "GPU kernels" column is timed, not "no GPU work"
+    ok = (p.returncode == 0 and "r on the CPU backend = on the GPU" in text and "not run" not in text
+          and "no GPU work" not in text and "launched no kernels" not in text)
     print(("PASS " if ok else "FAIL ") + "%%speedup --devices on the GPU" +
           ("" if ok else f": {p.stderr[-400:]}"))
+    failed |= not ok
+    ok = "\nGPU: " in "\n" + timeit and " per loop" in timeit
+    print(("PASS " if ok else "FAIL ") + "%timeit of ga_map_out on the GPU: a GPU line")
     failed |= not ok
     # the teaching notebook, on the GPU: both columns, and the GPU wins
     root = Path(__file__).resolve().parents[2]
@@ -165,7 +177,8 @@ def main():
         print(text)
         # %%speedup --devices' verdict: the GPU column filled, and it wins
         ok = (("wins from" in text or "faster at every size" in text) and
-              "not run (no GPU)" not in text and "no GPU here" not in text)
+              "not run (no GPU)" not in text and "no GPU here" not in text and
+              "no GPU work" not in text)
     print(("PASS " if ok else "FAIL ") + "notebooks/array-math.ipynb on the GPU" +
           ("" if ok else f": {p.stderr[-400:]}"))
     failed |= not ok

@@ -1,8 +1,9 @@
 /* test_bk_device: the backend floor on a machine without a GPU — device
  * handles, the device list and what each device says it can do, the pool,
  * copies between devices, a C kernel and BLAS through the floor (the one
- * compile cache is test_cpu_jit's). The CUDA table is covered by the GPU
- * suite. */
+ * compile cache is test_cpu_jit's), which launches count as a GPU's. The
+ * CUDA table is covered by the GPU suite (and by test_launch_count where
+ * a GPU is present). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,33 @@ static void test_kernel_and_blas(void)
     CHECK(bk_gemm(BK_CPU_DEVICE, &g, &err) == -1 && err.code == BK_E_DEVICE);
 }
 
+/* Only a GPU's launches count as GPU work for the timing magics: host
+ * devices' kernels and BLAS run at the call. On a GPU an array kernel's
+ * launch counts, and the kernel clock times it. */
+static void test_launch_count(void)
+{
+    cm_error_t err = {0};
+    unsigned long before = bk_launch_count();
+    float x[3] = {1, 2, 3}, y[3] = {4, 5, 6}, r = 0;
+    if (bk_dot(bk_device(BK_SIM, 0), BK_BLAS_F32, 3, x, 1, y, 1, &r, &err) == 0)
+        CHECK(r == 32);
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    static char not_a_kernel;
+    CHECK(bk_kernel_launch(BK_CPU_DEVICE, &not_a_kernel, grid, block, 0, NULL, "k", &err) == -1);
+    CHECK(bk_launch_count() == before);
+    bk_device_t gpu = bk_kernel_device();
+    if (bk_backend(gpu) != BK_CUDA)
+        return; /* no GPU here: the GPU suite runs the rest */
+    memset(&err, 0, sizeof err);
+    void *k = bk_kernel_get(gpu, "extern \"C\" __global__ void spin() {}\n", NULL, "spin", &err);
+    CHECK(k != NULL);
+    double secs = -1;
+    CHECK(bk_kernel_clock_start(gpu) == 0);
+    CHECK(k && bk_kernel_launch(gpu, k, grid, block, 0, NULL, "spin", &err) == 0);
+    CHECK(bk_kernel_clock_stop(gpu, &secs) == 0 && secs > 0);
+    CHECK(bk_launch_count() == before + 1);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/test_bk_device_XXXXXX";
@@ -129,6 +157,7 @@ int main(void)
     test_list();
     test_pool();
     test_kernel_and_blas();
+    test_launch_count();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
