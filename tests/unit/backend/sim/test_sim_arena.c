@@ -232,13 +232,27 @@ static int reserves_under_limit(size_t limit_gib, size_t want_gib, int want_heap
 
 int main(void)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer (make asan) needs address space of its own, so no
+     * address-space limit can be set under it; and a fault recovered on a
+     * simulated thread's stack (a fiber's, switched by hand) leaves its
+     * stack bookkeeping wrong ("ignoring __asan_handle_no_return"), so
+     * the faulting launches are the plain build's to test */
+    puts("test_sim_arena: under AddressSanitizer: the address-space limit and the "
+         "faulting launches are left out");
+    (void)reserves_under_limit;
+    (void)test_unchecked_faults;
+#else
     CHECK(reserves_under_limit(64, 16, 0)); /* a quarter of the limit */
     CHECK(reserves_under_limit(2, 0, 1));   /* too little: the heap serves */
+#endif
     test_guards();
     test_many_and_speed();
     H = sim_hooks();
     sim_set_checks(0, 0); /* the C kernels here have no source to check */
+#if !defined(__SANITIZE_ADDRESS__)
     test_unchecked_faults(1);
     test_unchecked_faults(2);
+#endif
     return check_report("test_sim_arena");
 }
