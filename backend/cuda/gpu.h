@@ -602,29 +602,27 @@ int gpu_runtime_library(char *path, size_t path_len);
 
 /* ---- CUDA's libraries in host cells (gpu_hostlibs.c) ------------------ */
 
-/* cuBLAS, cuRAND, cuFFT and cuSPARSE as bits of a mask (bit i is
- * gpu_hostlib_name(i)) that a host cell names when a word of its text
- * starts with "cublas", "curand", "cufft" or "cusparse" (the headers, the
- * functions, the types; not cuRAND's device API, curand_init and
- * curandState). A few substring searches: cheap for every cell. */
-unsigned gpu_hostlibs_named(const char *code);
+/* cuBLAS, cuRAND, cuFFT and cuSPARSE, numbered: bit GPU_HOSTLIB_* of a
+ * mask. Which a host cell names is the cell layer's to read
+ * (runtime/cell/rt_libnames.h); this file loads them. */
+enum { GPU_HOSTLIB_CUBLAS, GPU_HOSTLIB_CURAND, GPU_HOSTLIB_CUFFT, GPU_HOSTLIB_CUSPARSE };
 
-/* Loads (once, RTLD_GLOBAL) each library code names, so that host cells
- * compiled after it link to the library's functions by name. MUST BE
- * CALLED before compiling such a cell. Returns the mask of those named
+/* Loads (once, RTLD_GLOBAL) each library of the mask named, so that host
+ * cells compiled after it link to the library's functions by name. MUST
+ * BE CALLED before compiling such a cell. Returns the mask of those named
  * that are loaded; *fresh (may be NULL) gets those loaded by this call. A
- * library that cannot be loaded is left out, and gpu_hostlibs_missing says
+ * library that cannot be loaded is left out, and gpu_hostlib_missing says
  * why. */
-unsigned gpu_hostlibs_load(const char *code, unsigned *fresh);
+unsigned gpu_hostlibs_load(unsigned named, unsigned *fresh);
 
 /* "cuBLAS", "cuRAND", "cuFFT", "cuSPARSE" for bit i; NULL past them. */
 const char *gpu_hostlib_name(int i);
 
-/* For an undefined symbol of a host cell ("cublasCreate_v2"): why the
- * library that defines it could not be loaded ("cuFFT not found: host
- * cells cannot call cufft* (looked for libcufft.so.12, ... in the loader's
- * path, /usr/local/cuda/lib64)"), or NULL. Static. */
-const char *gpu_hostlibs_missing(const char *symbol);
+/* Why library i could not be loaded ("cuFFT not found: host cells cannot
+ * call cufft* (looked for libcufft.so.12, ... in the loader's path,
+ * /usr/local/cuda/lib64)"), or NULL when it was not tried or is loaded.
+ * Static. */
+const char *gpu_hostlib_missing(int i);
 
 /* CUDA's vector types as vector_types.h lays them out: X(name, element
  * type, count, alignment). nvcc aligns float2 to 8 and float4 to 16, which

@@ -5,8 +5,9 @@
  * compiled, so that TCC resolves cublasSgemm_v2 & co by name, as it does
  * libcudart's functions. cuBLAS is gpu_cublas's handle (array matmul uses
  * the same library), made global here. Nothing is bound by hand: the
- * cells call the libraries themselves, with NVIDIA's declarations. */
-#include <ctype.h>
+ * cells call the libraries themselves, with NVIDIA's declarations. Which
+ * libraries a cell names is read by the cell layer (rt_libnames.h). The
+ * table is in GPU_HOSTLIB_* order. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 
 typedef struct hostlib {
     const char *name;           /* as NVIDIA writes it */
-    const char *prefix;         /* of its header's and functions' names */
+    const char *prefix;         /* of its soname and its functions' names */
     const char *const *sonames; /* NULL: gpu_cublas loads it */
     int tried;
     void *handle;
@@ -62,35 +63,9 @@ static void load(hostlib_t *l)
                  "toolkit's lib%s or set CUDA_HOME)", l->name, l->prefix, where, l->prefix);
 }
 
-/* Non-zero when code has a word that starts with l's prefix and belongs to
- * its host API: cuRAND's device API (curand_kernel.h: curand_init,
- * curandState...) is a kernel cell's, compiled by NVRTC, and needs no
- * library. */
-static int names(const char *code, const hostlib_t *l)
+unsigned gpu_hostlibs_load(unsigned named, unsigned *fresh)
 {
-    size_t n = strlen(l->prefix);
-    for (const char *p = strstr(code, l->prefix); p; p = strstr(p + n, l->prefix)) {
-        if (p > code && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-            continue;
-        if (l->sonames == curand_names && (p[n] == '_' || strncmp(p + n, "State", 5) == 0))
-            continue;
-        return 1;
-    }
-    return 0;
-}
-
-unsigned gpu_hostlibs_named(const char *code)
-{
-    unsigned mask = 0;
-    for (int i = 0; i < NLIBS; i++)
-        if (names(code, &libs[i]))
-            mask |= 1u << i;
-    return mask;
-}
-
-unsigned gpu_hostlibs_load(const char *code, unsigned *fresh)
-{
-    unsigned named = gpu_hostlibs_named(code), loaded = 0;
+    unsigned loaded = 0;
     if (fresh)
         *fresh = 0;
     for (int i = 0; i < NLIBS; i++) {
@@ -112,10 +87,7 @@ const char *gpu_hostlib_name(int i)
     return i >= 0 && i < NLIBS ? libs[i].name : NULL;
 }
 
-const char *gpu_hostlibs_missing(const char *symbol)
+const char *gpu_hostlib_missing(int i)
 {
-    for (int i = 0; i < NLIBS; i++)
-        if (strncmp(symbol, libs[i].prefix, strlen(libs[i].prefix)) == 0)
-            return libs[i].tried && !libs[i].handle ? libs[i].missing : NULL;
-    return NULL;
+    return i >= 0 && i < NLIBS && libs[i].tried && !libs[i].handle ? libs[i].missing : NULL;
 }

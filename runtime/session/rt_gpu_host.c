@@ -14,6 +14,7 @@
 #include "cm_buf.h"
 #include "ga_array.h"
 #include "rt_ktemplate.h"
+#include "rt_libnames.h"
 #include "rt_protect.h"
 
 typedef struct dim3 {
@@ -425,7 +426,7 @@ void rt_gpu_prepare_host(const char *code, int cell)
 {
     current_cell = cell;
     unsigned fresh = 0;
-    if (gpu_hostlibs_load(code, &fresh))
+    if (gpu_hostlibs_load(rt_libraries_named(code), &fresh))
         note_simulated(fresh);
     if (!strstr(code, "cuda") && !strstr(code, "<<<"))
         return;
@@ -446,7 +447,7 @@ const char *rt_gpu_link_note(const char *message)
     q += strlen("undefined symbol '");
     if (strncmp(q, "cuda", 4) == 0)
         return runtime_note[0] ? runtime_note : NULL;
-    return gpu_hostlibs_missing(q);
+    return gpu_hostlib_missing(rt_library_of_symbol(q));
 }
 
 int rt_gpu_after_cell(int cell, rt_error_t *error)

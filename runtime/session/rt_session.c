@@ -18,6 +18,7 @@
 #include "rt_cuda_header.h"
 #include "rt_display.h"
 #include "rt_header.h"
+#include "rt_libnames.h"
 #include "rt_session_internal.h"
 
 /* libtcc's runtime files in a relocatable bundle (make bundle):
@@ -143,7 +144,7 @@ const char *rt_session_header(const rt_session_t *s)
 void rt_session_note_code(rt_session_t *s, const char *code)
 {
     if (s->cuda_toolkit ||
-        (!strstr(code, "cuda") && !strstr(code, "CUDA") && !gpu_hostlibs_named(code)))
+        (!strstr(code, "cuda") && !strstr(code, "CUDA") && !rt_libraries_named(code)))
         return;
     s->cuda_toolkit = 1;
     /* cells compile against another gpuc.h from now on, with the toolkit's

@@ -14,6 +14,7 @@
 #include "session_check.h"
 #include "gpu.h"
 #include "rt_cuda_header.h"
+#include "rt_libnames.h"
 
 static json_t *run(const char *code)
 {
@@ -95,11 +96,11 @@ int main(void)
     EXPECT("int gpu_simulating(void);\nint gpu_simulating_now = gpu_simulating();", NULL);
     test_headers_compile_and_calls_link();
     test_later_cells_are_shaken();
-    CHECK(gpu_hostlibs_named("int x = 1;") == 0);
-    CHECK(gpu_hostlibs_named("#include <curand_kernel.h>\ncurandState s; curand_init(1, 0, 0, &s);") == 0);
-    CHECK(gpu_hostlibs_named("int my_cublas_calls = 0;") == 0);
-    CHECK(gpu_hostlibs_named("#include <curand.h>") == 2u);
-    CHECK(gpu_hostlibs_named("cublasSgemm(h); cufftExecC2C(p); cusparseSpMV(s);") == 13u);
+    CHECK(rt_libraries_named("int x = 1;") == 0);
+    CHECK(rt_libraries_named("#include <curand_kernel.h>\ncurandState s; curand_init(1, 0, 0, &s);") == 0);
+    CHECK(rt_libraries_named("int my_cublas_calls = 0;") == 0);
+    CHECK(rt_libraries_named("#include <curand.h>") == 2u);
+    CHECK(rt_libraries_named("cublasSgemm(h); cufftExecC2C(p); cusparseSpMV(s);") == 13u);
     rt_session_free(S);
     json_decref(emitted);
     return check_report("test_rt_hostlibs");
