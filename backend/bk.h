@@ -38,6 +38,7 @@
 
 #include "cm_error.h"
 #include "cm_gemm.h"
+#include "cm_linalg.h"
 
 enum {
     BK_E_DEVICE = 20004, /* no such device, no GPU, no library (= GA_E_DEVICE) */
@@ -283,5 +284,23 @@ int bk_gemm(bk_device_t d, const bk_gemm_t *g, cm_error_t *err);
  * into host memory result, one element of type. Waits for it. */
 int bk_dot(bk_device_t d, int type, int n, const void *x, int incx, const void *y, int incy,
            void *result, cm_error_t *err);
+
+/* ---- FFT and LAPACK (bk_kernel.c) ------------------------------------------ */
+
+/* One batched FFT (common/cm_linalg.h), unnormalised, out of place: cuFFT
+ * on a GPU (plans kept by shape), FFTW on host memory (the CPU backend
+ * and the simulator, whose arrays are host memory: the simulator is for
+ * teaching kernels, not for simulating cuFFT). 0 / -1 with err
+ * (BK_E_DEVICE: no library, naming the package). */
+typedef cm_fft_t bk_fft_t;
+int bk_fft(bk_device_t d, const bk_fft_t *f, cm_error_t *err);
+
+/* One LAPACK step over a batch of column-major matrices
+ * (common/cm_linalg.h): cuSOLVER on a GPU (one call per matrix; waits, as
+ * info comes back to the host), LAPACKE on host memory. l->info (host
+ * memory) gets LAPACK's info per matrix. 0 / -1 with err (BK_E_DEVICE: no
+ * library). */
+typedef cm_lapack_t bk_lapack_t;
+int bk_lapack(bk_device_t d, const bk_lapack_t *l, cm_error_t *err);
 
 #endif
