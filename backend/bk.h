@@ -20,7 +20,7 @@
  *              the user's streams (events) a buffer waits for
  *   bk_kernel  array kernels: compile (through the one compile cache,
  *              common/cm_cache) and launch
- *              and BLAS (gemm, dot)
+ *              and BLAS (gemm, dot), FFT and LAPACK steps (bk_fft, bk_lapack)
  *   bk_cuda, bk_sim, bk_cpu   the three backend tables, over backend/cuda
  *              (gpu_*), backend/sim (sim_*) and backend/cpu (cpu_*)
  *   bk_time    timers (events), the kernel clock, waits of a device
