@@ -4,13 +4,19 @@
  * names CuPy uses (cusolverDnSgetrf ...). One handle per context, on the
  * default stream; a workspace per context (device memory from the driver,
  * grown when a call asks for more, kept for the next) whose first ints
- * are the batch's devInfo. Batches are a call per matrix, then one copy
- * of the infos back to the host (the wait). */
+ * are the batch's devInfo. Batches of matrices up to 256 (CuPy's limit
+ * for its batched solve) factor and solve in one call each — LU by
+ * cuBLAS's getrfBatched / getrsBatched, Cholesky by cuSOLVER's
+ * potrfBatched, over arrays of pointers copied into the workspace; other
+ * batches are a call per matrix. Then one copy of the infos back to the
+ * host (the wait). */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gpu_cublas.h"
 #include "gpu_dl.h"
 #include "gpu_internal.h"
 
@@ -47,7 +53,11 @@ static struct {
                               const void *w, int *lwork);
     status_t (*syevd[2])(handle_t, int jobz, int uplo, int n, void *a, int lda, void *w,
                          void *work, int lwork, int *info);
+    status_t (*potrf_batched[2])(handle_t, int uplo, int n, void *const a[], int lda, int *info,
+                                 int batch);
 } lib;
+
+#define BATCHED_LIMIT 256 /* the largest n batched in one call */
 static int tried;
 static char missing[CM_ERROR_TEXT];
 
@@ -89,7 +99,7 @@ static int load(cm_error_t *err)
                  PAIR(geqrf, "geqrf") || PAIR(orgqr_size, "orgqr_bufferSize") ||
                  PAIR(orgqr, "orgqr") || PAIR(gesvd_size, "gesvd_bufferSize") ||
                  PAIR(gesvd, "gesvd") || PAIR(syevd_size, "syevd_bufferSize") ||
-                 PAIR(syevd, "syevd"))
+                 PAIR(syevd, "syevd") || PAIR(potrf_batched, "potrfBatched"))
             lib.handle = NULL;
     }
     if (!lib.handle) {
@@ -235,6 +245,66 @@ static int step(handle_t h, const cm_lapack_t *l, int i, void *work, int lwork, 
     return -1;
 }
 
+static size_t round256(size_t n)
+{
+    return (n + 255) & ~(size_t)255;
+}
+
+/* getrf, getrs and potrf of l (batch > 1, n <= BATCHED_LIMIT) in one
+ * batched call: matrix pointers for a (and b) in s's workspace after the
+ * infos. */
+static int batched(struct slot *s, const cm_lapack_t *l, cm_error_t *err)
+{
+    const gpu_driver_t *d = gpu_driver_get(err);
+    const gpu_cublas_t *cb = NULL;
+    gpu_cublas_handle_t bh = l->op == CM_LA_POTRF ? NULL : gpu_blas_handle(&cb, err);
+    if (!d || (l->op != CM_LA_POTRF && !bh))
+        return -1;
+    int t = l->type == CM_LA_F64, nb = l->batch;
+    size_t es = t ? 8 : 4, infos = round256((size_t)nb * sizeof(int));
+    if (reserve(s, infos + 2 * (size_t)nb * sizeof(void *), err) != 0)
+        return -1;
+    void **host = malloc(2 * (size_t)nb * sizeof *host);
+    if (!host) {
+        CM_ERROR(err, GPU_E_INVALID, "out of host memory for %d matrix pointers", nb);
+        return -1;
+    }
+    for (int i = 0; i < nb; i++) {
+        host[i] = at(l->a, l->stride_a, i, es);
+        host[nb + i] = at(l->b, l->stride_b, i, es);
+    }
+    int *info = (int *)(uintptr_t)s->work;
+    void **ap = (void **)(uintptr_t)(s->work + infos), **bp = ap + nb;
+    int rc = GPU_CU_CHECK(d->cuMemcpyHtoD(s->work + infos, host, 2 * (size_t)nb * sizeof *host),
+                          err);
+    free(host);
+    if (rc != 0)
+        return -1;
+    int host_info = 0;
+    gpu_kernel_clock_before(NULL);
+    switch (l->op) {
+    case CM_LA_GETRF:
+        rc = GPU_CUBLAS_CHECK(cb->getrfBatched[t](bh, l->n, ap, l->lda, l->ipiv, info, nb), err);
+        break;
+    case CM_LA_GETRS:
+        rc = GPU_CUBLAS_CHECK(cb->getrsBatched[t](bh, OP_N, l->n, l->nrhs, (const void *const *)ap,
+                                                  l->lda, l->ipiv, bp, l->ldb, &host_info, nb),
+                              err);
+        break;
+    default:
+        rc = CHECK(lib.potrf_batched[t](s->handle, FILL_LOWER, l->n, ap, l->lda, info, nb),
+                   "potrfBatched");
+        break;
+    }
+    gpu_kernel_clock_after(NULL);
+    if (rc == 0 && l->op == CM_LA_GETRS) { /* its info says only whether an argument was bad */
+        memset(l->info, 0, (size_t)nb * sizeof *l->info);
+        return 0;
+    }
+    return rc == 0 ? GPU_CU_CHECK(d->cuMemcpyDtoH(l->info, s->work, (size_t)nb * sizeof(int)), err)
+                   : -1;
+}
+
 int gpu_lapack_run(const cm_lapack_t *l, cm_error_t *err)
 {
     if (load(err) != 0)
@@ -242,11 +312,14 @@ int gpu_lapack_run(const cm_lapack_t *l, cm_error_t *err)
     struct slot *s = slot_now(err);
     if (!s)
         return -1;
+    int lu = (l->op == CM_LA_GETRF || l->op == CM_LA_GETRS) && l->stride_ipiv == l->n;
+    if (l->batch > 1 && l->n <= BATCHED_LIMIT && (lu || l->op == CM_LA_POTRF))
+        return batched(s, l, err);
     int lwork;
     if (work_size(s->handle, l, &lwork, err) != 0)
         return -1;
     size_t es = l->type == CM_LA_F64 ? 8 : 4;
-    size_t infos = ((size_t)l->batch * sizeof(int) + 255) & ~(size_t)255;
+    size_t infos = round256((size_t)l->batch * sizeof(int));
     if (reserve(s, infos + (size_t)lwork * es, err) != 0)
         return -1;
     const gpu_driver_t *d = gpu_driver_get(err);
