@@ -148,7 +148,8 @@ static ga_array_t *spread(const plan_t *p, ga_array_t *a, int k, cm_error_t *err
 }
 
 /* The generic way: one product kernel over all the letters, then one sum
- * over the summed ones (merged into one axis), cast back to dtype. */
+ * over the summed ones (merged into one axis), cast back to dtype; one
+ * operand whose summed axes merge as a view is summed as it is. */
 static ga_array_t *generic(const plan_t *p, ga_array_t *const *ops, cm_error_t *err)
 {
     ga_array_t *v[2] = {NULL, NULL}, *prod = NULL, *flat = NULL, *sum = NULL, *r = NULL;
@@ -161,21 +162,27 @@ static ga_array_t *generic(const plan_t *p, ga_array_t *const *ops, cm_error_t *
         args[k] = (ga_arg_t){.kind = GA_ARG_ARRAY, .a = v[k]};
     }
     char expr[48];
-    snprintf(expr, sizeof expr, p->nops == 2 ? "%s(a * b)" : "%s(a)", ga_dtype_name(dt));
-    prod = ga_map_eval(expr, NULL, p->nops, args, err);
-    if (!prod)
-        goto done;
-    if (p->nall == p->nout) {
-        r = prod;
-        prod = NULL;
-        goto done;
-    }
     int64_t shape[LETTERS + 1];
     memcpy(shape, p->size, (size_t)p->nout * sizeof *shape);
     shape[p->nout] = 1;
     for (int g = p->nout; g < p->nall; g++)
         shape[p->nout] *= p->size[g];
-    flat = ga_array_reshape(prod, p->nout + 1, shape, err);
+    /* one operand summed over letters whose axes merge: the sum reads it as it is */
+    cm_error_t quiet = {0};
+    if (p->nops == 1 && p->nall > p->nout)
+        flat = ga_array_reshape(v[0], p->nout + 1, shape, &quiet);
+    if (!flat) {
+        snprintf(expr, sizeof expr, p->nops == 2 ? "%s(a * b)" : "%s(a)", ga_dtype_name(dt));
+        prod = ga_map_eval(expr, NULL, p->nops, args, err);
+        if (!prod)
+            goto done;
+        if (p->nall == p->nout) {
+            r = prod;
+            prod = NULL;
+            goto done;
+        }
+        flat = ga_array_reshape(prod, p->nout + 1, shape, err);
+    }
     ga_arg_t farg = {.kind = GA_ARG_ARRAY, .a = flat};
     snprintf(expr, sizeof expr, "sum(a, %d)", p->nout);
     sum = flat ? ga_eval(expr, NULL, 1, &farg, err) : NULL;
