@@ -241,10 +241,12 @@ typedef struct lu {
     ga_dtype_t dtype;
 } lu_t;
 
-static int factor(temps_t *t, const char *what, ga_array_t *a, int nb, const int64_t *bshape,
-                  lu_t *f, cm_error_t *err)
+/* dt: the dtype to work in, or -1 for a's (work_dtype). */
+static int factor(temps_t *t, const char *what, ga_array_t *a, int dt, int nb,
+                  const int64_t *bshape, lu_t *f, cm_error_t *err)
 {
-    int dt = work_dtype(what, a, err);
+    if (dt < 0)
+        dt = work_dtype(what, a, err);
     if (dt < 0 || batch_count(nb, bshape, &f->count, err) != 0)
         return -1;
     f->dtype = (ga_dtype_t)dt;
@@ -315,8 +317,10 @@ ga_array_t *ga_linalg_solve(ga_array_t *a, ga_array_t *b, cm_error_t *err)
                  "(..., %lld, k))", ta, tb, (long long)n, (long long)n);
         return NULL;
     }
-    if (work_dtype("solve", b, err) < 0)
+    int at = work_dtype("solve", a, err), bt = at < 0 ? -1 : work_dtype("solve", b, err);
+    if (bt < 0)
         return NULL;
+    ga_dtype_t rt = ga_dtype_promote((ga_dtype_t)at, (ga_dtype_t)bt); /* as NumPy's */
     temps_t t = {0};
     int64_t bshape[GA_MAX_DIMS];
     int nb;
@@ -324,14 +328,10 @@ ga_array_t *ga_linalg_solve(ga_array_t *a, ga_array_t *b, cm_error_t *err)
     ga_array_t *bm = vector ? temp(&t, ga_array_reshape(b, 2, (int64_t[]){n, 1}, err)) : b;
     lu_t f;
     if (bm && broadcast_batch(a, a->ndim - 2, bm, bm->ndim - 2, bshape, &nb, err) == 0 &&
-        factor(&t, "solve", a, nb, bshape, &f, err) == 0) {
-        ga_dtype_t rt = ga_dtype_promote(f.dtype, (ga_dtype_t)work_dtype("solve", b, err));
+        factor(&t, "solve", a, (int)rt, nb, bshape, &f, err) == 0) {
         int k = (int)bm->shape[bm->ndim - 1];
-        ga_array_t *x = f.dtype == rt ? colmajor(&t, bm, f.dtype, nb, bshape, err) : NULL;
-        if (f.dtype != rt)
-            CM_ERROR(err, GA_E_DTYPE, "solve: a is %s and b %s: convert one so both are the "
-                     "same float dtype", ga_dtype_name(a->dtype), ga_dtype_name(b->dtype));
-        else if (f.bad >= 0)
+        ga_array_t *x = colmajor(&t, bm, rt, nb, bshape, err);
+        if (f.bad >= 0)
             linalg_error(err, "Singular matrix", f.count, f.bad);
         else if (x && lu_solve(&f, x, k, err) == 0) {
             if (vector) { /* (..., 1, n) -> (..., n) */
@@ -356,7 +356,7 @@ ga_array_t *ga_linalg_inv(ga_array_t *a, cm_error_t *err)
     ga_array_t *r = NULL;
     lu_t f;
     int nb = a->ndim - 2;
-    if (factor(&t, "inv", a, nb, a->shape, &f, err) == 0) {
+    if (factor(&t, "inv", a, -1, nb, a->shape, &f, err) == 0) {
         ga_array_t *eye = temp(&t, ga_create_eye(a->device, f.dtype, f.n, err));
         ga_array_t *x = eye ? colmajor(&t, eye, f.dtype, nb, a->shape, err) : NULL;
         if (f.bad >= 0)
@@ -378,7 +378,7 @@ ga_array_t *ga_linalg_det(ga_array_t *a, cm_error_t *err)
     int nb = a->ndim - 2;
     double *det = NULL, *diag = NULL;
     int *piv = NULL;
-    if (factor(&t, "det", a, nb, a->shape, &f, err) == 0) {
+    if (factor(&t, "det", a, -1, nb, a->shape, &f, err) == 0) {
         size_t cells = (size_t)f.count * (size_t)f.n;
         det = malloc((size_t)(f.count ? f.count : 1) * sizeof *det);
         diag = malloc((cells ? cells : 1) * sizeof *diag);
@@ -640,22 +640,19 @@ ga_array_t *ga_linalg_lstsq(ga_array_t *a, ga_array_t *b, double rcond, ga_array
     int dt = work_dtype("lstsq", a, err), bt = dt < 0 ? -1 : work_dtype("lstsq", b, err);
     if (bt < 0)
         return NULL;
-    if (bt != dt) {
-        CM_ERROR(err, GA_E_DTYPE, "lstsq: a is %s and b %s: convert one so both are the same "
-                 "float dtype", ga_dtype_name(a->dtype), ga_dtype_name(b->dtype));
-        return NULL;
-    }
+    dt = (int)ga_dtype_promote((ga_dtype_t)dt, (ga_dtype_t)bt); /* as NumPy's */
     if (m == 0 || n == 0) {
         CM_ERROR(err, GA_E_SHAPE, "lstsq of an empty matrix: not supported yet");
         return NULL;
     }
     temps_t t = {0};
-    ga_array_t *u = NULL, *sv = NULL, *vh = NULL, *x = NULL;
+    ga_array_t *u = NULL, *sv = NULL, *vh = NULL, *x = NULL, *aa = NULL;
     int64_t k = m < n ? m : n;
     double *sh = malloc((size_t)k * sizeof *sh);
     if (!sh)
         CM_ERROR(err, GA_E_MEMORY, "out of host memory");
-    else if (ga_linalg_svd(a, 0, &u, &sv, &vh, err) == 0) {
+    else if ((aa = (int)a->dtype == dt ? a : temp(&t, converted(a, (ga_dtype_t)dt, NULL, err))) &&
+             ga_linalg_svd(aa, 0, &u, &sv, &vh, err) == 0) {
         temp(&t, u);
         temp(&t, sv);
         temp(&t, vh);
@@ -680,9 +677,7 @@ ga_array_t *ga_linalg_lstsq(ga_array_t *a, ga_array_t *b, double rcond, ga_array
             ga_array_t *res = NULL;
             if (x && residuals) {
                 if (r == n && m > n) {
-                    ga_array_t *ax = temp(&t, ga_blas_matmul(
-                        (int)a->dtype == dt ? a : temp(&t, converted(a, (ga_dtype_t)dt, NULL, err)),
-                        x, err));
+                    ga_array_t *ax = temp(&t, ga_blas_matmul(aa, x, err));
                     ga_arg_t rargs[2] = {arr(bb), arr(ax)};
                     res = ax ? ga_eval("sum((a - b) * (a - b), 0)", NULL, 2, rargs, err) : NULL;
                     if (res && res->ndim == 0) {
