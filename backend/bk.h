@@ -296,8 +296,9 @@ typedef cm_fft_t bk_fft_t;
 int bk_fft(bk_device_t d, const bk_fft_t *f, cm_error_t *err);
 
 /* One LAPACK step over a batch of column-major matrices
- * (common/cm_linalg.h): cuSOLVER on a GPU (one call per matrix; waits, as
- * info comes back to the host), LAPACKE on host memory. l->info (host
+ * (common/cm_linalg.h): cuSOLVER on a GPU (batches of small matrices in
+ * one batched call, others a call per matrix; waits, as info comes back
+ * to the host), LAPACKE on host memory (a call per matrix). l->info (host
  * memory) gets LAPACK's info per matrix. 0 / -1 with err (BK_E_DEVICE: no
  * library). */
 typedef cm_lapack_t bk_lapack_t;

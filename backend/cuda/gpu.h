@@ -592,8 +592,9 @@ int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int in
 int gpu_fft_run(const cm_fft_t *f, cm_error_t *err);
 
 /* One LAPACK step (common/cm_linalg.h) with cuSOLVER (libcusolver.so.12,
- * else .11) on the default stream, a call per matrix, its workspace kept
- * for the next; WAITS, to copy info back to l->info (host). 0 / -1 with
+ * else .11) on the default stream — batches of matrices up to 256 in one
+ * batched call (LU by cuBLAS, Cholesky by cuSOLVER), others a call per
+ * matrix — its workspace kept for the next; WAITS, to copy info back to l->info (host). 0 / -1 with
  * err: GPU_E_NO_LIBRARY, or cuSOLVER's status. */
 int gpu_lapack_run(const cm_lapack_t *l, cm_error_t *err);
 

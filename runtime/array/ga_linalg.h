@@ -8,8 +8,8 @@
  * GA_E_DTYPE error (NumPy refuses float16 too; complex matrices: not yet).
  * Stacks of matrices (..., m, n) are batches wherever NumPy takes them
  * (all but lstsq, and norm, which takes one vector or matrix); solve's
- * batch dimensions broadcast. A batch is one LAPACK call per matrix (as
- * CuPy's cuSOLVER path for most of these).
+ * batch dimensions broadcast. How a batch runs is the floor's (bk_lapack:
+ * one batched call for small matrices on a GPU, else a call per matrix).
  *
  * Layout: each operand is copied once, converted and column-major (the
  * copy LAPACK overwrites); results are views of LAPACK's column-major
