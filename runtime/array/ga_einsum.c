@@ -203,10 +203,11 @@ done:
     return r;
 }
 
-/* 1 when the two operands' subscripts are a matrix product. */
+/* 1 when the two operands' subscripts are a matrix product: something
+ * summed (without, "ij,ij->ij" and "i,j->ij" are one product kernel). */
 static int is_product(const plan_t *p, ga_array_t *const *ops)
 {
-    if (p->nops != 2 || ga_dtype_kind(ops[0]->dtype) != GA_KIND_FLOAT ||
+    if (p->nops != 2 || p->nall == p->nout || ga_dtype_kind(ops[0]->dtype) != GA_KIND_FLOAT ||
         ga_dtype_kind(ops[1]->dtype) != GA_KIND_FLOAT)
         return 0;
     for (int k = 0; k < 2; k++)

@@ -2,8 +2,9 @@
  * "bij,bjk->bik", "ii->i", "ij->", "i,i->", implicit outputs ("ij,jk":
  * the letters seen once, in alphabetical order), as numpy.einsum.
  *
- * Two float operands whose subscripts are a matrix product (each letter
- * in the output or in the other operand, no letter twice in one operand)
+ * Two float operands whose subscripts are a matrix product (a letter
+ * summed; each letter in the output or in the other operand; no letter
+ * twice in one operand)
  * go to ga_blas's matmul (cuBLAS, a CBLAS): batch letters, the left's own,
  * the summed, the right's own are grouped by views (copied only where a
  * view cannot be merged) and the result is a view in the output's order.

@@ -127,6 +127,8 @@ CASES = {
     "es_dot": ("ga_t o0 = ga_einsum(\"i,i->\", ev, ev);", lambda i: [np.einsum("i,i->", i["ev"], i["ev"])]),
     "es_outer": ("ga_t o0 = ga_einsum(\"i,j->ij\", ev, ga_row(e1, 0));",
                  lambda i: [np.einsum("i,j->ij", i["ev"], i["e1"][0])]),
+    "es_hadamard": ("ga_t o0 = ga_einsum(\"ij,ij->ji\", e1, e1);",
+                    lambda i: [np.einsum("ij,ij->ji", i["e1"], i["e1"])]),
     "es_trace": ("ga_t o0 = ga_einsum(\"ii->\", eq);", lambda i: [np.einsum("ii->", i["eq"])]),
     "es_diag": ("ga_t o0 = ga_einsum(\"ii->i\", eq);", lambda i: [np.einsum("ii->i", i["eq"])]),
     "es_transpose": ("ga_t o0 = ga_einsum(\"ij->ji\", e1);", lambda i: [np.einsum("ij->ji", i["e1"])]),
