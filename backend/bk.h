@@ -20,7 +20,7 @@
  *              the user's streams (events) a buffer waits for
  *   bk_kernel  array kernels: compile (through the one compile cache,
  *              common/cm_cache) and launch
- *              and BLAS (gemm, dot)
+ *              and BLAS (gemm, dot), FFT and LAPACK steps (bk_fft, bk_lapack)
  *   bk_cuda, bk_sim, bk_cpu   the three backend tables, over backend/cuda
  *              (gpu_*), backend/sim (sim_*) and backend/cpu (cpu_*)
  *   bk_time    timers (events), the kernel clock, waits of a device
@@ -38,6 +38,7 @@
 
 #include "cm_error.h"
 #include "cm_gemm.h"
+#include "cm_linalg.h"
 
 enum {
     BK_E_DEVICE = 20004, /* no such device, no GPU, no library (= GA_E_DEVICE) */
@@ -283,5 +284,24 @@ int bk_gemm(bk_device_t d, const bk_gemm_t *g, cm_error_t *err);
  * into host memory result, one element of type. Waits for it. */
 int bk_dot(bk_device_t d, int type, int n, const void *x, int incx, const void *y, int incy,
            void *result, cm_error_t *err);
+
+/* ---- FFT and LAPACK (bk_kernel.c) ------------------------------------------ */
+
+/* One batched FFT (common/cm_linalg.h), unnormalised, out of place: cuFFT
+ * on a GPU (plans kept by shape), FFTW on host memory (the CPU backend
+ * and the simulator, whose arrays are host memory: the simulator is for
+ * teaching kernels, not for simulating cuFFT). 0 / -1 with err
+ * (BK_E_DEVICE: no library, naming the package). */
+typedef cm_fft_t bk_fft_t;
+int bk_fft(bk_device_t d, const bk_fft_t *f, cm_error_t *err);
+
+/* One LAPACK step over a batch of column-major matrices
+ * (common/cm_linalg.h): cuSOLVER on a GPU (batches of small matrices in
+ * one batched call, others a call per matrix; waits, as info comes back
+ * to the host), LAPACKE on host memory (a call per matrix). l->info (host
+ * memory) gets LAPACK's info per matrix. 0 / -1 with err (BK_E_DEVICE: no
+ * library). */
+typedef cm_lapack_t bk_lapack_t;
+int bk_lapack(bk_device_t d, const bk_lapack_t *l, cm_error_t *err);
 
 #endif

@@ -11,6 +11,8 @@
 #include "cpu_jit.h"
 #include "cpu.h"
 #include "cpu_blas.h"
+#include "cpu_fft.h"
+#include "cpu_lapack.h"
 #include "sim.h"
 
 /* Host memory for arrays is memory simulated kernels may use: it comes
@@ -144,6 +146,27 @@ int bk_host_dot(int ordinal, int type, int n, const void *x, int incx, const voi
     return 0;
 }
 
+/* FFTW's and LAPACKE's errors as the floor's (no library: BK_E_DEVICE). */
+int bk_host_fft(int ordinal, const bk_fft_t *f, cm_error_t *err)
+{
+    (void)ordinal;
+    cm_error_t e = {0};
+    if (cpu_fft_run(f, &e) == 0)
+        return 0;
+    CM_ERROR(err, BK_E_DEVICE, "%s", e.text);
+    return -1;
+}
+
+int bk_host_lapack(int ordinal, const bk_lapack_t *l, cm_error_t *err)
+{
+    (void)ordinal;
+    cm_error_t e = {0};
+    if (cpu_lapack_run(l, &e) == 0)
+        return 0;
+    CM_ERROR(err, BK_E_DEVICE, "%s", e.text);
+    return -1;
+}
+
 static int one(void)
 {
     return 1;
@@ -167,4 +190,5 @@ const bk_ops_t bk_cpu_ops = {
     .mem_info = bk_host_info,
     .kernel = bk_host_kernel, .units = bk_host_units,
     .gemm = bk_host_gemm, .dot = bk_host_dot,
+    .fft = bk_host_fft, .lapack = bk_host_lapack,
 };

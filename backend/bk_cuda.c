@@ -112,6 +112,18 @@ static int dot(int ordinal, int type, int n, const void *x, int incx, const void
     return gpu_blas_dot(type, n, x, incx, y, incy, result, err);
 }
 
+static int fft(int ordinal, const bk_fft_t *f, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_fft_run(f, err);
+}
+
+static int lapack(int ordinal, const bk_lapack_t *l, cm_error_t *err)
+{
+    (void)ordinal;
+    return gpu_lapack_run(l, err);
+}
+
 void *bk_gpu_timer_new(void)
 {
     return gpu_timer_new();
@@ -169,4 +181,5 @@ const bk_ops_t bk_cuda_ops = {
     .clock_start = gpu_kernel_clock_start, .clock_stop = gpu_kernel_clock_stop,
     .synchronize = bk_gpu_synchronize,
     .gemm = gemm, .dot = dot,
+    .fft = fft, .lapack = lapack,
 };

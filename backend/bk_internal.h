@@ -48,6 +48,10 @@ typedef struct bk_ops {
     int (*gemm)(int ordinal, const bk_gemm_t *g, cm_error_t *err);
     int (*dot)(int ordinal, int type, int n, const void *x, int incx, const void *y, int incy,
                void *result, cm_error_t *err);
+
+    /* FFT and LAPACK (bk_fft, bk_lapack) */
+    int (*fft)(int ordinal, const bk_fft_t *f, cm_error_t *err);
+    int (*lapack)(int ordinal, const bk_lapack_t *l, cm_error_t *err);
 } bk_ops_t;
 
 extern const bk_ops_t bk_cuda_ops, bk_sim_ops, bk_cpu_ops;
@@ -76,5 +80,7 @@ int bk_host_units(int ordinal);
 int bk_host_gemm(int ordinal, const bk_gemm_t *g, cm_error_t *err);
 int bk_host_dot(int ordinal, int type, int n, const void *x, int incx, const void *y, int incy,
                 void *result, cm_error_t *err);
+int bk_host_fft(int ordinal, const bk_fft_t *f, cm_error_t *err);
+int bk_host_lapack(int ordinal, const bk_lapack_t *l, cm_error_t *err);
 
 #endif

@@ -102,3 +102,17 @@ int bk_dot(bk_device_t d, int type, int n, const void *x, int incx, const void *
     const bk_ops_t *o = bk_ops_of(d, &ord, err);
     return o ? counted(o, o->dot(ord, type, n, x, incx, y, incy, result, err)) : -1;
 }
+
+int bk_fft(bk_device_t d, const bk_fft_t *f, cm_error_t *err)
+{
+    int ord;
+    const bk_ops_t *o = bk_ops_of(d, &ord, err);
+    return o ? counted(o, o->fft(ord, f, err)) : -1;
+}
+
+int bk_lapack(bk_device_t d, const bk_lapack_t *l, cm_error_t *err)
+{
+    int ord;
+    const bk_ops_t *o = bk_ops_of(d, &ord, err);
+    return o ? counted(o, o->lapack(ord, l, err)) : -1;
+}

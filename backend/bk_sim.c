@@ -38,4 +38,5 @@ const bk_ops_t bk_sim_ops = {
     .clock_start = gpu_kernel_clock_start, .clock_stop = gpu_kernel_clock_stop,
     .synchronize = bk_gpu_synchronize,
     .gemm = bk_host_gemm, .dot = bk_host_dot,
+    .fft = bk_host_fft, .lapack = bk_host_lapack,
 };

@@ -20,9 +20,11 @@
 #                     files outside notebooks (`bin/gpuc --include-dir`
 #                     prints this folder)
 # and OUT_DIR/gpuc-VERSION.tar.gz. CUDA is not bundled: gpuc dlopens the
-# node's libcuda, NVRTC, libcudart and cuBLAS at run time, and cuRAND, cuFFT
-# and cuSPARSE for host cells that name them, whose headers come from the
-# node's toolkit (docs/gpu.md, "Relocatable bundle").
+# node's libcuda, NVRTC, libcudart and cuBLAS at run time, cuFFT and
+# cuSOLVER for array FFTs and linear algebra, and cuRAND, cuFFT and
+# cuSPARSE for host cells that name them, whose headers come from the
+# node's toolkit (docs/gpu.md, "Relocatable bundle"). Nor are the CPU
+# backend's OpenBLAS, LAPACKE and FFTW (dlopened too, from the node).
 set -euo pipefail
 build=${1:?usage: make-bundle.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: make-bundle.sh BUILD_DIR OUT_DIR}
@@ -66,8 +68,9 @@ gpuc $version, a relocatable bundle (Linux x86-64, glibc 2.36 or newer).
 
 Move the folder anywhere: bin/gpuc finds lib/ beside it. GPU work uses the
 node's NVIDIA driver and CUDA 13 or 12 (libcuda.so.1, libnvrtc, libcudart;
-libcublas, libcurand, libcufft, libcusparse and their headers for host cells
-that use them), loaded at run time; without them host C cells still run.
+libcublas, libcusolver and libcufft for array linear algebra and FFTs;
+libcurand, libcufft, libcusparse and their headers for host cells that use
+them), loaded at run time; without them host C cells still run.
 TXT
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
 echo "bundle: $dest ($(du -sh "$dest" | cut -f1)), $out/$name.tar.gz"

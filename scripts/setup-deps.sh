@@ -11,6 +11,8 @@ packages=(
     libzmq3-dev libjansson-dev libsodium-dev libpng-dev
     libtcc-dev tcc
     libopenblas0   # the CPU backend's BLAS (ga_matmul), loaded with dlopen at first use
+    liblapacke     # the CPU backend's LAPACK (ga_solve, ga_svd...), loaded with dlopen at first use
+    libfftw3-single3 libfftw3-double3 # the CPU backend's FFTs (ga_fft...), dlopen at first use
 )
 
 # clang and its libFuzzer runtime build the fuzz targets (tests/fuzz/);

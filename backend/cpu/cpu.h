@@ -11,6 +11,8 @@
 enum {
     CPU_E_NO_BLAS = 40001,  /* no CBLAS library: install libopenblas0 */
     CPU_E_MEMINFO = 40002,  /* /proc/meminfo cannot be read */
+    CPU_E_NO_LAPACK = 40003, /* no LAPACKE: install liblapacke (cpu_lapack.h) */
+    CPU_E_NO_FFT = 40004,    /* no FFTW: install libfftw3-single3 libfftw3-double3 (cpu_fft.h) */
 };
 
 /* MemAvailable and MemTotal of /proc/meminfo, in bytes. 0 / -1 with err. */

@@ -82,6 +82,7 @@
 #include "cm_buf.h"
 #include "cm_error.h"
 #include "cm_gemm.h"
+#include "cm_linalg.h"
 
 /* err->code values of gpuc's own errors (driver errors keep their CUresult). */
 enum {
@@ -582,6 +583,20 @@ int gpu_blas_gemm(const gpu_gemm_t *g, cm_error_t *err);
  * it: a float16 dot is a float16). Waits for it. 0 / -1 with err. */
 int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int incy,
                  void *result, cm_error_t *err);
+
+/* ---- FFT and LAPACK (gpu_cufft.c, gpu_cusolver.c) ---------------------- */
+
+/* One batched FFT (common/cm_linalg.h) queued on the default stream with
+ * cuFFT (libcufft.so.12, else .11), its plan kept by shape for the
+ * next call. 0 / -1 with err: GPU_E_NO_LIBRARY, or cuFFT's result. */
+int gpu_fft_run(const cm_fft_t *f, cm_error_t *err);
+
+/* One LAPACK step (common/cm_linalg.h) with cuSOLVER (libcusolver.so.12,
+ * else .11) on the default stream — batches of matrices up to 256 in one
+ * batched call (LU by cuBLAS, Cholesky by cuSOLVER), others a call per
+ * matrix — its workspace kept for the next; WAITS, to copy info back to l->info (host). 0 / -1 with
+ * err: GPU_E_NO_LIBRARY, or cuSOLVER's status. */
+int gpu_lapack_run(const cm_lapack_t *l, cm_error_t *err);
 
 /* ---- the runtime API for host cells ---------------------------------- */
 

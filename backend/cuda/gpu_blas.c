@@ -12,9 +12,9 @@ static struct {
     gpu_cublas_handle_t handle;
 } handles[GPU_MAX_DEVICES];
 
-/* The current context's handle, with the selected device's context made
- * current first. NULL with err. */
-static gpu_cublas_handle_t handle_now(const gpu_cublas_t **lib, cm_error_t *err)
+/* gpu_cublas.h: the current context's handle, with the selected device's
+ * context made current first. */
+gpu_cublas_handle_t gpu_blas_handle(const gpu_cublas_t **lib, cm_error_t *err)
 {
     const gpu_cublas_t *c = gpu_cublas_get(err);
     const gpu_driver_t *d = c ? gpu_driver_get(err) : NULL;
@@ -40,7 +40,7 @@ static gpu_cublas_handle_t handle_now(const gpu_cublas_t **lib, cm_error_t *err)
 int gpu_blas_gemm(const gpu_gemm_t *g, cm_error_t *err)
 {
     const gpu_cublas_t *c = NULL;
-    gpu_cublas_handle_t h = handle_now(&c, err);
+    gpu_cublas_handle_t h = gpu_blas_handle(&c, err);
     if (!h)
         return -1;
     int compute;
@@ -80,7 +80,7 @@ int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int in
                  void *result, cm_error_t *err)
 {
     const gpu_cublas_t *c = NULL;
-    gpu_cublas_handle_t h = handle_now(&c, err);
+    gpu_cublas_handle_t h = gpu_blas_handle(&c, err);
     if (!h)
         return -1;
     /* float16 and float32 accumulate in float, float64 in double */

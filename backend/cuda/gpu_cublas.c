@@ -36,7 +36,11 @@ const gpu_cublas_t *gpu_cublas_get(cm_error_t *err)
         } else if (!(SYM(cublasCreate_v2) || SYM(cublasDestroy_v2) || SYM(cublasGetVersion_v2) ||
                      SYM(cublasGetStatusName) || SYM(cublasGetStatusString) ||
                      SYM(cublasGemmEx) || SYM(cublasGemmStridedBatchedEx) ||
-                     SYM(cublasDotEx))) {
+                     SYM(cublasDotEx) ||
+                     resolve(h, (void **)&cublas.getrfBatched[0], "cublasSgetrfBatched") ||
+                     resolve(h, (void **)&cublas.getrfBatched[1], "cublasDgetrfBatched") ||
+                     resolve(h, (void **)&cublas.getrsBatched[0], "cublasSgetrsBatched") ||
+                     resolve(h, (void **)&cublas.getrsBatched[1], "cublasDgetrsBatched"))) {
             cublas.handle = h;
         }
     }

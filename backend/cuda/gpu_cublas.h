@@ -47,6 +47,14 @@ typedef struct gpu_cublas {
     gpu_cublas_status_t (*cublasDotEx)(gpu_cublas_handle_t handle, int n, const void *x,
                                        int xtype, int incx, const void *y, int ytype, int incy,
                                        void *result, int rtype, int exectype);
+    /* batched LU (gpu_cusolver's small-matrix batches): float32 [0], float64 [1];
+     * matrices by arrays of device pointers, pivots n per matrix */
+    gpu_cublas_status_t (*getrfBatched[2])(gpu_cublas_handle_t handle, int n, void *const a[],
+                                           int lda, int *pivots, int *info, int batch);
+    gpu_cublas_status_t (*getrsBatched[2])(gpu_cublas_handle_t handle, int trans, int n,
+                                           int nrhs, const void *const a[], int lda,
+                                           const int *pivots, void *const b[], int ldb,
+                                           int *host_info, int batch);
 } gpu_cublas_t;
 
 /* cuBLAS, loaded at the first call. NULL with err set (GPU_E_NO_LIBRARY)
@@ -60,6 +68,10 @@ const gpu_cublas_t *gpu_cublas_get(cm_error_t *err);
  * site, and returns -1. */
 int gpu_cublas_check(gpu_cublas_status_t rc, const char *call, const char *file, int line,
                      cm_error_t *err);
+
+/* The cuBLAS handle of the selected device's context (made at first use,
+ * gpu_blas.c), with the library in *lib. NULL with err. */
+gpu_cublas_handle_t gpu_blas_handle(const gpu_cublas_t **lib, cm_error_t *err);
 #define GPU_CUBLAS_CHECK(call, err) gpu_cublas_check((call), #call, __FILE__, __LINE__, (err))
 
 #endif

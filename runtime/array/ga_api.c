@@ -42,6 +42,7 @@ const char *ga_api_kind(int code)
     case GA_E_EXPR: return "ExpressionError";
     case GA_E_KERNEL: return "KernelError";
     case GA_E_VALUE: return "ValueError";
+    case GA_E_LINALG: return "LinAlgError";
     default: return "ArrayError";
     }
 }

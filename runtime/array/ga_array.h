@@ -40,6 +40,8 @@ enum {
                              does not parse or type */
     GA_E_VALUE = 20009,   /* an argument out of its range (std < 0, low >= high);
                              20008 is ga_kernel's */
+    GA_E_LINALG = 20029,  /* NumPy's LinAlgError: a singular matrix, one not positive
+                             definite, a factorisation that did not converge (ga_linalg) */
 };
 
 /* An array's memory: a buffer of the backend floor's pool (backend/bk.h),

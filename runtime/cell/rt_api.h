@@ -166,7 +166,31 @@
     X(void, ga_seed, (unsigned long long seed), ga_api_seed)                                  \
     X(ga_t, ga_matmul, (ga_t a, ga_t b), ga_api_matmul)                                       \
     X(double, ga_dot, (ga_t a, ga_t b), ga_api_dot)                                           \
-    X(int, ga_set_tf32, (int on), ga_api_set_tf32)
+    X(int, ga_set_tf32, (int on), ga_api_set_tf32)                                            \
+    /* linear algebra and FFTs (runtime/array/ga_linalg.h, ga_fft.h) */                      \
+    X(ga_t, ga_solve, (ga_t a, ga_t b), ga_api_solve)                                         \
+    X(ga_t, ga_inv, (ga_t a), ga_api_inv)                                                     \
+    X(ga_t, ga_det, (ga_t a), ga_api_det)                                                     \
+    X(ga_t, ga_cholesky, (ga_t a), ga_api_cholesky)                                           \
+    X(void, ga_qr, (ga_t a, ga_t *q, ga_t *r), ga_api_qr)                                     \
+    X(void, ga_svd, (ga_t a, int full_matrices, ga_t *u, ga_t *s, ga_t *vh), ga_api_svd)      \
+    X(void, ga_eigh, (ga_t a, ga_t *w, ga_t *v), ga_api_eigh)                                 \
+    X(ga_t, ga_lstsq, (ga_t a, ga_t b, double rcond, ga_t *residuals, long long *rank,       \
+                       ga_t *s), ga_api_lstsq)                                                \
+    X(double, ga_norm, (ga_t a, const char *ord), ga_api_norm)                                \
+    X(ga_t, ga_fft, (ga_t a, long long n, int axis, const char *norm), ga_api_fft)            \
+    X(ga_t, ga_ifft, (ga_t a, long long n, int axis, const char *norm), ga_api_ifft)          \
+    X(ga_t, ga_rfft, (ga_t a, long long n, int axis, const char *norm), ga_api_rfft)          \
+    X(ga_t, ga_irfft, (ga_t a, long long n, int axis, const char *norm), ga_api_irfft)        \
+    X(ga_t, ga_fft2, (ga_t a, const char *norm), ga_api_fft2)                                 \
+    X(ga_t, ga_ifft2, (ga_t a, const char *norm), ga_api_ifft2)                               \
+    X(ga_t, ga_rfft2, (ga_t a, const char *norm), ga_api_rfft2)                               \
+    X(ga_t, ga_irfft2, (ga_t a, const char *norm), ga_api_irfft2)                             \
+    X(ga_t, ga_fftn, (ga_t a, const char *norm), ga_api_fftn)                                 \
+    X(ga_t, ga_ifftn, (ga_t a, const char *norm), ga_api_ifftn)                               \
+    X(ga_t, ga_rfftn, (ga_t a, const char *norm), ga_api_rfftn)                               \
+    X(ga_t, ga_irfftn, (ga_t a, const char *norm), ga_api_irfftn)                             \
+    X(ga_t, ga_einsum_n, (const char *subscripts, int nargs, const ga_t *args), ga_api_einsum)
 
 /* The names of before the prefix rule, kept for one release so that
  * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's

@@ -151,6 +151,9 @@ const char rt_gpuc_h[] =
     "    ga_normal_n((dt), (mean), (std), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_integers(dt, low, high, ...) \\\n"
     "    ga_integers_n((dt), (low), (high), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    /* einsum: one or two operands, counted */
+    "#define ga_einsum(s, ...) ga_einsum_n((s), \\\n"
+    "    (int)(sizeof((ga_t[]){__VA_ARGS__}) / sizeof(ga_t)), (const ga_t[]){__VA_ARGS__})\n"
     /* what the code rt_launch writes for kernel<<<...>>>(...) asks of each
      * argument */
     "#define __gpuc_is_dim3(v) _Generic((v), dim3: 1, default: 0)\n"

@@ -1,0 +1,76 @@
+"""Linear algebra, FFTs and einsum on the GPU machine (cuSOLVER, cuFFT,
+cuBLAS): every case of the CPU backend's and the simulator's tests
+(tests/array/linalg_cases.py) on gpu0, against NumPy.
+
+    python3 tests/gpu/linalg_gpu.py BIN_DIR OUT_DIR [DEVICE]
+
+DEVICE (a C expression, 0 by default: gpu0) lets the script itself be
+tried where there is no GPU: 1000 runs it on the simulator's device.
+
+Runs one notebook with `gpuc run` (no Jupyter needed) and checks its
+outputs; prints PASS/FAIL per check and exits non-zero on a failure."""
+import json
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "array"))
+import linalg_cases as lc  # noqa: E402
+
+BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+OUT.mkdir(parents=True, exist_ok=True)
+DEVICE = sys.argv[3] if len(sys.argv) > 3 else "0"
+failed = 0
+
+
+def check(what, fn):
+    global failed
+    try:
+        fn()
+        print("PASS " + what)
+    except Exception:  # an assertion, or a file the cell did not write
+        failed = 1
+        print("FAIL " + what + ": " + traceback.format_exc(limit=1).strip().splitlines()[-1])
+
+
+def run(name, cells):
+    """Runs cells as a notebook; (result, stdout, error) per cell."""
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
+                     "outputs": [], "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    src, out = OUT / f"{name}.ipynb", OUT / f"{name}.out.ipynb"
+    src.write_text(json.dumps(nb))
+    p = subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(src), "-o", str(out)],
+                       capture_output=True, text=True, cwd=OUT)
+    if p.returncode not in (0, 1):
+        print(p.stderr)
+    res = []
+    for c in json.loads(out.read_text())["cells"]:
+        r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
+        t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
+        e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
+        res.append((r[0] if r else None, t, e[0] if e else None))
+    return res
+
+
+arrays = lc.inputs()
+for name, value in arrays.items():
+    np.save(OUT / f"{name}.npy", value)
+res = run("linalg_gpu", ["%device gpu"] + lc.cells_for("gpu", DEVICE, arrays))[1:]
+names = ["load"] + list(lc.CASES) + ["norms"]
+for i, name in enumerate(names):
+    check(f"{name} runs on gpu0", lambda i=i: (_ for _ in ()).throw(AssertionError(res[i][2]))
+          if res[i][2] else None)
+for name in lc.CASES:
+    check(f"{name} as NumPy", lambda name=name: lc.check_case(OUT, "gpu", arrays, name))
+for name in lc.FACTORS:
+    check(f"{name} rebuilds the matrix", lambda name=name: lc.check_factors(OUT, "gpu", arrays, name))
+check("norms as NumPy", lambda: lc.check_norms(arrays, res[len(lc.CASES) + 1][1]))
+check("errors (LinAlgError ...) and the session after them", lambda: lc.check_errors(res))
+print("FAILED" if failed else "all passed")
+sys.exit(failed)
