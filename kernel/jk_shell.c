@@ -8,6 +8,7 @@
 #include <zmq.h>
 
 #include "cm_buf.h"
+#include "cm_limits.h"
 #include "cm_link.h"
 #include "cm_log.h"
 #include "cm_time.h"
@@ -206,7 +207,12 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
     if (s->ensure_executor(s->ctx) != 0) {
         if (r->after_send)
             r->after_send(r);
-        CM_ERROR(death, -1, "the executor could not be started");
+        cm_limits_t limits;
+        cm_error_t why = {0}; /* the one cause a user can be told of: the operator's typo */
+        if (cm_limits_from_env(&limits, &why) != 0)
+            CM_ERROR(death, -1, "the executor could not be started: %s", why.text);
+        else
+            CM_ERROR(death, -1, "the executor could not be started");
         return NULL;
     }
     jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output,
@@ -273,10 +279,15 @@ static json_t *death_error(const jk_shell_t *s, const cm_error_t *death, int n)
 {
     char evalue[1400], hint[128];
     recover_hint(s, hint, sizeof hint);
-    snprintf(evalue, sizeof evalue,
-             "%s while running cell [%d]; the session's state (variables, functions, device "
-             "arrays) was lost. A fresh session has started: %s",
-             death->text, n, hint);
+    if (!s->executor) /* none could be started again */
+        snprintf(evalue, sizeof evalue,
+                 "%s, for cell [%d]; there is no session: the kernel tries again at the next cell",
+                 death->text, n);
+    else
+        snprintf(evalue, sizeof evalue,
+                 "%s while running cell [%d]; the session's state (variables, functions, device "
+                 "arrays) was lost. A fresh session has started: %s",
+                 death->text, n, hint);
     return jk_reply_error("ExecutorDied", evalue);
 }
 

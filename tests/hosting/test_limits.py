@@ -153,3 +153,14 @@ def test_gpuc_run_takes_the_time_limit_from_the_environment(gpuc_bin, tmp_path):
     assert out["cells"][0]["outputs"][0]["text"] == "first\n"
     err = out["cells"][1]["outputs"][-1]
     assert err["ename"] == "CellTimeoutError" and "1.5 seconds" in err["evalue"], err
+
+
+def test_a_limit_that_is_not_a_size_is_an_error_not_no_limit(kernelspecs):
+    km, kc = start_kernel(limited_spec(kernelspecs, "gpuc-typo", {"GPUC_LIMIT_MEMORY": "4X"}))
+    try:
+        run = execute(kc, "1 + 1")
+        assert run.ename == "ExecutorDied", run.describe()
+        assert "GPUC_LIMIT_MEMORY='4X' is not a size" in run.content["evalue"], run.describe()
+        assert "there is no session" in run.content["evalue"], run.describe()
+    finally:
+        stop_kernel(km, kc)
