@@ -40,12 +40,16 @@ def unix_user():
         subprocess.run(["userdel", "--remove", name], capture_output=True)
 
 
+def reachable(user: str, path, test: str = "-r") -> bool:
+    return subprocess.run(["runuser", "-u", user, "--", "test", test, str(path)]).returncode == 0
+
+
 def node_python(user: str) -> dict:
     """The Python the job runs: the tests' own where the user may run it;
     else (a pyenv Python under /root, as on the dev machines and in CI)
     Debian's python3 of the same version with the tests' packages."""
     exe = os.path.realpath(sys.executable)
-    if subprocess.run(["runuser", "-u", user, "--", "test", "-x", exe]).returncode == 0:
+    if reachable(user, exe, "-x"):
         return {}
     debian = "/usr/bin/python3"
     version = subprocess.run([debian, "-c", "import sys; print(sys.version_info[:2])"],
@@ -53,8 +57,11 @@ def node_python(user: str) -> dict:
     if version != str(sys.version_info[:2]):
         pytest.skip(f"{exe} is out of {user}'s reach and {debian} is not Python "
                     f"{sys.version_info[0]}.{sys.version_info[1]}")
-    return {"GPUC_HUB_NODE_PYTHON": debian,
-            "GPUC_HUB_NODE_PYTHONPATH": ":".join(p for p in sys.path if p.endswith("site-packages"))}
+    packages = [p for p in sys.path if p.endswith("site-packages")]
+    hidden = [p for p in packages if not reachable(user, p, "-r")]
+    if hidden:
+        pytest.skip(f"the tests' packages ({', '.join(hidden)}) are out of {user}'s reach")
+    return {"GPUC_HUB_NODE_PYTHON": debian, "GPUC_HUB_NODE_PYTHONPATH": ":".join(packages)}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +69,10 @@ def slurm_hub(cluster, unix_user, gpuc_bin):
     reason = why_not()
     if reason:
         pytest.skip(reason)
+    for path, test in ((gpuc_bin, "-x"), (Path(sys.executable).parent / "jupyterhub-singleuser", "-r")):
+        if not reachable(unix_user.pw_name, path, test):
+            pytest.skip(f"{path} is out of the test user's reach (a checkout in a private home?): "
+                        "the job runs as that user")
     # the user's sbatch reaches munged and reads slurm.conf
     for d in (cluster.root, cluster.root / "munge"):
         d.chmod(0o755)
