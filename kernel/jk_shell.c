@@ -227,11 +227,15 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
                                                                   : JK_EXECUTOR_DIED;
     if (r->after_send)
         r->after_send(r);
+    long long waited_from = cm_ms();
     while (rc == JK_EXECUTOR_PENDING && !atomic_load(s->stopping)) {
         int ready;
-        long long left = deadline < 0 ? -1 : deadline - cm_ms();
+        long long left = deadline < 0 || s->awaiting_input ? -1 : deadline - cm_ms();
         if (wait_for_input(s, 0, left < 0 ? -1 : (int)left, &ready) < 0 && zmq_errno() != EINTR)
             CM_WARN("poll: %s", zmq_strerror(zmq_errno()));
+        if (deadline >= 0 && s->awaiting_input) /* a person typing is not the cell's time */
+            deadline += cm_ms() - waited_from;
+        waited_from = cm_ms();
         if (getppid() != s->parent_pid)
             s->stop(s->ctx);
         if (ready & STDIN_READY)

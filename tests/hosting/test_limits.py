@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from gpuc_testing.kernel import TIMEOUT, execute, execute_ok, scaled, start_kernel, stop_kernel
+from gpuc_testing.kernel import TIMEOUT, collect, execute, execute_ok, scaled, start_kernel, stop_kernel
 
 LIMITS = {
     "GPUC_LIMIT_MEMORY": "256MiB",
@@ -117,6 +117,19 @@ def test_a_cell_past_its_time_is_stopped_with_a_clear_error(limited):
     assert "time limit of 3 s (GPUC_LIMIT_CELL_TIME)" in run.content["evalue"], run.describe()
     assert 2.9 <= took < scaled(10), took
     assert execute_ok(kc, "before * 6").result == "42"
+
+
+def test_time_waiting_for_input_is_not_the_cells(limited):
+    kc = limited[1]
+    sent = time.monotonic()
+    msg_id = kc.execute('#include <stdio.h>\nint typed = 0;\nscanf("%d", &typed);\n'
+                        'printf("twice %d\\n", 2 * typed);', allow_stdin=True)
+    msg = kc.stdin_channel.get_msg(timeout=TIMEOUT)
+    assert msg["msg_type"] == "input_request"
+    time.sleep(4)  # a person typing, past the 3 s limit
+    kc.input("21")
+    run = collect(kc, msg_id, sent=sent)
+    assert run.status == "ok" and run.stream() == "twice 42\n", run.describe()
 
 
 def test_output_faster_than_the_rate_is_dropped_with_one_notice(rate_limited):
