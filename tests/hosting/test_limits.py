@@ -37,6 +37,7 @@ def limited(kernelspecs):
     km, kc = start_kernel(limited_spec(kernelspecs, "gpuc-limited", LIMITS))
     yield km, kc
     stop_kernel(km, kc)
+    shutil.rmtree(kernelspecs["dir"].parent / "gpuc-limited")
 
 
 @pytest.fixture
@@ -44,6 +45,7 @@ def rate_limited(kernelspecs):
     km, kc = start_kernel(limited_spec(kernelspecs, "gpuc-rate", RATE))
     yield km, kc
     stop_kernel(km, kc)
+    shutil.rmtree(kernelspecs["dir"].parent / "gpuc-rate")
 
 
 def test_limits_magic_shows_what_the_operator_set(limited):
@@ -177,3 +179,4 @@ def test_a_limit_that_is_not_a_size_is_an_error_not_no_limit(kernelspecs):
         assert "there is no session" in run.content["evalue"], run.describe()
     finally:
         stop_kernel(km, kc)
+        shutil.rmtree(kernelspecs["dir"].parent / "gpuc-typo")
