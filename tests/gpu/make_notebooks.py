@@ -721,7 +721,7 @@ ONE_UNIT = [
 ]
 
 # the operator's limits on a GPU (docs/hosting.md): run with
-# GPUC_LIMIT_MEMORY=1GiB GPUC_LIMIT_GPU_MEMORY=256MB (tests/gpu/run.sh): the
+# GPUC_LIMIT_MEMORY=2GiB GPUC_LIMIT_GPU_MEMORY=256MB (tests/gpu/run.sh): the
 # CUDA context and a kernel work under the host memory limit, an array within
 # the pool limit works, one past it is refused (the run's one error)
 LIMITS = [
@@ -738,7 +738,7 @@ LIMITS = [
     "printf(\"PASS a kernel under the memory limit\\n\");",
     "ga_t within = ga_ones(F32, 10000000);\nif (ga_sum(within) != 1e7) abort();\n"
     "printf(\"PASS an array within the pool limit\\n\");",
-    "if (malloc((size_t)2 << 30) != NULL) abort();\nprintf(\"PASS 2 GiB of host memory refused\\n\");",
+    "if (malloc((size_t)4 << 30) != NULL) abort();\nprintf(\"PASS 4 GiB of host memory refused\\n\");",
     "ga_t past = ga_zeros(F32, 100000000);",
 ]
 
