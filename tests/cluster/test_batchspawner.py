@@ -24,6 +24,10 @@ from gpuc_testing.hub import DEPLOY, login, start_hub, why_not
 from gpuc_testing.timing import scaled
 
 
+# before the cluster and the account are made for nothing
+pytestmark = pytest.mark.skipif(why_not() is not None, reason=str(why_not()))
+
+
 @pytest.fixture(scope="module")
 def unix_user():
     if os.geteuid() != 0:
@@ -66,9 +70,6 @@ def node_python(user: str) -> dict:
 
 @pytest.fixture(scope="module")
 def slurm_hub(cluster, unix_user, gpuc_bin):
-    reason = why_not()
-    if reason:
-        pytest.skip(reason)
     for path, test in ((gpuc_bin, "-x"), (Path(sys.executable).parent / "jupyterhub-singleuser", "-r")):
         if not reachable(unix_user.pw_name, path, test):
             pytest.skip(f"{path} is out of the test user's reach (a checkout in a private home?): "
