@@ -23,6 +23,9 @@ has a default for a real hub):
     GPUC_HUB_CULL_IDLE             seconds before an idle kernel is shut down
                                    (3600); a server is stopped when idle twice
                                    as long (its kernels gone that long)
+    GPUC_HUB_POLL                  seconds between the hub's checks that a
+                                   server still runs (30; a Slurm job ended by
+                                   scancel or its time limit is seen then)
     GPUC_HUB_NODELAY               1: the single-user servers send websocket
                                    frames at once (TCP_NODELAY; see
                                    singleuser_nodelay.py and docs/hosting.md)
@@ -90,6 +93,7 @@ if os.geteuid() == 0:
 if env("GPUC_HUB_NODELAY", "0") == "1":
     args.append(f"--config={HERE / 'singleuser_nodelay.py'}")
 c.Spawner.args = args
+c.Spawner.poll_interval = int(env("GPUC_HUB_POLL", "30"))
 c.Spawner.start_timeout = 60
 c.Spawner.http_timeout = 60
 # JUPYTER_PATH: where the gpuc kernelspec was installed, if not in the

@@ -2,7 +2,9 @@
 deploy/jupyterhub/batchspawner_config.py runs a user's single-user server as
 a Slurm job of the test's one-node cluster (batchspawner's SlurmSpawner); a
 gpuc kernel starts in that job, cells run through the hub (REST API and
-websocket), and stopping the server ends the job.
+websocket), and stopping the server ends the job; a job ended by scancel
+ends the server and its kernels (the hub polls every second here:
+GPUC_HUB_POLL).
 
 batchspawner submits as the user, who must be a real Unix account: as root
 the test makes one (useradd) and removes it after; otherwise it is skipped.
@@ -82,7 +84,7 @@ def slurm_hub(cluster, unix_user, gpuc_bin):
     subprocess.run([str(gpuc_bin), "install", "--prefix", str(prefix)], check=True,
                    capture_output=True, timeout=30)
     hub = start_hub(DEPLOY / "batchspawner_config.py", GPUC_HUB_CONNECT_IP="127.0.0.1",
-                    SLURM_CONF=cluster.env["SLURM_CONF"],
+                    SLURM_CONF=cluster.env["SLURM_CONF"], GPUC_HUB_POLL=1,
                     JUPYTER_PATH=prefix / "share" / "jupyter",
                     **node_python(unix_user.pw_name))
     yield hub
@@ -94,6 +96,11 @@ def jobs_of(cluster, user: str) -> list[tuple[str, str, str]]:
     """(job id, name, state) of the user's jobs that squeue still lists as not ended."""
     out = cluster.cmd("squeue", "-h", "-u", user, "-o", "%i %j %T", check=False)
     return [tuple(line.split()) for line in out.splitlines() if line.strip()]
+
+
+def user_processes(name: str, pattern: str) -> list[str]:
+    return subprocess.run(["pgrep", "-u", name, "-f", pattern], capture_output=True,
+                          text=True).stdout.split()
 
 
 def test_a_gpuc_kernel_runs_in_the_users_slurm_job(cluster, slurm_hub, unix_user):
@@ -126,9 +133,7 @@ def test_a_gpuc_kernel_runs_in_the_users_slurm_job(cluster, slurm_hub, unix_user
         assert ws.execute("while (1) {}", actions=[(1.0, interrupt)],
                           timeout=scaled(30)).ename == "Interrupted"
         # the kernel is a process of the job, run as the user
-        pids = subprocess.run(["pgrep", "-u", name, "-f", "gpuc kernel"], capture_output=True,
-                              text=True).stdout.split()
-        assert pids, "no gpuc kernel of the user"
+        assert user_processes(name, "gpuc kernel"), "no gpuc kernel of the user"
     finally:
         ws.close()
 
@@ -140,6 +145,25 @@ def test_a_gpuc_kernel_runs_in_the_users_slurm_job(cluster, slurm_hub, unix_user
     state = dict(cluster.state(int(job))).get(job)
     assert state in (None, "CANCELLED", "COMPLETED"), state
     deadline = time.monotonic() + scaled(30)
-    while subprocess.run(["pgrep", "-u", name, "-f", "gpuc"], capture_output=True).returncode == 0:
+    while user_processes(name, "gpuc"):
         assert time.monotonic() < deadline, "the user's gpuc processes outlived the job"
         time.sleep(0.5)
+
+
+def test_scancel_ends_the_server_and_its_kernel(cluster, slurm_hub, unix_user):
+    name = unix_user.pw_name
+    user = login(slurm_hub, name)
+    user.start_server(timeout=scaled(120))
+    [(job, _, _)] = jobs_of(cluster, name)
+    kid = user.start_kernel("gpuc")
+    ws = user.connect(kid)
+    ws.wait_ready()
+    assert ws.execute_ok("40 + 2").result == "42"
+    assert user_processes(name, "gpuc kernel")
+    cluster.cmd("scancel", job)
+    deadline = time.monotonic() + scaled(60)
+    while user_processes(name, "gpuc") or user.server_running():
+        assert time.monotonic() < deadline, (user_processes(name, "gpuc"), slurm_hub.logs())
+        time.sleep(0.5)
+    ws.close()
+    assert dict(cluster.state(int(job))).get(job) in (None, "CANCELLED")
