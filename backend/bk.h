@@ -189,6 +189,10 @@ size_t bk_pool_release(bk_device_t d);
 /* Caps what d's pool holds (0: no cap). */
 void bk_pool_set_limit(bk_device_t d, size_t bytes);
 
+/* Caps every device's pool, those not used yet too (0: no cap): the
+ * operator's limit per kernel (docs/hosting.md). Touches no device. */
+void bk_pool_set_limit_all(size_t bytes);
+
 /* Raw copies of bytes on d: zero dst, host -> device, device -> host,
  * device -> device; between two devices (peer: through the host where
  * the backends share nothing better). 0 / -1 with err. */

@@ -266,6 +266,12 @@ void bk_pool_set_limit(bk_device_t device, size_t bytes)
         bk_pool_release(device);
 }
 
+void bk_pool_set_limit_all(size_t bytes)
+{
+    for (int b = 0; b < BK_NBACKENDS; b++)
+        for (int o = 0; o < BK_MAX_ORDINALS; o++)
+            pools[b][o].stats.limit = bytes; /* nothing is cached before the first use */
+}
 
 /* ---- raw copies ------------------------------------------------------------ */
 

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cm_limits.h"
 #include "cm_link.h"
 #include "cm_log.h"
 #include "cm_time.h"
@@ -55,8 +57,12 @@ struct jk_executor {
     cm_link_reader_t reader;
     source_t sources[NSOURCES];
     pending_t pending;
-    size_t request_bytes; /* stream bytes delivered for the current request */
-    int capped;           /* the cap notice was sent for this request */
+    cm_limits_t limits;   /* the operator's, read at the start */
+    size_t request_bytes; /* stream bytes the current request wrote */
+    int capped;           /* the volume notice was sent for this request */
+    long long window_ms;  /* start of the output rate's one-second window */
+    size_t window_bytes;  /* stream bytes written in it */
+    int rate_noticed;     /* the rate notice was sent for this request */
 };
 
 static int set_nonblocking(int fd)
@@ -133,6 +139,9 @@ static int await_ready(jk_executor_t *ex, cm_error_t *err)
 
 jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
 {
+    cm_limits_t limits;
+    if (cm_limits_from_env(&limits, err) != 0)
+        return NULL;
     signal(SIGPIPE, SIG_IGN); /* a dead executor's link is an error, not a signal */
     int sv[2];
     int pipes[NSOURCES][2];
@@ -182,6 +191,7 @@ jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err)
         return NULL;
     }
     atomic_store(&ex->pid, pid);
+    ex->limits = limits;
     ex->link_fd = sv[0];
     static const char *const names[NSOURCES] = {"stdout", "stderr", NULL};
     for (int i = 0; i < NSOURCES; i++) {
@@ -232,6 +242,9 @@ int jk_executor_send(jk_executor_t *ex, const json_t *request, cm_error_t *err)
 {
     ex->request_bytes = 0;
     ex->capped = 0;
+    ex->window_ms = 0;
+    ex->window_bytes = 0;
+    ex->rate_noticed = 0;
     return send_blocking(ex, request, err);
 }
 
@@ -292,29 +305,84 @@ static void append(pending_t *p, const char *name, const char *data, size_t len)
     p->len += len;
 }
 
-/* Text of one stream, in the order written, under the per-request cap. */
+/* bytes as "10 MB" where a whole number of MiB (the default cap), else
+ * in bytes */
+static const char *bytes_text(size_t bytes, char *buf, size_t size)
+{
+    if (bytes && bytes % (1u << 20) == 0)
+        snprintf(buf, size, "%zu MB", bytes >> 20);
+    else
+        snprintf(buf, size, "%zu bytes", bytes);
+    return buf;
+}
+
+/* A line of gpuc's own on stderr, after the text before it. */
+static void notice(jk_executor_t *ex, const jk_executor_events_t *events, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void notice(jk_executor_t *ex, const jk_executor_events_t *events, const char *fmt, ...)
+{
+    flush_pending(ex, events, 1);
+    char text[320];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (events && events->on_stream && len > 0)
+        events->on_stream(events->ctx, "stderr", text, strlen(text));
+}
+
+/* How much of len bytes the output rate lets through now: at most
+ * limits.output_rate bytes in each one-second window, as Jupyter's
+ * iopub_data_rate_limit keeps a browser from drowning. */
+static size_t rate_room(jk_executor_t *ex, size_t len)
+{
+    if (!ex->limits.output_rate)
+        return len;
+    long long now = cm_ms();
+    if (now - ex->window_ms >= 1000) {
+        ex->window_ms = now;
+        ex->window_bytes = 0;
+    }
+    size_t room = ex->window_bytes < ex->limits.output_rate
+                      ? ex->limits.output_rate - ex->window_bytes
+                      : 0;
+    size_t keep = len < room ? len : room;
+    ex->window_bytes += len;
+    return keep;
+}
+
+/* Text of one stream, in the order written, under the per-request volume
+ * and the rate: past either it is dropped, with one notice each. */
 static void deliver(jk_executor_t *ex, const char *name, const char *data, size_t len,
                     const jk_executor_events_t *events)
 {
-    size_t room = ex->request_bytes < JK_EXECUTOR_OUTPUT_CAP
-                      ? JK_EXECUTOR_OUTPUT_CAP - ex->request_bytes
-                      : 0;
+    size_t cap = ex->limits.output;
+    size_t room = ex->request_bytes < cap ? cap - ex->request_bytes : 0;
     size_t keep = len < room ? len : room;
+    ex->request_bytes += len;
+    size_t rated = rate_room(ex, keep);
+    if (rated < keep) {
+        keep = rated;
+        if (!ex->rate_noticed) {
+            ex->rate_noticed = 1;
+            char b[32];
+            notice(ex, events,
+                   "\n[gpuc] output is coming faster than %s/s (%s): what comes faster is "
+                   "dropped until it slows down\n",
+                   bytes_text(ex->limits.output_rate, b, sizeof b), CM_LIMIT_OUTPUT_RATE);
+        }
+    }
     if (keep && ex->pending.len && strcmp(ex->pending.name, name) != 0)
         flush_pending(ex, events, 1);
     if (keep)
         append(&ex->pending, name, data, keep);
-    ex->request_bytes += len;
-    if (keep < len && !ex->capped) {
+    if (ex->request_bytes > cap && !ex->capped) {
         ex->capped = 1;
-        flush_pending(ex, events, 1);
-        char notice[160];
-        int n = snprintf(notice, sizeof notice,
-                         "\n[gpuc] this cell's output passed %u MB; the rest is discarded "
-                         "(the cell keeps running: interrupt it to stop it)\n",
-                         JK_EXECUTOR_OUTPUT_CAP >> 20);
-        if (events && events->on_stream)
-            events->on_stream(events->ctx, "stderr", notice, (size_t)n);
+        char b[32];
+        notice(ex, events,
+               "\n[gpuc] this cell's output passed %s (%s); the rest is discarded (the cell "
+               "keeps running: interrupt it to stop it)\n",
+               bytes_text(cap, b, sizeof b), CM_LIMIT_OUTPUT);
     }
     if (ex->pending.len >= STREAM_FLUSH_BYTES)
         flush_pending(ex, events, 0);
@@ -512,6 +580,11 @@ void jk_executor_interrupt(jk_executor_t *ex)
     pid_t pid = ex ? atomic_load(&ex->pid) : 0;
     if (pid > 0)
         kill(pid, SIGINT);
+}
+
+const cm_limits_t *jk_executor_limits(const jk_executor_t *ex)
+{
+    return &ex->limits;
 }
 
 pid_t jk_executor_pid(const jk_executor_t *ex)

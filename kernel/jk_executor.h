@@ -4,7 +4,7 @@
  * group (it dies with us: PR_SET_PDEATHSIG), sends requests over the link,
  * forwards what it writes as it arrives (the cell's ordered output and
  * its plain stdout/stderr pipes; coalesced, in order, UTF-8 made valid,
- * capped per request), passes its reads of stdin on, and notices when it
+ * capped in volume per request and in rate: the operator's limits), passes its reads of stdin on, and notices when it
  * dies. Used by the kernel's poll loop and by
  * `gpuc run`. MUST BE USED from one thread, except jk_executor_interrupt. */
 #ifndef JK_EXECUTOR_H
@@ -14,8 +14,10 @@
 #include <sys/types.h>
 
 #include "cm_error.h"
+#include "cm_limits.h"
 
-#define JK_EXECUTOR_OUTPUT_CAP (10u << 20)  /* stream bytes per request */
+/* stream bytes per request unless GPUC_LIMIT_OUTPUT says otherwise */
+#define JK_EXECUTOR_OUTPUT_CAP CM_LIMITS_OUTPUT_DEFAULT
 #define JK_EXECUTOR_FLUSH_MS 100            /* stream coalescing interval */
 
 typedef struct jk_executor jk_executor_t;
@@ -34,7 +36,10 @@ typedef struct jk_executor_events {
 } jk_executor_events_t;
 
 /* Starts an executor from the gpuc binary at exe and waits (up to 10 s)
- * for its "ready" frame. Returns NULL with err set on failure. */
+ * for its "ready" frame. The operator's limits (cm_limits.h) are read from
+ * the environment here: the output's volume and rate are applied to what
+ * it writes. Returns NULL with err set on failure (a limit that is not a
+ * size or a number of seconds, too). */
 jk_executor_t *jk_executor_new(const char *exe, cm_error_t *err);
 
 /* Kills the executor's process group (if alive), reaps it, frees. NULL ok. */
@@ -80,5 +85,8 @@ void jk_executor_interrupt(jk_executor_t *ex);
  * that said the executor exits, as it does once its GPU context is lost;
  * then free it and start another). */
 pid_t jk_executor_pid(const jk_executor_t *ex);
+
+/* The limits read when the executor started (cm_limits.h). Borrowed. */
+const cm_limits_t *jk_executor_limits(const jk_executor_t *ex);
 
 #endif

@@ -5,7 +5,8 @@
  *
  * Code cells run in order; each one's outputs are stored as nbclient would
  * store them (jk_nbformat.c). The run stops at the first failing cell
- * unless --allow-errors; a cell over --timeout is interrupted, recorded as
+ * unless --allow-errors; a cell over --timeout (or the operator's
+ * GPUC_LIMIT_CELL_TIME) is interrupted, recorded as
  * a CellTimeoutError, and always stops the run. The notebook is written
  * (to OUT; by default NOTEBOOK.out.ipynb beside it; over itself only with
  * --inplace) in every case once it could be read: once before the first
@@ -117,6 +118,7 @@ static int usage(FILE *out)
                  "  --inplace          write it over NOTEBOOK\n"
                  "  --allow-errors     run every cell even after one fails\n"
                  "  --timeout SECONDS  interrupt a cell that runs longer, and stop\n"
+                 "                     (default: GPUC_LIMIT_CELL_TIME, if set)\n"
                  "  -p NAME VALUE      a parameter, as papermill's -p: after the cell tagged\n"
                  "                     \"parameters\", a cell assigns NAME = VALUE in C\n"
                  "  -f FILE            parameters from a YAML (name: value a line) or JSON\n"
@@ -327,10 +329,12 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
     json_t *reply = NULL;
     int rc = JK_EXECUTOR_DIED;
     int timed_out = 0, signalled = 0; /* the cell was interrupted for these */
+    /* --timeout, else the operator's GPUC_LIMIT_CELL_TIME */
+    double limit_s = opt->timeout_s > 0 ? opt->timeout_s : jk_executor_limits(r->ex)->cell_time;
     if (!request) {
         CM_ERROR(&err, 1, "cannot build the request (the cell is not valid UTF-8?)");
     } else if (jk_executor_send(r->ex, request, &err) == 0) {
-        long long deadline = opt->timeout_s > 0 ? cm_ms() + (long long)(opt->timeout_s * 1000) : -1;
+        long long deadline = limit_s > 0 ? cm_ms() + (long long)(limit_s * 1000) : -1;
         for (;;) {
             rc = jk_executor_pump(r->ex, &events, &reply, &err);
             if (rc != JK_EXECUTOR_PENDING)
@@ -389,7 +393,7 @@ static int execute(runner_t *r, const char *code, int count, const options_t *op
                                : NULL;
         snprintf(evalue, sizeof evalue,
                  "the cell did not finish within %g second%s and was interrupted%s%s%s%s%.1024s",
-                 opt->timeout_s, opt->timeout_s == 1 ? "" : "s", rc == JK_EXECUTOR_DIED ? "; " : "",
+                 limit_s, limit_s == 1 ? "" : "s", rc == JK_EXECUTOR_DIED ? "; " : "",
                  rc == JK_EXECUTOR_DIED ? err.text : "",
                  rc == JK_EXECUTOR_DIED ? " — the session's state was lost" : "",
                  said ? ": " : "", said ? said : "");

@@ -1,19 +1,24 @@
 #include "jk_shell.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zmq.h>
 
 #include "cm_buf.h"
+#include "cm_limits.h"
 #include "cm_link.h"
 #include "cm_log.h"
+#include "cm_time.h"
 #include "jk_info.h"
 #include "jk_reply.h"
 #include "jk_socket.h"
 
 #define IDLE_POLL_MS 500 /* the longest poll: how often the loop checks on its parent */
+/* After the time limit's interrupt, before the executor is killed */
+#define INTERRUPT_GRACE_MS 5000
 
 typedef struct request {
     jk_shell_t *s;
@@ -127,7 +132,7 @@ enum { WOKEN = 1, SOCKET_READY = 2, STDIN_READY = 4 };
  * a cell waits for input and, if watch_socket, the shell socket: at most
  * IDLE_POLL_MS, less when buffered output is due. Returns zmq_poll's
  * result; *ready gets WOKEN | SOCKET_READY | STDIN_READY. */
-static int wait_for_input(jk_shell_t *s, int watch_socket, int *ready)
+static int wait_for_input(jk_shell_t *s, int watch_socket, int max_ms, int *ready)
 {
     zmq_pollitem_t items[3 + JK_EXECUTOR_NFDS] = {{NULL, s->wake_fd, ZMQ_POLLIN, 0},
                                                   {s->socket, 0, ZMQ_POLLIN, 0},
@@ -141,7 +146,7 @@ static int wait_for_input(jk_shell_t *s, int watch_socket, int *ready)
     int nfds = s->executor ? jk_executor_fds(s->executor, fds) : 0;
     for (int i = 0; i < nfds; i++)
         items[n++] = (zmq_pollitem_t){NULL, fds[i], ZMQ_POLLIN, 0};
-    int timeout = IDLE_POLL_MS;
+    int timeout = max_ms >= 0 && max_ms < IDLE_POLL_MS ? max_ms : IDLE_POLL_MS;
     int flush = s->executor ? jk_executor_timeout_ms(s->executor) : -1;
     if (flush >= 0 && flush < timeout)
         timeout = flush;
@@ -150,6 +155,46 @@ static int wait_for_input(jk_shell_t *s, int watch_socket, int *ready)
              (watch_socket && (items[1].revents & ZMQ_POLLIN) ? SOCKET_READY : 0) |
              (watch_stdin && (items[stdin_item].revents & ZMQ_POLLIN) ? STDIN_READY : 0);
     return rc;
+}
+
+/* The cell ran past the operator's time limit (GPUC_LIMIT_CELL_TIME): the
+ * first time it is interrupted, then killed if it did not stop within
+ * INTERRUPT_GRACE_MS (a GPU kernel that cannot be stopped). Returns the
+ * next deadline. */
+static long long time_limit(jk_shell_t *s, int *timed_out)
+{
+    if (!*timed_out) {
+        *timed_out = 1;
+        jk_executor_interrupt(s->executor);
+        return cm_ms() + INTERRUPT_GRACE_MS;
+    }
+    pid_t pid = jk_executor_pid(s->executor);
+    if (pid > 0)
+        kill(pid, SIGKILL); /* the next pump sees it die */
+    return -1;
+}
+
+/* The reply of a cell stopped by the time limit: a CellTimeoutError that
+ * says so, with what the interrupted cell said about itself; NULL (the
+ * executor died: death says why) when it had to be killed. */
+static json_t *timed_out_reply(json_t *reply, double limit, cm_error_t *death)
+{
+    char evalue[CM_ERROR_TEXT + 400];
+    const char *status = json_string_value(json_object_get(reply, "status"));
+    if (reply && status && strcmp(status, "ok") == 0)
+        return reply; /* it finished as the interrupt came */
+    const char *said = json_string_value(json_object_get(reply, "evalue"));
+    snprintf(evalue, sizeof evalue,
+             "the cell ran past this kernel's time limit of %g s (%s) and was %s%s%.512s", limit,
+             CM_LIMIT_CELL_TIME, reply ? "interrupted" : "killed, as it ignored the interrupt",
+             said && *said ? ": " : "", said ? said : "");
+    if (!reply) {
+        cm_error_clear(death);
+        CM_ERROR(death, -1, "%s", evalue);
+        return NULL;
+    }
+    json_decref(reply);
+    return jk_reply_error("CellTimeoutError", evalue);
 }
 
 /* Runs one request in the executor and waits for its reply, forwarding
@@ -162,26 +207,45 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
     if (s->ensure_executor(s->ctx) != 0) {
         if (r->after_send)
             r->after_send(r);
-        CM_ERROR(death, -1, "the executor could not be started");
+        cm_limits_t limits;
+        cm_error_t why = {0}; /* the one cause a user can be told of: the operator's typo */
+        if (cm_limits_from_env(&limits, &why) != 0)
+            CM_ERROR(death, -1, "the executor could not be started: %s", why.text);
+        else
+            CM_ERROR(death, -1, "the executor could not be started");
         return NULL;
     }
     jk_executor_events_t events = {.ctx = r, .on_stream = on_stream, .on_output = on_output,
                                    .on_input_request = on_input_request};
     json_t *reply = NULL;
+    double limit = jk_executor_limits(s->executor)->cell_time;
+    long long deadline = limit > 0 && cm_link_op_is(request, CM_LINK_EXECUTE)
+                             ? cm_ms() + (long long)(limit * 1000)
+                             : -1;
+    int timed_out = 0;
     int rc = jk_executor_send(s->executor, request, death) == 0 ? JK_EXECUTOR_PENDING
                                                                   : JK_EXECUTOR_DIED;
     if (r->after_send)
         r->after_send(r);
+    long long waited_from = cm_ms();
     while (rc == JK_EXECUTOR_PENDING && !atomic_load(s->stopping)) {
         int ready;
-        if (wait_for_input(s, 0, &ready) < 0 && zmq_errno() != EINTR)
+        long long left = deadline < 0 || s->awaiting_input ? -1 : deadline - cm_ms();
+        if (wait_for_input(s, 0, left < 0 ? -1 : (int)left, &ready) < 0 && zmq_errno() != EINTR)
             CM_WARN("poll: %s", zmq_strerror(zmq_errno()));
+        if (deadline >= 0 && s->awaiting_input) /* a person typing is not the cell's time */
+            deadline += cm_ms() - waited_from;
+        waited_from = cm_ms();
         if (getppid() != s->parent_pid)
             s->stop(s->ctx);
         if (ready & STDIN_READY)
             take_input(s);
         rc = jk_executor_pump(s->executor, &events, &reply, death);
+        if (rc == JK_EXECUTOR_PENDING && deadline >= 0 && cm_ms() >= deadline)
+            deadline = time_limit(s, &timed_out);
     }
+    if (timed_out)
+        reply = timed_out_reply(reply, limit, death);
     s->awaiting_input = 0; /* a late input_reply is dropped */
     if (rc == JK_EXECUTOR_REPLY && jk_executor_pid(s->executor) == 0)
         replace_executor(s, 1); /* it exited after this reply (its GPU context was lost) */
@@ -219,10 +283,15 @@ static json_t *death_error(const jk_shell_t *s, const cm_error_t *death, int n)
 {
     char evalue[1400], hint[128];
     recover_hint(s, hint, sizeof hint);
-    snprintf(evalue, sizeof evalue,
-             "%s while running cell [%d]; the session's state (variables, functions, device "
-             "arrays) was lost. A fresh session has started: %s",
-             death->text, n, hint);
+    if (!s->executor) /* none could be started again */
+        snprintf(evalue, sizeof evalue,
+                 "%s, for cell [%d]; there is no session: the kernel tries again at the next cell",
+                 death->text, n);
+    else
+        snprintf(evalue, sizeof evalue,
+                 "%s while running cell [%d]; the session's state (variables, functions, device "
+                 "arrays) was lost. A fresh session has started: %s",
+                 death->text, n, hint);
     return jk_reply_error("ExecutorDied", evalue);
 }
 
@@ -559,7 +628,7 @@ void jk_shell_run(jk_shell_t *s)
 {
     while (!atomic_load(s->stopping)) {
         int ready;
-        if (wait_for_input(s, 1, &ready) < 0 && zmq_errno() != EINTR) {
+        if (wait_for_input(s, 1, -1, &ready) < 0 && zmq_errno() != EINTR) {
             CM_ERR("poll failed: %s", zmq_strerror(zmq_errno()));
             break;
         }

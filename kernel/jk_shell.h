@@ -1,7 +1,9 @@
 /* jk_shell: the shell channel, on the main thread — its poll loop and its
  * requests. Requests that need the session go to the executor; while one
- * runs, the loop keeps forwarding its output and watching for its death
- * and for a shutdown.
+ * runs, the loop keeps forwarding its output and watching for its death,
+ * for a shutdown and for the operator's time limit per cell
+ * (GPUC_LIMIT_CELL_TIME: interrupted, then killed; time waiting for typed
+ * input does not count).
  *
  * The kernel (jk_kernel.c) fills in the interface part of jk_shell_t: what
  * the shell uses but does not own, and the callbacks through which it asks

@@ -19,6 +19,7 @@
 #include "rt_execute.h"
 #include "rt_gpu_host.h"
 #include "rt_input.h"
+#include "rt_limits.h"
 #include "rt_output.h"
 #include "rt_session.h"
 
@@ -230,6 +231,11 @@ int rt_executor_main(int argc, char **argv)
     x.session = rt_session_new(NULL, emit, &x, &err);
     if (!x.session) {
         CM_ERR("cannot start the session: %s", err.text);
+        return 1;
+    }
+    if (rt_limits_apply(&err) != 0) {
+        CM_ERR("cannot apply the operator's limits: %s", err.text);
+        rt_session_free(x.session);
         return 1;
     }
     json_t *ready = json_pack("{s:s, s:I, s:s}", CM_LINK_OP, CM_LINK_READY, "pid", (json_int_t)getpid(),

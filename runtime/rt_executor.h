@@ -5,7 +5,8 @@
  * forwards as they fill, fd N is one end of a socketpair carrying cm_link
  * frames. It sends {"op":"ready"} once, then answers each request frame
  * with zero or more output frames and exactly one {"op":"reply"} frame.
- * See docs/architecture.md, "The executor link". */
+ * Before "ready" it applies the operator's limits (rt_limits.h). See
+ * docs/architecture.md, "The executor link". */
 #ifndef RT_EXECUTOR_H
 #define RT_EXECUTOR_H
 

@@ -18,10 +18,12 @@ packages=(
 # clang and its libFuzzer runtime build the fuzz targets (tests/fuzz/);
 # chromium is the browser of the JupyterLab test (tests/lab/, driven by
 # Playwright from PyPI, which downloads no browser of its own); slurm-wlm
-# and munge run the one-node Slurm cluster of tests/cluster/. Installed
-# when run as root, else only named; without them `make test` reports the
-# fuzz runs, the Lab test and the cluster tests skipped.
-optional=(clang libclang-rt-14-dev chromium slurm-wlm munge)
+# and munge run the one-node Slurm cluster of tests/cluster/;
+# node-configurable-http-proxy is JupyterHub's proxy (tests/hosting/,
+# deploy/jupyterhub/). Installed when run as root, else only named; without
+# them `make test` reports the fuzz runs, the Lab test, the cluster tests
+# and the hub tests skipped.
+optional=(clang libclang-rt-14-dev chromium slurm-wlm munge node-configurable-http-proxy)
 
 # python3-venv is only needed when the venv is made from Debian's python3;
 # a python3 earlier on PATH (pyenv, a custom build) brings its own venv.
@@ -45,7 +47,7 @@ if ((${#optional_missing[@]} > 0)); then
     if [[ $(id -u) -eq 0 ]]; then
         missing+=("${optional_missing[@]}")
     else
-        echo "setup-deps: optional, for the fuzz targets, the browser test and the Slurm tests: sudo apt-get install -y ${optional_missing[*]}" >&2
+        echo "setup-deps: optional, for the fuzz targets, the browser test, the Slurm and hub tests: sudo apt-get install -y ${optional_missing[*]}" >&2
     fi
 fi
 

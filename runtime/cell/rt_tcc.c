@@ -299,15 +299,22 @@ static void arena_free(size_t at, size_t end)
  * image, the code of a cell's own functions, is its start: it then meets
  * what stays before it, and the rest of the hole stays whole); else at
  * the end of the arena. */
-static void *arena_alloc(size_t size)
+int rt_tcc_reserve(void)
 {
     if (!arena) {
         void *p = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED)
-            return NULL;
+            return -1;
         arena = p;
     }
+    return 0;
+}
+
+static void *arena_alloc(size_t size)
+{
+    if (rt_tcc_reserve() != 0)
+        return NULL;
     size = round_up(size, ARENA_ALIGN);
     size_t best = nholes, best_at = 0;
     for (size_t i = 0; i < nholes; i++) {

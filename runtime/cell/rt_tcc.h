@@ -56,6 +56,12 @@ int rt_tcc_relocate(rt_tcc_t *t);
  * code runs. 0, or -1 (nothing moved). */
 int rt_tcc_move_functions(rt_tcc_t *t, const char *prefix);
 
+/* Maps the arena all cells' code and data share (address space only),
+ * if not yet done; the first compile does it otherwise. MUST BE CALLED
+ * before a data limit (RLIMIT_DATA) that must not count it is set: see
+ * runtime/session/rt_limits.h. Returns 0, or -1 (mmap failed). */
+int rt_tcc_reserve(void);
+
 /* Non-zero when ip lies in code or data of a compiled cell (the arena all
  * cells share). Async-signal-safe. */
 int rt_tcc_owns_code(const void *ip);

@@ -171,6 +171,12 @@
     X("env", 0, rt_magic_env, \
       "%env [NAME | NAME=VALUE]", \
       "Lists the executor's environment variables; %env NAME shows one; %env NAME=VALUE " \
-      "(or %env NAME VALUE) sets it for later cells and the programs they start.")
+      "(or %env NAME VALUE) sets it for later cells and the programs they start.") \
+    X("limits", 0, rt_magic_limits, \
+      "%limits", \
+      "Shows this kernel's limits as the operator set them (GPUC_LIMIT_* in the kernelspec's " \
+      "env or the server's environment; docs/hosting.md): the memory the cells may " \
+      "allocate, each device pool's limit, the output per cell and per second, and the " \
+      "time a cell may run. Cells cannot raise them.")
 
 #endif

@@ -10,8 +10,10 @@
 #include <strings.h>
 
 #include "bk.h"
+#include "cm_limits.h"
 #include "ga_array.h"
 #include "rt_arrays.h"
+#include "rt_limits.h"
 
 /* Devices %memory reports: the CPU, and each other device with a pool in use. */
 static int device_in_use(bk_device_t device)
@@ -91,33 +93,13 @@ static void print_arrays(rt_session_t *s)
         printf("\nNo live arrays.\n");
 }
 
-/* "8GB" (10^9), "8GiB" (2^30), "512MB", "1e9", "0"/"none": bytes, or -1. */
-static long long parse_size(const char *text)
-{
-    if (strcasecmp(text, "none") == 0)
-        return 0;
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || v < 0)
-        return -1;
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {{"", 1},      {"b", 1},     {"kb", 1e3},   {"mb", 1e6},   {"gb", 1e9},
-                 {"tb", 1e12}, {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0},
-                 {"k", 1e3},   {"m", 1e6},   {"g", 1e9}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcasecmp(end, units[i].unit) == 0)
-            return (long long)(v * units[i].scale);
-    return -1;
-}
-
 int rt_magic_memory(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
                     rt_error_t *err)
 {
     cm_names_t args = {0};
     rt_magic_args(code, m, &args);
     int rc = 0;
+    size_t bytes = 0;
     if (args.n == 0) {
         print_devices();
         print_arrays(s);
@@ -130,13 +112,22 @@ int rt_magic_memory(rt_session_t *s, const char *code, const rt_magic_line_t *m,
         char b[32];
         ga_bytes_text(given, b, sizeof b);
         printf("Gave %s of cached blocks back.\n", b);
-    } else if (strcmp(args.v[0], "limit") == 0 && args.n == 2 && parse_size(args.v[1]) >= 0) {
-        long long bytes = parse_size(args.v[1]);
+    } else if (strcmp(args.v[0], "limit") == 0 && args.n == 2 && cm_size_parse(args.v[1], &bytes) == 0) {
+        size_t ceiling = rt_limits()->gpu_memory; /* the operator's: cells stay under it */
+        if (ceiling && (!bytes || bytes > ceiling)) {
+            char c[32];
+            ga_bytes_text(ceiling, c, sizeof c);
+            cm_names_free(&args);
+            return rt_error_set(err, "LimitError", cell_no, m->line,
+                                "%%memory limit: this kernel's pools are limited to %s by its "
+                                "operator (%s); a lower limit can be set, not a higher one",
+                                c, CM_LIMIT_GPU_MEMORY);
+        }
         int d = bk_default_device();
-        bk_pool_set_limit(d, (size_t)bytes);
+        bk_pool_set_limit(d, bytes);
         char dev[16], b[32];
         ga_device_text(d, dev, sizeof dev);
-        ga_bytes_text((size_t)bytes, b, sizeof b);
+        ga_bytes_text(bytes, b, sizeof b);
         if (bytes)
             printf("The %s pool holds at most %s (arrays and cache).\n", dev, b);
         else

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "rt_session_internal.h"
+#include "rt_limits.h"
 #include "rt_tcc.h"
 
 #define MAX_FUNCTION_SIZE (1u << 20) /* beyond this from a start, not that function */
+#define NULL_PAGES (64u << 10)       /* a fault below: a null pointer used */
 
 /* The cell function containing addr, or NULL. Borrowed. */
 static const rt_code_t *find_code(const rt_session_t *s, void *addr)
@@ -148,7 +150,11 @@ static void what(char *out, size_t size, const rt_fault_t *f)
         if (f->stack_overflow)
             snprintf(out, size, "stack overflow: too deep recursion?");
         else
-            snprintf(out, size, "invalid memory access at 0x%lx", (unsigned long)(uintptr_t)f->addr);
+            snprintf(out, size, "invalid memory access at 0x%lx%s", (unsigned long)(uintptr_t)f->addr,
+                     rt_limits()->memory && (uintptr_t)f->addr < NULL_PAGES
+                         ? " (a null pointer: under this kernel's memory limit, "
+                           "see %limits, an allocation past it returns NULL)"
+                         : "");
         return;
     case SIGBUS:
         snprintf(out, size, "bus error at 0x%lx", (unsigned long)(uintptr_t)f->addr);

@@ -720,6 +720,28 @@ ONE_UNIT = [
     "printf(\"PASS cooperative groups in a mixed cell, sum %g\\n\", *cs);",
 ]
 
+# the operator's limits on a GPU (docs/hosting.md): run with
+# GPUC_LIMIT_MEMORY=2GiB GPUC_LIMIT_GPU_MEMORY=256MB (tests/gpu/run.sh): the
+# CUDA context and a kernel work under the host memory limit, an array within
+# the pool limit works, one past it is refused (the run's one error)
+LIMITS = [
+    "%gpu\n%limits",
+    "%%kernel\n__global__ void twice(int n, float *x) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= 2.0f;\n}",
+    "#include <stdlib.h>\nint ln = 1 << 20;\nfloat *lx = (float *)malloc(ln * sizeof(float));\n"
+    "for (int i = 0; i < ln; i++) lx[i] = i;\nfloat *dlx;\n"
+    "if (cudaMalloc(&dlx, ln * sizeof(float)) != cudaSuccess) abort();\n"
+    "cudaMemcpy(dlx, lx, ln * sizeof(float), cudaMemcpyHostToDevice);\n"
+    "twice<<<(ln + 255) / 256, 256>>>(ln, dlx);\n"
+    "cudaMemcpy(lx, dlx, ln * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < ln; i++) if (lx[i] != 2.0f * i) abort();\n"
+    "printf(\"PASS a kernel under the memory limit\\n\");",
+    "ga_t within = ga_ones(F32, 10000000);\nif (ga_sum(within) != 1e7) abort();\n"
+    "printf(\"PASS an array within the pool limit\\n\");",
+    "if (malloc((size_t)4 << 30) != NULL) abort();\nprintf(\"PASS 4 GiB of host memory refused\\n\");",
+    "ga_t past = ga_zeros(F32, 100000000);",
+]
+
 
 def cell(i, src):
     tags = ["parameters"] if src.startswith(PARAMETERS) else []
@@ -742,5 +764,5 @@ for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDL
                     ("curand", CURAND), ("waits", WAITS), ("program", PROGRAM), ("params", PARAMS),
                     ("runtime", RUNTIME), ("templates", TEMPLATES),
                     ("cuda_libraries", CUDA_LIBRARIES), ("cpp_host", CPP_HOST), ("symbols", SYMBOLS),
-                    ("one_unit", ONE_UNIT)):
+                    ("one_unit", ONE_UNIT), ("limits", LIMITS)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

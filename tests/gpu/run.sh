@@ -141,6 +141,14 @@ notebook_passes cpp_host "PASS add program" "PASS saxpy from C++, max 199" \
 # kernel, cooperative groups through `using namespace` in a mixed cell
 notebook_passes one_unit "PASS cooperative groups in a mixed cell, sum 8128"
 
+# the operator's limits on a GPU (docs/hosting.md): the CUDA context and a
+# kernel work under the executor's memory limit (RLIMIT_DATA), the pool's
+# limit refuses the array past it
+GPUC_LIMIT_MEMORY=2GiB GPUC_LIMIT_GPU_MEMORY=256MB notebook_passes limits \
+    --error OutOfMemoryError "gpu0 out of memory (the pool's limit is 244.14 MiB)" \
+    "PASS a kernel under the memory limit" "PASS an array within the pool limit" \
+    "PASS 4 GiB of host memory refused"
+
 # %timeit of a kernel launch shows a GPU line (CUDA events)
 "$bin/gpuc" run tests/gpu/timing.ipynb -o "$out/timing.ipynb" 2> "$out/timing.log"
 rc=$?
