@@ -166,4 +166,20 @@ void sim_race_barrier(void);
 int sim_race_report(char *text, size_t len);
 
 
+/* ---- %%profile's counts (sim_profile.c; calls nothing of the folder) ---- */
+
+/* A launch begins while sim_profile_on: a new record of k's (counted: it
+ * runs checked); sim_profile_launch_end closes it with the host's time. */
+void sim_profile_launch_begin(const sim_kernel_t *k, const unsigned grid[3],
+                              const unsigned block[3], size_t shared_dynamic, int counted);
+void sim_profile_launch_end(double start, double seconds);
+
+/* An access of the running launch into a region of kind (SIM_MEM_*; -1:
+ * none, a thread's own stack), SIM_ACCESS_* flags. */
+void sim_profile_access(int kind, unsigned long size, int flags);
+
+/* The hooks' block: a basic block of a checked module begins at pc. */
+void sim_profile_block(const void *pc);
+
+
 #endif

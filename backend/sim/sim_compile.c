@@ -225,10 +225,15 @@ static void translate_options(const char *options, cm_buf_t *flags)
  * a call before every load and store (with its size, reads and writes
  * apart), none at function entry; linked without the ThreadSanitizer
  * runtime (-nodefaultlibs and the libraries named): the prelude defines the
- * callbacks. No vectorising, so that each access is one a GPU would make. */
+ * callbacks. No vectorising, so that each access is one a GPU would make.
+ * A call at each basic block (trace-pc) for %%profile's operation counts
+ * (sim_profile.c; a test of a flag when not profiling), never as a tail
+ * call, so that its return address is the block's. */
 #define CHECK_FLAGS                                                                            \
     " -D__GPUC_CHECK__ -fsanitize=thread --param tsan-instrument-func-entry-exit=0"            \
-    " -fno-tree-vectorize -fno-tree-slp-vectorize -nodefaultlibs -lstdc++ -lm -lc -lgcc_s"
+    " -fno-tree-vectorize -fno-tree-slp-vectorize -fsanitize-coverage=trace-pc"                \
+    " -fno-optimize-sibling-calls"                                                             \
+    " -nodefaultlibs -lstdc++ -lm -lc -lgcc_s"
 
 #define MAX_STATIC_SHARED (48 * 1024) /* what a kernel may declare, as on a GPU */
 
