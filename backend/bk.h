@@ -309,6 +309,8 @@ typedef struct bk_prof_row {
     unsigned grid[3], block[3]; /* 0 where there is no grid (copies, host calls) */
     double start, seconds;     /* from the profile's start; the device's time of it */
     double bytes_read, bytes_written; /* device memory (the simulator: asked for by threads) */
+    double sector_bytes;       /* the simulator: bytes of the 32-byte sectors warps' global
+                                  accesses touched (bytes read + written over it: coalescing) */
     double ops[BK_NPREC][BK_NOPS]; /* operations, BK_OP_* (an FMA counts once here) */
     int registers;             /* per thread */
     double shared_static, shared_dynamic; /* bytes per block */

@@ -42,7 +42,7 @@ bk_prof_row_t *bk_prof_add_row(bk_profile_t *p)
     }
     bk_prof_row_t *r = &p->rows[p->nrows++];
     memset(r, 0, sizeof *r);
-    r->bytes_read = r->bytes_written = -1;
+    r->bytes_read = r->bytes_written = r->sector_bytes = -1;
     for (int i = 0; i < BK_NPREC; i++)
         for (int j = 0; j < BK_NOPS; j++)
             r->ops[i][j] = -1;

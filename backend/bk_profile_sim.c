@@ -102,6 +102,8 @@ static void add_record(bk_profile_t *p, const sim_profile_record_t *s)
     if (s->counted) {
         r->bytes_read = (double)s->load_global;
         r->bytes_written = (double)s->store_global;
+        if (r->kind == BK_PROF_KERNEL)
+            r->sector_bytes = 32.0 * (double)s->sectors;
     } else {
         snprintf(r->note, sizeof r->note, "not counted: ran without instrumentation");
     }

@@ -229,7 +229,9 @@ instructions of each block in the module's code (objdump). What g++ made
 of the source is counted, not what NVCC would make: a `fmaf` is one FMA,
 `a * b + c` a multiply and an add (on a GPU one FFMA: the same 2 FLOPs),
 a division or square root a special operation (a GPU runs several
-instructions for one). cudaMemcpy and cudaMemset calls are recorded as
+instructions for one). Coalescing: the 32-byte sectors each warp-wide
+access touches (the n-th global access of each thread of a warp taken
+for one instruction, as it is where the warp does not diverge). cudaMemcpy and cudaMemset calls are recorded as
 copies. Off: one test of a flag per basic block of a checked launch. */
 
 enum { SIM_PREC_F32 = 0, SIM_PREC_F64 = 1, SIM_NPREC = 2 };
@@ -245,6 +247,8 @@ typedef struct sim_profile_record {
     unsigned long long load_global, store_global; /* bytes asked for by the threads */
     unsigned long long load_shared, store_shared;
     unsigned long long atomics;      /* atomic operations (in store_global / store_shared too) */
+    unsigned long long sectors;      /* 32-byte sectors of global memory the warps' accesses
+                                        touched, each counted once per warp access (coalescing) */
     unsigned long long ops[SIM_NPREC][SIM_NOPS]; /* operations (lanes), SIM_OP_* */
     int ops_counted;                 /* 0: the code could not be read (no objdump): ops unknown */
     int counted;                     /* 0: ran unchecked (no instrumented variant): nothing counted */

@@ -96,7 +96,7 @@ void sim_check_access(const void *addr, unsigned long size, int flags, const voi
     uintptr_t a = (uintptr_t)addr;
     const sim_region_t *r = sim_mem_find(a);
     if (sim_profile_on)
-        sim_profile_access(r && !r->freed ? r->kind : -1, size, flags);
+        sim_profile_access(r && !r->freed ? r->kind : -1, a, size, flags);
     /* the address of the call's return: the access is the instruction before */
     const void *at = (const char *)pc - 1;
     sim_now.last_pc = at;

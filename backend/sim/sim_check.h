@@ -174,9 +174,9 @@ void sim_profile_launch_begin(const sim_kernel_t *k, const unsigned grid[3],
                               const unsigned block[3], size_t shared_dynamic, int counted);
 void sim_profile_launch_end(double start, double seconds);
 
-/* An access of the running launch into a region of kind (SIM_MEM_*; -1:
- * none, a thread's own stack), SIM_ACCESS_* flags. */
-void sim_profile_access(int kind, unsigned long size, int flags);
+/* An access of the running launch at addr into a region of kind
+ * (SIM_MEM_*; -1: none, a thread's own stack), SIM_ACCESS_* flags. */
+void sim_profile_access(int kind, uintptr_t addr, unsigned long size, int flags);
 
 /* The hooks' block: a basic block of a checked module begins at pc. */
 void sim_profile_block(const void *pc);

@@ -18,6 +18,7 @@
 #include "cm_time.h"
 #include "sim_abi.h"
 #include "sim_check.h"
+#include "sim_thread.h"
 
 volatile int sim_profile_on;
 
@@ -85,16 +86,81 @@ void sim_profile_copy(const char *name, size_t read, size_t written, double star
 
 /* ---- counting ------------------------------------------------------------- */
 
-void sim_profile_access(int kind, unsigned long size, int flags)
+/* Coalescing: the 32-byte sectors the n-th global access of a warp's
+ * threads touches, counted once per (warp, n, direction, sector) — as a
+ * GPU's load or store instruction for a warp moves whole sectors. A
+ * block's threads run one after another here, so each thread counts its
+ * accesses (seq) and the n-th of every thread of a warp is taken for one
+ * instruction, which it is where the warp does not diverge. */
+#define SECTOR 32
+typedef struct sector {
+    uint64_t sector, who;      /* who: warp, n and the direction */
+    uint32_t gen;              /* the block it belongs to; another: an empty slot */
+} sector_t;
+
+static struct {
+    uint32_t stamp, gen;       /* the block counted now */
+    uint32_t seq[1024];        /* (threads of the block) its accesses so far */
+    sector_t *v;
+    size_t size, used;
+} C;
+
+static int grow_sectors(void)
+{
+    size_t size = C.size ? C.size * 2 : 1u << 14;
+    sector_t *v = calloc(size, sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < C.size; i++) {
+        if (C.v[i].gen != C.gen)
+            continue;
+        size_t j = (size_t)((C.v[i].sector * 31 + C.v[i].who) * 0x9e3779b97f4a7c15ull >> 17) & (size - 1);
+        while (v[j].gen == C.gen)
+            j = (j + 1) & (size - 1);
+        v[j] = C.v[i];
+    }
+    free(C.v);
+    C.v = v;
+    C.size = size;
+    return 0;
+}
+
+static void count_sectors(sim_profile_record_t *r, uintptr_t addr, unsigned long size, int write)
+{
+    if (sim_now.stamp != C.stamp || !C.gen) {
+        C.stamp = sim_now.stamp;
+        C.gen++;
+        C.used = 0;
+        memset(C.seq, 0, sizeof C.seq);
+    }
+    uint32_t t = sim_now.thread < 1024 ? sim_now.thread : 1023;
+    uint64_t who = (uint64_t)(t / 32) << 40 | (uint64_t)C.seq[t]++ << 1 | (uint64_t)(write != 0);
+    for (uint64_t s = addr / SECTOR; s <= (addr + size - 1) / SECTOR; s++) {
+        if ((C.used + 1) * 2 >= C.size && grow_sectors())
+            return;
+        size_t j = (size_t)((s * 31 + who) * 0x9e3779b97f4a7c15ull >> 17) & (C.size - 1);
+        while (C.v[j].gen == C.gen && !(C.v[j].sector == s && C.v[j].who == who))
+            j = (j + 1) & (C.size - 1);
+        if (C.v[j].gen != C.gen) {
+            C.v[j] = (sector_t){s, who, C.gen};
+            C.used++;
+            r->sectors++;
+        }
+    }
+}
+
+void sim_profile_access(int kind, uintptr_t addr, unsigned long size, int flags)
 {
     sim_profile_record_t *r = P.cur;
-    if (!r || kind < 0 || kind == SIM_MEM_PINNED)
+    if (!r || kind < 0 || kind == SIM_MEM_PINNED || !size)
         return; /* a thread's stack (registers on a GPU), host memory */
     int write = flags & SIM_ACCESS_WRITE;
-    if (kind == SIM_MEM_SHARED)
+    if (kind == SIM_MEM_SHARED) {
         *(write ? &r->store_shared : &r->load_shared) += size;
-    else
+    } else {
         *(write ? &r->store_global : &r->load_global) += size;
+        count_sectors(r, addr, size, write);
+    }
     if (flags & SIM_ACCESS_ATOMIC)
         r->atomics++;
 }
@@ -346,6 +412,9 @@ void sim_profile_launch_begin(const sim_kernel_t *k, const unsigned grid[3],
     r->counted = counted;
     if (P.size)
         memset(P.pcs, 0, P.size * sizeof *P.pcs);
+    C.gen++; /* a new launch: no sector of the last one's blocks is this one's */
+    C.used = 0;
+    C.stamp = 0;
     P.used = 0;
     if (counted)
         P.cur = r;

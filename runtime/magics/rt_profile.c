@@ -50,6 +50,8 @@ static void add_into(bk_prof_row_t *sum, const bk_prof_row_t *r)
     sum->bytes_read = sum->bytes_read < 0 || r->bytes_read < 0 ? -1 : sum->bytes_read + r->bytes_read;
     sum->bytes_written =
         sum->bytes_written < 0 || r->bytes_written < 0 ? -1 : sum->bytes_written + r->bytes_written;
+    sum->sector_bytes =
+        sum->sector_bytes < 0 || r->sector_bytes < 0 ? -1 : sum->sector_bytes + r->sector_bytes;
     for (int p = 0; p < BK_NPREC; p++)
         for (int o = 0; o < BK_NOPS; o++)
             sum->ops[p][o] = sum->ops[p][o] < 0 || r->ops[p][o] < 0 ? -1 : sum->ops[p][o] + r->ops[p][o];
@@ -163,7 +165,7 @@ static const char *kind_name(int kind)
     return kind >= 0 && kind < 4 ? names[kind] : "?";
 }
 
-enum { NCOLS = 15 };
+enum { NCOLS = 16 };
 
 /* The cells of one row (or one name's total), shown in the text and HTML
  * forms alike. */
@@ -188,6 +190,7 @@ static void cells_of(const bk_profile_t *p, const bk_prof_row_t *r, int count,
     si(r->bytes_written, "B", c[6], 64);
     double bytes = r->bytes_read >= 0 && r->bytes_written >= 0 ? r->bytes_read + r->bytes_written : -1;
     double bw = bytes >= 0 && r->seconds > 0 ? bytes / r->seconds : -1;
+    si(r->sector_bytes, "B", c[15], 64);
     si(bw, "B/s", c[7], 64);
     percent(bw, p->peaks.bytes_per_s, c[8], 64);
     double flops = rt_profile_total_flops(r);
@@ -222,8 +225,9 @@ static void cells_of(const bk_profile_t *p, const bk_prof_row_t *r, int count,
 
 static const char *const HEAD[NCOLS] = {
     "kind", "name", "grid", "block", "time", "read", "written", "bandwidth", "% peak BW",
-    "FLOPs", "FLOP/s", "% peak", "occupancy (ach./theor.)", "regs", "shared/block"};
-static const int WIDTHS[NCOLS + 1] = {7, 34, 11, 10, 10, 10, 10, 12, 9, 10, 18, 8, 12, 5, 0};
+    "FLOPs", "FLOP/s", "% peak", "occupancy (ach./theor.)", "regs", "shared/block",
+    "sector traffic"};
+static const int WIDTHS[NCOLS + 1] = {7, 34, 11, 10, 10, 10, 10, 12, 10, 10, 20, 8, 24, 5, 13, 0};
 
 static void table_rows(rt_table_t *t, const bk_profile_t *p, const rt_profile_total_t *tot, int ntot)
 {
@@ -275,11 +279,11 @@ static json_t *row_json(const bk_profile_t *p, const bk_prof_row_t *r, int count
     rt_profile_verdict(p, r, verdict, sizeof verdict);
     bk_device_text(r->device, dev, sizeof dev);
     return json_pack("{s:s, s:s, s:i, s:s, s:[i,i,i], s:[i,i,i], s:f, s:f, s:o, s:o, s:o, s:o, "
-                     "s:o, s:o, s:o, s:o, s:s, s:s}",
+                     "s:o, s:o, s:o, s:o, s:o, s:s, s:s}",
                      "kind", kind_name(r->kind), "name", r->name, "count", count, "device", dev,
                      "grid", r->grid[0], r->grid[1], r->grid[2], "block", r->block[0], r->block[1],
                      r->block[2], "start_s", r->start, "seconds", r->seconds, "bytes_read",
-                     num(r->bytes_read), "bytes_written", num(r->bytes_written), "flops",
+                     num(r->bytes_read), "bytes_written", num(r->bytes_written), "sector_bytes", num(r->sector_bytes), "flops",
                      num(rt_profile_total_flops(r)), "ops", ops, "registers",
                      r->registers < 0 ? json_null() : json_integer(r->registers),
                      "shared_per_block",
