@@ -5,7 +5,11 @@
  * from the device's attributes: memory clock x 2 (double data rate) x bus
  * width, and SMs x clock x the FP32 / FP64 lanes per SM of its compute
  * capability (FP16 without tensor cores: twice FP32) x 2 for an FMA.
- * Counter mode (the Range Profiler) is gpu_cupti's too when this build has it. */
+ * Counter mode: CUPTI's Range Profiler (gpu_cupti_counters.c) counts each
+ * kernel's DRAM bytes, FLOP instructions by precision and achieved
+ * occupancy, paired with the activity records in launch order; where the
+ * driver does not permit counters, the times are still shown and the note
+ * says why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@ static struct {
     unsigned long long cupti_t0; /* CUPTI's clock at the start, ns */
     double host_t0;              /* cm_seconds() then, against the floor's origin */
     int ordinal;
+    int counting;                /* counter mode is on (the Range Profiler) */
 } G;
 
 /* FP32 and FP64 lanes per SM by compute capability (NVIDIA's tables of
@@ -85,17 +90,20 @@ static int start(int ordinal, int mode, bk_profile_t *p, cm_error_t *err)
     if (gpu_cupti_start(err))
         return -1;
     G.ordinal = ordinal;
-    G.cupti_t0 = gpu_cupti_timestamp();
-    G.host_t0 = cm_seconds();
+    G.counting = 0;
     p->mode = mode;
     p->counted = 0;
-    if (mode == BK_PROF_COUNTERS)
-        snprintf(p->note, sizeof p->note,
-                 "counter mode is not in this build yet: times only (CUPTI's activity records, "
-                 "%s)", gpu_cupti_path());
-    else
-        snprintf(p->note, sizeof p->note, "times from CUPTI's activity records (%s); "
-                 "%%%%profile --counters counts bytes and FLOPs", gpu_cupti_path());
+    snprintf(p->note, sizeof p->note, "times from CUPTI's activity records (%s); "
+             "%%%%profile --counters counts bytes and FLOPs", gpu_cupti_path());
+    if (mode == BK_PROF_COUNTERS) {
+        cm_error_t why = {0};
+        if (gpu_cupti_counters_start(ordinal, &why) == 0)
+            G.counting = 1;
+        else
+            snprintf(p->note, sizeof p->note, "times only, no counters: %.500s", why.text);
+    }
+    G.cupti_t0 = gpu_cupti_timestamp();
+    G.host_t0 = cm_seconds();
     return 0;
 }
 
@@ -168,16 +176,87 @@ static void add_record(bk_profile_t *p, const gpu_cupti_record_t *c, int *labell
     r->bytes_written = writes ? b : 0;
 }
 
+static int by_correlation(const void *a, const void *b)
+{
+    const gpu_cupti_record_t *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    if (x->correlation != y->correlation)
+        return x->correlation < y->correlation ? -1 : 1;
+    unsigned long long dx = x->end - x->start, dy = y->end - y->start;
+    return dx < dy ? -1 : dx > dy;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const gpu_cupti_record_t *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* A replayed kernel leaves a record per pass, under one correlation id:
+ * the shortest is kept (the others ran with more counters). Returns the
+ * count left, in order of start. */
+static int one_per_launch(gpu_cupti_record_t *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_correlation);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (!m || v[i].kind != GPU_CUPTI_KERNEL || v[m - 1].kind != GPU_CUPTI_KERNEL ||
+            v[m - 1].correlation != v[i].correlation)
+            v[m++] = v[i];
+    qsort(v, (size_t)m, sizeof *v, by_start);
+    return m;
+}
+
+/* The Range Profiler's counts of the k-th kernel into r. */
+static void add_counts(bk_prof_row_t *r, const gpu_cupti_counts_t *c)
+{
+    const double *x = c->v;
+    r->bytes_read = x[GPU_CUPTI_DRAM_READ];
+    r->bytes_written = x[GPU_CUPTI_DRAM_WRITE];
+    static const int first[BK_NPREC] = {GPU_CUPTI_HADD, GPU_CUPTI_FADD, GPU_CUPTI_DADD};
+    for (int i = 0; i < BK_NPREC; i++) {
+        r->ops[i][BK_OP_ADD] = x[first[i]];
+        r->ops[i][BK_OP_MUL] = x[first[i] + 1];
+        r->ops[i][BK_OP_FMA] = x[first[i] + 2];
+        r->ops[i][BK_OP_SPECIAL] = -1;
+    }
+    r->occupancy_achieved = x[GPU_CUPTI_OCCUPANCY] / 100;
+    r->note[0] = '\0';
+}
+
 static int stop(bk_profile_t *p, cm_error_t *err)
 {
+    gpu_cupti_counts_t *counts = NULL;
+    int ncounts = 0, passes = 0;
+    cm_error_t why = {0};
+    if (G.counting && gpu_cupti_counters_stop(&counts, &ncounts, &passes, &why))
+        snprintf(p->note, sizeof p->note, "the counters could not be read: %.500s", why.text);
     gpu_cupti_record_t *v = NULL;
     int n = 0;
-    if (gpu_cupti_stop(&v, &n, err))
+    if (gpu_cupti_stop(&v, &n, err)) {
+        free(counts);
         return -1;
+    }
+    n = one_per_launch(v, n);
     int *labelled = calloc(4097, sizeof *labelled);
-    for (int i = 0; i < n && labelled; i++)
+    int k = 0;
+    for (int i = 0; i < n && labelled; i++) {
         add_record(p, &v[i], labelled);
+        if (v[i].kind == GPU_CUPTI_KERNEL && k < ncounts)
+            add_counts(&p->rows[p->nrows - 1], &counts[k++]);
+    }
+    if (counts) {
+        p->counted = 1;
+        snprintf(p->note, sizeof p->note,
+                 "counter mode: CUPTI's Range Profiler replayed each kernel (%d pass%s; kernels "
+                 "serialised, times longer than alone); device-memory bytes are DRAM's, FLOPs "
+                 "the executed SASS add/mul/fma instructions per thread (an FMA is 2)%s",
+                 passes, passes == 1 ? "" : "es",
+                 k == ncounts ? "" : "; kernels and counted ranges did not pair up one to one");
+    }
     free(labelled);
+    free(counts);
     free(v);
     return 0;
 }

@@ -306,6 +306,11 @@ const char *gpu_cupti_path(void)
     return C.path;
 }
 
+void *gpu_cupti_library(cm_error_t *err)
+{
+    return load(err) ? NULL : C.lib;
+}
+
 #else /* no CUPTI headers at build time */
 
 static int missing(cm_error_t *err)
@@ -341,6 +346,12 @@ unsigned long long gpu_cupti_timestamp(void)
 const char *gpu_cupti_path(void)
 {
     return "";
+}
+
+void *gpu_cupti_library(cm_error_t *err)
+{
+    missing(err);
+    return NULL;
 }
 
 #endif

@@ -47,4 +47,35 @@ unsigned long long gpu_cupti_timestamp(void);
 /* Where CUPTI was loaded from ("" when not). */
 const char *gpu_cupti_path(void);
 
+/* ---- counter mode (gpu_cupti_counters.c): CUPTI's Range Profiler ----------
+ * Every kernel is a range (auto range) and is replayed (kernel replay) as
+ * many passes as the metrics need; the values per kernel, in launch order. */
+
+enum {
+    GPU_CUPTI_DRAM_READ = 0, GPU_CUPTI_DRAM_WRITE, /* dram__bytes_{read,write}.sum */
+    GPU_CUPTI_HADD, GPU_CUPTI_HMUL, GPU_CUPTI_HFMA, /* sm__sass_thread_inst_executed_op_h..._pred_on.sum */
+    GPU_CUPTI_FADD, GPU_CUPTI_FMUL, GPU_CUPTI_FFMA,
+    GPU_CUPTI_DADD, GPU_CUPTI_DMUL, GPU_CUPTI_DFMA,
+    GPU_CUPTI_OCCUPANCY,       /* sm__warps_active.avg.pct_of_peak_sustained_active (percent) */
+    GPU_CUPTI_NMETRICS
+};
+enum { GPU_CUPTI_E_PRIVILEGES = 20035 }; /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35) */
+
+typedef struct gpu_cupti_counts {
+    double v[GPU_CUPTI_NMETRICS];
+} gpu_cupti_counts_t;
+
+/* Starts counting on CUDA device `device` (its primary context made
+ * current). -1 with err; err->code GPU_CUPTI_E_PRIVILEGES when the driver
+ * does not let this user read counters. */
+int gpu_cupti_counters_start(int device, cm_error_t *err);
+
+/* Stops: *out the counts of each kernel run since the start, in launch
+ * order (the caller frees it), *n how many, *passes the replays each
+ * kernel took. 0 / -1 with err. */
+int gpu_cupti_counters_stop(gpu_cupti_counts_t **out, int *n, int *passes, cm_error_t *err);
+
+/* The loaded libcupti (for gpu_cupti_counters.c), or NULL with err. */
+void *gpu_cupti_library(cm_error_t *err);
+
 #endif
