@@ -962,7 +962,7 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     sim_kernel_t checked;
     uintptr_t base = 0;
     /* before the clock starts: g++'s time is no kernel time */
-    if (checking && sim_module_checked(kernel, sim_hooks(), &checked, &base, err)) {
+    if (checking && sim_module_checked(kernel, sim_hooks(), sim_profile_on, &checked, &base, err)) {
         if (sim_racecheck_on)
             return -1;
         unchecked_note(kernel->name, err);
