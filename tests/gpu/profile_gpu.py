@@ -1,8 +1,9 @@
 """%%profile on the GPU machine (issue 28's accuracy checks):
 
-    python3 tests/gpu/profile_gpu.py BIN_DIR OUT_DIR
+    PYTHONPATH=tests python3 tests/gpu/profile_gpu.py BIN_DIR OUT_DIR
 
-BIN_DIR holds gpuc (a bundle's bin/). Runs one notebook with `gpuc run`
+BIN_DIR holds gpuc (a bundle's bin/); run from the repository's root with
+PYTHONPATH=tests (for gpuc_testing.sources, plain strings). Runs one notebook with `gpuc run`
 (no Jupyter needed) and checks, printing PASS/FAIL/SKIP per line and
 exiting non-zero on a FAIL:
 
@@ -26,6 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gpuc_testing.sources import AXPY_KERNELS
+
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
 N = 1 << 26          # floats a streaming kernel copies: 256 MiB each way
@@ -42,21 +45,11 @@ def report(ok, what):
     failed |= not ok
 
 
-KERNELS = r"""
+KERNELS = AXPY_KERNELS + r"""
 __global__ void stream_copy(int n, const float *x, float *y)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         y[i] = x[i];
-}
-__global__ void saxpy(int n, float a, const float *x, float *y)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-__global__ void daxpy(int n, double a, const double *x, double *y)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = fma(a, x[i], y[i]);
 }
 __global__ void tiny(int *p) { if (threadIdx.x == 0 && p) p[0] = 1; }
 """

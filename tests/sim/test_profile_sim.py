@@ -7,20 +7,11 @@ import re
 import pytest
 
 from gpuc_testing.kernel import execute, execute_ok
+from gpuc_testing.sources import AXPY_KERNELS
 
 N = 4096
 
-KERNELS = r"""%%kernel
-__global__ void saxpy(int n, float a, const float *x, float *y)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-__global__ void daxpy(int n, double a, const double *x, double *y)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = fma(a, x[i], y[i]);
-}
+KERNELS = "%%kernel\n" + AXPY_KERNELS + r"""
 __global__ void copy(int n, const float *x, float *y)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
