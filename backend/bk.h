@@ -24,6 +24,9 @@
  *   bk_cuda, bk_sim, bk_cpu   the three backend tables, over backend/cuda
  *              (gpu_*), backend/sim (sim_*) and backend/cpu (cpu_*)
  *   bk_time    timers (events), the kernel clock, waits of a device
+ *   bk_profile %%profile's recording; the backends' profilers in
+ *              bk_profile_sim.c (the simulator's counts) and
+ *              bk_profile_cuda.c (CUPTI), behind bk_profile_internal.h
  * Kernel cells (compiling, loading, launching them, the runtime API of
  * host cells) are still backend/cuda/gpu.h's, which serves the simulator
  * too.
