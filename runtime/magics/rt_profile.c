@@ -117,11 +117,11 @@ void rt_profile_verdict(const bk_profile_t *p, const bk_prof_row_t *r, char *buf
     if (bytes <= 0 && flops <= 0) {
         snprintf(buf, len, "latency-bound: no device-memory traffic or FLOPs counted");
     } else if (ai >= 0 && ridge > 0 && ai < ridge) {
-        snprintf(buf, len, "memory-bound at %.0f%%%s peak bandwidth (%.2f FLOP/byte, below the "
-                 "ridge at %.1f)", 100 * bw_frac, sim, ai, ridge);
+        snprintf(buf, len, "memory-bound at %.0f%%%s peak bandwidth (%.3g FLOP/byte, below the "
+                 "ridge at %.3g)", 100 * bw_frac, sim, ai, ridge);
     } else if (flops > 0 && peak_fl > 0) {
-        snprintf(buf, len, "compute-bound at %.0f%%%s peak %s (%.2f FLOP/byte, above the ridge "
-                 "at %.1f)", 100 * fl_frac, sim, PREC_NAME[prec], ai, ridge);
+        snprintf(buf, len, "compute-bound at %.0f%%%s peak %s (%.3g FLOP/byte, above the ridge "
+                 "at %.3g)", 100 * fl_frac, sim, PREC_NAME[prec], ai, ridge);
     } else {
         snprintf(buf, len, "memory-bound at %.0f%%%s peak bandwidth", 100 * bw_frac, sim);
     }
@@ -229,16 +229,26 @@ static const char *const HEAD[NCOLS] = {
     "sector traffic"};
 static const int WIDTHS[NCOLS + 1] = {7, 34, 11, 10, 10, 10, 10, 12, 10, 10, 20, 8, 24, 5, 13, 0};
 
+/* One row in both forms: the name escaped in the HTML one (a template
+ * kernel's <, an expression's <) */
+static void table_row(rt_table_t *t, const bk_profile_t *p, const bk_prof_row_t *r, int count)
+{
+    const char *html[NCOLS], *text[NCOLS];
+    char cells[NCOLS][64];
+    cells_of(p, r, count, cells);
+    cm_buf_t name = {0};
+    rt_profile_escape(&name, cells[1]);
+    for (int k = 0; k < NCOLS; k++)
+        html[k] = text[k] = cells[k];
+    html[1] = cm_buf_str(&name);
+    rt_table_row(t, html, text, NCOLS, 0);
+    cm_buf_free(&name);
+}
+
 static void table_rows(rt_table_t *t, const bk_profile_t *p, const rt_profile_total_t *tot, int ntot)
 {
-    const char *h[NCOLS];
-    char cells[NCOLS][64];
-    for (int i = 0; i < p->nrows; i++) {
-        cells_of(p, &p->rows[i], 1, cells);
-        for (int k = 0; k < NCOLS; k++)
-            h[k] = cells[k];
-        rt_table_row(t, h, NULL, NCOLS, 0);
-    }
+    for (int i = 0; i < p->nrows; i++)
+        table_row(t, p, &p->rows[i], 1);
     int repeated = 0;
     for (int i = 0; i < ntot; i++)
         repeated |= tot[i].count > 1;
@@ -251,10 +261,7 @@ static void table_rows(rt_table_t *t, const bk_profile_t *p, const rt_profile_to
     for (int i = 0; i < ntot; i++) {
         if (tot[i].count < 2)
             continue;
-        cells_of(p, &tot[i].row, tot[i].count, cells);
-        for (int k = 0; k < NCOLS; k++)
-            h[k] = cells[k];
-        rt_table_row(t, h, NULL, NCOLS, 0);
+        table_row(t, p, &tot[i].row, tot[i].count);
     }
 }
 
@@ -326,7 +333,11 @@ static void show(rt_session_t *s, const bk_profile_t *p)
         if (tot[i].row.kind == BK_PROF_COPY)
             continue;
         rt_profile_verdict(p, &tot[i].row, verdict, sizeof verdict);
-        rt_table_note(&t, "%s: %s", tot[i].row.name, verdict);
+        /* by hand: the name escaped in HTML only */
+        cm_buf_adds(&t.html, "<p>");
+        rt_profile_escape(&t.html, tot[i].row.name);
+        cm_buf_addf(&t.html, ": %s</p>\n", verdict);
+        cm_buf_addf(&t.text, "%s: %s\n", tot[i].row.name, verdict);
     }
     rt_table_note(&t, "peaks: %s", p->peaks.how);
     if (p->note[0])

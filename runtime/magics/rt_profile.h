@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "bk.h"
+#include "cm_buf.h"
 
 /* One name's rows added up. */
 typedef struct rt_profile_total {
@@ -26,6 +27,9 @@ int rt_profile_totals(const bk_profile_t *p, rt_profile_total_t **out);
 /* "memory-bound at 83% of peak bandwidth (0.25 FLOP/byte, below the
  * ridge at 9.8)" for r on p's device, into buf. */
 void rt_profile_verdict(const bk_profile_t *p, const bk_prof_row_t *r, char *buf, size_t len);
+
+/* Appends s with &, <, > and " escaped, for HTML and SVG. */
+void rt_profile_escape(cm_buf_t *b, const char *s);
 
 /* SVG pictures (new strings): the rows on a time axis, one lane per
  * device and stream; the names' totals under the device's roofs. */

@@ -16,8 +16,7 @@
 static const char *const COLOUR[4] = {"#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"};
 static const char *const KIND[4] = {"kernel", "array", "BLAS", "copy"};
 
-/* text with &, <, > and " escaped */
-static void escaped(cm_buf_t *b, const char *s)
+void rt_profile_escape(cm_buf_t *b, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -91,7 +90,7 @@ char *rt_profile_timeline(const bk_profile_t *p)
         cm_buf_addf(&b, "<rect class=\"span %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
                     "fill=\"%s\"><title>", KIND[kind], x, top + k * lane_h + 2, w, lane_h - 8,
                     COLOUR[kind]);
-        escaped(&b, r->name);
+        rt_profile_escape(&b, r->name);
         cm_buf_addf(&b, ": %s</title></rect>", t);
     }
     char t[32];
@@ -204,16 +203,16 @@ char *rt_profile_roofline(const bk_profile_t *p, const rt_profile_total_t *tot, 
         cm_buf_addf(&b, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
                     "data-intensity=\"%.6g\" data-flops=\"%.6g\"><title>",
                     px(&a, ai[i]), py(&a, fl[i]), COLOUR[legend % 4], ai[i], fl[i]);
-        escaped(&b, tot[i].row.name);
+        rt_profile_escape(&b, tot[i].row.name);
         cm_buf_adds(&b, ": ");
-        escaped(&b, verdict);
+        rt_profile_escape(&b, verdict);
         cm_buf_adds(&b, "</title></circle>");
         cm_buf_addf(&b, "<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
                     a.left + a.w + 16, a.top + 10 + legend * 16, COLOUR[legend % 4],
                     a.left + a.w + 26, a.top + 14 + legend * 16);
         char shown[40];
         snprintf(shown, sizeof shown, "%.32s", tot[i].row.name);
-        escaped(&b, shown);
+        rt_profile_escape(&b, shown);
         cm_buf_adds(&b, "</text>");
         legend++;
     }

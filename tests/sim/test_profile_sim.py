@@ -142,3 +142,18 @@ def test_array_expression_named_and_counted(pkc):
 def test_usage_error(pkc):
     run = execute(pkc, "%%profile --bogus\nint z = 1;")
     assert run.status == "error" and "--bogus" in run.describe()
+
+
+def test_names_escaped_in_html_and_svg(pkc):
+    execute_ok(pkc, "%%kernel\ntemplate <int K> __global__ void times_k(float *y) "
+                    "{ y[threadIdx.x] *= K; }")
+    run = execute_ok(pkc, "%%profile\ntimes_k<3><<<1, 32>>>(y);")
+    content, svgs = profile_of(run)
+    [row] = [r for r in content["metadata"]["gpuc.profile"]["rows"] if r["kind"] == "kernel"]
+    assert "<" in row["name"], row["name"]
+    # the text keeps the name as written; HTML and SVG escape it
+    assert row["name"] in content["data"]["text/plain"]
+    html = content["data"]["text/html"]
+    assert row["name"] not in html and row["name"].replace("<", "&lt;").replace(">", "&gt;") in html
+    assert all(row["name"] not in svg for svg in svgs)
+    assert row["ops"]["fp32"]["mul"] == 32 and row["bytes_read"] == row["bytes_written"] == 128
