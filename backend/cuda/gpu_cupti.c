@@ -194,6 +194,14 @@ static int load(cm_error_t *err)
             if ((C.lib = dlopen(file, RTLD_NOW | RTLD_LOCAL)))
                 snprintf(C.path, sizeof C.path, "%s", file);
         }
+        /* the perf libraries counter mode needs, from the same folder, loaded
+         * first so that CUPTI's own dlopen by name finds them */
+        static const char *const perf[] = {"libnvperf_host.so", "libnvperf_target.so"};
+        for (size_t i = 0; C.lib && places[p] && i < 2; i++) {
+            char file[700];
+            snprintf(file, sizeof file, "%s/%s", places[p], perf[i]);
+            dlopen(file, RTLD_NOW | RTLD_GLOBAL);
+        }
     }
     char where[600] = "";
     if (!C.lib)
