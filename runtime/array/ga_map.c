@@ -15,7 +15,6 @@
 #include "bk.h"
 #include "cm_buf.h"
 #include "ga_expr.h"
-#include "ga_expr_internal.h"
 #include "ga_gen.h"
 #include "ga_kernel.h"
 #include "ga_layout.h"
@@ -235,29 +234,6 @@ static ga_array_t *unalias(ga_array_t *in, const ga_array_t *out, cm_error_t *er
     return c;
 }
 
-/* %%profile's row of a C loop (bk_profile_begin): the expression's
- * additions, subtractions and multiplications per element (FLOPs by the
- * precision they compute in), each operand read and the result written
- * once per element. */
-static int profile_begin(const plan_t *p, long long n, int device)
-{
-    double flops[BK_NPREC] = {0, 0, 0}, read = 0;
-    for (int i = 0; i < p->g.e->nnodes; i++) {
-        const ga_node_t *node = &p->g.e->nodes[i];
-        int prec = node->compute == GA_F32 ? BK_PREC_F32 : node->compute == GA_F64 ? BK_PREC_F64 : -1;
-        if (node->kind == GA_N_BINARY && prec >= 0 && strchr("+-*", node->op))
-            flops[prec] += (double)n;
-    }
-    for (int k = 0; k < p->g.nargs; k++)
-        if (!p->g.weak[k])
-            read += (double)n * (double)ga_dtype_size(p->g.dtypes[k]);
-    char what[GA_EXPR_MAX_TEXT + 16];
-    snprintf(what, sizeof what, "ga_map \"%s\"", p->g.e->text);
-    return bk_profile_begin(device, BK_PROF_ARRAY, what, flops, read,
-                            (double)n * (double)ga_dtype_size(p->out),
-                            "counted from the expression");
-}
-
 static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arrays,
                const ga_arg_t *args, int device, cm_error_t *err)
 {
@@ -283,7 +259,7 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
         void *fn = ga_kernel_get(device, cm_buf_str(&sig), flat ? "ga_flat" : "ga_strided",
                                  make_source, &p, err);
         if (fn) {
-            int token = bk_profiling() ? profile_begin(&p, l->n, device) : 0;
+            int token = bk_profiling() ? ga_gen_profile_begin(&p.g, l->n, (double)l->n * (double)ga_dtype_size(p.out), 0, GA_F32, device) : 0;
             if (flat) {
                 ((void (*)(long long, char *const *, const double *, const long long *))fn)(
                     l->n, ptrs, fs, is);

@@ -504,9 +504,17 @@ static int run_cpu(job_t *j, int device, cm_error_t *err)
     for (int k = 0; k < nops; k++)
         for (int d = 0; d < nd; d++)
             st[k * nd + d] = j->st[k][d];
+    /* %%profile: a sum's or a mean's adds are FLOPs of the result's precision */
+    int adds = j->p.g.e->reduce == GA_R_SUM || j->p.g.e->reduce == GA_R_MEAN;
+    double n = (double)j->m * (double)j->nout;
+    int token = bk_profiling() ? ga_gen_profile_begin(&j->p.g, (long long)n,
+                                                      (double)j->nout * (double)ga_dtype_size(j->p.out),
+                                                      adds ? n : 0, j->p.result, device)
+                               : 0;
     ((void (*)(long long, long long, int, const int64_t *, const int64_t *, const int64_t *,
                char *const *, const double *, const long long *))fn)(j->m, j->nout, nd, j->shape, st,
                                                                      j->rst, j->ptrs, j->fs, j->is);
+    bk_profile_end(token);
     return 0;
 }
 

@@ -157,3 +157,15 @@ def test_names_escaped_in_html_and_svg(pkc):
     assert row["name"] not in html and row["name"].replace("<", "&lt;").replace(">", "&gt;") in html
     assert all(row["name"] not in svg for svg in svgs)
     assert row["ops"]["fp32"]["mul"] == 32 and row["bytes_read"] == row["bytes_written"] == 128
+
+
+def test_reduction_counted(pkc):
+    code = ("ga_t r = ga_ones(GA_F32, 1000);\n"
+            "%profile double total = ga_sum(r);\n")
+    run = execute_ok(pkc, code)
+    meta = profile_of(run)[0]["metadata"]["gpuc.profile"]
+    arrays = [r for r in meta["rows"] if r["kind"] == "array"]
+    assert len(arrays) == 1, meta["rows"]
+    # each element read once and added: 1000 FLOPs; one result written
+    assert arrays[0]["bytes_read"] == 4000 and arrays[0]["flops"] == 1000
+    assert arrays[0]["bytes_written"] > 0
