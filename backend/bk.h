@@ -359,7 +359,8 @@ int bk_profiling(void);
  * copy, with the counts it knows from its arguments (flops per precision
  * with an FMA as 2 FLOPs; bytes; < 0 unknown). Begin returns a token for
  * end; on a host device the row is this call, timed by the host's clock;
- * on a GPU it names the launches between begin and end (CUPTI times them).
+ * on a GPU it names the launches between begin and end (CUPTI times them;
+ * the outermost call's label wins, its counts going with the first launch).
  * Nothing (token 0) when no profile is on. */
 int bk_profile_begin(bk_device_t d, int kind, const char *name, const double flops[BK_NPREC],
                      double bytes_read, double bytes_written, const char *note);

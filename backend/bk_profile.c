@@ -19,7 +19,7 @@ static struct {
     double origin;
     bk_prof_label_t *labels; /* [MAX_LABELS]; id = index + 1 */
     int nlabels;
-    int host_row[64];        /* open host calls: their rows (by token - 1) */
+    int gpu_depth;           /* labels pushed on the GPU's backend and not popped */
 } F;
 
 int bk_profiling(void)
@@ -82,6 +82,7 @@ int bk_profile_start(bk_device_t d, int mode, cm_error_t *err)
     p->device = d;
     p->mode = mode;
     F.nlabels = 0;
+    F.gpu_depth = 0;
     F.origin = cm_seconds();
     if (be->start(bk_ordinal(d), mode, p, err)) {
         free(p);
@@ -153,8 +154,14 @@ int bk_profile_begin(bk_device_t d, int kind, const char *name, const double flo
     snprintf(l->note, sizeof l->note, "%s", note ? note : "");
     int token = F.nlabels;
     if (!bk_host_memory(d)) {
-        if (F.be->push)
-            F.be->push((unsigned long long)token);
+        /* the outermost label names the launches (an array call's, with its
+         * counts, around the floor's own launch) */
+        if (F.gpu_depth > 0 || !F.be->push) {
+            F.nlabels--;
+            return 0;
+        }
+        F.be->push((unsigned long long)token);
+        F.gpu_depth++;
         return token;
     }
     /* a call on host memory: its row, timed by the host's clock */
@@ -185,8 +192,10 @@ void bk_profile_end(int token)
             return;
         }
     }
-    if (F.be->pop)
+    if (F.be->pop && F.gpu_depth > 0) {
         F.be->pop();
+        F.gpu_depth--;
+    }
 }
 
 double bk_profile_occupancy(const bk_prof_peaks_t *p, int threads, int registers, double shared)
