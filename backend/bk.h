@@ -342,8 +342,9 @@ typedef struct bk_profile {
     char note[600];            /* what the user should know (counters not permitted, replayed) */
 } bk_profile_t;
 
-/* Starts profiling work on d (the device kernel cells run on). 0 / -1
- * with err (BK_E_DEVICE: no profiler for d, CUPTI missing). */
+/* Starts profiling work on d (the device kernel cells run on); a profile
+ * still on (left by a jump out of a cell) is dropped first. 0 / -1 with
+ * err (BK_E_DEVICE: no profiler for d, CUPTI missing). */
 int bk_profile_start(bk_device_t d, int mode, cm_error_t *err);
 
 /* Stops profiling: the rows recorded since the start, the caller's (free

@@ -66,9 +66,9 @@ int bk_profile_start(bk_device_t d, int mode, cm_error_t *err)
                  "simulator");
         return -1;
     }
-    if (F.on) {
-        CM_ERROR(err, BK_E_DEVICE, "a profile is already on");
-        return -1;
+    if (F.on) { /* one a jump out of a cell left on: dropped */
+        cm_error_t ignored = {0};
+        bk_profile_free(bk_profile_stop(&ignored));
     }
     bk_profile_t *p = calloc(1, sizeof *p);
     F.labels = calloc(MAX_LABELS, sizeof *F.labels);

@@ -39,6 +39,13 @@ int main(void)
     CHECK(bk_profile_start(BK_CPU_DEVICE, BK_PROF_TIMES, &err) == -1);
 
     bk_device_t sim = bk_device(BK_SIM, 0);
+    /* a profile left on is dropped by the next start */
+    CHECK(bk_profile_start(sim, BK_PROF_TIMES, &err) == 0);
+    CHECK(bk_profile_begin(BK_CPU_DEVICE, BK_PROF_ARRAY, "left", NULL, 1, 1, NULL) > 0);
+    CHECK(bk_profile_start(sim, BK_PROF_TIMES, &err) == 0);
+    bk_profile_t *p = bk_profile_stop(&err);
+    CHECK(p && p->nrows == 0);
+    bk_profile_free(p);
     CHECK(bk_profile_start(sim, BK_PROF_TIMES, &err) == 0);
     CHECK(bk_profiling());
     double flops[BK_NPREC] = {0, 2000, 0};
@@ -57,7 +64,7 @@ int main(void)
     g.lda = g.ldb = g.ldc = 2;
     g.batch = 1;
     CHECK(bk_gemm(BK_CPU_DEVICE, &g, &err) == 0);
-    bk_profile_t *p = bk_profile_stop(&err);
+    p = bk_profile_stop(&err);
     CHECK(p != NULL && !bk_profiling());
     if (p) {
         CHECK(p->simulated && p->counted && p->peaks.bytes_per_s > 0 && p->peaks.flops[BK_PREC_F32] > 0);
