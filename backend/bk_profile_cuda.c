@@ -142,8 +142,9 @@ static void add_record(bk_profile_t *p, const gpu_cupti_record_t *c, int *labell
         return;
     r->device = bk_device(BK_CUDA, c->device);
     r->stream = c->stream;
-    r->start = (double)(c->start - G.cupti_t0) / 1e9 + (G.host_t0 - bk_prof_origin());
-    r->seconds = (double)(c->end - c->start) / 1e9;
+    /* signed: work queued before the start may have begun before it */
+    r->start = (double)(long long)(c->start - G.cupti_t0) / 1e9 + (G.host_t0 - bk_prof_origin());
+    r->seconds = c->end > c->start ? (double)(c->end - c->start) / 1e9 : 0;
     const bk_prof_label_t *l = bk_prof_label(c->external);
     if (c->kind == GPU_CUPTI_KERNEL) {
         r->kind = l ? l->kind : BK_PROF_KERNEL;
