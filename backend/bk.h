@@ -24,6 +24,9 @@
  *   bk_cuda, bk_sim, bk_cpu   the three backend tables, over backend/cuda
  *              (gpu_*), backend/sim (sim_*) and backend/cpu (cpu_*)
  *   bk_time    timers (events), the kernel clock, waits of a device
+ *   bk_profile %%profile's recording; the backends' profilers in
+ *              bk_profile_sim.c (the simulator's counts) and
+ *              bk_profile_cuda.c (CUPTI), behind bk_profile_internal.h
  * Kernel cells (compiling, loading, launching them, the runtime API of
  * host cells) are still backend/cuda/gpu.h's, which serves the simulator
  * too.
@@ -307,5 +310,90 @@ int bk_fft(bk_device_t d, const bk_fft_t *f, cm_error_t *err);
  * library). */
 typedef cm_lapack_t bk_lapack_t;
 int bk_lapack(bk_device_t d, const bk_lapack_t *l, cm_error_t *err);
+
+/* ---- profiling (bk_profile.c; %%profile) ---------------------------------- */
+
+/* While a profile is on, the floor records each kernel launch, array
+ * kernel, BLAS call and copy of the profiled device: its time on the
+ * device, and where the backend can count them, the bytes it moved in
+ * device memory and its floating-point operations by precision. On a GPU
+ * the times come from CUPTI's activity records and the counts, in counter
+ * mode, from CUPTI's range profiler (each kernel replayed); on the
+ * simulator from its own counts (backend/sim: every launch instrumented),
+ * against a documented model of its peaks. A row's unknown number is < 0. */
+
+enum { BK_PROF_KERNEL = 0, BK_PROF_ARRAY = 1, BK_PROF_BLAS = 2, BK_PROF_COPY = 3 };
+enum { BK_PREC_F16 = 0, BK_PREC_F32 = 1, BK_PREC_F64 = 2, BK_NPREC = 3 };
+enum { BK_OP_ADD = 0, BK_OP_MUL = 1, BK_OP_FMA = 2, BK_OP_SPECIAL = 3, BK_NOPS = 4 };
+enum { BK_PROF_TIMES = 0, BK_PROF_COUNTERS = 1 }; /* bk_profile_start's mode */
+
+typedef struct bk_prof_row {
+    int kind;                  /* BK_PROF_* */
+    char name[160];            /* the kernel; an array kernel's expression; "gemm 256x256x256
+                                  float32"; "copy HtoD" */
+    bk_device_t device;
+    unsigned stream;           /* 0: the default stream */
+    unsigned grid[3], block[3]; /* 0 where there is no grid (copies, host calls) */
+    double start, seconds;     /* from the profile's start; the device's time of it */
+    double bytes_read, bytes_written; /* device memory (the simulator: asked for by threads) */
+    double sector_bytes;       /* the simulator: bytes of the 32-byte sectors warps' global
+                                  accesses touched (bytes read + written over it: coalescing) */
+    double ops[BK_NPREC][BK_NOPS]; /* operations, BK_OP_* (an FMA counts once here) */
+    int registers;             /* per thread */
+    double shared_static, shared_dynamic; /* bytes per block */
+    double occupancy, occupancy_achieved; /* theoretical and achieved, 0..1 */
+    char note[96];             /* where a number comes from when not counted ("by the
+                                  expression", "2mnk") */
+} bk_prof_row_t;
+
+typedef struct bk_prof_peaks {
+    double bytes_per_s;        /* device memory bandwidth */
+    double flops[BK_NPREC];    /* FLOP/s (an FMA is 2); 0 unknown */
+    int sms, warp, threads_per_sm, blocks_per_sm, registers_per_sm;
+    double shared_per_sm;      /* bytes */
+    char how[400];             /* where the peaks come from, in words */
+} bk_prof_peaks_t;
+
+typedef struct bk_profile {
+    bk_device_t device;
+    char device_name[256];
+    int simulated;             /* 1: the simulator's counts and model */
+    int mode;                  /* BK_PROF_TIMES, BK_PROF_COUNTERS */
+    int counted;               /* 1: bytes and operations were counted */
+    bk_prof_peaks_t peaks;
+    bk_prof_row_t *rows;       /* by start */
+    int nrows;
+    char note[600];            /* what the user should know (counters not permitted, replayed) */
+} bk_profile_t;
+
+/* Starts profiling work on d (the device kernel cells run on); a profile
+ * still on (left by a jump out of a cell) is dropped first. 0 / -1 with
+ * err (BK_E_DEVICE: no profiler for d, CUPTI missing). */
+int bk_profile_start(bk_device_t d, int mode, cm_error_t *err);
+
+/* Stops profiling: the rows recorded since the start, the caller's (free
+ * with bk_profile_free). NULL with err when none was on or CUPTI failed. */
+bk_profile_t *bk_profile_stop(cm_error_t *err);
+void bk_profile_free(bk_profile_t *p);
+
+/* 1 while a profile is on (cheap: for the hooks). */
+int bk_profiling(void);
+
+/* Work the floor's caller does on d outside a kernel cell's launch: an
+ * array kernel (BK_PROF_ARRAY, named by its expression), a BLAS call, a
+ * copy, with the counts it knows from its arguments (flops per precision
+ * with an FMA as 2 FLOPs; bytes; < 0 unknown). Begin returns a token for
+ * end; on a host device the row is this call, timed by the host's clock;
+ * on a GPU it names the launches between begin and end (CUPTI times them;
+ * the outermost call's label wins, its counts going with the first launch).
+ * Nothing (token 0) when no profile is on. */
+int bk_profile_begin(bk_device_t d, int kind, const char *name, const double flops[BK_NPREC],
+                     double bytes_read, double bytes_written, const char *note);
+void bk_profile_end(int token);
+
+/* The theoretical occupancy (0..1) of blocks of threads using registers
+ * per thread (< 0 unknown: not a limit) and shared bytes per block on a
+ * device of peaks p; 0 when a block cannot run there. */
+double bk_profile_occupancy(const bk_prof_peaks_t *p, int threads, int registers, double shared);
 
 #endif

@@ -50,7 +50,11 @@ int bk_kernel_launch(bk_device_t d, void *kernel, const unsigned grid[3], const 
         CM_ERROR(err, BK_E_DEVICE, "the %s runs kernels as calls, not launches", o->kind);
         return -1;
     }
-    return o ? counted(o, o->launch(ord, kernel, grid, block, shared, args, what, err)) : -1;
+    /* on a GPU, what names the launch in %%profile (CUPTI times it) */
+    int token = o && bk_profiling() ? bk_profile_begin(d, BK_PROF_ARRAY, what, NULL, -1, -1, NULL) : 0;
+    int rc = o ? counted(o, o->launch(ord, kernel, grid, block, shared, args, what, err)) : -1;
+    bk_profile_end(token);
+    return rc;
 }
 
 /* "line L: message" (NVRTC's, through gpu_program) or "/path/x.c:L:C:
@@ -88,11 +92,31 @@ int bk_kernel_check(int lang, const char *source, int *line, cm_error_t *err)
     return rc;
 }
 
+/* A gemm's row of %%profile: 2mnk FLOPs per matrix; each matrix read once
+ * and C written once (the least a gemm moves). */
+static int profile_gemm(bk_device_t d, const bk_gemm_t *g)
+{
+    static const char *const type[] = {"float32", "float64", "float16"};
+    static const int size[] = {4, 8, 2}, prec[] = {BK_PREC_F32, BK_PREC_F64, BK_PREC_F16};
+    int t = g->type >= 0 && g->type < 3 ? g->type : 0;
+    double batch = g->batch > 0 ? g->batch : 1, m = g->m, n = g->n, k = g->k;
+    double flops[BK_NPREC] = {0, 0, 0};
+    flops[prec[t]] = 2 * m * n * k * batch;
+    char name[160];
+    snprintf(name, sizeof name, "gemm %dx%dx%d %s%s", g->m, g->n, g->k, type[t],
+             g->tf32 ? " (TF32)" : "");
+    return bk_profile_begin(d, BK_PROF_BLAS, name, flops, (m * k + k * n) * size[t] * batch,
+                            m * n * size[t] * batch, "2mnk FLOPs, each matrix once");
+}
+
 int bk_gemm(bk_device_t d, const bk_gemm_t *g, cm_error_t *err)
 {
     int ord;
     const bk_ops_t *o = bk_ops_of(d, &ord, err);
-    return o ? counted(o, o->gemm(ord, g, err)) : -1;
+    int token = o && bk_profiling() ? profile_gemm(d, g) : 0;
+    int rc = o ? counted(o, o->gemm(ord, g, err)) : -1;
+    bk_profile_end(token);
+    return rc;
 }
 
 int bk_dot(bk_device_t d, int type, int n, const void *x, int incx, const void *y, int incy,

@@ -275,29 +275,37 @@ void bk_pool_set_limit_all(size_t bytes)
 
 /* ---- raw copies ------------------------------------------------------------ */
 
-#define RAW(call, ...)                                                                             \
+/* a copy: a row of %%profile's (bk_profile.c) while one is on, with the
+ * bytes it reads and writes in device memory */
+#define RAW(call, what, read, written, ...)                                                        \
     int ord;                                                                                       \
     const bk_ops_t *o = bk_ops_of(d, &ord, err);                                                   \
-    return o ? o->call(ord, __VA_ARGS__, err) : -1
+    if (!o)                                                                                        \
+        return -1;                                                                                 \
+    int token = bk_profiling() ? bk_profile_begin(d, BK_PROF_COPY, what, NULL, (double)(read),     \
+                                                  (double)(written), NULL) : 0;                    \
+    int rc = o->call(ord, __VA_ARGS__, err);                                                       \
+    bk_profile_end(token);                                                                         \
+    return rc
 
 int bk_mem_zero(bk_device_t d, void *dst, size_t bytes, cm_error_t *err)
 {
-    RAW(zero, dst, bytes);
+    RAW(zero, "memset", 0, bytes, dst, bytes);
 }
 
 int bk_mem_to_device(bk_device_t d, void *dst, const void *host, size_t bytes, cm_error_t *err)
 {
-    RAW(to_device, dst, host, bytes);
+    RAW(to_device, "copy HtoD", 0, bytes, dst, host, bytes);
 }
 
 int bk_mem_to_host(bk_device_t d, void *host, const void *src, size_t bytes, cm_error_t *err)
 {
-    RAW(to_host, host, src, bytes);
+    RAW(to_host, "copy DtoH", bytes, 0, host, src, bytes);
 }
 
 int bk_mem_copy(bk_device_t d, void *dst, const void *src, size_t bytes, cm_error_t *err)
 {
-    RAW(copy, dst, src, bytes);
+    RAW(copy, "copy DtoD", bytes, bytes, dst, src, bytes);
 }
 
 int bk_mem_peer(bk_device_t dst_dev, void *dst, bk_device_t src_dev, const void *src,

@@ -16,6 +16,8 @@
 #                     node's g++) and CUDA's libraries load the node's own
 #                     libstdc++, not this older one
 #   lib/gpuc/tcc/     libtcc1.a and TCC's include/ (found beside bin/gpuc)
+#   lib/cupti/        libcupti and the perf libraries (from the toolkit that
+#                     built it), for %%profile on a GPU
 #   include/gpuc.h    the header every host cell is compiled after, for .c
 #                     files outside notebooks (`bin/gpuc --include-dir`
 #                     prints this folder)
@@ -53,6 +55,17 @@ for lib in $executor_libs; do cp -L "$lib" "$dest/lib/"; done
 for lib in $(linked "$gpuc"); do
     [ -e "$dest/lib/$(basename "$lib")" ] || cp -L "$lib" "$dest/lib/kernel/"
 done
+
+# CUPTI for %%profile on a GPU (backend/cuda/gpu_cupti.c looks in
+# lib/cupti/ first): the toolkit's libcupti and the perf libraries its
+# counters need, when this machine's toolkit has them
+mkdir -p "$dest/lib/cupti"
+for dir in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64 /usr/local/cuda/lib; do
+    for lib in libcupti.so.13 libnvperf_host.so libnvperf_target.so; do
+        [ -e "$dir/$lib" ] && [ ! -e "$dest/lib/cupti/$lib" ] && cp -L "$dir/$lib" "$dest/lib/cupti/"
+    done
+done
+[ -n "$(ls -A "$dest/lib/cupti")" ] || rmdir "$dest/lib/cupti"
 
 tccdir=$(sed -n 's/^#define GPUC_TCC_LIBDIR "\(.*\)"$/\1/p' "$build/generated/gpuc_config.h")
 cp -r "$tccdir" "$dest/lib/gpuc/tcc"

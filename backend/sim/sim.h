@@ -217,4 +217,55 @@ enum {
 };
 int sim_device_attribute(int attr);
 
+/* ---- profiling (sim_profile.c; %%profile through backend/bk_profile.c) ---
+
+While sim_profile_on, every launch runs its checked variant (sim_check.h:
+g++'s instrumentation calls the simulator before each load and store, and
+trace-pc at each basic block) and is recorded: bytes loaded and stored in
+global memory (cudaMalloc, device arrays, __device__ variables) and in
+shared memory, as each thread asked for them (no cache is modelled), and
+floating-point operations by precision, read from the blocks run and the
+instructions of each block in the module's code (objdump). What g++ made
+of the source is counted, not what NVCC would make: a `fmaf` is one FMA,
+`a * b + c` a multiply and an add (on a GPU one FFMA: the same 2 FLOPs),
+a division or square root a special operation (a GPU runs several
+instructions for one). Coalescing: the 32-byte sectors each warp-wide
+access touches (the n-th global access of each thread of a warp taken
+for one instruction, as it is where the warp does not diverge). cudaMemcpy and cudaMemset calls are recorded as
+copies. Off: one test of a flag per basic block of a checked launch. */
+
+enum { SIM_PREC_F32 = 0, SIM_PREC_F64 = 1, SIM_NPREC = 2 };
+enum { SIM_OP_ADD = 0, SIM_OP_MUL = 1, SIM_OP_FMA = 2, SIM_OP_SPECIAL = 3, SIM_NOPS = 4 };
+enum { SIM_PROF_KERNEL = 0, SIM_PROF_COPY = 1 };
+
+typedef struct sim_profile_record {
+    int kind;                        /* SIM_PROF_* */
+    char name[128];                  /* the kernel; "cudaMemcpy HtoD" */
+    unsigned grid[3], block[3];
+    size_t shared_static, shared_dynamic; /* bytes per block */
+    double start, seconds;           /* cm_seconds() at the start; the host's time of it */
+    unsigned long long load_global, store_global; /* bytes asked for by the threads */
+    unsigned long long load_shared, store_shared;
+    unsigned long long atomics;      /* atomic operations (in store_global / store_shared too) */
+    unsigned long long sectors;      /* 32-byte sectors of global memory the warps' accesses
+                                        touched, each counted once per warp access (coalescing) */
+    unsigned long long ops[SIM_NPREC][SIM_NOPS]; /* operations (lanes), SIM_OP_* */
+    int ops_counted;                 /* 0: the code could not be read (no objdump): ops unknown */
+    int counted;                     /* 0: ran unchecked (no instrumented variant): nothing counted */
+} sim_profile_record_t;
+
+extern volatile int sim_profile_on;
+
+/* Starts recording (forgets what was recorded). */
+void sim_profile_start(void);
+
+/* Stops recording: *out gets the records (caller frees with free()),
+ * returns how many. */
+int sim_profile_stop(sim_profile_record_t **out);
+
+/* A copy the simulated device made (sim_runtime.c), recorded while on:
+ * the bytes it read and wrote in device memory. */
+void sim_profile_copy(const char *name, size_t read, size_t written, double start,
+                      double seconds);
+
 #endif

@@ -38,6 +38,10 @@
         void (*trap)(void);                                                                 \
         /* a load or store of size bytes at addr (checked modules only; SIM_ACCESS_*) */    \
         void (*access)(const void *addr, unsigned long size, int flags, const void *pc);    \
+        /* a basic block of a checked module begins at pc, while *profiling (%%profile's */ \
+        /* operation counts, sim_profile.c) */                                              \
+        const volatile int *profiling;                                                      \
+        void (*block)(const void *pc);                                                      \
     } sim_hooks_t;                                                                          \
     /* the running simulated thread of the calling OS thread (a worker) */                  \
     static inline __attribute__((no_sanitize_thread)) sim_thread_view_t *                   \

@@ -95,6 +95,8 @@ void sim_check_access(const void *addr, unsigned long size, int flags, const voi
     }
     uintptr_t a = (uintptr_t)addr;
     const sim_region_t *r = sim_mem_find(a);
+    if (sim_profile_on)
+        sim_profile_access(r && !r->freed ? r->kind : -1, a, size, flags);
     /* the address of the call's return: the access is the instruction before */
     const void *at = (const char *)pc - 1;
     sim_now.last_pc = at;
@@ -102,6 +104,8 @@ void sim_check_access(const void *addr, unsigned long size, int flags, const voi
         /* CUDA wants natural alignment; up to 4 bytes here, since g++ moves
          * a struct of floats 8 bytes at a time where a GPU's compiler would not */
         unsigned align = size < 4 ? (unsigned)size : 4;
+        if (!sim_memcheck_on && !sim_racecheck_on)
+            return; /* profiled only */
         if (sim_memcheck_on && (align & (align - 1)) == 0 && (a & (align - 1)))
             memory_error(1, a, size, flags, at);
         else if (sim_racecheck_on)

@@ -106,7 +106,8 @@ void sim_mem_set_bytes(void *ptr, size_t bytes);
  * scheduler's hooks and keeps it here; sim_module.c asks sim_compile.c
  * for the checked variant later: calls run cell -> module -> compile. */
 
-/* sim_compile's work: the plain variant (checked 0) or the checked one,
+/* sim_compile's work: the plain variant (checked 0), the checked one (1)
+ * or the profiled one (2: checked, and trace-pc),
  * its module bound to hooks (the scheduler's, sim_hooks()). */
 int sim_compile_variant(const char *source, const char *options, int checked, int nkernels,
                         const char *const *names, sim_entry_fn *entries, sim_sizes_fn *sizes,
@@ -129,12 +130,13 @@ void sim_compile_objects(const char *path, void *ctx,
                          void (*fn)(void *ctx, const char *name, uintptr_t value, size_t size,
                                     int shared));
 
-/* k as its checked variant (compiled now when it is not yet: g++'s time,
+/* k as its checked variant, or with profiled its profiled one (the
+ * checked one with trace-pc: sim_profile.c) (compiled now when it is not yet: g++'s time,
  * bound to hooks): *checked the same kernel with the checked entry and
  * shared memory, *base where the checked module is loaded. -1 with err: a
  * compile error (given again at later calls, without compiling again), or
  * no source for k. */
-int sim_module_checked(const sim_kernel_t *k, const struct sim_hooks *hooks,
+int sim_module_checked(const sim_kernel_t *k, const struct sim_hooks *hooks, int profiled,
                        sim_kernel_t *checked, uintptr_t *base, cm_error_t *err);
 
 /* The calling thread's copy of template_at, an address in the template of
@@ -164,6 +166,22 @@ void sim_race_barrier(void);
 
 /* The races seen since sim_race_reset, in words: 0 when none. */
 int sim_race_report(char *text, size_t len);
+
+
+/* ---- %%profile's counts (sim_profile.c; calls nothing of the folder) ---- */
+
+/* A launch begins while sim_profile_on: a new record of k's (counted: it
+ * runs checked); sim_profile_launch_end closes it with the host's time. */
+void sim_profile_launch_begin(const sim_kernel_t *k, const unsigned grid[3],
+                              const unsigned block[3], size_t shared_dynamic, int counted);
+void sim_profile_launch_end(double start, double seconds);
+
+/* An access of the running launch at addr into a region of kind
+ * (SIM_MEM_*; -1: none, a thread's own stack), SIM_ACCESS_* flags. */
+void sim_profile_access(int kind, uintptr_t addr, unsigned long size, int flags);
+
+/* The hooks' block: a basic block of a checked module begins at pc. */
+void sim_profile_block(const void *pc);
 
 
 #endif

@@ -3,7 +3,8 @@
  *
  * sim_compile (sim_cell.c) keeps each cell's source here; the first
  * launch with a check on compiles the cell once more, instrumented
- * (sim_compile_variant), and
+ * (sim_compile_variant; the first launch under %%profile once more again,
+ * with trace-pc too: the profiled variant), and
  * reads the new module's symbol table so that its __shared__ arrays and
  * __device__ variables become regions of the memory map, with their names
  * and sizes. Kernels are known by their plain entry point, which is what
@@ -26,11 +27,13 @@ typedef struct module {
     int n;
     char **names;
     sim_entry_fn *plain;       /* [n] */
-    sim_entry_fn *checked;     /* [n]; NULL until compiled */
-    char *shared;              /* the checked module's __shared__ section */
-    size_t shared_bytes;
-    uintptr_t base;            /* where the checked module is loaded */
-    cm_error_t *failed;        /* why the checked variant could not be made (not tried again) */
+    /* the instrumented variants: [0] checked, [1] profiled (checked and
+     * trace-pc, for %%profile's operation counts) */
+    sim_entry_fn *checked[2];  /* [n]; NULL until compiled */
+    char *shared[2];           /* the variant's __shared__ section */
+    size_t shared_bytes[2];
+    uintptr_t base[2];         /* where the variant is loaded */
+    cm_error_t *failed[2];     /* why the variant could not be made (not tried again) */
 } module_t;
 
 typedef struct image {
@@ -69,7 +72,7 @@ void sim_module_keep(const char *source, const char *options, int n, const char 
     }
     module_t m = {text_copy(source), text_copy(options), NULL, NULL, 0, n,
                   calloc((size_t)n + 1, sizeof(char *)), calloc((size_t)n + 1, sizeof(sim_entry_fn)),
-                  NULL, NULL, 0, 0, NULL};
+                  {NULL, NULL}, {NULL, NULL}, {0, 0}, {0, 0}, {NULL, NULL}};
     if (!m.source || !m.options || !m.names || !m.plain)
         goto fail;
     for (int k = 0; k < n; k++)
@@ -270,7 +273,7 @@ int sim_module_image(uintptr_t addr)
     return 0;
 }
 
-static int compile_checked(module_t *m, const struct sim_hooks *hooks, cm_error_t *err)
+static int compile_checked(module_t *m, int v, const struct sim_hooks *hooks, cm_error_t *err)
 {
     sim_entry_fn *entries = calloc((size_t)m->n + 1, sizeof *entries);
     char *log = NULL;
@@ -283,10 +286,10 @@ static int compile_checked(module_t *m, const struct sim_hooks *hooks, cm_error_
     void **where = calloc((size_t)m->nrefs + 1, sizeof *where);
     size_t *sizes = calloc((size_t)m->nrefs + 1, sizeof *sizes);
     if (!where || !sizes ||
-        sim_compile_variant(m->checked_source ? m->checked_source : m->source, m->options, 1,
+        sim_compile_variant(m->checked_source ? m->checked_source : m->source, m->options, 1 + v,
                             m->n, (const char *const *)m->names, entries, NULL, m->nrefs,
-                            (const char *const *)m->refs, where, sizes, &m->shared,
-                            &m->shared_bytes, &log, &ms, &cache, hooks, err)) {
+                            (const char *const *)m->refs, where, sizes, &m->shared[v],
+                            &m->shared_bytes[v], &log, &ms, &cache, hooks, err)) {
         if (!where || !sizes)
             CM_ERROR(err, SIM_E_CUDA + 2, "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
         free(where);
@@ -310,9 +313,9 @@ static int compile_checked(module_t *m, const struct sim_hooks *hooks, cm_error_
     free(sizes);
     Dl_info info;
     if (dladdr((void *)entries[0], &info) && info.dli_fname && info.dli_fbase) {
-        m->base = (uintptr_t)info.dli_fbase;
-        add_symbols(info.dli_fname, m->base, (void *)entries[0]);
-        dl_iterate_phdr(add_images, &m->base);
+        m->base[v] = (uintptr_t)info.dli_fbase;
+        add_symbols(info.dli_fname, m->base[v], (void *)entries[0]);
+        dl_iterate_phdr(add_images, &m->base[v]);
     }
     /* a template's __shared__ array and an `inline __device__` variable
      * are unique symbols, which the dynamic linker binds to the first
@@ -320,32 +323,33 @@ static int compile_checked(module_t *m, const struct sim_hooks *hooks, cm_error_
      * kernel's too */
     if (dladdr((void *)m->plain[0], &info) && info.dli_fname && info.dli_fbase)
         add_symbols(info.dli_fname, (uintptr_t)info.dli_fbase, (void *)m->plain[0]);
-    m->checked = entries;
+    m->checked[v] = entries;
     return 0;
 }
 
-int sim_module_checked(const sim_kernel_t *k, const struct sim_hooks *hooks,
+int sim_module_checked(const sim_kernel_t *k, const struct sim_hooks *hooks, int profiled,
                        sim_kernel_t *checked, uintptr_t *base, cm_error_t *err)
 {
+    int v = profiled ? 1 : 0;
     for (size_t i = 0; i < D.n; i++) {
         module_t *m = &D.v[i];
         for (int j = 0; j < m->n; j++) {
             if (m->plain[j] != k->entry)
                 continue;
-            if (m->failed) {
-                CM_ERROR(err, m->failed->code, "%s", m->failed->text);
+            if (m->failed[v]) {
+                CM_ERROR(err, m->failed[v]->code, "%s", m->failed[v]->text);
                 return -1;
             }
-            if (!m->checked && compile_checked(m, hooks, err)) {
-                if ((m->failed = malloc(sizeof *m->failed)))
-                    *m->failed = *err;
+            if (!m->checked[v] && compile_checked(m, v, hooks, err)) {
+                if ((m->failed[v] = malloc(sizeof *m->failed[v])))
+                    *m->failed[v] = *err;
                 return -1;
             }
             *checked = *k;
-            checked->entry = m->checked[j];
-            checked->shared = m->shared;
-            checked->shared_bytes = m->shared_bytes;
-            *base = m->base;
+            checked->entry = m->checked[v][j];
+            checked->shared = m->shared[v];
+            checked->shared_bytes = m->shared_bytes[v];
+            *base = m->base[v];
             return 0;
         }
     }

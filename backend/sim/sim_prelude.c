@@ -168,6 +168,13 @@ const char sim_prelude[] =
     "__GPUC_CBS(read, 0)\n"
     "__GPUC_CBS(write, 1)\n"
     "extern \"C\" __attribute__((visibility(\"hidden\"))) void __tsan_init(void) {}\n"
+    /* -fsanitize-coverage=trace-pc calls this at the start of each basic
+     * block: %%profile counts the blocks run and reads their floating-point
+     * instructions from the module's code (sim_profile.c) */
+    "extern \"C\" __attribute__((no_sanitize_thread, no_sanitize_coverage, noinline,"
+    " visibility(\"hidden\"))) void __sanitizer_cov_trace_pc(void)"
+    " { if (__gpuc_hooks.profiling && *__gpuc_hooks.profiling)"
+    " __gpuc_hooks.block(__builtin_return_address(0)); }\n"
     /* an atomic operation: seen as an atomic store at its caller's line, and
      * not instrumented itself (no ThreadSanitizer atomics without its runtime) */
     "#define __GPUC_AT static __attribute__((noinline, no_sanitize_thread))\n"

@@ -134,7 +134,15 @@ static int sim_memcpy(void *dst, const void *src, size_t count, int kind)
         return failed(INVALID_MEMCPY_DIRECTION);
     if (count && (!dst || !src))
         return failed(INVALID_VALUE);
+    double t0 = sim_profile_on ? cm_seconds() : 0;
     memmove(dst, src, count);
+    if (sim_profile_on) {
+        static const char *const names[] = {"cudaMemcpy HtoH", "cudaMemcpy HtoD", "cudaMemcpy DtoH",
+                                            "cudaMemcpy DtoD", "cudaMemcpy"};
+        static const int reads[] = {0, 0, 1, 1, 1}, writes[] = {0, 1, 0, 1, 1};
+        sim_profile_copy(names[kind], reads[kind] ? count : 0, writes[kind] ? count : 0, t0,
+                         cm_seconds() - t0);
+    }
     return SUCCESS;
 }
 

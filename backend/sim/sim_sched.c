@@ -553,6 +553,8 @@ static sim_hooks_t hooks = {
     .assert_fail = assert_fail,
     .trap = trap,
     .access = sim_check_access,
+    .profiling = &sim_profile_on,
+    .block = sim_profile_block,
 };
 
 const struct sim_hooks *sim_hooks(void)
@@ -955,11 +957,12 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
 {
     if (sim_check_config(kernel->name, grid, block, shared_bytes, err))
         return -1;
-    int checking = (sim_memcheck_on || sim_racecheck_on) && !kernel->unchecked;
+    /* %%profile counts through the checked variant's instrumentation */
+    int checking = (sim_memcheck_on || sim_racecheck_on || sim_profile_on) && !kernel->unchecked;
     sim_kernel_t checked;
     uintptr_t base = 0;
     /* before the clock starts: g++'s time is no kernel time */
-    if (checking && sim_module_checked(kernel, sim_hooks(), &checked, &base, err)) {
+    if (checking && sim_module_checked(kernel, sim_hooks(), sim_profile_on, &checked, &base, err)) {
         if (sim_racecheck_on)
             return -1;
         unchecked_note(kernel->name, err);
@@ -1011,6 +1014,8 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
     }
     S.workers[0]->failure.have = 0;
     S.nworkers = n > 1 ? n + 1 : 1; /* for sim_cut_off, should the wait be left */
+    if (sim_profile_on)
+        sim_profile_launch_begin(kernel, grid, block, shared_bytes, checking);
     int used = n > 1 ? sim_pool_run(n, pool_share, signal_on_worker, NULL) : 0;
     S.nworkers = used > 0 ? used + 1 : 1;
     if (used <= 0)
@@ -1035,6 +1040,8 @@ int sim_launch(const sim_kernel_t *kernel, const unsigned grid[3], const unsigne
         CM_ERROR(&S.pending, SIM_E_RACE, "%s", races);
         S.have_pending = 1;
     }
+    if (sim_profile_on)
+        sim_profile_launch_end(t0, cm_seconds() - t0);
     flush_output(first ? first->seq : ~0ULL);
     free(S.block_order);
     S.block_order = NULL;

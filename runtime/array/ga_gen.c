@@ -1,7 +1,11 @@
-/* ga_gen: shared kernel text (see ga_gen.h). */
+/* ga_gen: shared kernel text (see ga_gen.h), and %%profile's row of a C loop. */
 #include "ga_gen.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "bk.h"
+#include "ga_expr_internal.h"
 
 static void load(cm_buf_t *b, ga_dtype_t d, const char *fmt, int k, const char *index)
 {
@@ -104,4 +108,26 @@ void ga_gen_signature(cm_buf_t *b, const ga_gen_t *g)
     for (int k = 0; k < g->nargs; k++)
         cm_buf_addf(b, "%d%c,", (int)g->dtypes[k], g->weak[k] ? 'w' : 'a');
     cm_buf_adds(b, "|");
+}
+
+int ga_gen_profile_begin(const ga_gen_t *g, long long n, double written, double more,
+                         ga_dtype_t more_dtype, int device)
+{
+    double flops[BK_NPREC] = {0, 0, 0}, read = 0;
+    for (int i = 0; i < g->e->nnodes; i++) {
+        const ga_node_t *node = &g->e->nodes[i];
+        int prec = node->compute == GA_F32 ? BK_PREC_F32 : node->compute == GA_F64 ? BK_PREC_F64 : -1;
+        if (node->kind == GA_N_BINARY && prec >= 0 && node->op > 0 && node->op < 128 &&
+            strchr("+-*", node->op))
+            flops[prec] += (double)n;
+    }
+    if (more > 0)
+        flops[more_dtype == GA_F64 ? BK_PREC_F64 : BK_PREC_F32] += more;
+    for (int k = 0; k < g->nargs; k++)
+        if (!g->weak[k])
+            read += (double)n * (double)ga_dtype_size(g->dtypes[k]);
+    char what[GA_EXPR_MAX_TEXT + 16];
+    snprintf(what, sizeof what, "ga_map \"%s\"", g->e->text);
+    return bk_profile_begin(device, BK_PROF_ARRAY, what, flops, read, written,
+                            "counted from the expression");
 }

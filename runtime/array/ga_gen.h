@@ -43,4 +43,13 @@ void ga_gen_gpu_params(cm_buf_t *b, const ga_gen_t *g, int restrict_);
 /* "text|dtype,weak...|" into b: what identifies g in a signature. */
 void ga_gen_signature(cm_buf_t *b, const ga_gen_t *g);
 
+/* %%profile's row of a C loop over n elements of g (bk_profile_begin,
+ * named `ga_map "TEXT"` as a GPU's launch of it is): the expression's
+ * + - * per element as FLOPs of the precision they compute in, and `more`
+ * FLOPs of more_dtype's (a reduction's adds); each array operand read
+ * once per element, `written` bytes written. Returns the token for
+ * bk_profile_end (0: no profile is on). */
+int ga_gen_profile_begin(const ga_gen_t *g, long long n, double written, double more,
+                         ga_dtype_t more_dtype, int device);
+
 #endif

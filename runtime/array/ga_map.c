@@ -259,6 +259,7 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
         void *fn = ga_kernel_get(device, cm_buf_str(&sig), flat ? "ga_flat" : "ga_strided",
                                  make_source, &p, err);
         if (fn) {
+            int token = bk_profiling() ? ga_gen_profile_begin(&p.g, l->n, (double)l->n * (double)ga_dtype_size(p.out), 0, GA_F32, device) : 0;
             if (flat) {
                 ((void (*)(long long, char *const *, const double *, const long long *))fn)(
                     l->n, ptrs, fs, is);
@@ -271,6 +272,7 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
                            const double *, const long long *))fn)(l->n, l->nd, l->shape, st, ptrs,
                                                                    fs, is);
             }
+            bk_profile_end(token);
             rc = 0;
         }
         cm_buf_free(&sig);
@@ -316,7 +318,13 @@ static int run(const plan_t *base, const ga_layout_t *l, ga_array_t *const *arra
     char what[GA_EXPR_MAX_TEXT + 16];
     snprintf(what, sizeof what, "ga_map \"%s\"", p.g.e->text);
     int64_t work = flat && strcmp(name, "ga_flatv") == 0 ? (l->n + p.vec - 1) / p.vec : l->n;
-    return ga_kernel_launch(device, fn, work, argv, what, err);
+    /* %%profile: the launch named and counted by the expression */
+    int token = bk_profiling() ? ga_gen_profile_begin(&p.g, l->n, (double)l->n * (double)ga_dtype_size(p.out),
+                                                      0, GA_F32, device)
+                               : 0;
+    int launched = ga_kernel_launch(device, fn, work, argv, what, err);
+    bk_profile_end(token);
+    return launched;
 }
 
 ga_array_t *ga_map_run(const ga_expr_t *e, ga_array_t *out, int nargs, const ga_arg_t *args,

@@ -491,6 +491,19 @@ typedef struct job {
     long long is[GA_EXPR_MAX_VARS];
 } job_t;
 
+/* %%profile's row (a host loop) or label (a GPU's launches) of a job: the
+ * expression's counts, and a sum's or a mean's adds as FLOPs of the
+ * result's precision. 0 when no profile is on. */
+static int profile_begin(const job_t *j, int device)
+{
+    if (!bk_profiling())
+        return 0;
+    int adds = j->p.g.e->reduce == GA_R_SUM || j->p.g.e->reduce == GA_R_MEAN;
+    double n = (double)j->m * (double)j->nout;
+    return ga_gen_profile_begin(&j->p.g, (long long)n, (double)j->nout * (double)ga_dtype_size(j->p.out),
+                                adds ? n : 0, j->p.result, device);
+}
+
 static int run_cpu(job_t *j, int device, cm_error_t *err)
 {
     cm_buf_t sig = {0};
@@ -915,7 +928,10 @@ ga_array_t *ga_reduce_eval(const ga_expr_t *e, ga_array_t *out, int nargs, const
         j->is[k] = args && args[k].kind == GA_ARG_INT ? args[k].i : args ? (long long)args[k].f : 0;
     }
     j->ptrs[nargs] = ga_array_data(result);
-    if (j->nout > 0 && (j->p.gpu ? run_gpu(j, device, err) : run_cpu(j, device, err)))
+    int token = j->nout > 0 ? profile_begin(j, device) : 0;
+    int failed = j->nout > 0 && (j->p.gpu ? run_gpu(j, device, err) : run_cpu(j, device, err));
+    bk_profile_end(token);
+    if (failed)
         goto fail;
     goto free_job;
 fail:

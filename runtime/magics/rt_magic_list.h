@@ -177,6 +177,18 @@
       "Shows this kernel's limits as the operator set them (GPUC_LIMIT_* in the kernelspec's " \
       "env or the server's environment; docs/hosting.md): the memory the cells may " \
       "allocate, each device pool's limit, the output per cell and per second, and the " \
-      "time a cell may run. Cells cannot raise them.")
+      "time a cell may run. Cells cannot raise them.") \
+    X("profile", 1, rt_magic_profile_cell, \
+      "%%profile [--counters]", \
+      "Runs the cell and shows every kernel launch, array kernel, BLAS call and copy it " \
+      "made: grid and block, time, bytes read and written in device memory, bandwidth and " \
+      "FLOP/s against the device's peaks, occupancy, registers and shared memory; totals " \
+      "per name, a verdict per kernel (memory- or compute-bound, how far from the roof), a " \
+      "timeline and a roofline; the numbers as JSON in the output's metadata. On a GPU " \
+      "times come from CUPTI and --counters replays each kernel to count bytes and FLOPs; " \
+      "on the simulator every launch is counted, and marked simulated.") \
+    X("profile", 0, rt_magic_profile, \
+      "%profile [--counters] STATEMENT", \
+      "Profiles one statement as %%profile profiles a cell.")
 
 #endif

@@ -134,3 +134,9 @@ void rt_display_bundle(json_t *data, const char *display_id, int update)
     emit(json_pack("{s:s, s:o, s:{}, s:o, s:b}", CM_LINK_OP, CM_LINK_DISPLAY, "data", data, "metadata",
                    "transient", transient, "update", update != 0));
 }
+
+void rt_display_bundle_meta(json_t *data, json_t *metadata)
+{
+    emit(json_pack("{s:s, s:o, s:o, s:{}, s:b}", CM_LINK_OP, CM_LINK_DISPLAY, "data", data,
+                   "metadata", metadata ? metadata : json_object(), "transient", "update", 0));
+}

@@ -30,6 +30,10 @@ void rt_display_clear_output(int wait);
  * makes it an update_display_data of the display shown with that id. */
 void rt_display_bundle(json_t *data, const char *display_id, int update);
 
+/* The same with the output's metadata (stolen; NULL: none), for numbers
+ * people post-process (%%profile's). */
+void rt_display_bundle_meta(json_t *data, json_t *metadata);
+
 /* Base64 of data[0..len) (RFC 4648, no line breaks); caller frees. */
 char *rt_display_base64(const void *data, size_t len);
 

@@ -194,6 +194,13 @@ void rt_session_display(rt_session_t *s, json_t *data, const char *id, int updat
     rt_display_set_emit(NULL, NULL);
 }
 
+void rt_session_display_meta(rt_session_t *s, json_t *data, json_t *metadata)
+{
+    rt_display_set_emit(s->emit, s->emit_ctx);
+    rt_display_bundle_meta(data, metadata);
+    rt_display_set_emit(NULL, NULL);
+}
+
 void rt_value_free(rt_value_t *v)
 {
     free(v->text);

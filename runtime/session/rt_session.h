@@ -76,6 +76,9 @@ int rt_session_take_result(rt_session_t *s, rt_value_t *out);
  * outside a running cell: for magics that draw. */
 void rt_session_display(rt_session_t *s, json_t *data, const char *id, int update);
 
+/* Shows data (stolen) with the output's metadata (stolen; NULL: none). */
+void rt_session_display_meta(rt_session_t *s, json_t *data, json_t *metadata);
+
 /* Makes text (copied) the session's result, as a final expression's
  * would be: for a magic whose outcome is a value (%timeit -o). */
 void rt_session_set_result(rt_session_t *s, const char *text);

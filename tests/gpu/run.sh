@@ -221,6 +221,24 @@ notebook_passes cuda_libraries "PASS cublasSgemm 2x2 and 64x48x32" \
     "PASS cufftExecC2C forward and inverse round trip" "PASS cusparseSpMV with a CSR matrix" \
     "PASS cleanup"
 
+# %%profile (issue 28): the "Why is my kernel slow?" notebook on the GPU (no
+# error; every %%profile cell a GPU profile, not a simulated one), then the
+# accuracy checks of tests/gpu/profile_gpu.py
+"$bin/gpuc" run notebooks/why-is-my-kernel-slow.ipynb -o "$out/why.ipynb" 2> "$out/why.log"
+rc=$?; cat "$out/why.log"
+python3 - "$out/why.ipynb" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+metas = [o["metadata"]["gpuc.profile"] for c in cells for o in c.get("outputs", [])
+         if o["output_type"] == "display_data" and "gpuc.profile" in o.get("metadata", {})]
+errors = [o for c in cells for o in c.get("outputs", []) if o["output_type"] == "error"]
+for m in metas:
+    print(m["device"], [(r["name"], r["seconds"]) for r in m["rows"]][:6])
+sys.exit(0 if len(metas) == 4 and not errors and not any(m["simulated"] for m in metas) else 1)
+PY
+check $? "why-is-my-kernel-slow notebook on the GPU (gpuc run rc $rc)"
+PYTHONPATH=tests python3 tests/gpu/profile_gpu.py "$bin" "$out/profile"; check $? "profile_gpu"
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \

@@ -21,3 +21,22 @@ __global__ void bench_matmul(const float *A, const float *B, float *C, int n) {
     }
     C[row * n + col] = acc;
 }"""
+
+
+# Kernels whose counts are known from their source, for %%profile:
+# tests/sim/test_profile_sim.py checks the simulator's bytes and FLOPs of
+# them, tests/gpu/profile_gpu.py CUPTI's. saxpy: 8 bytes read, 4 written and
+# 2 FP32 FLOPs (a multiply and an add; one FFMA on a GPU) per element;
+# daxpy: 16, 8 and 2 FP64 FLOPs (one fma).
+AXPY_KERNELS = r"""
+__global__ void saxpy(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+__global__ void daxpy(int n, double a, const double *x, double *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fma(a, x[i], y[i]);
+}
+"""

@@ -230,9 +230,9 @@ static void test_unknown_and_help(void)
     r = run("%lsmagic");
     CHECK(strstr(out, "Available line magics:\n%lsmagic  %who  %whos  %reset  %lib  %cflags  "
                       "%timeit  %gpu  %memory  %device  %sim  %recover  %sh  %load  %cd  %pwd  "
-                      "%env  %limits\n"));
+                      "%env  %limits  %profile\n"));
     CHECK(strstr(out, "Available cell magics:\n%%timeit  %%time  %%speedup  %%kernel  %%cuda"));
-    CHECK(strstr(out, "%%cc  %%cpp  %%c++  %%sh  %%bash  %%writefile\n"));
+    CHECK(strstr(out, "%%cc  %%cpp  %%c++  %%sh  %%bash  %%writefile  %%profile\n"));
     CHECK(strstr(out, "\nplanned line magics: %ptx\n"));
     CHECK(!strstr(out, "planned cell magics"));
     CHECK(strstr(out, "%%speedup"));

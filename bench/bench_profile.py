@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""What %%profile costs: a cell of 1000 small launches timed inside the cell
+(host clock, launches and a final synchronisation), plain and under
+%%profile (times-only mode), alternated --rounds times in one notebook run
+by `gpuc run`; the best of each and their ratio. The goal (issue 28): at
+most 1.05 on a GPU (CUPTI's activity records). On the simulator every
+profiled launch runs instrumented, so its ratio is large and says what the
+counts cost, not a goal.
+
+    python3 bench/bench_profile.py BIN_DIR [--rounds 7] [--launches 1000] [--json OUT.json]
+"""
+import argparse
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+
+ap = argparse.ArgumentParser()
+ap.add_argument("bin")
+ap.add_argument("--rounds", type=int, default=7)
+ap.add_argument("--launches", type=int, default=1000)
+ap.add_argument("--json")
+args = ap.parse_args()
+
+KERNEL = "%%kernel\n__global__ void tiny(int *p) { if (threadIdx.x == 0 && p) p[0] = 1; }"
+SETUP = """#include <time.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+for (int r = 0; r < 100; r++) tiny<<<1, 32>>>((int *)0);
+cudaDeviceSynchronize();"""
+SMALL = f"""{{ double t0 = now(); for (int r = 0; r < {args.launches}; r++) tiny<<<1, 32>>>((int *)0);
+cudaDeviceSynchronize(); printf("SMALL %.9f\\n", now() - t0); }}"""
+cells = [KERNEL, SETUP, "%gpu"]
+for _ in range(args.rounds):
+    cells += ["// plain\n" + SMALL, "%%profile\n// profiled\n" + SMALL]
+nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                 "source": c, "id": f"b{i}"} for i, c in enumerate(cells)],
+      "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+      "nbformat": 4, "nbformat_minor": 5}
+with tempfile.TemporaryDirectory() as tmp:
+    src, out = Path(tmp) / "bench.ipynb", Path(tmp) / "bench.out.ipynb"
+    src.write_text(json.dumps(nb))
+    subprocess.run([str(Path(args.bin) / "gpuc"), "run", str(src), "-o", str(out)], check=True)
+    done = json.loads(out.read_text())["cells"]
+times = {"plain": [], "profiled": []}
+device = ""
+for c in done:
+    text = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
+    if c["source"] == "%gpu":
+        device = text.strip().splitlines()[0] if text.strip() else ""
+    for key in times:
+        if f"// {key}\n" in c["source"]:
+            times[key] += [float(l.split()[1]) for l in text.splitlines() if l.startswith("SMALL ")]
+plain, prof = min(times["plain"]), min(times["profiled"])
+result = {"device": device, "launches": args.launches, "rounds": args.rounds,
+          "plain_s": plain, "profiled_s": prof, "ratio": prof / plain,
+          "per_launch_us": {"plain": plain / args.launches * 1e6, "profiled": prof / args.launches * 1e6}}
+print(f"{device}\n{args.launches} small launches: plain {plain * 1e3:.3f} ms, under %%profile "
+      f"{prof * 1e3:.3f} ms: {prof / plain:.3f}x (best of {args.rounds} each, alternated)")
+if args.json:
+    Path(args.json).write_text(json.dumps(result, indent=1))
