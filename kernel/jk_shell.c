@@ -13,7 +13,7 @@
 #include "jk_reply.h"
 #include "jk_socket.h"
 
-#define IDLE_POLL_MS 500 /* the longest poll: how often the loop checks on its parent */
+#define IDLE_POLL_MS 500 /* the longest poll: how often the loop checks on a watched parent */
 
 typedef struct request {
     jk_shell_t *s;
@@ -176,7 +176,7 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
         int ready;
         if (wait_for_input(s, 0, &ready) < 0 && zmq_errno() != EINTR)
             CM_WARN("poll: %s", zmq_strerror(zmq_errno()));
-        if (getppid() != s->parent_pid)
+        if (jk_parent_gone(&s->parent))
             s->stop(s->ctx);
         if (ready & STDIN_READY)
             take_input(s);
@@ -563,8 +563,8 @@ void jk_shell_run(jk_shell_t *s)
             CM_ERR("poll failed: %s", zmq_strerror(zmq_errno()));
             break;
         }
-        if (getppid() != s->parent_pid) {
-            CM_INFO("parent process %d is gone; shutting down", (int)s->parent_pid);
+        if (jk_parent_gone(&s->parent)) {
+            CM_INFO("parent process %d is gone; shutting down", (int)s->parent.pid);
             break;
         }
         if (ready & WOKEN)

@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
     cmake pkg-config gcc g++ make
     libzmq3-dev libjansson-dev libsodium-dev libpng-dev
+    libssl-dev     # OpenSSL's headers: Enterprise Gateway's sealed launch (kernel/jk_seal.c)
     libtcc-dev tcc
     libopenblas0   # the CPU backend's BLAS (ga_matmul), loaded with dlopen at first use
 )
@@ -18,8 +19,10 @@ packages=(
 # Playwright from PyPI, which downloads no browser of its own); slurm-wlm
 # and munge run the one-node Slurm cluster of tests/cluster/. Installed
 # when run as root, else only named; without them `make test` reports the
-# fuzz runs, the Lab test and the cluster tests skipped.
-optional=(clang libclang-rt-14-dev chromium slurm-wlm munge)
+# fuzz runs, the Lab test and the cluster tests skipped. openssh-server is
+# the sshd that tests/gateway/ starts on loopback for Enterprise Gateway's
+# remote kernels (docs/gateway.md).
+optional=(clang libclang-rt-14-dev chromium slurm-wlm munge openssh-server)
 
 # python3-venv is only needed when the venv is made from Debian's python3;
 # a python3 earlier on PATH (pyenv, a custom build) brings its own venv.
@@ -43,7 +46,7 @@ if ((${#optional_missing[@]} > 0)); then
     if [[ $(id -u) -eq 0 ]]; then
         missing+=("${optional_missing[@]}")
     else
-        echo "setup-deps: optional, for the fuzz targets, the browser test and the Slurm tests: sudo apt-get install -y ${optional_missing[*]}" >&2
+        echo "setup-deps: optional, for the fuzz targets, the browser test, the Slurm and the gateway tests: sudo apt-get install -y ${optional_missing[*]}" >&2
     fi
 fi
 
