@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import signal
-import subprocess
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from jupyter_client import BlockingKernelClient
 from jupyter_client.session import DELIM
 
 from gpuc_testing.kernel import (
-    TIMEOUT, alive, children, collect, collect_many, descendants, execute,
+    TIMEOUT, children, collect, collect_many, descendants, execute,
     execute_ok, kernel_pid, raw_frames, recv_msg, request, rss_kib, scaled, sign,
     start_kernel, stop_kernel, value_of, wait_gone,
 )
