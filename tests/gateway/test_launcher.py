@@ -16,7 +16,7 @@ import uuid
 import pytest
 from jupyter_client import BlockingKernelClient
 
-from gpuc_testing.gateway import eg_python
+from gpuc_testing.gateway import closed_port, eg_python, public_key
 from gpuc_testing.kernel import TIMEOUT, alive, execute, scaled, value_of, wait_gone
 
 HELPER = os.path.join(os.path.dirname(__file__), "eg_listen.py")
@@ -111,22 +111,6 @@ def test_bad_launch_arguments_are_named(gpuc_bin, args, message):
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode in (1, 2), proc
     assert message in proc.stderr, proc.stderr
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]  # closed again: nothing listens there
-
-
-def public_key(tmp_path) -> str:
-    """An RSA public key as EG passes it: the PEM body of its
-    SubjectPublicKeyInfo, without the BEGIN/END lines and newlines."""
-    subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-b", "1024", "-N", "", "-f",
-                    str(tmp_path / "rsa")], check=True, timeout=30)
-    pem = subprocess.run(["ssh-keygen", "-e", "-m", "PKCS8", "-f", str(tmp_path / "rsa.pub")],
-                         check=True, capture_output=True, text=True, timeout=30).stdout
-    return "".join(line for line in pem.splitlines() if not line.startswith("-----"))
 
 
 @pytest.mark.parametrize("case", ["unreachable", "bad key"])

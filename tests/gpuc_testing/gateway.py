@@ -94,3 +94,17 @@ class Gateway:
         return self.log.read_text()[-3000:] if self.log.exists() else ""
 
 
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again: nothing listens there
+
+
+def public_key(tmp_path) -> str:
+    """An RSA public key as EG passes it: the PEM body of its
+    SubjectPublicKeyInfo, without the BEGIN/END lines and newlines."""
+    subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-b", "1024", "-N", "", "-f",
+                    str(tmp_path / "rsa")], check=True, timeout=30)
+    pem = subprocess.run(["ssh-keygen", "-e", "-m", "PKCS8", "-f", str(tmp_path / "rsa.pub")],
+                         check=True, capture_output=True, text=True, timeout=30).stdout
+    return "".join(line for line in pem.splitlines() if not line.startswith("-----"))
