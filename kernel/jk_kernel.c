@@ -80,7 +80,11 @@ static void install_signals(jk_kernel_t *k)
     sigaction(SIGINT, &sa, NULL);
     sa.sa_handler = on_sigterm;
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* a hang-up ends the kernel, unless it was started under nohup (an
+     * ignored SIGHUP), as Enterprise Gateway starts it over SSH */
+    struct sigaction hup;
+    if (sigaction(SIGHUP, NULL, &hup) != 0 || hup.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
 }

@@ -111,6 +111,8 @@ def test_nohup_launch_outlives_its_shell(gpuc_bin, tmp_path):
         assert alive(pid), f"the kernel died with its shell:\n{log.read_text()}"
         assert value_of(kc, "kept + 1") == "42"
         assert "parent process" not in log.read_text()
+        os.kill(pid, signal.SIGHUP)  # a hang-up under nohup is ignored
+        assert value_of(kc, "kept") == "41"
         kc.shutdown()
         assert wait_gone(tree, scaled(3)) == [], "the kernel did not stop on shutdown_request"
     finally:
@@ -145,3 +147,21 @@ def test_jpy_parent_pid_of_another_process(gpuc_bin, tmp_path):
         if watched.poll() is None:
             watched.kill()
         kill_all(tree)
+
+
+def test_hangup_without_nohup_ends_the_kernel(gpuc_bin, tmp_path):
+    conn = connection_file(tmp_path)
+    kernel = subprocess.Popen([str(gpuc_bin), "kernel", "-f", str(conn)], env=clean_env())
+    kc = None
+    try:
+        kc = client(conn)
+        tree = [kernel.pid] + descendants(kernel.pid)
+        kernel.send_signal(signal.SIGHUP)
+        assert kernel.wait(timeout=scaled(5)) == 0
+        assert wait_gone(tree, scaled(2)) == []
+    finally:
+        if kc:
+            kc.stop_channels()
+        if kernel.poll() is None:
+            kernel.kill()
+            kernel.wait()
