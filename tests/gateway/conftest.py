@@ -88,6 +88,7 @@ def gateway(sshd, gpuc_bin, tmp_path_factory):
     (kernels / SPEC_NAME / "kernel.json").write_text(json.dumps(spec, indent=1))
     (d / "runtime").mkdir()
     (d / "kernel-logs").mkdir()
+    (d / "tmp").mkdir()
     marker = f"GPUC_TEST_GATEWAY={uuid.uuid4().hex}"
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "JPY_"))}
@@ -107,6 +108,7 @@ def gateway(sshd, gpuc_bin, tmp_path_factory):
         "EG_KERNEL_LOG_DIR": str(d / "kernel-logs"),
         "EG_KERNEL_LAUNCH_TIMEOUT": str(int(scaled(60))),
         "GPUC_LOG": "info",
+        "TMPDIR": str(d / "tmp"),  # exported to the kernels: their connection files
         marker.split("=")[0]: marker.split("=")[1],
     })
     log = d / "gateway.log"

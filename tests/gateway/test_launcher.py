@@ -51,16 +51,21 @@ def client(info: dict) -> BlockingKernelClient:
 
 
 @pytest.fixture
-def remote(gpuc_bin):
-    """A gpuc started as EG starts it, with ports in 42000..43999."""
+def remote(gpuc_bin, tmp_path):
+    """A gpuc started as EG starts it, with ports in 42000..43999 and its
+    connection file in tmp_path."""
     info, pid, code = launch(gpuc_bin, "--RemoteProcessProxy.port-range", "42000..43999",
-                             "--RemoteProcessProxy.spark-context-initialization-mode", "none")
+                             "--RemoteProcessProxy.spark-context-initialization-mode", "none",
+                             env=dict(os.environ, TMPDIR=str(tmp_path)))
     assert info is not None, f"no connection information came (kernel exit {code})"
     kc = client(info)
     yield info, pid, kc
     kc.stop_channels()
     if alive(pid):
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGTERM)
+        if wait_gone([pid], scaled(5)):
+            os.kill(pid, signal.SIGKILL)
+    assert not list(tmp_path.glob("kernel-*.json")), "the connection file was left behind"
 
 
 def test_reported_ports_are_in_the_range_and_serve(remote):
