@@ -149,23 +149,35 @@ static int port_of(int fd)
     return getsockname(fd, (struct sockaddr *)&addr, &len) == 0 ? ntohs(addr.sin_port) : -1;
 }
 
+/* Non-zero when the folder of path exists ("" and "/" included). */
+static int folder_exists(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 1; /* the working folder */
+    *slash = '\0';
+    struct stat st;
+    return stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Chooses the connection file: path when its folder exists, else a new
- * kernel-ID_XXXXXX.json in $TMPDIR. Returns 0, or -1 with err set. */
+ * kernel-ID_XXXXXX.json in $TMPDIR (an id that is not a plain name is left
+ * out of it). Returns 0, or -1 with err set. */
 static int choose_path(jk_gateway_t *g, const char *path, cm_error_t *err)
 {
-    if (path) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        struct stat st;
-        if (!slash || (*slash = '\0', stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode))) {
-            snprintf(g->path, sizeof g->path, "%s", path);
-            return 0;
-        }
+    if (path && folder_exists(path)) {
+        snprintf(g->path, sizeof g->path, "%s", path);
+        return 0;
     }
     const char *tmp = getenv("TMPDIR");
+    const char *id = g->args->kernel_id;
+    int plain = id[0] != '\0' && strspn(id, "abcdefghijklmnopqrstuvwxyz"
+                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == strlen(id) &&
+                id[0] != '.';
     snprintf(g->path, sizeof g->path, "%s/kernel-%s_XXXXXX.json", tmp && *tmp ? tmp : "/tmp",
-             g->args->kernel_id);
+             plain ? id : "gateway");
     int fd = mkstemps(g->path, 5);
     if (fd < 0) {
         CM_ERROR(err, -1, "cannot create %s: %s", g->path, strerror(errno));

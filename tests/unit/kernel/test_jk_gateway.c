@@ -83,6 +83,13 @@ static void test_connection_file_in_range(void)
     jk_gateway_free(g);
     CHECK(access(copy, F_OK) != 0); /* removed at the end */
 
+    /* an id that is not a plain name stays out of the file's name */
+    jk_gateway_args_t odd = {.kernel_id = "../../etc/x", .public_key = "KEY"};
+    g = jk_gateway_new(&odd, NULL, &err);
+    CHECK(g != NULL && strncmp(jk_gateway_connection_file(g), dir, strlen(dir)) == 0 &&
+          strstr(jk_gateway_connection_file(g), "/kernel-gateway_") != NULL);
+    jk_gateway_free(g);
+
     /* -f in a folder that exists is used as it is */
     char wanted[4096];
     snprintf(wanted, sizeof wanted, "%s/given.json", dir);
