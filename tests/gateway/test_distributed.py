@@ -183,3 +183,19 @@ def test_shutdown_leaves_no_process(gateway):
     assert r.status_code == 204, r.text
     assert wait_gone(pids, scaled(10)) == [], f"processes left after shutdown: {pids}"
     assert gateway.api("GET", f"/api/kernels/{k.id}").status_code == 404
+
+
+def test_kernel_cell_and_launch_in_the_remote_kernel(kernel):
+    """GPU work in the remote kernel: on the GPU machine its GPU, here the
+    simulator (whichever the node's gpuc finds, docs/gpu.md)."""
+    out = kernel.execute("%%kernel\n__global__ void twice(int n, float *x) {\n"
+                         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "    if (i < n) x[i] *= 2;\n}")
+    assert out["reply"]["status"] == "ok", out
+    out = kernel.execute(
+        "float h[4] = {1, 2, 3, 4};\nfloat *d;\ncudaMalloc((void **)&d, sizeof h);\n"
+        "cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);\ntwice<<<1, 4>>>(4, d);\n"
+        "cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+        'printf("%g %g %g %g\\n", h[0], h[1], h[2], h[3]);')
+    assert out["reply"]["status"] == "ok", out
+    assert out["stdout"] == "2 4 6 8\n"
