@@ -67,7 +67,7 @@ test: build venv
 	@rc_ctest=0; rc_pytest=0; rc_fuzz=0; \
 	ctest --test-dir $(BUILD) --output-on-failure --timeout 300 \
 	    --output-junit $(call REPORTS,$(BUILD))/ctest.xml || rc_ctest=$$?; \
-	GPUC_BIN=$(abspath $(GPUC)) $(PYTEST) tests/protocol tests/notebooks tests/cells tests/array tests/sim tests/lab tests/cluster tests/gateway \
+	GPUC_BIN=$(abspath $(GPUC)) GPUC_EG_VENV=$(abspath $(BUILD))/eg-venv $(PYTEST) tests/protocol tests/notebooks tests/cells tests/array tests/sim tests/lab tests/cluster tests/gateway \
 	    --junitxml=$(call REPORTS,$(BUILD))/pytest.xml || rc_pytest=$$?; \
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TEST_SECONDS) \
 	    $(call REPORTS,$(BUILD))/fuzz.xml || rc_fuzz=$$?; \

@@ -81,6 +81,12 @@ int jk_gateway_args_take(jk_gateway_args_t *args, int argc, char **argv, int *i,
     return 0;
 }
 
+/* Non-zero for a value that is there and not empty. */
+static int given(const char *value)
+{
+    return value && *value;
+}
+
 int jk_gateway_args_given(const jk_gateway_args_t *args)
 {
     return args->kernel_id != NULL;
@@ -221,8 +227,9 @@ static int write_connection_file(jk_gateway_t *g, int low, int high, const char 
 
 jk_gateway_t *jk_gateway_new(const jk_gateway_args_t *args, const char *path, cm_error_t *err)
 {
-    if (!args->kernel_id || !args->public_key) {
-        CM_ERROR(err, -1, "Enterprise Gateway's launch needs --RemoteProcessProxy.kernel-id and "
+    if (!given(args->kernel_id) || !given(args->response_address) || !given(args->public_key)) {
+        CM_ERROR(err, -1, "Enterprise Gateway's launch needs --RemoteProcessProxy.kernel-id, "
+                          "--RemoteProcessProxy.response-address and "
                           "--RemoteProcessProxy.public-key");
         return NULL;
     }

@@ -47,7 +47,8 @@ int jk_gateway_args_given(const jk_gateway_args_t *args);
  * connection file for them (at path when its folder exists, else a new
  * file in $TMPDIR, as EG's launchers do), then binds the communication
  * port. Returns the gateway session (free with jk_gateway_free), or NULL
- * with err set (a missing argument, a bad range, no free port). */
+ * with err set (kernel id, response address or public key missing, a bad range,
+ * no free port). */
 jk_gateway_t *jk_gateway_new(const jk_gateway_args_t *args, const char *path, cm_error_t *err);
 
 /* The connection file written by jk_gateway_new. Borrowed. */

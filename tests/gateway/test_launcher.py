@@ -109,10 +109,13 @@ def test_sigterm_through_the_comm_port_ends_the_kernel(remote):
     (["--RemoteProcessProxy.port-range", "5000..5100"], "at least 1000 ports"),
     (["--RemoteProcessProxy.port-range", "lots"], "is not LOW..HIGH"),
     (["--RemoteProcessProxy.kernel-id"], "needs a value"),
+    (["--RemoteProcessProxy.response-address="], "needs --RemoteProcessProxy.kernel-id, "
+     "--RemoteProcessProxy.response-address and --RemoteProcessProxy.public-key"),
 ])
 def test_bad_launch_arguments_are_named(gpuc_bin, args, message):
     proc = subprocess.run([str(gpuc_bin), "kernel", "--RemoteProcessProxy.kernel-id", "k",
-                           "--RemoteProcessProxy.public-key", "AAAA", *args],
+                           "--RemoteProcessProxy.public-key", "AAAA",
+                           "--RemoteProcessProxy.response-address", "127.0.0.1:1", *args],
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode in (1, 2), proc
     assert message in proc.stderr, proc.stderr

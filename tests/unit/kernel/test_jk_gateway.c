@@ -52,7 +52,8 @@ static void test_spellings(void)
 
 static void test_connection_file_in_range(void)
 {
-    jk_gateway_args_t a = {.kernel_id = "k2", .public_key = "KEY", .port_range = "45000..46999"};
+    jk_gateway_args_t a = {.kernel_id = "k2", .public_key = "KEY", .response_address = "127.0.0.1:1",
+                           .port_range = "45000..46999"};
     cm_error_t err;
     cm_error_clear(&err);
     char dir[] = "/tmp/gpuc-gateway-XXXXXX";
@@ -84,7 +85,8 @@ static void test_connection_file_in_range(void)
     CHECK(access(copy, F_OK) != 0); /* removed at the end */
 
     /* an id that is not a plain name stays out of the file's name */
-    jk_gateway_args_t odd = {.kernel_id = "../../etc/x", .public_key = "KEY"};
+    jk_gateway_args_t odd = {.kernel_id = "../../etc/x", .public_key = "KEY",
+                             .response_address = "127.0.0.1:1"};
     g = jk_gateway_new(&odd, NULL, &err);
     CHECK(g != NULL && strncmp(jk_gateway_connection_file(g), dir, strlen(dir)) == 0 &&
           strstr(jk_gateway_connection_file(g), "/kernel-gateway_") != NULL);
@@ -114,9 +116,10 @@ static const char *new_error(jk_gateway_args_t a)
 
 static void test_errors(void)
 {
-    CHECK(strstr(new_error((jk_gateway_args_t){.kernel_id = "k"}),
-                 "needs --RemoteProcessProxy.kernel-id and --RemoteProcessProxy.public-key"));
-    jk_gateway_args_t a = {.kernel_id = "k", .public_key = "KEY"};
+    CHECK(strstr(new_error((jk_gateway_args_t){.kernel_id = "k", .public_key = "KEY"}),
+                 "needs --RemoteProcessProxy.kernel-id, --RemoteProcessProxy.response-address "
+                 "and --RemoteProcessProxy.public-key"));
+    jk_gateway_args_t a = {.kernel_id = "k", .public_key = "KEY", .response_address = "127.0.0.1:1"};
     a.port_range = "100..200";
     CHECK(strstr(new_error(a), "with at least 1000 ports"));
     a.port_range = "2000..1000";
