@@ -17,7 +17,7 @@ import pytest
 from jupyter_client import BlockingKernelClient
 
 from gpuc_testing.gateway import closed_port, eg_python, public_key
-from gpuc_testing.kernel import TIMEOUT, alive, execute, scaled, value_of, wait_gone
+from gpuc_testing.kernel import TIMEOUT, alive, execute, kernel_pid, scaled, value_of, wait_gone
 
 HELPER = os.path.join(os.path.dirname(__file__), "eg_listen.py")
 EG_ARGS = ["--RemoteProcessProxy.kernel-id", "{kernel_id}",
@@ -140,3 +140,18 @@ def test_failed_report_ends_the_launch(gpuc_bin, tmp_path, case):
                 "bad key": "the gateway's public key is not base64"}[case]
     assert expected in proc.stderr, proc.stderr
     assert list(run_dir.iterdir()) == [], "the connection file was left behind"
+
+
+def mapped(pid: int, name: str) -> bool:
+    with open(f"/proc/{pid}/maps") as f:
+        return any(name in line for line in f)
+
+
+def test_libcrypto_is_loaded_only_for_the_gateway(kernel, remote):
+    """A kernel Jupyter starts never loads libcrypto (a node without libssl3
+    runs gpuc as before); one the gateway starts has it mapped."""
+    km, kc = kernel
+    assert value_of(kc, "1") == "1"
+    assert not mapped(kernel_pid(km), "libcrypto.so"), "a plain kernel loaded libcrypto"
+    info, pid, _ = remote
+    assert mapped(pid, "libcrypto.so.3")
