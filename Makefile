@@ -67,7 +67,7 @@ test: build venv
 	@rc_ctest=0; rc_pytest=0; rc_fuzz=0; \
 	ctest --test-dir $(BUILD) --output-on-failure --timeout 300 \
 	    --output-junit $(call REPORTS,$(BUILD))/ctest.xml || rc_ctest=$$?; \
-	GPUC_BIN=$(abspath $(GPUC)) $(PYTEST) tests/protocol tests/notebooks tests/cells tests/array tests/sim tests/lab tests/cluster tests/hosting \
+	GPUC_BIN=$(abspath $(GPUC)) GPUC_EG_VENV=$(abspath $(BUILD))/eg-venv $(PYTEST) tests/protocol tests/notebooks tests/cells tests/array tests/sim tests/lab tests/cluster tests/hosting tests/gateway \
 	    --junitxml=$(call REPORTS,$(BUILD))/pytest.xml || rc_pytest=$$?; \
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TEST_SECONDS) \
 	    $(call REPORTS,$(BUILD))/fuzz.xml || rc_fuzz=$$?; \
@@ -88,7 +88,8 @@ asan: asan-build venv
 	    --output-junit $(call REPORTS,$(ASAN_BUILD))/ctest.xml || rc_ctest=$$?; \
 	ASAN_OPTIONS=$(ASAN_EXECUTOR_OPTIONS):log_path=$(call REPORTS,$(ASAN_BUILD))/sanitizer \
 	UBSAN_OPTIONS=$(UBSAN_OPTIONS_ALL):log_path=$(call REPORTS,$(ASAN_BUILD))/sanitizer \
-	GPUC_BIN=$(abspath $(ASAN_BUILD))/gpuc GPUC_TIME_SCALE=3 $(PYTEST) tests/protocol \
+	GPUC_BIN=$(abspath $(ASAN_BUILD))/gpuc GPUC_TIME_SCALE=3 GPUC_EG_VENV=$(abspath $(BUILD))/eg-venv \
+	$(PYTEST) tests/protocol tests/gateway/test_launcher.py \
 	    --junitxml=$(call REPORTS,$(ASAN_BUILD))/pytest.xml || rc_pytest=$$?; \
 	for f in $(call REPORTS,$(ASAN_BUILD))/sanitizer.*; do \
 	    [ -e "$$f" ] || continue; echo "== sanitizer report $$f"; cat "$$f"; rc_pytest=1; \

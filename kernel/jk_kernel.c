@@ -1,5 +1,7 @@
 /* gpuc kernel -f CONNECTION_FILE: sets up the sockets and threads, then
- * runs the shell loop (jk_shell.c) on the main thread until a shutdown. */
+ * runs the shell loop (jk_shell.c) on the main thread until a shutdown.
+ * Started by Enterprise Gateway's remote proxies, it writes its own
+ * connection file and reports it back (jk_gateway.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,7 +19,9 @@
 #include "jk_commands.h"
 #include "jk_connection.h"
 #include "jk_control.h"
+#include "jk_gateway.h"
 #include "jk_heartbeat.h"
+#include "jk_parent.h"
 #include "jk_shell.h"
 #include "jk_socket.h"
 
@@ -76,7 +80,11 @@ static void install_signals(jk_kernel_t *k)
     sigaction(SIGINT, &sa, NULL);
     sa.sa_handler = on_sigterm;
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* a hang-up ends the kernel, unless it was started under nohup (an
+     * ignored SIGHUP), as Enterprise Gateway starts it over SSH */
+    struct sigaction hup;
+    if (sigaction(SIGHUP, NULL, &hup) != 0 || hup.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
 }
@@ -166,11 +174,11 @@ static int open_sockets(jk_kernel_t *k, cm_error_t *err)
 }
 
 /* What the shell and control channels use of the kernel. */
-static void lend(jk_kernel_t *k, pid_t parent_pid)
+static void lend(jk_kernel_t *k, jk_parent_t parent)
 {
     k->shell = (jk_shell_t){.socket = k->shell_socket, .stdin_socket = k->stdin_socket, .signer = k->signer, .iopub = k->iopub,
                             .history = k->history, .wake_fd = k->wake[0],
-                            .stopping = &k->stopping, .parent_pid = parent_pid, .ctx = k,
+                            .stopping = &k->stopping, .parent = parent, .ctx = k,
                             .ensure_executor = ensure_executor, .drop_executor = drop_executor,
                             .reply = send_reply, .stop = request_stop};
     k->control = (jk_control_t){.socket = k->control_socket, .signer = k->signer,
@@ -181,7 +189,11 @@ static void lend(jk_kernel_t *k, pid_t parent_pid)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: gpuc kernel -f CONNECTION_FILE\n");
+    fprintf(stderr, "usage: gpuc kernel -f CONNECTION_FILE [--parent PID]\n"
+                    "       gpuc kernel --RemoteProcessProxy.kernel-id ID "
+                    "--RemoteProcessProxy.response-address IP:PORT\n"
+                    "                   --RemoteProcessProxy.public-key KEY "
+                    "[--RemoteProcessProxy.port-range LOW..HIGH]  (Enterprise Gateway)\n");
 }
 
 static void teardown(jk_kernel_t *k, pthread_t control, int control_started,
@@ -204,39 +216,79 @@ static void teardown(jk_kernel_t *k, pthread_t control, int control_started,
     jk_signer_free(k->signer);
 }
 
+/* What `gpuc kernel` was asked on its command line. */
+typedef struct kernel_args {
+    const char *path;           /* -f CONNECTION_FILE */
+    const char *parent;         /* --parent PID, else JPY_PARENT_PID */
+    jk_gateway_args_t gateway;  /* Enterprise Gateway's launcher arguments */
+} kernel_args_t;
+
+/* Returns 0, or -1 with err set (a flag without its value). Words that are
+ * not ours are ignored, as before. */
+static int parse_args(int argc, char **argv, kernel_args_t *a, cm_error_t *err)
+{
+    for (int i = 1; i < argc; i++) {
+        int taken = jk_gateway_args_take(&a->gateway, argc, argv, &i, err);
+        if (taken < 0)
+            return -1;
+        if (taken)
+            continue;
+        if ((strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--connection-file") == 0) &&
+            i + 1 < argc)
+            a->path = argv[++i];
+        else if (strncmp(argv[i], "--connection-file=", 18) == 0)
+            a->path = argv[i] + 18;
+        else if (strcmp(argv[i], "--parent") == 0 && i + 1 < argc)
+            a->parent = argv[++i];
+        else if (strncmp(argv[i], "--parent=", 9) == 0)
+            a->parent = argv[i] + 9;
+    }
+    return 0;
+}
+
 int jk_kernel_main(int argc, char **argv)
 {
     cm_log_init("kernel");
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if ((strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--connection-file") == 0) &&
-            i + 1 < argc)
-            path = argv[++i];
-        else if (strncmp(argv[i], "--connection-file=", 18) == 0)
-            path = argv[i] + 18;
-    }
-    if (!path) {
-        usage();
-        return 2;
-    }
     static jk_kernel_t kernel;
     jk_kernel_t *k = &kernel;
     cm_error_t err;
     cm_error_clear(&err);
-    pid_t parent_pid = getppid();
-    if (jk_connection_load(path, &k->conn, &err) != 0) {
+    kernel_args_t args = {0};
+    jk_parent_t parent;
+    jk_gateway_t *gateway = NULL;
+    if (parse_args(argc, argv, &args, &err) != 0) {
         fprintf(stderr, "gpuc kernel: %s\n", err.text);
+        return 2;
+    }
+    jk_parent_init(&parent, args.parent); /* before the launcher can exit */
+    if (jk_gateway_args_given(&args.gateway)) {
+        gateway = jk_gateway_new(&args.gateway, args.path, &err);
+        if (!gateway) {
+            fprintf(stderr, "gpuc kernel: %s\n", err.text);
+            return 1;
+        }
+        args.path = jk_gateway_connection_file(gateway);
+    }
+    if (!args.path) {
+        usage();
+        return 2;
+    }
+    if (jk_connection_load(args.path, &k->conn, &err) != 0) {
+        fprintf(stderr, "gpuc kernel: %s\n", err.text);
+        jk_gateway_free(gateway);
         return 1;
     }
     k->signer = jk_signer_new(k->conn.key, k->conn.signature_scheme, &err);
     if (!k->signer || jk_self_exe(k->exe, sizeof k->exe) != 0 || pipe2(k->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
         fprintf(stderr, "gpuc kernel: %s\n", err.code ? err.text : "cannot set up");
+        jk_gateway_free(gateway);
         return 1;
     }
     jk_wire_uuid(k->session);
     k->history = jk_history_new();
     if (!k->history) {
         fprintf(stderr, "gpuc kernel: no file for the history\n");
+        jk_gateway_free(gateway);
         return 1;
     }
     install_signals(k);
@@ -248,12 +300,14 @@ int jk_kernel_main(int argc, char **argv)
         jk_connection_endpoint(&k->conn, JK_CHANNEL_HB, endpoint, sizeof endpoint);
         hb = jk_heartbeat_start(k->zmq, endpoint, &err);
     }
-    lend(k, parent_pid);
+    lend(k, parent);
     if (hb)
         control_started = pthread_create(&control, NULL, jk_control_thread, &k->control) == 0;
-    if (!control_started) {
+    /* the gateway connects as soon as it hears from us: sockets first */
+    if (!control_started || (gateway && jk_gateway_announce(gateway, &err) != 0)) {
         fprintf(stderr, "gpuc kernel: %s\n", err.code ? err.text : "cannot start threads");
-        teardown(k, control, 0, hb);
+        teardown(k, control, control_started, hb);
+        jk_gateway_free(gateway);
         return 1;
     }
     CM_INFO("gpuc %s kernel ready (pid %d)", GPUC_VERSION, (int)getpid());
@@ -261,6 +315,7 @@ int jk_kernel_main(int argc, char **argv)
     ensure_executor(k); /* warm: the first cell need not wait for it */
     jk_shell_run(&k->shell);
     teardown(k, control, control_started, hb);
+    jk_gateway_free(gateway);
     CM_INFO("kernel stopped");
     return 0;
 }

@@ -16,7 +16,7 @@
 #include "jk_reply.h"
 #include "jk_socket.h"
 
-#define IDLE_POLL_MS 500 /* the longest poll: how often the loop checks on its parent */
+#define IDLE_POLL_MS 500 /* the longest poll: how often the loop checks on a watched parent */
 /* After the time limit's interrupt, before the executor is killed */
 #define INTERRUPT_GRACE_MS 5000
 
@@ -236,7 +236,7 @@ static json_t *call_executor(request_t *r, const json_t *request, cm_error_t *de
         if (deadline >= 0 && s->awaiting_input) /* a person typing is not the cell's time */
             deadline += cm_ms() - waited_from;
         waited_from = cm_ms();
-        if (getppid() != s->parent_pid)
+        if (jk_parent_gone(&s->parent))
             s->stop(s->ctx);
         if (ready & STDIN_READY)
             take_input(s);
@@ -632,8 +632,8 @@ void jk_shell_run(jk_shell_t *s)
             CM_ERR("poll failed: %s", zmq_strerror(zmq_errno()));
             break;
         }
-        if (getppid() != s->parent_pid) {
-            CM_INFO("parent process %d is gone; shutting down", (int)s->parent_pid);
+        if (jk_parent_gone(&s->parent)) {
+            CM_INFO("parent process %d is gone; shutting down", (int)s->parent.pid);
             break;
         }
         if (ready & WOKEN)

@@ -17,6 +17,7 @@
 #include "jk_executor.h"
 #include "jk_history.h"
 #include "jk_journal.h"
+#include "jk_parent.h"
 #include "jk_iopub.h"
 #include "jk_wire.h"
 
@@ -33,7 +34,7 @@ typedef struct jk_shell {
     jk_history_t *history;
     int wake_fd;                /* readable when the kernel wakes the loop */
     const atomic_int *stopping; /* a shutdown was requested */
-    pid_t parent_pid;           /* the loop ends when it changes (parent died) */
+    jk_parent_t parent;         /* the loop ends when it is gone (if watched) */
     jk_executor_t *executor;    /* set by ensure_executor / drop_executor only */
     void *ctx;                  /* the callbacks' first argument */
     int (*ensure_executor)(void *ctx); /* starts one if none runs: 0, or -1 (logged) */
@@ -52,7 +53,7 @@ typedef struct jk_shell {
 } jk_shell_t;
 
 /* Serves the shell socket until stopping is set, the socket's context is
- * terminated or the parent process is gone. */
+ * terminated or the watched parent process is gone (jk_parent.h). */
 void jk_shell_run(jk_shell_t *s);
 
 /* Frees the shell's own state (not what the kernel set). */

@@ -11,7 +11,8 @@
 #   bin/gpuc-executor the executor process gpuc starts (RPATH $ORIGIN/../lib)
 #   lib/*.so.*        what the executor links (libjansson, libsodium)
 #   lib/kernel/*.so.* what only the kernel process links: libzmq and what it
-#                     pulls in, libstdc++ among it. Kept out of the
+#                     pulls in, libstdc++ among it, and libcrypto, which it
+#                     loads for Enterprise Gateway's launches. Kept out of the
 #                     executor's path, so that C++ cells (compiled by the
 #                     node's g++) and CUDA's libraries load the node's own
 #                     libstdc++, not this older one
@@ -55,6 +56,11 @@ for lib in $executor_libs; do cp -L "$lib" "$dest/lib/"; done
 for lib in $(linked "$gpuc"); do
     [ -e "$dest/lib/$(basename "$lib")" ] || cp -L "$lib" "$dest/lib/kernel/"
 done
+# OpenSSL's libcrypto is not linked but loaded when Enterprise Gateway starts
+# gpuc on a node (kernel/jk_seal.c, docs/gateway.md): copied too, for nodes
+# without libssl3
+crypto=$(ldconfig -p | awk '/libcrypto\.so\.3 .*x86-64/ {print $NF; exit}')
+if [ -n "$crypto" ]; then cp -L "$crypto" "$dest/lib/kernel/"; fi
 
 # CUPTI for %%profile on a GPU (backend/cuda/gpu_cupti.c looks in
 # lib/cupti/ first): the toolkit's libcupti and the perf libraries its

@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
     cmake pkg-config gcc g++ make
     libzmq3-dev libjansson-dev libsodium-dev libpng-dev
+    libssl-dev     # OpenSSL's headers: Enterprise Gateway's sealed launch (kernel/jk_seal.c)
     libtcc-dev tcc
     libopenblas0   # the CPU backend's BLAS (ga_matmul), loaded with dlopen at first use
     liblapacke     # the CPU backend's LAPACK (ga_solve, ga_svd...), loaded with dlopen at first use
@@ -20,10 +21,12 @@ packages=(
 # Playwright from PyPI, which downloads no browser of its own); slurm-wlm
 # and munge run the one-node Slurm cluster of tests/cluster/;
 # node-configurable-http-proxy is JupyterHub's proxy (tests/hosting/,
-# deploy/jupyterhub/). Installed when run as root, else only named; without
-# them `make test` reports the fuzz runs, the Lab test, the cluster tests
-# and the hub tests skipped.
-optional=(clang libclang-rt-14-dev chromium slurm-wlm munge node-configurable-http-proxy)
+# deploy/jupyterhub/); openssh-server is the sshd that tests/gateway/
+# starts on loopback for Enterprise Gateway's remote kernels
+# (docs/gateway.md). Installed when run as root, else only named; without
+# them `make test` reports the fuzz runs, the Lab test, the cluster, hub
+# and gateway tests skipped.
+optional=(clang libclang-rt-14-dev chromium slurm-wlm munge node-configurable-http-proxy openssh-server)
 
 # python3-venv is only needed when the venv is made from Debian's python3;
 # a python3 earlier on PATH (pyenv, a custom build) brings its own venv.
@@ -47,7 +50,7 @@ if ((${#optional_missing[@]} > 0)); then
     if [[ $(id -u) -eq 0 ]]; then
         missing+=("${optional_missing[@]}")
     else
-        echo "setup-deps: optional, for the fuzz targets, the browser test, the Slurm and hub tests: sudo apt-get install -y ${optional_missing[*]}" >&2
+        echo "setup-deps: optional, for the fuzz targets, the browser test, the Slurm, hub and gateway tests: sudo apt-get install -y ${optional_missing[*]}" >&2
     fi
 fi
 

@@ -17,6 +17,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from gpuc_testing.gateway import closed_port, public_key
 from gpuc_testing.notebook import cell_with, code_cells, errors, result_text, stream_text
 from gpuc_testing.timing import scaled
 
@@ -500,6 +501,18 @@ def test_relocatable_bundle(tmp_path, gpuc_bin):
     said = stream_text(code_cells(nbformat.read(str(out), as_version=4))[0])
     line = next((l for l in said.splitlines() if l.startswith("2.5 42 ")), "")
     assert line.startswith("2.5 42 /") and str(moved) not in line, said
+    # an Enterprise Gateway launch seals with the bundle's own libcrypto
+    # (it then fails to reach the closed port, which is all asked here)
+    port = closed_port()
+    launch = subprocess.run(
+        [str(moved / "bin" / "gpuc"), "kernel", "--RemoteProcessProxy.kernel-id", "k",
+         "--RemoteProcessProxy.public-key", public_key(tmp_path),
+         "--RemoteProcessProxy.response-address", f"127.0.0.1:{port}"],
+        env={"HOME": str(tmp_path), "TMPDIR": str(tmp_path), "LD_DEBUG": "libs"},
+        capture_output=True, text=True, timeout=30)
+    assert f"cannot send the connection information to 127.0.0.1:{port}" in launch.stderr
+    assert f"calling init: {moved}/bin/../lib/kernel/libcrypto.so.3" in launch.stderr, \
+        [l for l in launch.stderr.splitlines() if "libcrypto" in l]
 
 
 def run_with_cxx(gpuc_bin, src, cxx):

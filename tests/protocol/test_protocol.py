@@ -8,22 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from jupyter_client import BlockingKernelClient
-from jupyter_client.connect import write_connection_file
 from jupyter_client.session import DELIM
 
 from gpuc_testing.kernel import (
-    TIMEOUT, alive, children, collect, collect_many, descendants, execute,
+    TIMEOUT, children, collect, collect_many, descendants, execute,
     execute_ok, kernel_pid, raw_frames, recv_msg, request, rss_kib, scaled, sign,
     start_kernel, stop_kernel, value_of, wait_gone,
 )
@@ -681,42 +675,6 @@ def test_no_processes_left_after_shutdown_kernel(now):
         if km.has_kernel:
             km.shutdown_kernel(now=True)
 
-
-def test_kernel_exits_when_parent_dies(gpuc_bin, tmp_path):
-    conn = tmp_path / "kernel.json"
-    write_connection_file(str(conn), ip="127.0.0.1", key=uuid.uuid4().hex.encode(),
-                          signature_scheme="hmac-sha256")
-    wrapper = subprocess.Popen([
-        sys.executable, "-c",
-        "import subprocess, sys; subprocess.Popen(sys.argv[1:]).wait()",
-        str(gpuc_bin), "kernel", "-f", str(conn)])
-    tree = []
-    kc = BlockingKernelClient(connection_file=str(conn))
-    try:
-        kc.load_connection_file()
-        kc.start_channels()
-        kc.wait_for_ready(timeout=TIMEOUT)
-        tree = children(wrapper.pid)  # for the clean-up, should the test fail
-        execute_ok(kc, "int w = 1;")
-        kernels = children(wrapper.pid)
-        assert len(kernels) == 1
-        tree = kernels + descendants(kernels[0])
-        assert len(tree) >= 2, "no executor under the kernel"
-        wrapper.send_signal(signal.SIGKILL)
-        wrapper.wait(timeout=scaled(5))
-        left = wait_gone(tree, scaled(2))
-        assert left == [], f"processes outlived their parent: {left}"
-    finally:
-        kc.stop_channels()
-        if wrapper.poll() is None:
-            wrapper.kill()
-            wrapper.wait()
-        for p in tree:
-            if alive(p):
-                try:
-                    os.kill(p, signal.SIGKILL)
-                except OSError:
-                    pass
 
 
 # --- fork() in a cell ------------------------------------------------------
