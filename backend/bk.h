@@ -99,6 +99,21 @@ void bk_device_text(bk_device_t d, char *buf, size_t len);
  * Returns how many (at most max written to out). */
 int bk_devices(bk_device_t *out, int max);
 
+/* The device a user's number names (ga_to_device, ga_use_device,
+ * %device gpuN): -1 (GA_CPU) is the CPU; n >= 0 is CUDA device n where
+ * the host has GPUs, else simulated device n; a simulated device's handle
+ * (BK_SIM_FIRST + n) is itself. BK_NO_DEVICE with err (BK_E_DEVICE) naming
+ * the devices there are, for a number that names none. */
+bk_device_t bk_device_of_number(int n, cm_error_t *err);
+
+/* How many devices the simulator presents: GPUC_SIM_DEVICES=N at the
+ * first call (1 by default; at most BK_MAX_ORDINALS), or what
+ * bk_sim_set_device_count set (%sim --devices N). Each has its own pool
+ * and arrays, kept apart as GPUs are. Setting fails (-1 with err) for n
+ * out of range, or while a device that would go holds arrays. */
+int bk_sim_device_count(void);
+int bk_sim_set_device_count(int n, cm_error_t *err);
+
 /* Where new arrays go: the selected GPU when one is usable, else the CPU
  * (decided at the first call). */
 bk_device_t bk_default_device(void);
@@ -197,6 +212,28 @@ int bk_mem_to_host(bk_device_t d, void *host, const void *src, size_t bytes, cm_
 int bk_mem_copy(bk_device_t d, void *dst, const void *src, size_t bytes, cm_error_t *err);
 int bk_mem_peer(bk_device_t dst_dev, void *dst, bk_device_t src_dev, const void *src,
                 size_t bytes, cm_error_t *err);
+
+/* 1 when devices a and b copy between them directly (two GPUs with peer
+ * access, which it enables; two simulated devices, whose memory is the
+ * host's; the same device), 0 when copies go through the host. */
+int bk_peer_link(bk_device_t a, bk_device_t b);
+
+/* ---- all-reduce (bk_pool.c) ------------------------------------------------ */
+
+/* Element types and reductions of bk_allreduce: NCCL's numbers. */
+enum {
+    BK_ELEM_I8 = 0, BK_ELEM_U8 = 1, BK_ELEM_I32 = 2, BK_ELEM_U32 = 3, BK_ELEM_I64 = 4,
+    BK_ELEM_U64 = 5, BK_ELEM_F16 = 6, BK_ELEM_F32 = 7, BK_ELEM_F64 = 8,
+};
+enum { BK_REDUCE_SUM = 0, BK_REDUCE_MAX = 2, BK_REDUCE_MIN = 3 };
+
+/* Reduces count elements of type in place in bufs[i] on devices[i], i < n
+ * (n distinct devices of one backend), with a collective library where the
+ * backend has one (NCCL on GPUs): every buffer ends with the reduction.
+ * Queued, not waited for. 0; -1 with err; 1 when there is no collective
+ * library for these devices (the caller reduces through peer copies). */
+int bk_allreduce(int n, const bk_device_t *devices, void *const *bufs, size_t count, int type,
+                 int op, cm_error_t *err);
 
 /* ---- array kernels (bk_kernel.c) ------------------------------------------ */
 

@@ -86,6 +86,7 @@ static struct {
     double total_ms;
     int sim;                   /* on for the simulator: sim_start is the reading */
     double sim_start;
+    gpu_cucontext_t ctx;       /* the context its events were made in */
 } kc;
 
 /* Sums the pairs recorded so far (waiting for the last one) and frees them. */
@@ -114,8 +115,11 @@ int gpu_kernel_clock_start(void)
     if (!d || !d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize ||
         !d->cuEventElapsedTime || d->cuCtxGetCurrent(&ctx) != GPU_CU_SUCCESS || !ctx)
         return -1;
+    if (kc.ready && ctx != kc.ctx)
+        return -1; /* the events are another device's: only that device is timed */
     if (!kc.ready) { /* made once, kept for the process */
         kc.d = d;
+        kc.ctx = ctx; /* other devices' launches go untimed */
         for (int i = 0; i < PAIRS; i++)
             if (d->cuEventCreate(&kc.start[i], 0) != GPU_CU_SUCCESS ||
                 d->cuEventCreate(&kc.stop[i], 0) != GPU_CU_SUCCESS)
@@ -144,9 +148,16 @@ int gpu_kernel_clock_stop(double *seconds)
     return 0;
 }
 
+/* 1 when the current context is the clock's (its events can be recorded). */
+static int clock_context(void)
+{
+    gpu_cucontext_t ctx = NULL;
+    return kc.d->cuCtxGetCurrent(&ctx) == GPU_CU_SUCCESS && ctx == kc.ctx;
+}
+
 void gpu_kernel_clock_before(void *stream)
 {
-    if (!kc.on)
+    if (!kc.on || !clock_context())
         return;
     if (kc.used == PAIRS)
         drain();
@@ -155,7 +166,7 @@ void gpu_kernel_clock_before(void *stream)
 
 void gpu_kernel_clock_after(void *stream)
 {
-    if (!kc.on)
+    if (!kc.on || !clock_context())
         return;
     kc.d->cuEventRecord(kc.stop[kc.used], (gpu_custream_t)stream);
     kc.used++;

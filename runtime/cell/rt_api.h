@@ -166,7 +166,10 @@
     X(void, ga_seed, (unsigned long long seed), ga_api_seed)                                  \
     X(ga_t, ga_matmul, (ga_t a, ga_t b), ga_api_matmul)                                       \
     X(double, ga_dot, (ga_t a, ga_t b), ga_api_dot)                                           \
-    X(int, ga_set_tf32, (int on), ga_api_set_tf32)
+    X(int, ga_set_tf32, (int on), ga_api_set_tf32)                                            \
+    /* several devices (runtime/array/ga_multi.h) */                                          \
+    X(void, ga_allreduce, (ga_t *arrays, int n, const char *op), ga_api_allreduce)            \
+    X(int, ga_device_count, (void), ga_api_device_count)
 
 /* The names of before the prefix rule, kept for one release so that
  * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's

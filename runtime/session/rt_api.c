@@ -7,6 +7,7 @@
 #include "ga_api.h"
 #include "ga_api_math.h"
 #include "ga_blas.h"
+#include "ga_multi.h"
 #include "ga_random.h"
 #include "gpu.h"
 #include "rt_array_pictures.h"
