@@ -141,8 +141,10 @@ int gpu_selected(void);
 int gpu_context_use(int device, cm_error_t *err);
 
 /* Makes the selected device's context current again after work on device
- * (nothing when device is the selected one): host cells' runtime API calls
- * use the current context. */
+ * (host cells' runtime API calls use the current context): asks the
+ * driver which is current, so that one left by an interrupted operation
+ * is put right too. Nothing while the CPU is selected or before the
+ * selected device's context exists. */
 void gpu_context_back(int device);
 
 /* The primary context of device if it was retained (a CUcontext), else

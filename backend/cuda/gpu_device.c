@@ -196,7 +196,10 @@ int gpu_context_use(int device, cm_error_t *err)
 
 void gpu_context_back(int device)
 {
-    if (device != dev.selected && dev.ok && dev.ctx[dev.selected])
+    /* also when device is the selected one: an earlier operation may have
+     * been interrupted before it came back */
+    (void)device;
+    if (dev.ok && !dev.cpu_selected && dev.ctx[dev.selected])
         gpu_context_use(dev.selected, NULL);
 }
 
