@@ -235,6 +235,11 @@ enum { BK_REDUCE_SUM = 0, BK_REDUCE_MAX = 2, BK_REDUCE_MIN = 3 };
 int bk_allreduce(int n, const bk_device_t *devices, void *const *bufs, size_t count, int type,
                  int op, cm_error_t *err);
 
+/* What bk_allreduce uses between devices of d's backend: the collective
+ * library's file ("/.../libnccl.so.2", loading it), or NULL when there is
+ * none (peer copies then). Static. */
+const char *bk_allreduce_library(bk_device_t d);
+
 /* ---- array kernels (bk_kernel.c) ------------------------------------------ */
 
 /* The function `name` of source written in d's language (bk_device_info's

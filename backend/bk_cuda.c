@@ -191,7 +191,7 @@ const bk_ops_t bk_cuda_ops = {
     .count = count, .info = info,
     .alloc = alloc, .free = release, .zero = zero, .to_device = to_device, .to_host = to_host,
     .copy = copy, .mem_info = mem_info, .peer = peer, .peer_link = peer_link,
-    .allreduce = gpu_nccl_allreduce,
+    .allreduce = gpu_nccl_allreduce, .allreduce_library = gpu_nccl_library,
     .mark = gpu_mem_mark, .mark_pending = gpu_mem_mark_pending, .mark_drop = gpu_mem_mark_drop,
     .kernel = kernel, .launch = launch, .units = units,
     .timer_new = bk_gpu_timer_new, .timer_start = bk_gpu_timer_start,

@@ -31,6 +31,7 @@ typedef struct bk_ops {
      * collective library: NCCL); 1 when it cannot (the floor then copies) */
     int (*allreduce)(int n, const int *ordinals, void *const *bufs, size_t count, int type,
                      int op, cm_error_t *err);
+    const char *(*allreduce_library)(void); /* its file, or NULL */
 
     /* events on the user's streams (NULL: no streams) */
     void *(*mark)(void *stream, void *mark);

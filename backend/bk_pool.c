@@ -354,3 +354,10 @@ int bk_allreduce(int n, const bk_device_t *devices, void *const *bufs, size_t co
     }
     return o->allreduce ? o->allreduce(n, ords, bufs, count, type, op, err) : 1;
 }
+
+const char *bk_allreduce_library(bk_device_t d)
+{
+    int ord;
+    const bk_ops_t *o = bk_ops_of(d, &ord, NULL);
+    return o && o->allreduce_library ? o->allreduce_library() : NULL;
+}

@@ -85,6 +85,14 @@ static void list_devices(void)
         if (list[i] == runner && runner != home)
             printf("        (kernel cells run here)\n");
     }
+    int gpus = 0;
+    for (int i = 0; i < n; i++)
+        gpus += bk_backend(list[i]) == BK_CUDA;
+    if (gpus > 1) {
+        const char *nccl = bk_allreduce_library(bk_device(BK_CUDA, 0));
+        printf("ga_allreduce: %s%s\n", nccl ? "NCCL, " : "peer copies (no libnccl.so.2 found)",
+               nccl ? nccl : "");
+    }
 }
 
 int rt_magic_device(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,

@@ -246,3 +246,45 @@ def test_sim_devices_from_the_environment():
         assert "New arrays go to sim0." in execute_ok(kc, "%device").stream()
     finally:
         stop_kernel(km, kc)
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def script(args, tmp_path, **env):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=scaled(600), env=dict(os.environ, **env))
+
+
+def test_gpu_check_script_on_simulated_devices(gpuc_bin, tmp_path):
+    """tests/gpu/multi_gpu.py, the lead's check on two GPUs: every check
+    passes on two simulated devices (--sim), and without two devices it
+    fails saying so, not with a traceback."""
+    check = os.path.join(ROOT, "tests", "gpu", "multi_gpu.py")
+    bin_dir = str(gpuc_bin.parent)
+    p = script([check, bin_dir, str(tmp_path / "sim"), "--sim"], tmp_path)
+    assert p.returncode == 0 and "FAIL" not in p.stdout, p.stdout + p.stderr
+    assert p.stdout.count("PASS ") >= 30, p.stdout
+    p = script([check, bin_dir, str(tmp_path / "gpu")], tmp_path, GPUC_SIM_DEVICES="1")
+    if "count 1" in p.stdout or "ga_device_count() is 1" in p.stdout:  # no second GPU here
+        assert p.returncode == 2 and "two devices needed" in p.stdout, p.stdout + p.stderr
+    p = script([check, bin_dir], tmp_path)
+    assert p.returncode != 0 and "usage:" in p.stderr
+
+
+def test_benchmark_on_simulated_devices(gpuc_bin, tmp_path):
+    """bench/bench_multigpu.py runs its gpuc cells on two simulated devices
+    (--sim) and prints each figure; without two devices it says so."""
+    bench = os.path.join(ROOT, "bench", "bench_multigpu.py")
+    bin_dir = str(gpuc_bin.parent)
+    p = script([bench, bin_dir, str(tmp_path / "sim"), "--sim"], tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    for line in ("results agree", "peer copy", "map-reduce sum((x-y)^2)", "all-reduce sum"):
+        assert line in p.stdout, p.stdout
+    assert "results agree (copy" in p.stdout and ": True" in p.stdout, p.stdout
+    p = script([bench, bin_dir, str(tmp_path / "gpu")], tmp_path, GPUC_SIM_DEVICES="1")
+    if "ga_device_count() is 1" in p.stderr:  # no second GPU here
+        assert p.returncode == 1 and "two devices needed" in p.stderr, p.stdout + p.stderr
