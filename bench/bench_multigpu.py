@@ -25,20 +25,13 @@ import sys
 import time
 from pathlib import Path
 
-USAGE = "usage: PYTHONPATH=tests python3 bench/bench_multigpu.py BIN_DIR OUT_DIR [--sim]"
-
-
-def parse(argv):
-    args = [a for a in argv if a != "--sim"]
-    if len(args) != 2:
-        sys.exit(USAGE)
-    return Path(args[0]).resolve(), Path(args[1]).resolve(), "--sim" in argv
-
-
-BIN, OUT, SIM = parse(sys.argv[1:])
-OUT.mkdir(parents=True, exist_ok=True)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from gpuc_testing.notebook import run_notebook  # noqa: E402
+from gpuc_testing.notebook import bin_out_args, run_notebook  # noqa: E402
+
+BIN, OUT, FLAGS = bin_out_args(sys.argv[1:], "usage: PYTHONPATH=tests python3 "
+                               "bench/bench_multigpu.py BIN_DIR OUT_DIR [--sim]", ("--sim",))
+SIM = "--sim" in FLAGS
+OUT.mkdir(parents=True, exist_ok=True)
 
 COPY_BYTES = (1 << 20) if SIM else (1 << 30)
 MAPRED_N = (1 << 20) if SIM else (1 << 28)       # float32 elements of x (and of y)

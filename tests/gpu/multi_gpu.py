@@ -11,30 +11,23 @@ check; exits 1 on a failure, 2 when the machine has fewer than two GPUs.
 --sim runs the same checks on two simulated devices (GPUC_SIM_DEVICES=2,
 no GPU needed): what tests/array/test_multi_device_numpy.py also covers,
 here to try the script itself where there is no GPU."""
-import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
-USAGE = "usage: python3 tests/gpu/multi_gpu.py BIN_DIR OUT_DIR [--sim]"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: gpuc_testing
+from gpuc_testing.notebook import bin_out_args, run_cells  # noqa: E402
 
-
-def parse(argv):
-    args = [a for a in argv if a != "--sim"]
-    if len(args) != 2:
-        sys.exit(USAGE)
-    return Path(args[0]).resolve(), Path(args[1]).resolve(), "--sim" in argv
-
-
-BIN, OUT, SIM = parse(sys.argv[1:])
+BIN, OUT, FLAGS = bin_out_args(sys.argv[1:], "usage: python3 tests/gpu/multi_gpu.py BIN_DIR "
+                               "OUT_DIR [--sim]", ("--sim",))
+SIM = "--sim" in FLAGS
 OUT.mkdir(parents=True, exist_ok=True)
-ENV = dict(os.environ, GPUC_SIM_DEVICES="2") if SIM else dict(os.environ)
-if SIM:
-    ENV.pop("CUDA_VISIBLE_DEVICES", None)
+if SIM:  # gpuc run inherits these
+    os.environ["GPUC_SIM_DEVICES"] = "2"
+    os.environ.pop("CUDA_VISIBLE_DEVICES", None)
 failed = 0
 
 
@@ -45,27 +38,18 @@ def check(ok, what, detail=""):
 
 
 def run(name, cells, env=None):
-    """Runs cells as a notebook; (result, stdout + stderr, (ename, evalue)) per cell."""
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
-                     "outputs": [], "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    src, out = OUT / f"{name}.ipynb", OUT / f"{name}.out.ipynb"
-    src.write_text(json.dumps(nb))
-    out.unlink(missing_ok=True)
-    p = subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(src), "-o", str(out)],
-                       capture_output=True, text=True, cwd=OUT, env=env or ENV, timeout=900)
-    if not out.is_file():
-        print(p.stderr)
-        check(False, f"{name}: gpuc run wrote its notebook", p.returncode)
+    """Runs cells as the notebook OUT/name.ipynb, in OUT (with env's
+    variables set); (result, stdout + stderr, (ename, evalue)) per cell."""
+    saved = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        return run_cells(BIN / "gpuc", OUT, cells, timeout=900, name=name)
+    except RuntimeError as e:
+        check(False, f"{name}: gpuc run wrote its notebook", e)
         return [(None, "", None)] * len(cells)
-    res = []
-    for c in json.loads(out.read_text())["cells"]:
-        r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
-        t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
-        e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
-        res.append((r[0] if r else None, t, e[0] if e else None))
-    return res
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 # 0. are there two devices? (the labels are gpuN on GPUs, simN on the simulator)
@@ -226,8 +210,8 @@ check(r[9][0] == "10", "after %reset the devices still work", r[9])
 
 # 5. CUDA_VISIBLE_DEVICES: gpuc numbers the GPUs it is given (real GPUs only)
 if not SIM:
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES="1")
-    r = run("visible", ['printf("count %d\\n", ga_device_count());', "%device"], env=env)
+    r = run("visible", ['printf("count %d\\n", ga_device_count());', "%device"],
+            env={"CUDA_VISIBLE_DEVICES": "1"})
     check("count 1" in r[0][1] and re.search(r"^\* gpu0 ", r[1][1], re.M)
           and " gpu1 " not in r[1][1], "CUDA_VISIBLE_DEVICES=1: one GPU, gpu0", r)
 
