@@ -24,6 +24,12 @@
  *   bk_cuda, bk_sim, bk_cpu   the three backend tables, over backend/cuda
  *              (gpu_*), backend/sim (sim_*) and backend/cpu (cpu_*)
  *   bk_time    timers (events), the kernel clock, waits of a device
+ * Several devices at once (issue 27): each call runs on the device its
+ * handle names, whatever %device selects (the CUDA table makes that GPU's
+ * context current and the selected one current again); the simulator
+ * presents N devices (bk_sim_device_count) so that every path runs where
+ * there is no GPU; bk_mem_peer, bk_peer_link and bk_allreduce work between
+ * devices.
  * Kernel cells (compiling, loading, launching them, the runtime API of
  * host cells) are still backend/cuda/gpu.h's, which serves the simulator
  * too.
@@ -133,7 +139,8 @@ int bk_select(bk_device_t d, cm_error_t *err);
 int bk_streams(bk_device_t d);
 
 /* 1 when code running on `runner` can use memory allocated on `memory`
- * (the same device; host memory for the simulator). */
+ * (the same device; the CPU's memory for a simulated device: simulated
+ * devices keep their arrays apart, as GPUs do). */
 int bk_can_access(bk_device_t runner, bk_device_t memory);
 
 /* Free and total bytes of d's memory: the driver's for a GPU; for host
