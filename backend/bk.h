@@ -112,6 +112,11 @@ int bk_devices(bk_device_t *out, int max);
  * the devices there are, for a number that names none. */
 bk_device_t bk_device_of_number(int n, cm_error_t *err);
 
+/* The other way: the number that names d (bk_device_of_number(number) is
+ * d): -1 for the CPU, N for GPU N, N for simulated device N where the host
+ * has no GPU, else d's handle (BK_SIM_FIRST + N). ga_device's answer. */
+int bk_device_number(bk_device_t d);
+
 /* How many devices the simulator presents: GPUC_SIM_DEVICES=N at the
  * first call (1 by default; at most BK_MAX_ORDINALS), or what
  * bk_sim_set_device_count set (%sim --devices N). Each has its own pool

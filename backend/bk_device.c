@@ -184,6 +184,14 @@ bk_device_t bk_device_of_number(int n, cm_error_t *err)
     return BK_NO_DEVICE;
 }
 
+int bk_device_number(bk_device_t d)
+{
+    if (bk_backend(d) != BK_SIM)
+        return d;
+    int n = bk_ordinal(d);
+    return bk_device_of_number(n, NULL) == d ? n : d;
+}
+
 int bk_select(bk_device_t d, cm_error_t *err)
 {
     /* the CPU's kernel cells run on the simulator (gpu.h: GPU_DEVICE_CPU) */

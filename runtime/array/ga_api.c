@@ -464,7 +464,7 @@ int ga_api_dtype(ga_array_t *a)
 
 int ga_api_device(ga_array_t *a)
 {
-    return live("ga_device", a) == 0 ? a->device : GA_CPU;
+    return live("ga_device", a) == 0 ? bk_device_number(a->device) : GA_CPU;
 }
 
 void *ga_api_data(ga_array_t *a)
@@ -501,5 +501,5 @@ void ga_api_use_device(int device)
 
 int ga_api_default_device(void)
 {
-    return bk_default_device();
+    return bk_device_number(bk_default_device());
 }

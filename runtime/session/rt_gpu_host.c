@@ -61,10 +61,9 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
         ga_device_text(a->device, where, sizeof where);
         /* the number that names the runner (a simulated device: its own
          * where there is no GPU, else the CPU's memory, which it reads) */
-        int to = runner;
-        if (r.host_memory)
-            to = bk_device_of_number(bk_ordinal(runner), NULL) == runner ? bk_ordinal(runner)
-                                                                        : GA_CPU;
+        int to = bk_device_number(runner);
+        if (r.host_memory && to == runner)
+            to = GA_CPU;
         snprintf(msg, sizeof msg,
                  "cell %d, line %d: argument %d of %s is an array on %s; kernels run on %s now "
                  "(%s: %s): copy it with ga_to_device(x, %d), or %%device %s",
