@@ -168,8 +168,7 @@ static int synchronize(int ordinal, cm_error_t *err)
 
 static int count(void)
 {
-    gpu_info_t info;
-    return gpu_probe(&info);
+    return gpu_device_count();
 }
 
 static void info(int ordinal, bk_device_info_t *info)

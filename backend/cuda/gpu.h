@@ -130,6 +130,10 @@ int gpu_probe(gpu_info_t *info);
  * GPU_E_INVALID) on failure. Device 0 is selected by default. */
 int gpu_select(int device, cm_error_t *err);
 
+/* The number of usable GPUs, cheaply (gpu_probe's count without the
+ * devices' names and attributes); 0 when none. */
+int gpu_device_count(void);
+
 /* The selected device's ordinal (no context made), or -1 when there is no
  * usable GPU. */
 int gpu_selected(void);

@@ -213,6 +213,12 @@ int gpu_context_ensure(cm_error_t *err)
     return gpu_context_use(dev.selected, err);
 }
 
+int gpu_device_count(void)
+{
+    probe_driver();
+    return dev.ok ? dev.count : 0;
+}
+
 int gpu_selected(void)
 {
     probe_driver();

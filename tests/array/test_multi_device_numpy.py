@@ -91,6 +91,11 @@ def test_placement_and_listing(kernel):
     memory = s.ok("%memory").stream()
     assert re.search(r"^sim1 ", memory, re.M) and re.search(r"^sim2 ", memory, re.M), memory
     assert re.search(r"on2 .*sim2", memory), memory
+    # a picture names the device of an array away from where new arrays go
+    shown = [m["content"]["data"]["text/plain"] for m in
+             s.ok("ga_heatmap(ga_reshape(on2, 2, 3));\nga_plot(on1);").of_type("display_data")]
+    assert shown[0].startswith("<heatmap of int32 (2, 3) on sim2, min 0, max 5"), shown
+    assert shown[1].startswith("<line chart of int32 (6,), 6 points"), shown
     s.ok("ga_free(on1); ga_free(on2);\n%device cpu")
 
 

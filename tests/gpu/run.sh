@@ -213,6 +213,12 @@ notebook_passes cuda_libraries "PASS cublasSgemm 2x2 and 64x48x32" \
     "PASS cufftExecC2C forward and inverse round trip" "PASS cusparseSpMV with a CSR matrix" \
     "PASS cleanup"
 
+# several GPUs (issue 27): on a machine with two or more; exit 2 is "fewer
+# than two GPUs here", not a failure
+python3 tests/gpu/multi_gpu.py "$bin" "$out/multi_gpu" > "$out/multi_gpu.txt" 2>&1
+rc=$?; cat "$out/multi_gpu.txt"
+if [ $rc -ne 2 ]; then check $rc "several GPUs (tests/gpu/multi_gpu.py)"; fi
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \
