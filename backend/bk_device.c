@@ -162,9 +162,9 @@ bk_device_t bk_device_of_number(int n, cm_error_t *err)
         char have[64];
         devices_text(BK_SIM, count, have, sizeof have);
         CM_ERROR(err, BK_E_DEVICE,
-                 "no device sim%d: there is no GPU here and the simulator presents %s "
+                 "no device sim%d: %sthe simulator presents %s "
                  "(GPUC_SIM_DEVICES or %%sim --devices N for more)",
-                 ord, have);
+                 ord, b == BK_SIM ? "" : "there is no GPU here and ", have);
         return BK_NO_DEVICE;
     }
     int count = tables[BK_CUDA]->count();
