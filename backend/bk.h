@@ -280,6 +280,34 @@ int bk_kernel_launch(bk_device_t d, void *kernel, const unsigned grid[3], const 
  * CUDA with no NVRTC: 0 (nothing to check with). */
 int bk_kernel_check(int lang, const char *source, int *line, cm_error_t *err);
 
+/* ---- kernel cells (bk_kernel.c) ------------------------------------------- */
+
+/* A launch of a kernel cell's kernel, `name<<<grid, block, shared,
+ * stream>>>(args)`: args[i] points at argument i (sizes[i] bytes; kinds[i]
+ * 'p' pointer, 's' scalar, 'v' by value; types[i] its C type or NULL), as
+ * the cell layer read the launch; cell and line name it in errors. */
+typedef struct bk_cell_launch {
+    const char *name;
+    unsigned grid[3], block[3];
+    unsigned shared;
+    void *stream;
+    int nargs;
+    void *const *args;
+    const size_t *sizes;
+    const char *kinds;
+    const char *const *types;
+    int cell, line;
+} bk_cell_launch_t;
+
+/* Launches l on device d, which must be where kernel cells run now
+ * (bk_kernel_device: the selected GPU, whose module of the cell is loaded
+ * at its first launch there, one compile for all GPUs; or a simulated
+ * device). 0, or -1 with err: BK_E_DEVICE for a device that runs no kernel
+ * cells now (naming the one that does); else backend/cuda's codes as they
+ * are (GPU_E_ARGS, GPU_E_NO_KERNEL, GPU_E_NO_GPU, a CUresult), which the
+ * session turns into LaunchError, NoGPU, CudaError. */
+int bk_cell_launch(bk_device_t d, const bk_cell_launch_t *l, cm_error_t *err);
+
 /* ---- streams, events and timing (bk_time.c) ------------------------------- */
 
 /* The device's time of the work queued on its default stream between two

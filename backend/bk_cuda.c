@@ -158,6 +158,27 @@ int bk_gpu_synchronize(int ordinal, cm_error_t *err)
     return gpu_synchronize(err);
 }
 
+int bk_gpu_cell_launch(const bk_cell_launch_t *l, cm_error_t *err)
+{
+    return gpu_launch(l->name, l->grid, l->block, l->shared, l->stream, l->nargs, l->args,
+                      l->sizes, l->kinds, l->types, l->cell, l->line, err);
+}
+
+/* Kernel cells launch on the selected GPU: its module of the cell is
+ * loaded there at the first launch (gpu_module keeps one per GPU). */
+static int cell_launch(int ordinal, const bk_cell_launch_t *l, cm_error_t *err)
+{
+    int selected = gpu_selected();
+    if (ordinal != selected) {
+        CM_ERROR(err, BK_E_DEVICE,
+                 "cell %d, line %d: %s cannot launch on gpu%d: kernel cells run on the selected "
+                 "device (%%device gpu%d first)",
+                 l->cell, l->line, l->name, ordinal, ordinal);
+        return -1;
+    }
+    return bk_gpu_cell_launch(l, err);
+}
+
 /* Waits for GPU ordinal's queued work (in its context). */
 static int synchronize(int ordinal, cm_error_t *err)
 {
@@ -192,7 +213,7 @@ const bk_ops_t bk_cuda_ops = {
     .copy = copy, .mem_info = mem_info, .peer = peer, .peer_link = peer_link,
     .allreduce = gpu_nccl_allreduce, .allreduce_library = gpu_nccl_library,
     .mark = gpu_mem_mark, .mark_pending = gpu_mem_mark_pending, .mark_drop = gpu_mem_mark_drop,
-    .kernel = kernel, .launch = launch, .units = units,
+    .kernel = kernel, .launch = launch, .units = units, .cell_launch = cell_launch,
     .timer_new = bk_gpu_timer_new, .timer_start = bk_gpu_timer_start,
     .timer_stop = bk_gpu_timer_stop, .timer_free = bk_gpu_timer_free,
     .clock_start = gpu_kernel_clock_start, .clock_stop = gpu_kernel_clock_stop,

@@ -45,6 +45,9 @@ typedef struct bk_ops {
     int (*launch)(int ordinal, void *kernel, const unsigned grid[3], const unsigned block[3],
                   unsigned shared, void **args, const char *what, cm_error_t *err);
 
+    /* kernel cells (NULL: it runs none) */
+    int (*cell_launch)(int ordinal, const bk_cell_launch_t *l, cm_error_t *err);
+
     /* timing of kernels (NULL: none; the host's clock is the time) */
     void *(*timer_new)(void);
     int (*timer_start)(void *timer, cm_error_t *err);
@@ -73,6 +76,10 @@ int bk_gpu_timer_start(void *timer, cm_error_t *err);
 int bk_gpu_timer_stop(void *timer, double *seconds, cm_error_t *err);
 void bk_gpu_timer_free(void *timer);
 int bk_gpu_synchronize(int ordinal, cm_error_t *err);
+
+/* A kernel cell's launch through backend/cuda's registry (gpu_launch),
+ * which runs it on the selected GPU or the simulator (bk_cuda.c). */
+int bk_gpu_cell_launch(const bk_cell_launch_t *l, cm_error_t *err);
 
 /* Host memory: the CPU's and the simulator's (bk_cpu.c). */
 int bk_host_alloc(int ordinal, size_t bytes, void **ptr, cm_error_t *err);

@@ -57,6 +57,14 @@ int bk_sim_set_device_count(int n, cm_error_t *err)
     return 0;
 }
 
+/* Simulated kernels run in this process on the arrays of the simulated
+ * device selected (the session checks each array argument first). */
+static int cell_launch(int ordinal, const bk_cell_launch_t *l, cm_error_t *err)
+{
+    (void)ordinal;
+    return bk_gpu_cell_launch(l, err);
+}
+
 static void info(int ordinal, bk_device_info_t *info)
 {
     (void)ordinal;
@@ -74,7 +82,7 @@ const bk_ops_t bk_sim_ops = {
     .alloc = bk_host_alloc, .free = bk_host_free, .zero = bk_host_zero,
     .to_device = bk_host_move, .to_host = bk_host_move, .copy = bk_host_move,
     .mem_info = bk_host_info,
-    .kernel = bk_host_kernel, .units = bk_host_units,
+    .kernel = bk_host_kernel, .units = bk_host_units, .cell_launch = cell_launch,
     .timer_new = bk_gpu_timer_new, .timer_start = bk_gpu_timer_start,
     .timer_stop = bk_gpu_timer_stop, .timer_free = bk_gpu_timer_free,
     .clock_start = gpu_kernel_clock_start, .clock_stop = gpu_kernel_clock_stop,
