@@ -3,7 +3,7 @@
  * a user's number names, each device's own pool, which device's kernels
  * reach which memory, copies between devices, the peer links, and that the
  * simulator has no collective library (bk_allreduce says 1: the array
- * library copies). Where the host has GPUs the numbers name them: the
+ * library copies), and where kernel cells may launch. Where the host has GPUs the numbers name them: the
  * parts that assume no GPU are skipped there (the GPU suite,
  * tests/gpu/multi_gpu.py, covers them). */
 #include <stdio.h>
@@ -113,11 +113,28 @@ static void test_apart(void)
     CHECK(after0.cached >= 4096); /* sim0's cache is its own */
 }
 
+static void test_cell_launch_device(void)
+{
+    /* kernel cells launch only where they run now: never on the CPU, nor
+     * on a simulated device other than the selected one */
+    bk_cell_launch_t l = {.name = "k", .grid = {1, 1, 1}, .block = {1, 1, 1}, .cell = 4, .line = 2};
+    cm_error_t err = {0};
+    CHECK(bk_cell_launch(BK_CPU_DEVICE, &l, &err) == -1 && err.code == BK_E_DEVICE);
+    CHECK(strstr(err.text, "cell 4, line 2: k cannot launch on cpu") != NULL);
+    if (gpus())
+        return;
+    memset(&err, 0, sizeof err);
+    CHECK(bk_kernel_device() == bk_device(BK_SIM, 0));
+    CHECK(bk_cell_launch(bk_device(BK_SIM, 1), &l, &err) == -1 && err.code == BK_E_DEVICE);
+    CHECK(strstr(err.text, "kernel cells run on sim0 now") != NULL);
+}
+
 int main(void)
 {
     setenv("GPUC_SIM_DEVICES", "3", 1);
     test_count();
     test_numbers();
     test_apart();
+    test_cell_launch_device();
     return check_report("test_bk_multi");
 }
