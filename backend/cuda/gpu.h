@@ -147,8 +147,8 @@ int gpu_context_use(int device, cm_error_t *err);
 /* Makes the selected device's context current again after work on device
  * (host cells' runtime API calls use the current context): asks the
  * driver which is current, so that one left by an interrupted operation
- * is put right too. Nothing while the CPU is selected or before the
- * selected device's context exists. */
+ * is put right too (the selected device's context is retained if work on
+ * another GPU came first). Nothing while the CPU is selected. */
 void gpu_context_back(int device);
 
 /* The primary context of device if it was retained (a CUcontext), else

@@ -199,7 +199,7 @@ void gpu_context_back(int device)
     /* also when device is the selected one: an earlier operation may have
      * been interrupted before it came back */
     (void)device;
-    if (dev.ok && !dev.cpu_selected && dev.ctx[dev.selected])
+    if (dev.ok && !dev.cpu_selected) /* retained if work on another GPU came first */
         gpu_context_use(dev.selected, NULL);
 }
 

@@ -208,8 +208,16 @@ check(r[6][0] == "1998", "and on gpu1 again", r[6])
 check(r[7][0] == "20", "%memory free on both devices keeps live arrays", r[7])
 check(r[9][0] == "10", "after %reset the devices still work", r[9])
 
-# 5. CUDA_VISIBLE_DEVICES: gpuc numbers the GPUs it is given (real GPUs only)
+# 5. CUDA_VISIBLE_DEVICES: gpuc numbers the GPUs it is given; and a session
+# whose first GPU work is on gpu1 leaves the host cells on gpu0 (real GPUs only)
 if not SIM:
+    r = run("first_on_gpu1", [
+        "ga_use_device(1);\nga_t f1 = ga_ones(F32, 1000);\nga_use_device(0);\n(int)ga_sum(f1)",
+        "float *raw; cudaMalloc(&raw, 64);\ncudaPointerAttributes at;\n"
+        "cudaPointerGetAttributes(&at, raw);\ncudaFree(raw);\nint dev = -1; cudaGetDevice(&dev);\n"
+        "dev * 10 + at.device"])
+    check(r[0][0] == "1000" and r[1][0] == "0",
+          "first work on gpu1: host cells' cudaMalloc still lands on gpu0", r)
     r = run("visible", ['printf("count %d\\n", ga_device_count());', "%device"],
             env={"CUDA_VISIBLE_DEVICES": "1"})
     check("count 1" in r[0][1] and re.search(r"^\* gpu0 ", r[1][1], re.M)
