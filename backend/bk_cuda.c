@@ -78,12 +78,6 @@ static int peer(int dst_ordinal, void *dst, int src_ordinal, const void *src, si
     return rc < 0 ? fail(&e, err) : rc;
 }
 
-static int peer_link(int a, int b)
-{
-    int rc = gpu_mem_peer_link(a, b);
-    gpu_context_back(a);
-    return rc;
-}
 
 static int mem_info(int ordinal, size_t *free_bytes, size_t *total_bytes, cm_error_t *err)
 {
@@ -210,7 +204,7 @@ const bk_ops_t bk_cuda_ops = {
     .runs_kernel_cells = 1,
     .count = count, .info = info,
     .alloc = alloc, .free = release, .zero = zero, .to_device = to_device, .to_host = to_host,
-    .copy = copy, .mem_info = mem_info, .peer = peer, .peer_link = peer_link,
+    .copy = copy, .mem_info = mem_info, .peer = peer, .peer_link = gpu_mem_peer_link,
     .allreduce = gpu_nccl_allreduce, .allreduce_library = gpu_nccl_library,
     .mark = gpu_mem_mark, .mark_pending = gpu_mem_mark_pending, .mark_drop = gpu_mem_mark_drop,
     .kernel = kernel, .launch = launch, .units = units, .cell_launch = cell_launch,

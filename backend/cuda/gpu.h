@@ -470,13 +470,15 @@ int gpu_mem_copy(int device, void *dst, const void *src, size_t bytes, cm_error_
 int gpu_mem_info(int device, size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
 
 /* 1 when GPUs a and b reach each other's memory directly (NVLink, PCIe
- * peer to peer: cuDeviceCanAccessPeer both ways), and then enables it
- * both ways (once); 0 when copies between them go through the host. */
+ * peer to peer: cuDeviceCanAccessPeer both ways); 0 when copies between
+ * them are staged. Makes no context (gpu_mem_peer enables the access at
+ * the first copy between them). */
 int gpu_mem_peer_link(int a, int b);
 
 /* Copies bytes from src on GPU src_device to dst on GPU dst_device with
- * cuMemcpyPeer (direct where gpu_mem_peer_link says so, else the driver
- * stages it), after the source device's queued work. 0, -1 with err, 1
+ * cuMemcpyPeer (direct where gpu_mem_peer_link says so, peer access
+ * enabled both ways at the first copy; else the driver stages it), after
+ * both devices' queued work. 0, -1 with err, 1
  * when the driver has no cuMemcpyPeer (copy through the host). */
 int gpu_mem_peer(int dst_device, void *dst, int src_device, const void *src, size_t bytes,
                  cm_error_t *err);

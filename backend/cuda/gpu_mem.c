@@ -127,36 +127,42 @@ int gpu_mem_info(int device, size_t *free_bytes, size_t *total_bytes, cm_error_t
 
 /* ---- between GPUs ------------------------------------------------------ */
 
-static signed char peer_state[GPU_MAX_DEVICES][GPU_MAX_DEVICES]; /* 0 unknown, 1 on, -1 none */
+static signed char can_peer[GPU_MAX_DEVICES][GPU_MAX_DEVICES];  /* 0 unknown, 1 yes, -1 no */
+static signed char peer_on[GPU_MAX_DEVICES][GPU_MAX_DEVICES];   /* enabled both ways */
 
 int gpu_mem_peer_link(int a, int b)
 {
     if (a < 0 || b < 0 || a >= GPU_MAX_DEVICES || b >= GPU_MAX_DEVICES || a == b)
         return a == b;
-    if (peer_state[a][b])
-        return peer_state[a][b] > 0;
-    const gpu_driver_t *d = gpu_driver_get(NULL);
-    int ab = 0, ba = 0;
-    gpu_cudevice_t ha, hb;
-    if (!d || !d->cuDeviceCanAccessPeer || !d->cuCtxEnablePeerAccess ||
-        d->cuDeviceGet(&ha, a) != GPU_CU_SUCCESS || d->cuDeviceGet(&hb, b) != GPU_CU_SUCCESS ||
-        d->cuDeviceCanAccessPeer(&ab, ha, hb) != GPU_CU_SUCCESS ||
-        d->cuDeviceCanAccessPeer(&ba, hb, ha) != GPU_CU_SUCCESS || !ab || !ba) {
-        peer_state[a][b] = peer_state[b][a] = -1;
-        return 0;
+    if (!can_peer[a][b]) {
+        const gpu_driver_t *d = gpu_driver_get(NULL);
+        int ab = 0, ba = 0;
+        gpu_cudevice_t ha, hb;
+        int yes = d && d->cuDeviceCanAccessPeer && d->cuCtxEnablePeerAccess &&
+                  d->cuDeviceGet(&ha, a) == GPU_CU_SUCCESS &&
+                  d->cuDeviceGet(&hb, b) == GPU_CU_SUCCESS &&
+                  d->cuDeviceCanAccessPeer(&ab, ha, hb) == GPU_CU_SUCCESS &&
+                  d->cuDeviceCanAccessPeer(&ba, hb, ha) == GPU_CU_SUCCESS && ab && ba;
+        can_peer[a][b] = can_peer[b][a] = yes ? 1 : -1;
     }
-    /* both ways, once: each context may then read and write the other's memory */
-    int ok = 1;
-    for (int k = 0; k < 2 && ok; k++) {
+    return can_peer[a][b] > 0;
+}
+
+/* Enables peer access between a and b both ways, once (each context may
+ * then read and write the other's memory: cuMemcpyPeer goes direct). */
+static void enable_peer(const gpu_driver_t *d, int a, int b)
+{
+    if (peer_on[a][b] || !gpu_mem_peer_link(a, b))
+        return;
+    for (int k = 0; k < 2; k++) {
         int from = k ? b : a, to = k ? a : b;
         gpu_curesult_t rc = -1;
-        if (gpu_context_use(from, NULL) == 0 && gpu_context_use(to, NULL) == 0 &&
-            gpu_context_use(from, NULL) == 0)
+        if (gpu_context_use(to, NULL) == 0 && gpu_context_use(from, NULL) == 0)
             rc = d->cuCtxEnablePeerAccess(gpu_context_handle(to), 0);
-        ok = rc == GPU_CU_SUCCESS || rc == 704; /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+        if (rc != GPU_CU_SUCCESS && rc != 704) /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+            return; /* copies still work, staged by the driver */
     }
-    peer_state[a][b] = peer_state[b][a] = ok ? 1 : -1;
-    return ok;
+    peer_on[a][b] = peer_on[b][a] = 1;
 }
 
 int gpu_mem_peer(int dst_device, void *dst, int src_device, const void *src, size_t bytes,
@@ -171,7 +177,9 @@ int gpu_mem_peer(int dst_device, void *dst, int src_device, const void *src, siz
      * first; the copy itself is synchronous */
     if (GPU_CU_CHECK(d->cuCtxSynchronize(), err))
         return -1;
-    gpu_mem_peer_link(dst_device, src_device); /* direct where the GPUs can */
+    if (dst_device >= 0 && dst_device < GPU_MAX_DEVICES && src_device >= 0 &&
+        src_device < GPU_MAX_DEVICES)
+        enable_peer(d, dst_device, src_device); /* direct where the GPUs can */
     if (!d->cuMemcpyPeer)
         return 1;
     if (!ready(dst_device, err) || GPU_CU_CHECK(d->cuCtxSynchronize(), err))
