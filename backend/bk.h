@@ -27,6 +27,12 @@
  *   bk_profile %%profile's recording; the backends' profilers in
  *              bk_profile_sim.c (the simulator's counts) and
  *              bk_profile_cuda.c (CUPTI), behind bk_profile_internal.h
+ * Several devices at once (issue 27): each call runs on the device its
+ * handle names, whatever %device selects (the CUDA table makes that GPU's
+ * context current and the selected one current again); the simulator
+ * presents N devices (bk_sim_device_count) so that every path runs where
+ * there is no GPU; bk_mem_peer, bk_peer_link and bk_allreduce work between
+ * devices.
  * Kernel cells (compiling, loading, launching them, the runtime API of
  * host cells) are still backend/cuda/gpu.h's, which serves the simulator
  * too.
@@ -103,6 +109,26 @@ void bk_device_text(bk_device_t d, char *buf, size_t len);
  * Returns how many (at most max written to out). */
 int bk_devices(bk_device_t *out, int max);
 
+/* The device a user's number names (ga_to_device, ga_use_device,
+ * %device gpuN): -1 (GA_CPU) is the CPU; n >= 0 is CUDA device n where
+ * the host has GPUs, else simulated device n; a simulated device's handle
+ * (BK_SIM_FIRST + n) is itself. BK_NO_DEVICE with err (BK_E_DEVICE) naming
+ * the devices there are, for a number that names none. */
+bk_device_t bk_device_of_number(int n, cm_error_t *err);
+
+/* The other way: the number that names d (bk_device_of_number(number) is
+ * d): -1 for the CPU, N for GPU N, N for simulated device N where the host
+ * has no GPU, else d's handle (BK_SIM_FIRST + N). ga_device's answer. */
+int bk_device_number(bk_device_t d);
+
+/* How many devices the simulator presents: GPUC_SIM_DEVICES=N at the
+ * first call (1 by default; at most BK_MAX_ORDINALS), or what
+ * bk_sim_set_device_count set (%sim --devices N). Each has its own pool
+ * and arrays, kept apart as GPUs are. Setting fails (-1 with err) for n
+ * out of range, or while a device that would go holds arrays. */
+int bk_sim_device_count(void);
+int bk_sim_set_device_count(int n, cm_error_t *err);
+
 /* Where new arrays go: the selected GPU when one is usable, else the CPU
  * (decided at the first call). */
 bk_device_t bk_default_device(void);
@@ -122,7 +148,8 @@ int bk_select(bk_device_t d, cm_error_t *err);
 int bk_streams(bk_device_t d);
 
 /* 1 when code running on `runner` can use memory allocated on `memory`
- * (the same device; host memory for the simulator). */
+ * (the same device; the CPU's memory for a simulated device: simulated
+ * devices keep their arrays apart, as GPUs do). */
 int bk_can_access(bk_device_t runner, bk_device_t memory);
 
 /* Free and total bytes of d's memory: the driver's for a GPU; for host
@@ -206,6 +233,33 @@ int bk_mem_copy(bk_device_t d, void *dst, const void *src, size_t bytes, cm_erro
 int bk_mem_peer(bk_device_t dst_dev, void *dst, bk_device_t src_dev, const void *src,
                 size_t bytes, cm_error_t *err);
 
+/* 1 when devices a and b copy between them directly (two GPUs with peer
+ * access, which it enables; two simulated devices, whose memory is the
+ * host's; the same device), 0 when copies go through the host. */
+int bk_peer_link(bk_device_t a, bk_device_t b);
+
+/* ---- all-reduce (bk_pool.c) ------------------------------------------------ */
+
+/* Element types and reductions of bk_allreduce: NCCL's numbers. */
+enum {
+    BK_ELEM_I8 = 0, BK_ELEM_U8 = 1, BK_ELEM_I32 = 2, BK_ELEM_U32 = 3, BK_ELEM_I64 = 4,
+    BK_ELEM_U64 = 5, BK_ELEM_F16 = 6, BK_ELEM_F32 = 7, BK_ELEM_F64 = 8,
+};
+enum { BK_REDUCE_SUM = 0, BK_REDUCE_MAX = 2, BK_REDUCE_MIN = 3 };
+
+/* Reduces count elements of type in place in bufs[i] on devices[i], i < n
+ * (n distinct devices of one backend), with a collective library where the
+ * backend has one (NCCL on GPUs): every buffer ends with the reduction.
+ * Queued, not waited for. 0; -1 with err; 1 when there is no collective
+ * library for these devices (the caller reduces through peer copies). */
+int bk_allreduce(int n, const bk_device_t *devices, void *const *bufs, size_t count, int type,
+                 int op, cm_error_t *err);
+
+/* What bk_allreduce uses between devices of d's backend: the collective
+ * library's file ("/.../libnccl.so.2", loading it), or NULL when there is
+ * none (peer copies then). Static. */
+const char *bk_allreduce_library(bk_device_t d);
+
 /* ---- array kernels (bk_kernel.c) ------------------------------------------ */
 
 /* The function `name` of source written in d's language (bk_device_info's
@@ -233,6 +287,34 @@ int bk_kernel_launch(bk_device_t d, void *kernel, const unsigned grid[3], const 
  * *line the source line it names (from #line directives), 0 when none.
  * CUDA with no NVRTC: 0 (nothing to check with). */
 int bk_kernel_check(int lang, const char *source, int *line, cm_error_t *err);
+
+/* ---- kernel cells (bk_kernel.c) ------------------------------------------- */
+
+/* A launch of a kernel cell's kernel, `name<<<grid, block, shared,
+ * stream>>>(args)`: args[i] points at argument i (sizes[i] bytes; kinds[i]
+ * 'p' pointer, 's' scalar, 'v' by value; types[i] its C type or NULL), as
+ * the cell layer read the launch; cell and line name it in errors. */
+typedef struct bk_cell_launch {
+    const char *name;
+    unsigned grid[3], block[3];
+    unsigned shared;
+    void *stream;
+    int nargs;
+    void *const *args;
+    const size_t *sizes;
+    const char *kinds;
+    const char *const *types;
+    int cell, line;
+} bk_cell_launch_t;
+
+/* Launches l on device d, which must be where kernel cells run now
+ * (bk_kernel_device: the selected GPU, whose module of the cell is loaded
+ * at its first launch there, one compile for all GPUs; or a simulated
+ * device). 0, or -1 with err: BK_E_DEVICE for a device that runs no kernel
+ * cells now (naming the one that does); else backend/cuda's codes as they
+ * are (GPU_E_ARGS, GPU_E_NO_KERNEL, GPU_E_NO_GPU, a CUresult), which the
+ * session turns into LaunchError, NoGPU, CudaError. */
+int bk_cell_launch(bk_device_t d, const bk_cell_launch_t *l, cm_error_t *err);
 
 /* ---- streams, events and timing (bk_time.c) ------------------------------- */
 

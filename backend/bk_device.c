@@ -10,6 +10,7 @@ static const bk_ops_t *const tables[BK_NBACKENDS] = {
     [BK_CPU] = &bk_cpu_ops, [BK_CUDA] = &bk_cuda_ops, [BK_SIM] = &bk_sim_ops};
 
 static bk_device_t default_device = BK_NO_DEVICE; /* not decided yet */
+static int sim_selected;                          /* the simulated device %device chose */
 
 bk_device_t bk_device(bk_backend_t backend, int ordinal)
 {
@@ -131,7 +132,64 @@ void bk_set_default_device(bk_device_t d)
 
 bk_device_t bk_kernel_device(void)
 {
-    return gpu_simulating() ? bk_device(BK_SIM, 0) : bk_device(BK_CUDA, gpu_selected());
+    if (sim_selected >= bk_sim_device_count())
+        sim_selected = 0; /* %sim --devices took it away */
+    return gpu_simulating() ? bk_device(BK_SIM, sim_selected)
+                            : bk_device(BK_CUDA, gpu_selected());
+}
+
+/* "2 GPUs (gpu0..gpu1)" / "1 simulated device (sim0)" into buf. */
+static void devices_text(bk_backend_t b, int count, char *buf, size_t len)
+{
+    const char *what = b == BK_CUDA ? "GPU" : "simulated device";
+    if (count == 1)
+        snprintf(buf, len, "1 %s (%s0)", what, tables[b]->prefix);
+    else
+        snprintf(buf, len, "%d %ss (%s0..%s%d)", count, what, tables[b]->prefix,
+                 tables[b]->prefix, count - 1);
+}
+
+bk_device_t bk_device_of_number(int n, cm_error_t *err)
+{
+    if (n == BK_CPU_DEVICE)
+        return n;
+    int b = bk_backend(n);
+    if (b == BK_SIM || (b == BK_CUDA && tables[BK_CUDA]->count() == 0 && n < BK_MAX_ORDINALS)) {
+        /* where the host has no GPU, GPU numbers name the simulated devices */
+        int ord = b == BK_SIM ? bk_ordinal(n) : n, count = bk_sim_device_count();
+        if (ord < count)
+            return bk_device(BK_SIM, ord);
+        char have[64];
+        devices_text(BK_SIM, count, have, sizeof have);
+        CM_ERROR(err, BK_E_DEVICE,
+                 "no device sim%d: %sthe simulator presents %s "
+                 "(GPUC_SIM_DEVICES or %%sim --devices N for more)",
+                 ord, b == BK_SIM ? "" : "there is no GPU here and ", have);
+        return BK_NO_DEVICE;
+    }
+    int count = tables[BK_CUDA]->count();
+    if (b == BK_CUDA && n < count)
+        return n;
+    char have[64];
+    if (count)
+        devices_text(BK_CUDA, count, have, sizeof have);
+    else
+        devices_text(BK_SIM, bk_sim_device_count(), have, sizeof have);
+    if (n >= 0 && n < BK_MAX_ORDINALS)
+        CM_ERROR(err, BK_E_DEVICE, "no device gpu%d: this host has %s", n, have);
+    else
+        CM_ERROR(err, BK_E_DEVICE,
+                 "%d is not a device: GA_CPU (-1), or a GPU number 0..%d (%s here)", n,
+                 count > 0 ? count - 1 : bk_sim_device_count() - 1, have);
+    return BK_NO_DEVICE;
+}
+
+int bk_device_number(bk_device_t d)
+{
+    if (bk_backend(d) != BK_SIM)
+        return d;
+    int n = bk_ordinal(d);
+    return bk_device_of_number(n, NULL) == d ? n : d;
 }
 
 int bk_select(bk_device_t d, cm_error_t *err)
@@ -142,9 +200,15 @@ int bk_select(bk_device_t d, cm_error_t *err)
         CM_ERROR(err, BK_E_DEVICE, "device %d does not exist", d);
         return -1;
     }
+    if (b == BK_SIM && bk_ordinal(d) >= bk_sim_device_count()) {
+        bk_device_of_number(d, err); /* says which there are */
+        return -1;
+    }
     if (gpu_select(b == BK_CUDA ? bk_ordinal(d) : GPU_DEVICE_CPU, err) != 0)
         return -1;
-    bk_set_default_device(b == BK_SIM ? BK_CPU_DEVICE : d);
+    /* the CPU's kernel cells run on sim0; a simulated device is selected for both */
+    sim_selected = b == BK_SIM ? bk_ordinal(d) : 0;
+    bk_set_default_device(d);
     return 0;
 }
 
@@ -156,7 +220,10 @@ int bk_streams(bk_device_t d)
 
 int bk_can_access(bk_device_t runner, bk_device_t memory)
 {
-    return runner == memory || (bk_host_memory(runner) && bk_host_memory(memory));
+    /* simulated devices keep their memory apart (as GPUs do); the CPU's
+     * memory is host memory every simulated device reaches */
+    return runner == memory ||
+           (bk_host_memory(runner) && (memory == BK_CPU_DEVICE || runner == BK_CPU_DEVICE));
 }
 
 int bk_mem_info(bk_device_t d, size_t *free_bytes, size_t *total_bytes, cm_error_t *err)

@@ -22,6 +22,16 @@ typedef struct bk_ops {
     int (*to_host)(int ordinal, void *host, const void *src, size_t bytes, cm_error_t *err);
     int (*copy)(int ordinal, void *dst, const void *src, size_t bytes, cm_error_t *err);
     int (*mem_info)(int ordinal, size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
+    /* between two devices of the backend (NULL: through the host); peer
+     * returns 1 when it cannot (then through the host) */
+    int (*peer)(int dst_ordinal, void *dst, int src_ordinal, const void *src, size_t bytes,
+                cm_error_t *err);
+    int (*peer_link)(int a, int b); /* 1: direct (bk_peer_link) */
+    /* sum / max / min of count elements in place on n devices at once (a
+     * collective library: NCCL); 1 when it cannot (the floor then copies) */
+    int (*allreduce)(int n, const int *ordinals, void *const *bufs, size_t count, int type,
+                     int op, cm_error_t *err);
+    const char *(*allreduce_library)(void); /* its file, or NULL */
 
     /* events on the user's streams (NULL: no streams) */
     void *(*mark)(void *stream, void *mark);
@@ -35,6 +45,9 @@ typedef struct bk_ops {
     int (*launch)(int ordinal, void *kernel, const unsigned grid[3], const unsigned block[3],
                   unsigned shared, void **args, const char *what, cm_error_t *err);
 
+    /* kernel cells (NULL: it runs none) */
+    int (*cell_launch)(int ordinal, const bk_cell_launch_t *l, cm_error_t *err);
+
     /* timing of kernels (NULL: none; the host's clock is the time) */
     void *(*timer_new)(void);
     int (*timer_start)(void *timer, cm_error_t *err);
@@ -42,7 +55,7 @@ typedef struct bk_ops {
     void (*timer_free)(void *timer);
     int (*clock_start)(void);
     int (*clock_stop)(double *seconds);
-    int (*synchronize)(cm_error_t *err);
+    int (*synchronize)(int ordinal, cm_error_t *err);
 
     /* BLAS */
     int (*gemm)(int ordinal, const bk_gemm_t *g, cm_error_t *err);
@@ -66,7 +79,11 @@ void *bk_gpu_timer_new(void);
 int bk_gpu_timer_start(void *timer, cm_error_t *err);
 int bk_gpu_timer_stop(void *timer, double *seconds, cm_error_t *err);
 void bk_gpu_timer_free(void *timer);
-int bk_gpu_synchronize(cm_error_t *err);
+int bk_gpu_synchronize(int ordinal, cm_error_t *err);
+
+/* A kernel cell's launch through backend/cuda's registry (gpu_launch),
+ * which runs it on the selected GPU or the simulator (bk_cuda.c). */
+int bk_gpu_cell_launch(const bk_cell_launch_t *l, cm_error_t *err);
 
 /* Host memory: the CPU's and the simulator's (bk_cpu.c). */
 int bk_host_alloc(int ordinal, size_t bytes, void **ptr, cm_error_t *err);

@@ -57,6 +57,24 @@ int bk_kernel_launch(bk_device_t d, void *kernel, const unsigned grid[3], const 
     return rc;
 }
 
+int bk_cell_launch(bk_device_t d, const bk_cell_launch_t *l, cm_error_t *err)
+{
+    int ord;
+    const bk_ops_t *o = bk_ops_of(d, &ord, err);
+    if (!o)
+        return -1;
+    if (!o->cell_launch || d != bk_kernel_device()) {
+        char here[16], there[16];
+        bk_device_text(bk_kernel_device(), here, sizeof here);
+        bk_device_text(d, there, sizeof there);
+        CM_ERROR(err, BK_E_DEVICE,
+                 "cell %d, line %d: %s cannot launch on %s: kernel cells run on %s now", l->cell,
+                 l->line, l->name, there, here);
+        return -1;
+    }
+    return o->cell_launch(ord, l, err);
+}
+
 /* "line L: message" (NVRTC's, through gpu_program) or "/path/x.c:L:C:
  * error: message" (the system compiler's) as *line and the message. */
 static void located(const char *text, int *line, cm_error_t *err)

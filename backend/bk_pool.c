@@ -313,11 +313,20 @@ int bk_mem_peer(bk_device_t dst_dev, void *dst, bk_device_t src_dev, const void 
 {
     if (dst_dev == src_dev)
         return bk_mem_copy(dst_dev, dst, src, bytes, err);
+    int dst_ord, src_ord;
+    const bk_ops_t *o = bk_ops_of(dst_dev, &dst_ord, err);
+    if (!o || !bk_ops_of(src_dev, &src_ord, err))
+        return -1;
+    if (bk_backend(dst_dev) == bk_backend(src_dev) && o->peer) {
+        int rc = o->peer(dst_ord, dst, src_ord, src, bytes, err);
+        if (rc <= 0)
+            return rc;
+    }
     if (bk_host_memory(src_dev))
         return bk_mem_to_device(dst_dev, dst, src, bytes, err);
     if (bk_host_memory(dst_dev))
         return bk_mem_to_host(src_dev, dst, src, bytes, err);
-    /* two GPUs: through the host (cuMemcpyPeer is issue 27's) */
+    /* two GPUs the driver cannot copy between: through the host */
     void *tmp = malloc(bytes ? bytes : 1);
     if (!tmp) {
         CM_ERROR(err, BK_E_MEMORY, "host out of memory for a copy between devices");
@@ -329,4 +338,40 @@ int bk_mem_peer(bk_device_t dst_dev, void *dst, bk_device_t src_dev, const void 
                  : -1;
     free(tmp);
     return rc;
+}
+
+int bk_peer_link(bk_device_t a, bk_device_t b)
+{
+    int oa, ob;
+    const bk_ops_t *o = bk_ops_of(a, &oa, NULL);
+    if (!o || !bk_ops_of(b, &ob, NULL))
+        return 0;
+    if (a == b || (bk_host_memory(a) && bk_host_memory(b)))
+        return 1;
+    return bk_backend(a) == bk_backend(b) && o->peer_link && o->peer_link(oa, ob);
+}
+
+int bk_allreduce(int n, const bk_device_t *devices, void *const *bufs, size_t count, int type,
+                 int op, cm_error_t *err)
+{
+    int ords[BK_MAX_ORDINALS], ord;
+    if (n < 1 || n > BK_MAX_ORDINALS)
+        return 1;
+    const bk_ops_t *o = bk_ops_of(devices[0], &ord, err);
+    if (!o)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (!bk_ops_of(devices[i], &ords[i], err))
+            return -1;
+        if (bk_backend(devices[i]) != bk_backend(devices[0]))
+            return 1;
+    }
+    return o->allreduce ? o->allreduce(n, ords, bufs, count, type, op, err) : 1;
+}
+
+const char *bk_allreduce_library(bk_device_t d)
+{
+    int ord;
+    const bk_ops_t *o = bk_ops_of(d, &ord, NULL);
+    return o && o->allreduce_library ? o->allreduce_library() : NULL;
 }

@@ -65,5 +65,5 @@ int bk_synchronize(bk_device_t d, cm_error_t *err)
     const bk_ops_t *o = bk_ops_of(d, &ord, err);
     if (!o)
         return -1;
-    return o->synchronize ? o->synchronize(err) : 0; /* host devices: done at the call */
+    return o->synchronize ? o->synchronize(ord, err) : 0; /* host devices: done at the call */
 }

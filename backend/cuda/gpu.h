@@ -131,10 +131,29 @@ int gpu_probe(gpu_info_t *info);
  * GPU_E_INVALID) on failure. Device 0 is selected by default. */
 int gpu_select(int device, cm_error_t *err);
 
+/* The number of usable GPUs, cheaply (gpu_probe's count without the
+ * devices' names and attributes); 0 when none. */
+int gpu_device_count(void);
+
 /* The selected device's ordinal (no context made), or -1 when there is no
  * usable GPU. */
 int gpu_selected(void);
 
+/* The same for device (any GPU, selected or not): its primary context,
+ * retained at the first use and kept for the process, made current. -1
+ * with err (GPU_E_INVALID for no such device). Every operation on an
+ * array runs in its own device's context through this (issue 27). */
+int gpu_context_use(int device, cm_error_t *err);
+
+/* Makes the selected device's context current again after work on device
+ * (host cells' runtime API calls use the current context): asks the
+ * driver which is current, so that one left by an interrupted operation
+ * is put right too (the selected device's context is retained if work on
+ * another GPU came first). Nothing while the CPU is selected. */
+void gpu_context_back(int device);
+
+/* The primary context of device if it was retained (a CUcontext), else
+ * NULL. Borrowed. */
 /* Properties of device in the fields tutorials use, filled from driver
  * attributes. Host cells reach it as cudaGetDeviceProperties (see
  * rt_cuda_header). GPU_DEVICE_PROPS is the layout, X(type, name, array
@@ -403,10 +422,10 @@ void gpu_error_oom(cm_error_t *err, size_t bytes_asked, const char *what);
 
 /* Kernels gpuc writes itself (array math, random numbers), as opposed to
  * kernel cells: a standalone CUDA C++ source (no device prelude, not in
- * the launch registry) compiled by NVRTC for the selected device, cached
- * like kernel cells (in memory and on disk), loaded on the current context
- * and loaded again after gpu_select changes the device. Kernels are
- * extern "C" so that their names are as written. */
+ * the launch registry) compiled by NVRTC once for the selected device's
+ * architecture, cached like kernel cells (in memory and on disk), and
+ * loaded on each device at its first use there (a module per device).
+ * Kernels are extern "C" so that their names are as written. */
 typedef struct gpu_program gpu_program_t;
 
 /* The program for source and options ("-DBLOCK=256"; NULL for none),
@@ -416,36 +435,54 @@ typedef struct gpu_program gpu_program_t;
  * NVRTC error, the line in source), GPU_E_NO_GPU, GPU_E_NO_LIBRARY. */
 gpu_program_t *gpu_program_get(const char *source, const char *options, cm_error_t *err);
 
-/* The kernel name of p (a CUfunction, as void *), loading the module on
- * the current context if needed. NULL with err when p has no such kernel. */
-void *gpu_program_kernel(gpu_program_t *p, const char *name, cm_error_t *err);
+/* The kernel name of p on GPU device (a CUfunction, as void *), loading
+ * the module there if needed (device's context is left current). NULL
+ * with err when p has no such kernel. */
+void *gpu_program_kernel(gpu_program_t *p, int device, const char *name, cm_error_t *err);
 
-/* Launches kernel (from gpu_program_kernel) on the default stream with
- * cuLaunchKernel's kernelParams args; what names it in a later error
- * message (e.g. "ga_map (a - b) * (a - b)"; copied). Counted by the kernel
- * clock like a kernel cell's launch. 0 / -1 with err. */
-int gpu_program_launch(void *kernel, const unsigned grid[3], const unsigned block[3],
+/* Launches kernel (from gpu_program_kernel for device) on device's
+ * default stream with cuLaunchKernel's kernelParams args; what names it in
+ * a later error message (e.g. "ga_map (a - b) * (a - b)"; copied). Counted
+ * by the kernel clock like a kernel cell's launch. Returns at once (the
+ * work is queued: GPUs work at the same time). 0 / -1 with err. */
+int gpu_program_launch(int device, void *kernel, const unsigned grid[3], const unsigned block[3],
                        unsigned shared_bytes, void **args, const char *what, cm_error_t *err);
 
-/* The number of multiprocessors of the selected device (for grid sizes),
- * 0 when there is no GPU. */
-int gpu_program_sm_count(void);
+/* The number of multiprocessors of GPU device (for grid sizes), 0 when
+ * there is no such GPU. */
+int gpu_program_sm_count(int device);
 
 /* ---- device memory (gpu_mem.c) ---------------------------------------- */
 
-/* Memory of the selected GPU, for device arrays (their pool is the backend
+/* Memory of GPU device, for device arrays (their pool is the backend
  * floor's, backend/bk_pool.c; these are the raw calls). Device addresses are
- * passed as void *. Each makes the primary context current first, so it
- * fails with GPU_E_NO_GPU (or GPU_E_NO_LIBRARY) where there is none.
- * Out of memory is the driver's CUDA_ERROR_OUT_OF_MEMORY (code 2). */
-int gpu_mem_alloc(size_t bytes, void **ptr, cm_error_t *err);
-void gpu_mem_free(void *ptr);
-int gpu_mem_zero(void *dst, size_t bytes, cm_error_t *err);
-int gpu_mem_to_device(void *dst, const void *host, size_t bytes, cm_error_t *err);
-int gpu_mem_to_host(void *host, const void *src, size_t bytes, cm_error_t *err);
-int gpu_mem_copy(void *dst, const void *src, size_t bytes, cm_error_t *err);
-/* Free and total bytes of the selected GPU. */
-int gpu_mem_info(size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
+ * passed as void *. Each makes device's primary context current first
+ * (gpu_context_use; the caller makes the selected one current again), so
+ * it fails with GPU_E_NO_GPU (or GPU_E_NO_LIBRARY) where there is none and
+ * GPU_E_INVALID for no such device. Out of memory is the driver's
+ * CUDA_ERROR_OUT_OF_MEMORY (code 2). */
+int gpu_mem_alloc(int device, size_t bytes, void **ptr, cm_error_t *err);
+void gpu_mem_free(int device, void *ptr);
+int gpu_mem_zero(int device, void *dst, size_t bytes, cm_error_t *err);
+int gpu_mem_to_device(int device, void *dst, const void *host, size_t bytes, cm_error_t *err);
+int gpu_mem_to_host(int device, void *host, const void *src, size_t bytes, cm_error_t *err);
+int gpu_mem_copy(int device, void *dst, const void *src, size_t bytes, cm_error_t *err);
+/* Free and total bytes of GPU device. */
+int gpu_mem_info(int device, size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
+
+/* 1 when GPUs a and b reach each other's memory directly (NVLink, PCIe
+ * peer to peer: cuDeviceCanAccessPeer both ways); 0 when copies between
+ * them are staged. Makes no context (gpu_mem_peer enables the access at
+ * the first copy between them). */
+int gpu_mem_peer_link(int a, int b);
+
+/* Copies bytes from src on GPU src_device to dst on GPU dst_device with
+ * cuMemcpyPeer (direct where gpu_mem_peer_link says so, peer access
+ * enabled both ways at the first copy; else the driver stages it), after
+ * both devices' queued work. 0, -1 with err, 1
+ * when the driver has no cuMemcpyPeer (copy through the host). */
+int gpu_mem_peer(int dst_device, void *dst, int src_device, const void *src, size_t bytes,
+                 cm_error_t *err);
 
 /* Marks: what the array pool knows of work on the user's streams. A mark
  * is an event recorded on a stream after work that uses some memory, so
@@ -572,31 +609,47 @@ enum { GPU_BLAS_F32 = CM_GEMM_F32, GPU_BLAS_F64 = CM_GEMM_F64, GPU_BLAS_F16 = CM
  * set), float64 in 64F, float16 in 32F (float alpha and beta). */
 typedef cm_gemm_t gpu_gemm_t;
 
-/* Queues g on the default stream with the selected device's cuBLAS
- * handle (made at first use, on the primary context). 0 / -1 with err:
- * GPU_E_NO_LIBRARY (no cuBLAS), GPU_E_NO_GPU, or cuBLAS's status. */
-int gpu_blas_gemm(const gpu_gemm_t *g, cm_error_t *err);
+/* Queues g on GPU device's default stream with its cuBLAS handle (made
+ * at first use, on its primary context, which is left current). 0 / -1
+ * with err: GPU_E_NO_LIBRARY (no cuBLAS), GPU_E_NO_GPU, or cuBLAS's
+ * status. */
+int gpu_blas_gemm(int device, const gpu_gemm_t *g, cm_error_t *err);
 
 /* The dot product of n elements of type (GPU_BLAS_*) at x and y with
  * increments incx, incy (> 0), accumulated in float (float16, float32) or
  * double, into host memory result, one element of type (as cuBLAS gives
  * it: a float16 dot is a float16). Waits for it. 0 / -1 with err. */
-int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int incy,
+int gpu_blas_dot(int device, int type, int n, const void *x, int incx, const void *y, int incy,
                  void *result, cm_error_t *err);
 
 /* ---- FFT and LAPACK (gpu_cufft.c, gpu_cusolver.c) ---------------------- */
 
-/* One batched FFT (common/cm_linalg.h) queued on the default stream with
+/* One batched FFT (common/cm_linalg.h) queued on GPU device's default stream with
  * cuFFT (libcufft.so.12, else .11), its plan kept by shape for the
  * next call. 0 / -1 with err: GPU_E_NO_LIBRARY, or cuFFT's result. */
-int gpu_fft_run(const cm_fft_t *f, cm_error_t *err);
+int gpu_fft_run(int device, const cm_fft_t *f, cm_error_t *err);
 
-/* One LAPACK step (common/cm_linalg.h) with cuSOLVER (libcusolver.so.12,
+/* One LAPACK step (common/cm_linalg.h) on GPU device with cuSOLVER (libcusolver.so.12,
  * else .11) on the default stream — batches of matrices up to 256 in one
  * batched call (LU by cuBLAS, Cholesky by cuSOLVER), others a call per
  * matrix — its workspace kept for the next; WAITS, to copy info back to l->info (host). 0 / -1 with
  * err: GPU_E_NO_LIBRARY, or cuSOLVER's status. */
-int gpu_lapack_run(const cm_lapack_t *l, cm_error_t *err);
+int gpu_lapack_run(int device, const cm_lapack_t *l, cm_error_t *err);
+
+/* ---- all-reduce across GPUs (gpu_nccl.c, NCCL) ------------------------ */
+
+/* Reduces count elements of NCCL data type `type` (ncclDataType_t's
+ * numbers) with NCCL reduction op (ncclRedOp_t's: 0 sum, 2 max, 3 min) in
+ * place in bufs[i] on GPU devices[i], i < n, through NCCL: queued on each
+ * device's default stream, not waited for; the selected device's context
+ * is current again afterwards. 0; -1 with err (NCCL's failure); 1 when
+ * NCCL is not there (libnccl.so.2 not found, GPUC_NCCL=0): reduce some
+ * other way. */
+int gpu_nccl_allreduce(int n, const int *devices, void *const *bufs, size_t count, int type,
+                       int op, cm_error_t *err);
+
+/* The NCCL library file loaded (loading it if needed), or NULL. Static. */
+const char *gpu_nccl_library(void);
 
 /* ---- the runtime API for host cells ---------------------------------- */
 

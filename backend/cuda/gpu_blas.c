@@ -12,14 +12,13 @@ static struct {
     gpu_cublas_handle_t handle;
 } handles[GPU_MAX_DEVICES];
 
-/* gpu_cublas.h: the current context's handle, with the selected device's
- * context made current first. */
-gpu_cublas_handle_t gpu_blas_handle(const gpu_cublas_t **lib, cm_error_t *err)
+/* gpu_cublas.h: device's handle, with its context made current first. */
+gpu_cublas_handle_t gpu_blas_handle(int device, const gpu_cublas_t **lib, cm_error_t *err)
 {
     const gpu_cublas_t *c = gpu_cublas_get(err);
     const gpu_driver_t *d = c ? gpu_driver_get(err) : NULL;
     gpu_cucontext_t ctx = NULL;
-    if (!d || gpu_context_ensure(err) != 0 || GPU_CU_CHECK(d->cuCtxGetCurrent(&ctx), err) != 0)
+    if (!d || gpu_context_use(device, err) != 0 || GPU_CU_CHECK(d->cuCtxGetCurrent(&ctx), err) != 0)
         return NULL;
     *lib = c;
     int i = 0;
@@ -37,10 +36,10 @@ gpu_cublas_handle_t gpu_blas_handle(const gpu_cublas_t **lib, cm_error_t *err)
     return handles[i].handle;
 }
 
-int gpu_blas_gemm(const gpu_gemm_t *g, cm_error_t *err)
+int gpu_blas_gemm(int device, const gpu_gemm_t *g, cm_error_t *err)
 {
     const gpu_cublas_t *c = NULL;
-    gpu_cublas_handle_t h = gpu_blas_handle(&c, err);
+    gpu_cublas_handle_t h = gpu_blas_handle(device, &c, err);
     if (!h)
         return -1;
     int compute;
@@ -76,11 +75,11 @@ int gpu_blas_gemm(const gpu_gemm_t *g, cm_error_t *err)
     return rc;
 }
 
-int gpu_blas_dot(int type, int n, const void *x, int incx, const void *y, int incy,
+int gpu_blas_dot(int device, int type, int n, const void *x, int incx, const void *y, int incy,
                  void *result, cm_error_t *err)
 {
     const gpu_cublas_t *c = NULL;
-    gpu_cublas_handle_t h = gpu_blas_handle(&c, err);
+    gpu_cublas_handle_t h = gpu_blas_handle(device, &c, err);
     if (!h)
         return -1;
     /* float16 and float32 accumulate in float, float64 in double */

@@ -69,9 +69,10 @@ const gpu_cublas_t *gpu_cublas_get(cm_error_t *err);
 int gpu_cublas_check(gpu_cublas_status_t rc, const char *call, const char *file, int line,
                      cm_error_t *err);
 
-/* The cuBLAS handle of the selected device's context (made at first use,
- * gpu_blas.c), with the library in *lib. NULL with err. */
-gpu_cublas_handle_t gpu_blas_handle(const gpu_cublas_t **lib, cm_error_t *err);
+/* The cuBLAS handle of GPU device's primary context, made current first
+ * (the handle made at first use, gpu_blas.c), with the library in *lib.
+ * NULL with err. */
+gpu_cublas_handle_t gpu_blas_handle(int device, const gpu_cublas_t **lib, cm_error_t *err);
 #define GPU_CUBLAS_CHECK(call, err) gpu_cublas_check((call), #call, __FILE__, __LINE__, (err))
 
 #endif

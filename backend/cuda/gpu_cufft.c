@@ -146,13 +146,14 @@ static int plan_for(gpu_cucontext_t ctx, const cm_fft_t *f, plan_t *plan, cm_err
     return 0;
 }
 
-int gpu_fft_run(const cm_fft_t *f, cm_error_t *err)
+int gpu_fft_run(int device, const cm_fft_t *f, cm_error_t *err)
 {
     if (load(err) != 0)
         return -1;
     const gpu_driver_t *d = gpu_driver_get(err);
     gpu_cucontext_t ctx = NULL;
-    if (!d || gpu_context_ensure(err) != 0 || GPU_CU_CHECK(d->cuCtxGetCurrent(&ctx), err) != 0)
+    if (!d || gpu_context_use(device, err) != 0 ||
+        GPU_CU_CHECK(d->cuCtxGetCurrent(&ctx), err) != 0)
         return -1;
     plan_t plan;
     if (plan_for(ctx, f, &plan, err) != 0)

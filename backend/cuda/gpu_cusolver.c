@@ -134,16 +134,18 @@ static int check(status_t rc, const char *call, int line, cm_error_t *err)
 /* A handle and a workspace per context (a primary context per device). */
 static struct slot {
     gpu_cucontext_t ctx;
+    int device; /* the GPU whose primary context ctx is */
     handle_t handle;
     gpu_cudeviceptr_t work;
     size_t bytes;
 } slots[GPU_MAX_DEVICES];
 
-static struct slot *slot_now(cm_error_t *err)
+/* device's slot, with its context made current first. NULL with err. */
+static struct slot *slot_now(int device, cm_error_t *err)
 {
     const gpu_driver_t *d = gpu_driver_get(err);
     gpu_cucontext_t ctx = NULL;
-    if (!d || gpu_context_ensure(err) != 0 || GPU_CU_CHECK(d->cuCtxGetCurrent(&ctx), err) != 0)
+    if (!d || gpu_context_use(device, err) != 0 || GPU_CU_CHECK(d->cuCtxGetCurrent(&ctx), err) != 0)
         return NULL;
     int i = 0;
     while (i < GPU_MAX_DEVICES && slots[i].ctx && slots[i].ctx != ctx)
@@ -156,6 +158,7 @@ static struct slot *slot_now(cm_error_t *err)
         if (CHECK(lib.create(&slots[i].handle), "Create") != 0)
             return NULL;
         slots[i].ctx = ctx;
+        slots[i].device = device;
     }
     return &slots[i];
 }
@@ -257,7 +260,7 @@ static int batched(struct slot *s, const cm_lapack_t *l, cm_error_t *err)
 {
     const gpu_driver_t *d = gpu_driver_get(err);
     const gpu_cublas_t *cb = NULL;
-    gpu_cublas_handle_t bh = l->op == CM_LA_POTRF ? NULL : gpu_blas_handle(&cb, err);
+    gpu_cublas_handle_t bh = l->op == CM_LA_POTRF ? NULL : gpu_blas_handle(s->device, &cb, err);
     if (!d || (l->op != CM_LA_POTRF && !bh))
         return -1;
     int t = l->type == CM_LA_F64, nb = l->batch;
@@ -305,11 +308,11 @@ static int batched(struct slot *s, const cm_lapack_t *l, cm_error_t *err)
                    : -1;
 }
 
-int gpu_lapack_run(const cm_lapack_t *l, cm_error_t *err)
+int gpu_lapack_run(int device, const cm_lapack_t *l, cm_error_t *err)
 {
     if (load(err) != 0)
         return -1;
-    struct slot *s = slot_now(err);
+    struct slot *s = slot_now(device, err);
     if (!s)
         return -1;
     int lu = (l->op == CM_LA_GETRF || l->op == CM_LA_GETRS) && l->stride_ipiv == l->n;

@@ -1,6 +1,7 @@
-/* gpu_device: which GPUs there are, which one gpuc uses, and its primary
- * context, retained lazily at the first use that needs it (a launch or a
- * module load), never by gpu_probe. */
+/* gpu_device: which GPUs there are, which one gpuc uses, and their primary
+ * contexts, each retained lazily at the first use that needs it (a launch,
+ * a module load, an array on it), never by gpu_probe, and kept: selecting
+ * another device leaves the others' arrays and modules valid. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,10 +19,9 @@ static struct {
     int count;
     int selected;
     char reason[CM_ERROR_TEXT];
-    gpu_cucontext_t ctx;       /* retained primary context of ctx_device */
-    int ctx_device;
+    gpu_cucontext_t ctx[GPU_MAX_DEVICES]; /* primary contexts retained (kept) */
     int cpu_selected;          /* gpu_select(GPU_DEVICE_CPU), %device cpu */
-} dev = {.selected = 0, .ctx_device = -1};
+} dev = {.selected = 0};
 
 static struct {
     gpu_context_fn fn;
@@ -156,36 +156,67 @@ int gpu_device_target(int *major, int *minor)
     return *major > 0;
 }
 
-int gpu_context_ensure(cm_error_t *err)
+/* The primary context of device, retained at its first use and kept for
+ * the process: arrays, modules and handles made in it stay valid while
+ * another device is selected. NULL with err. */
+static gpu_cucontext_t context_of(const gpu_driver_t *d, int device, cm_error_t *err)
 {
-    static __thread gpu_cucontext_t current; /* what this thread last made current */
+    if (device < 0 || device >= dev.count || device >= GPU_MAX_DEVICES) {
+        CM_ERROR(err, GPU_E_INVALID, "no device %d: there %s %d (gpu0..gpu%d)", device,
+                 dev.count == 1 ? "is" : "are", dev.count, dev.count - 1);
+        return NULL;
+    }
+    if (!dev.ctx[device]) {
+        gpu_cudevice_t h;
+        gpu_cucontext_t ctx;
+        if (GPU_CU_CHECK(d->cuDeviceGet(&h, device), err) ||
+            GPU_CU_CHECK(d->cuDevicePrimaryCtxRetain(&ctx, h), err))
+            return NULL;
+        dev.ctx[device] = ctx;
+    }
+    return dev.ctx[device];
+}
+
+int gpu_context_use(int device, cm_error_t *err)
+{
     probe_driver();
     if (!dev.ok) {
         gpu_error_no_gpu(err, "");
         return -1;
     }
     const gpu_driver_t *d = gpu_driver_get(err);
-    if (!dev.ctx || dev.ctx_device != dev.selected) {
-        gpu_cudevice_t h;
-        gpu_cucontext_t ctx;
-        if (GPU_CU_CHECK(d->cuDeviceGet(&h, dev.selected), err) ||
-            GPU_CU_CHECK(d->cuDevicePrimaryCtxRetain(&ctx, h), err))
-            return -1;
-        if (dev.ctx) {
-            gpu_cudevice_t old;
-            if (d->cuDeviceGet(&old, dev.ctx_device) == GPU_CU_SUCCESS)
-                d->cuDevicePrimaryCtxRelease(old);
-        }
-        dev.ctx = ctx;
-        dev.ctx_device = dev.selected;
-        current = NULL;
-    }
-    if (current != dev.ctx) {
-        if (GPU_CU_CHECK(d->cuCtxSetCurrent(dev.ctx), err))
-            return -1;
-        current = dev.ctx;
-    }
-    return 0;
+    gpu_cucontext_t ctx = d ? context_of(d, device, err) : NULL, current = NULL;
+    if (!ctx)
+        return -1;
+    /* asked each time, not remembered: a host cell's cudaSetDevice changes it too */
+    if (d->cuCtxGetCurrent(&current) == GPU_CU_SUCCESS && current == ctx)
+        return 0;
+    return GPU_CU_CHECK(d->cuCtxSetCurrent(ctx), err);
+}
+
+void gpu_context_back(int device)
+{
+    /* also when device is the selected one: an earlier operation may have
+     * been interrupted before it came back */
+    (void)device;
+    if (dev.ok && !dev.cpu_selected) /* retained if work on another GPU came first */
+        gpu_context_use(dev.selected, NULL);
+}
+
+void *gpu_context_handle(int device)
+{
+    return device >= 0 && device < GPU_MAX_DEVICES ? dev.ctx[device] : NULL;
+}
+
+int gpu_context_ensure(cm_error_t *err)
+{
+    return gpu_context_use(dev.selected, err);
+}
+
+int gpu_device_count(void)
+{
+    probe_driver();
+    return dev.ok ? dev.count : 0;
 }
 
 int gpu_selected(void)

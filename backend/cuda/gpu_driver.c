@@ -42,6 +42,10 @@ static void resolve_optional(void *h)
         dlsym(h, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     *(void **)&driver.cuOccupancyMaxPotentialBlockSize = dlsym(h, "cuOccupancyMaxPotentialBlockSize");
     *(void **)&driver.cuLaunchCooperativeKernel = dlsym(h, "cuLaunchCooperativeKernel");
+    /* copies between GPUs (gpu_mem.c): NULL makes them go through the host */
+    *(void **)&driver.cuDeviceCanAccessPeer = dlsym(h, "cuDeviceCanAccessPeer");
+    *(void **)&driver.cuCtxEnablePeerAccess = dlsym(h, "cuCtxEnablePeerAccess");
+    *(void **)&driver.cuMemcpyPeer = dlsym(h, "cuMemcpyPeer");
 }
 
 #define SYM(field, name) resolve(h, (void **)&driver.field, name)

@@ -139,6 +139,12 @@ typedef struct gpu_driver {
                                                 unsigned gz, unsigned bx, unsigned by,
                                                 unsigned bz, unsigned shared,
                                                 gpu_custream_t stream, void **params);
+    /* Copies between GPUs (gpu_mem.c). Optional: NULL sends them through
+     * the host. */
+    gpu_curesult_t (*cuDeviceCanAccessPeer)(int *can, gpu_cudevice_t dev, gpu_cudevice_t peer);
+    gpu_curesult_t (*cuCtxEnablePeerAccess)(gpu_cucontext_t peer, unsigned flags);
+    gpu_curesult_t (*cuMemcpyPeer)(gpu_cudeviceptr_t dst, gpu_cucontext_t dst_ctx,
+                                   gpu_cudeviceptr_t src, gpu_cucontext_t src_ctx, size_t bytes);
 } gpu_driver_t;
 
 /* The driver, loaded at the first call (not initialised: cuInit is the

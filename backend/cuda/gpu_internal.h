@@ -39,6 +39,8 @@ void gpu_device_sim_properties(gpu_device_props_t *props);
  * the driver's error. */
 int gpu_context_ensure(cm_error_t *err);
 
+void *gpu_context_handle(int device);
+
 /* Records GPU_E_NO_GPU: "<prefix>no GPU: <reason>". */
 void gpu_error_no_gpu(cm_error_t *err, const char *prefix);
 
@@ -69,9 +71,9 @@ int gpu_device_on_context(gpu_context_fn fn, void *user);
  * double-buffered pinned staging (the context must be current). 0 when
  * done, -1 with err set, 1 when staging is not available here (then copy
  * directly). */
-int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, size_t bytes,
+int gpu_staging_to_device(const gpu_driver_t *d, int device, void *dst, const void *host, size_t bytes,
                           cm_error_t *err);
-int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size_t bytes,
+int gpu_staging_to_host(const gpu_driver_t *d, int device, void *host, const void *src, size_t bytes,
                         cm_error_t *err);
 
 /* ---- gpu_include.c: the toolkit's headers as compile options -------- */

@@ -13,7 +13,8 @@
 typedef struct module {
     int cell;
     gpu_image_t img;
-    gpu_cumodule_t mod;        /* NULL until loaded on the current context */
+    gpu_cumodule_t mod;        /* NULL until loaded on the selected device */
+    gpu_cumodule_t mods[GPU_MAX_DEVICES]; /* loaded on other devices, kept for a switch back */
     int refs;                  /* kernels pointing here */
     char *source, *options;    /* compiled for the GPU only: what the simulator */
     int *cells, ncells;        /* compiles when a launch needs it there */
@@ -22,7 +23,8 @@ typedef struct module {
 typedef struct kernel {
     gpu_kernel_info_t info;    /* params owned */
     module_t *module;
-    gpu_cufunction_t fn;       /* NULL until the module is loaded */
+    gpu_cufunction_t fn;       /* NULL until the module is loaded on the selected device */
+    gpu_cufunction_t fns[GPU_MAX_DEVICES]; /* on other devices (mod's mods) */
     sim_entry_fn sim_entry;    /* on the simulator; NULL when not compiled for it */
     int *sim_cells;            /* the cells of the simulator module's parts */
     int nsim_cells;
@@ -33,6 +35,7 @@ typedef struct kernel {
 
 static kernel_t *kernels;
 static int nkernels, cap_kernels;
+static int loaded_on = -1; /* the device the fn and mod fields are of */
 
 static struct {
     int valid;
@@ -91,6 +94,7 @@ static int module_load(module_t *m, cm_error_t *err)
         m->mod = NULL;
         return -1;
     }
+    loaded_on = gpu_selected();
     for (int i = 0; i < nkernels; i++) {
         kernel_t *k = &kernels[i];
         if (k->module != m || k->fn)
@@ -136,16 +140,38 @@ static int load_all(cm_error_t *err)
     return 0;
 }
 
-/* Forgets every module without unloading: each stays in the old context. */
+/* Puts the modules loaded on the device left aside (each stays in that
+ * device's context, which is kept): a switch back finds them again. */
 static void forget_loaded(void)
 {
     for (int i = 0; i < nkernels; i++) {
-        kernels[i].fn = NULL;
-        kernels[i].module->mod = NULL;
+        kernel_t *k = &kernels[i];
+        if (loaded_on >= 0 && loaded_on < GPU_MAX_DEVICES) {
+            k->fns[loaded_on] = k->fn;
+            k->module->mods[loaded_on] = k->module->mod;
+        }
+        k->fn = NULL;
+        k->module->mod = NULL;
     }
+    loaded_on = -1;
 }
 
-/* The registry's part in a device switch (gpu_select). */
+/* Takes up what was loaded on device before (nothing when it is the
+ * device the fields are of already). */
+static void recall_loaded(int device)
+{
+    if (device == loaded_on || device < 0 || device >= GPU_MAX_DEVICES)
+        return;
+    for (int i = 0; i < nkernels; i++) {
+        kernel_t *k = &kernels[i];
+        k->fn = k->fns[device];
+        k->module->mod = k->module->mods[device];
+    }
+    loaded_on = device;
+}
+
+/* The registry's part in a device switch (gpu_select): one compile,
+ * modules loaded on each device at its first use there. */
 static int on_context(gpu_context_event_t event, void *user, cm_error_t *err)
 {
     (void)user;
@@ -153,6 +179,7 @@ static int on_context(gpu_context_event_t event, void *user, cm_error_t *err)
         forget_loaded();
         return 0;
     }
+    recall_loaded(gpu_selected());
     return load_all(err);
 }
 
@@ -227,6 +254,8 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
             CM_ERROR(err, e.code, "loading the module of cell %d failed: %s", cell, e.text);
             rc = -1;
         }
+        if (rc == 0)
+            loaded_on = gpu_selected();
         for (int i = 0; rc == 0 && i < ninfos; i++) {
             if (GPU_CU_CHECK(d->cuModuleGetFunction(&fresh[i].fn, m->mod, fresh[i].info.lowered), &e)) {
                 CM_ERROR(err, e.code, "kernel %s not found in the module of cell %d: %s",

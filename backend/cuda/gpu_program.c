@@ -2,7 +2,8 @@
  *
  * A program is one source and its options, compiled once by NVRTC for the
  * selected device (through the compile cache: a new process finds it on
- * disk) and loaded into the current context on first use. Programs are
+ * disk) and loaded on each GPU at its first use there (a module per
+ * device, in its primary context, which lives as long as the process). Programs are
  * kept for the process in a short list: array math makes one per
  * expression and dtype combination, a few dozen in a session. */
 #include <sodium.h>
@@ -20,40 +21,18 @@
 struct gpu_program {
     unsigned char key[32];         /* of the source and options, before the target */
     gpu_image_t img;
-    gpu_cumodule_t mod;            /* NULL until loaded on the current context */
     struct {
-        char name[64];
-        gpu_cufunction_t fn;
-    } fns[MAX_FUNCTIONS];
-    int nfns;
+        gpu_cumodule_t mod;        /* NULL until loaded on the device */
+        struct {
+            char name[64];
+            gpu_cufunction_t fn;
+        } fns[MAX_FUNCTIONS];
+        int nfns;
+    } on[GPU_MAX_DEVICES];
     struct gpu_program *next;
 };
 
 static gpu_program_t *programs;
-
-/* ---- context changes: every module stays in the old context ---------- */
-
-static int on_context(gpu_context_event_t event, void *user, cm_error_t *err)
-{
-    (void)user;
-    (void)err;
-    if (event == GPU_CONTEXT_LEAVING)
-        for (gpu_program_t *p = programs; p; p = p->next) {
-            p->mod = NULL;
-            p->nfns = 0;
-        }
-    return 0;
-}
-
-/* Registering again is a no-op (gpu_device_on_context). */
-static int subscribe(cm_error_t *err)
-{
-    if (gpu_device_on_context(on_context, NULL)) {
-        CM_ERROR(err, GPU_E_INVALID, "too many listeners of GPU context changes");
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- compiling -------------------------------------------------------- */
 
@@ -160,8 +139,6 @@ gpu_program_t *gpu_program_get(const char *source, const char *options, cm_error
     for (gpu_program_t *p = programs; p; p = p->next)
         if (!memcmp(p->key, key, 32))
             return p;
-    if (subscribe(err))
-        return NULL;
     gpu_program_t *p = calloc(1, sizeof *p);
     if (!p) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
@@ -177,35 +154,36 @@ gpu_program_t *gpu_program_get(const char *source, const char *options, cm_error
     return p;
 }
 
-void *gpu_program_kernel(gpu_program_t *p, const char *name, cm_error_t *err)
+void *gpu_program_kernel(gpu_program_t *p, int device, const char *name, cm_error_t *err)
 {
-    for (int i = 0; i < p->nfns; i++)
-        if (!strcmp(p->fns[i].name, name))
-            return p->fns[i].fn;
-    if (gpu_context_ensure(err))
+    if (device < 0 || device >= GPU_MAX_DEVICES || gpu_context_use(device, err))
         return NULL;
+    __typeof__(p->on[0]) *on = &p->on[device];
+    for (int i = 0; i < on->nfns; i++)
+        if (!strcmp(on->fns[i].name, name))
+            return on->fns[i].fn;
     const gpu_driver_t *d = gpu_driver_get(err);
     if (!d)
         return NULL;
-    if (!p->mod && GPU_CU_CHECK(d->cuModuleLoadData(&p->mod, p->img.data), err)) {
-        p->mod = NULL;
+    if (!on->mod && GPU_CU_CHECK(d->cuModuleLoadData(&on->mod, p->img.data), err)) {
+        on->mod = NULL;
         return NULL;
     }
     gpu_cufunction_t fn = NULL;
-    if (GPU_CU_CHECK(d->cuModuleGetFunction(&fn, p->mod, name), err))
+    if (GPU_CU_CHECK(d->cuModuleGetFunction(&fn, on->mod, name), err))
         return NULL;
-    if (p->nfns < MAX_FUNCTIONS) {
-        snprintf(p->fns[p->nfns].name, sizeof p->fns[p->nfns].name, "%s", name);
-        p->fns[p->nfns++].fn = fn;
+    if (on->nfns < MAX_FUNCTIONS) {
+        snprintf(on->fns[on->nfns].name, sizeof on->fns[on->nfns].name, "%s", name);
+        on->fns[on->nfns++].fn = fn;
     }
     return fn;
 }
 
-int gpu_program_launch(void *kernel, const unsigned grid[3], const unsigned block[3],
+int gpu_program_launch(int device, void *kernel, const unsigned grid[3], const unsigned block[3],
                        unsigned shared_bytes, void **args, const char *what, cm_error_t *err)
 {
     const gpu_driver_t *d = gpu_driver_get(err);
-    if (!d || gpu_context_ensure(err))
+    if (!d || gpu_context_use(device, err))
         return -1;
     gpu_module_note_launch(what, 0, 0);
     gpu_kernel_clock_before(NULL);
@@ -223,16 +201,17 @@ int gpu_program_launch(void *kernel, const unsigned grid[3], const unsigned bloc
     return 0;
 }
 
-int gpu_program_sm_count(void)
+int gpu_program_sm_count(int device)
 {
-    static int cached = -1;
-    if (cached < 0) {
+    static int cached[GPU_MAX_DEVICES];
+    if (device < 0 || device >= GPU_MAX_DEVICES)
+        return 0;
+    if (!cached[device]) {
         gpu_info_t info;
         memset(&info, 0, sizeof info);
-        if (gpu_probe(&info) > 0 && info.selected >= 0)
-            cached = info.devices[info.selected].sm_count;
-        else
+        if (gpu_probe(&info) <= device)
             return 0;
+        cached[device] = info.devices[device].sm_count;
     }
-    return cached;
+    return cached[device];
 }

@@ -5,8 +5,8 @@
  * memcpy is slower than the PCIe/NVLink link).
  *
  * Used by gpu_mem_to_device / gpu_mem_to_host for large copies. The
- * buffers and the stream belong to the current context: a context change
- * drops them (they are made again on the next large copy). */
+ * buffers and the stream are per device, made in its context (current
+ * during the copy) on its first large copy. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -173,76 +173,70 @@ static int check_mapped(const void *host, size_t bytes, cm_error_t *err)
 
 /* ---- the staging buffers ---------------------------------------------- */
 
-static struct {
+/* One set per device, made in its context and kept with it (contexts are
+ * kept for the process: gpu_context_use). */
+typedef struct stage {
     void *buf[2];
     gpu_cuevent_t event[2]; /* the last DMA of each buffer */
     int busy[2];            /* event[i] recorded and not waited for */
     gpu_custream_t stream;
-    int ready, registered;
-} st;
+    int ready;
+} stage_t;
 
-static void drop(void)
+static stage_t stages[GPU_MAX_DEVICES];
+
+static void drop(stage_t *s)
 {
     const gpu_driver_t *d = gpu_driver_loaded();
-    if (d && st.ready) {
+    if (d && s->ready) {
         for (int i = 0; i < 2; i++) {
-            d->cuMemFreeHost(st.buf[i]);
+            d->cuMemFreeHost(s->buf[i]);
             if (d->cuEventDestroy)
-                d->cuEventDestroy(st.event[i]);
+                d->cuEventDestroy(s->event[i]);
         }
     }
-    st.buf[0] = st.buf[1] = NULL;
-    st.stream = NULL; /* the stream goes with its context */
-    st.ready = 0;
-}
-
-static int on_context(gpu_context_event_t event, void *user, cm_error_t *err)
-{
-    (void)user;
-    (void)err;
-    if (event == GPU_CONTEXT_LEAVING)
-        drop();
-    return 0;
+    s->buf[0] = s->buf[1] = NULL;
+    s->stream = NULL; /* the stream goes with its context */
+    s->ready = 0;
 }
 
 /* The buffers, made on first use in the current context; 0 when they
  * cannot be (no events, no pinned memory): then the caller copies
  * directly. */
-static int ensure(const gpu_driver_t *d)
+static int ensure(const gpu_driver_t *d, stage_t *s)
 {
-    if (st.ready)
+    if (s->ready)
         return 1;
     if (!d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize)
         return 0;
-    if (!st.registered && gpu_device_on_context(on_context, NULL) == 0)
-        st.registered = 1;
-    if (d->cuStreamCreate(&st.stream, 0) != GPU_CU_SUCCESS)
+    if (d->cuStreamCreate(&s->stream, 0) != GPU_CU_SUCCESS)
         return 0;
     for (int i = 0; i < 2; i++)
-        if (d->cuMemAllocHost(&st.buf[i], CHUNK) != GPU_CU_SUCCESS ||
-            d->cuEventCreate(&st.event[i], 2 /* CU_EVENT_DISABLE_TIMING */) != GPU_CU_SUCCESS) {
-            st.ready = 1; /* so that drop frees what was made */
-            drop();
+        if (d->cuMemAllocHost(&s->buf[i], CHUNK) != GPU_CU_SUCCESS ||
+            d->cuEventCreate(&s->event[i], 2 /* CU_EVENT_DISABLE_TIMING */) != GPU_CU_SUCCESS) {
+            s->ready = 1; /* so that drop frees what was made */
+            drop(s);
             return 0;
         }
-    st.busy[0] = st.busy[1] = 0;
-    st.ready = 1;
+    s->busy[0] = s->busy[1] = 0;
+    s->ready = 1;
     return 1;
 }
 
 /* Waits until buffer i's last DMA is done. */
-static int wait_buffer(const gpu_driver_t *d, int i, cm_error_t *err)
+static int wait_buffer(const gpu_driver_t *d, stage_t *s, int i, cm_error_t *err)
 {
-    if (!st.busy[i])
+    if (!s->busy[i])
         return 0;
-    st.busy[i] = 0;
-    return GPU_CU_CHECK(d->cuEventSynchronize(st.event[i]), err);
+    s->busy[i] = 0;
+    return GPU_CU_CHECK(d->cuEventSynchronize(s->event[i]), err);
 }
 
-int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, size_t bytes,
-                          cm_error_t *err)
+int gpu_staging_to_device(const gpu_driver_t *d, int device, void *dst, const void *host,
+                          size_t bytes, cm_error_t *err)
 {
-    if (!ensure(d))
+    stage_t *s = &stages[device];
+    if (!ensure(d, s))
         return 1;
     if (check_mapped(host, bytes, err) != 0)
         return -1;
@@ -251,22 +245,23 @@ int gpu_staging_to_device(const gpu_driver_t *d, void *dst, const void *host, si
     int b = 0;
     for (size_t off = 0; off < bytes; off += CHUNK, b ^= 1) {
         size_t n = bytes - off < CHUNK ? bytes - off : CHUNK;
-        if (wait_buffer(d, b, err) != 0)
+        if (wait_buffer(d, s, b, err) != 0)
             return -1;
-        parallel_copy(st.buf[b], src + off, n);
-        if (GPU_CU_CHECK(d->cuMemcpyHtoDAsync(to + off, st.buf[b], n, st.stream), err) != 0 ||
-            GPU_CU_CHECK(d->cuEventRecord(st.event[b], st.stream), err) != 0)
+        parallel_copy(s->buf[b], src + off, n);
+        if (GPU_CU_CHECK(d->cuMemcpyHtoDAsync(to + off, s->buf[b], n, s->stream), err) != 0 ||
+            GPU_CU_CHECK(d->cuEventRecord(s->event[b], s->stream), err) != 0)
             return -1;
-        st.busy[b] = 1;
+        s->busy[b] = 1;
     }
-    st.busy[0] = st.busy[1] = 0;
-    return GPU_CU_CHECK(d->cuStreamSynchronize(st.stream), err);
+    s->busy[0] = s->busy[1] = 0;
+    return GPU_CU_CHECK(d->cuStreamSynchronize(s->stream), err);
 }
 
-int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size_t bytes,
-                        cm_error_t *err)
+int gpu_staging_to_host(const gpu_driver_t *d, int device, void *host, const void *src,
+                        size_t bytes, cm_error_t *err)
 {
-    if (!ensure(d))
+    stage_t *s = &stages[device];
+    if (!ensure(d, s))
         return 1;
     if (check_mapped(host, bytes, err) != 0)
         return -1;
@@ -279,18 +274,18 @@ int gpu_staging_to_host(const gpu_driver_t *d, void *host, const void *src, size
         if (k < nchunks) {
             size_t off = k * CHUNK, n = bytes - off < CHUNK ? bytes - off : CHUNK;
             int b = (int)(k & 1);
-            if (wait_buffer(d, b, err) != 0 ||
-                GPU_CU_CHECK(d->cuMemcpyDtoHAsync(st.buf[b], from + off, n, st.stream), err) ||
-                GPU_CU_CHECK(d->cuEventRecord(st.event[b], st.stream), err))
+            if (wait_buffer(d, s, b, err) != 0 ||
+                GPU_CU_CHECK(d->cuMemcpyDtoHAsync(s->buf[b], from + off, n, s->stream), err) ||
+                GPU_CU_CHECK(d->cuEventRecord(s->event[b], s->stream), err))
                 return -1;
-            st.busy[b] = 1;
+            s->busy[b] = 1;
         }
         if (k > 0) {
             size_t j = k - 1, off = j * CHUNK, n = bytes - off < CHUNK ? bytes - off : CHUNK;
             int b = (int)(j & 1);
-            if (wait_buffer(d, b, err) != 0)
+            if (wait_buffer(d, s, b, err) != 0)
                 return -1;
-            parallel_copy(dst + off, st.buf[b], n);
+            parallel_copy(dst + off, s->buf[b], n);
         }
     }
     return 0;

@@ -79,14 +79,42 @@ void gpu_timer_free(gpu_timer_t *t)
 
 #define PAIRS 1024 /* event pairs in flight; then they are summed and reused */
 
+/* The events of one context (a device), made at its first timing and kept. */
+typedef struct clock_events {
+    gpu_cucontext_t ctx;
+    gpu_cuevent_t start[PAIRS], stop[PAIRS];
+} clock_events_t;
+
+static clock_events_t clock_sets[GPU_MAX_DEVICES];
+
 static struct {
     const gpu_driver_t *d;
-    int on, ready, used;
-    gpu_cuevent_t start[PAIRS], stop[PAIRS];
+    int on, used;
+    gpu_cuevent_t *start, *stop; /* the timed context's (clock_sets) */
     double total_ms;
     int sim;                   /* on for the simulator: sim_start is the reading */
     double sim_start;
+    gpu_cucontext_t ctx;       /* the context timed: launches on others go untimed */
 } kc;
+
+/* The events of ctx, made on first use; NULL when they cannot be. */
+static clock_events_t *events_of(const gpu_driver_t *d, gpu_cucontext_t ctx)
+{
+    int i = 0;
+    while (i < GPU_MAX_DEVICES && clock_sets[i].ctx && clock_sets[i].ctx != ctx)
+        i++;
+    if (i == GPU_MAX_DEVICES)
+        return NULL;
+    clock_events_t *e = &clock_sets[i];
+    if (!e->ctx) {
+        for (int k = 0; k < PAIRS; k++)
+            if (d->cuEventCreate(&e->start[k], 0) != GPU_CU_SUCCESS ||
+                d->cuEventCreate(&e->stop[k], 0) != GPU_CU_SUCCESS)
+                return NULL; /* made again, in full, next time */
+        e->ctx = ctx;
+    }
+    return e;
+}
 
 /* Sums the pairs recorded so far (waiting for the last one) and frees them. */
 static void drain(void)
@@ -114,14 +142,13 @@ int gpu_kernel_clock_start(void)
     if (!d || !d->cuEventCreate || !d->cuEventRecord || !d->cuEventSynchronize ||
         !d->cuEventElapsedTime || d->cuCtxGetCurrent(&ctx) != GPU_CU_SUCCESS || !ctx)
         return -1;
-    if (!kc.ready) { /* made once, kept for the process */
-        kc.d = d;
-        for (int i = 0; i < PAIRS; i++)
-            if (d->cuEventCreate(&kc.start[i], 0) != GPU_CU_SUCCESS ||
-                d->cuEventCreate(&kc.stop[i], 0) != GPU_CU_SUCCESS)
-                return -1;
-        kc.ready = 1;
-    }
+    clock_events_t *e = events_of(d, ctx);
+    if (!e)
+        return -1;
+    kc.d = d;
+    kc.ctx = ctx; /* the selected device's: other devices' launches go untimed */
+    kc.start = e->start;
+    kc.stop = e->stop;
     kc.total_ms = 0;
     kc.used = 0;
     kc.on = 1;
@@ -144,9 +171,16 @@ int gpu_kernel_clock_stop(double *seconds)
     return 0;
 }
 
+/* 1 when the current context is the clock's (its events can be recorded). */
+static int clock_context(void)
+{
+    gpu_cucontext_t ctx = NULL;
+    return kc.d->cuCtxGetCurrent(&ctx) == GPU_CU_SUCCESS && ctx == kc.ctx;
+}
+
 void gpu_kernel_clock_before(void *stream)
 {
-    if (!kc.on)
+    if (!kc.on || !clock_context())
         return;
     if (kc.used == PAIRS)
         drain();
@@ -155,7 +189,7 @@ void gpu_kernel_clock_before(void *stream)
 
 void gpu_kernel_clock_after(void *stream)
 {
-    if (!kc.on)
+    if (!kc.on || !clock_context())
         return;
     kc.d->cuEventRecord(kc.stop[kc.used], (gpu_custream_t)stream);
     kc.used++;

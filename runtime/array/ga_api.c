@@ -334,7 +334,12 @@ ga_array_t *ga_api_to_device(ga_array_t *a, int device)
     cm_error_t err = {0};
     if (live("ga_to_device", a) != 0)
         return NULL;
-    return made("ga_to_device", ga_copy_array(a, device, &err), &err);
+    bk_device_t to = bk_device_of_number(device, &err);
+    if (to == BK_NO_DEVICE) {
+        ga_api_fail("ga_to_device", &err);
+        return NULL;
+    }
+    return made("ga_to_device", ga_copy_array(a, to, &err), &err);
 }
 
 /* ---- host memory ----------------------------------------------------------- */
@@ -460,7 +465,7 @@ int ga_api_dtype(ga_array_t *a)
 
 int ga_api_device(ga_array_t *a)
 {
-    return live("ga_device", a) == 0 ? a->device : GA_CPU;
+    return live("ga_device", a) == 0 ? bk_device_number(a->device) : GA_CPU;
 }
 
 void *ga_api_data(ga_array_t *a)
@@ -487,15 +492,15 @@ ga_array_t *ga_api_keep(ga_array_t *a)
 
 void ga_api_use_device(int device)
 {
-    if (bk_backend(device) < 0) {
-        ga_api_failf("ga_use_device", GA_E_DEVICE, "%d is not a device (GA_CPU or a GPU number)",
-              device);
-        return;
-    }
-    bk_set_default_device(device);
+    cm_error_t err = {0};
+    bk_device_t d = bk_device_of_number(device, &err);
+    if (d == BK_NO_DEVICE)
+        ga_api_fail("ga_use_device", &err);
+    else
+        bk_set_default_device(d);
 }
 
 int ga_api_default_device(void)
 {
-    return bk_default_device();
+    return bk_device_number(bk_default_device());
 }

@@ -134,6 +134,9 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
     } else if (device == a->device && !bk_host_memory(device) &&
                ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX) {
         rc = ga_map_eval("a", c, 1, &arg, err) ? 0 : -1; /* a strided view: a copy kernel */
+    } else if (device != a->device && ga_array_is_contiguous(a)) {
+        /* between devices: peer to peer where they can (bk_mem_peer) */
+        rc = bk_mem_peer(device, ga_array_data(c), a->device, ga_array_data(a), bytes, err);
     } else if (bk_host_memory(device)) {
         rc = ga_copy_to_host(a, ga_array_data(c), err);
     } else {

@@ -415,14 +415,6 @@ static void shown_free(shown_t *s)
     free(s->data);
 }
 
-static void device_text(int device, char *buf, size_t len)
-{
-    if (device < 0)
-        snprintf(buf, len, "cpu");
-    else
-        snprintf(buf, len, "gpu%d", device);
-}
-
 static void shape_text(int ndim, const int64_t *shape, cm_buf_t *b)
 {
     cm_buf_addc(b, '(');
@@ -622,7 +614,7 @@ static void add_suffix(cm_buf_t *out, const ga_array_t *a, int linewidth, int in
 {
     cm_buf_t extra = {0};
     char dev[32];
-    device_text(a->device, dev, sizeof dev);
+    ga_device_text(a->device, dev, sizeof dev);
     cm_buf_addf(&extra, "dtype=%s, shape=", ga_dtype_name(a->dtype));
     shape_text(a->ndim, a->shape, &extra);
     cm_buf_addf(&extra, ", device=%s)", dev);
@@ -757,7 +749,7 @@ char *ga_print_html(const ga_array_t *a, const ga_print_opts_t *opts, ga_gather_
         }
     }
     char dev[32];
-    device_text(a->device, dev, sizeof dev);
+    ga_device_text(a->device, dev, sizeof dev);
     cm_buf_addf(&b, "<div class=\"gpuc-array-caption\">%s, shape=", ga_dtype_name(a->dtype));
     shape_text(a->ndim, a->shape, &b);
     cm_buf_addf(&b, ", device=%s</div>\n</div>\n", dev);

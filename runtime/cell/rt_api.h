@@ -190,7 +190,10 @@
     X(ga_t, ga_ifftn, (ga_t a, const char *norm), ga_api_ifftn)                               \
     X(ga_t, ga_rfftn, (ga_t a, const char *norm), ga_api_rfftn)                               \
     X(ga_t, ga_irfftn, (ga_t a, const char *norm), ga_api_irfftn)                             \
-    X(ga_t, ga_einsum_n, (const char *subscripts, int nargs, const ga_t *args), ga_api_einsum)
+    X(ga_t, ga_einsum_n, (const char *subscripts, int nargs, const ga_t *args), ga_api_einsum) \
+    /* several devices (runtime/array/ga_multi.h) */                                          \
+    X(void, ga_allreduce, (ga_t *arrays, int n, const char *op), ga_api_allreduce)            \
+    X(int, ga_device_count, (void), ga_api_device_count)
 
 /* The names of before the prefix rule, kept for one release so that
  * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's

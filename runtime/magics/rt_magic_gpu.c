@@ -53,6 +53,48 @@ int rt_magic_gpu(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
 
 /* ---- %device ------------------------------------------------------------ */
 
+/* The devices, one a line: where arrays go ('*') and kernels run, name,
+ * memory, and which other devices each copies to directly. */
+static void list_devices(void)
+{
+    bk_device_t list[2 * BK_MAX_ORDINALS + 1];
+    bk_device_t home = bk_default_device(), runner = bk_kernel_device();
+    int n = bk_devices(list, (int)(sizeof list / sizeof *list));
+    if (n > (int)(sizeof list / sizeof *list))
+        n = (int)(sizeof list / sizeof *list);
+    for (int i = 0; i < n; i++) {
+        bk_device_info_t d;
+        if (bk_device_info(list[i], &d, NULL) != 0)
+            continue;
+        char total[32] = "", peers[160] = "";
+        bk_bytes_text(d.total_mem, total, sizeof total);
+        size_t used = 0;
+        for (int k = 0; k < n; k++) {
+            bk_device_info_t o;
+            if (k == i || bk_backend(list[k]) != bk_backend(list[i]) ||
+                bk_backend(list[i]) == BK_CPU || bk_device_info(list[k], &o, NULL) != 0)
+                continue;
+            if (used < sizeof peers)
+                used += (size_t)snprintf(peers + used, sizeof peers - used, "%s%s %s",
+                                         used ? ", " : "; ", o.label,
+                                         bk_peer_link(list[i], list[k]) ? "peer"
+                                                                        : "through the host");
+        }
+        printf("%s %-5s %s, %s%s%s%s\n", list[i] == home ? "*" : " ", d.label, d.name, total,
+               d.how[0] ? ", " : "", d.how, peers);
+        if (list[i] == runner && runner != home)
+            printf("        (kernel cells run here)\n");
+    }
+    int gpus = 0;
+    for (int i = 0; i < n; i++)
+        gpus += bk_backend(list[i]) == BK_CUDA;
+    if (gpus > 1) {
+        const char *nccl = bk_allreduce_library(bk_device(BK_CUDA, 0));
+        printf("ga_allreduce: %s%s\n", nccl ? "NCCL, " : "peer copies (no libnccl.so.2 found)",
+               nccl ? nccl : "");
+    }
+}
+
 int rt_magic_device(rt_session_t *s, const char *code, const rt_magic_line_t *m, int cell_no,
                     rt_error_t *err)
 {
@@ -60,7 +102,7 @@ int rt_magic_device(rt_session_t *s, const char *code, const rt_magic_line_t *m,
     if (m->args_len) {
         if (m->args_len >= sizeof arg)
             return rt_error_set(err, "UsageError", cell_no, m->line,
-                                "%%device: usage: %%device [cpu | gpu | gpuN | N]");
+                                "%%device: usage: %%device [cpu | gpu | gpuN | simN | N]");
         memcpy(arg, code + m->args, m->args_len);
         arg[m->args_len] = '\0';
         int device;
@@ -70,15 +112,25 @@ int rt_magic_device(rt_session_t *s, const char *code, const rt_magic_line_t *m,
         } else if (strcmp(arg, "gpu") == 0) {
             device = 0;
         } else {
-            device = (int)strtol(arg + (strncmp(arg, "gpu", 3) == 0 ? 3 : 0), &end, 10);
-            if (*end || end == arg || device < 0)
+            int sim = strncmp(arg, "sim", 3) == 0;
+            const char *num = arg + (sim || strncmp(arg, "gpu", 3) == 0 ? 3 : 0);
+            device = (int)strtol(num, &end, 10);
+            if (*end || end == num || device < 0)
                 return rt_error_set(err, "UsageError", cell_no, m->line,
-                                    "%%device: '%s' is not a device: cpu, gpu, gpuN or N", arg);
+                                    "%%device: '%s' is not a device: cpu, gpu, gpuN, simN or N",
+                                    arg);
+            if (sim)
+                device = bk_device(BK_SIM, device);
+            if (device == BK_NO_DEVICE)
+                device = BK_SIM_FIRST + BK_MAX_ORDINALS; /* named as no device below */
         }
         cm_error_t e = {0}; /* the CPU: kernels go to the simulator */
-        if (bk_select(device, &e) != 0)
+        bk_device_t d = bk_device_of_number(device, &e);
+        if (d == BK_NO_DEVICE || bk_select(d, &e) != 0)
             return rt_error_set(err, "DeviceError", cell_no, m->line, "%%device %s: %s", arg,
                                 e.text);
+    } else {
+        list_devices();
     }
     ga_device_text(bk_default_device(), dev, sizeof dev);
     printf("New arrays go to %s.\n", dev);

@@ -114,12 +114,14 @@
       "the cached blocks back to the driver; %memory limit 8GB caps what the current " \
       "device's pool holds (none: no cap).") \
     X("device", 0, rt_magic_device, \
-      "%device [cpu | gpu | gpuN | N]", \
+      "%device [cpu | gpu | gpuN | simN | N]", \
       "Shows or switches where new arrays go and kernels run: the CPU backend, or a GPU by " \
-      "number (gpu is gpu0). Arrays already made stay where they are; ga_to_device copies.") \
+      "number (gpu is gpu0), or a simulated device (simN; where there is no GPU, gpuN names " \
+      "simN). Arrays already made stay where they are; ga_to_device copies; operations run " \
+      "on their arrays' device. With no argument: the devices, their memory and links.") \
     X("sim", 0, rt_magic_sim, \
       "%sim [--seed N | --seed off] [--threads N | --threads auto] [--memcheck | " \
-      "--no-memcheck] [--racecheck | --no-racecheck]", \
+      "--no-memcheck] [--racecheck | --no-racecheck] [--devices N]", \
       "Shows the CUDA simulator's settings (docs/simulator.md); --seed N runs the warps and " \
       "blocks of later launches in an order shuffled by N, the same for the same N, so that " \
       "order-dependent bugs show reproducibly; --seed off goes back to index order (the " \
@@ -129,7 +131,8 @@
       "turns it off, --memcheck on again) stops a kernel at an out-of-bounds, " \
       "use-after-free, host-pointer or misaligned access with a report; the timing magics " \
       "time without it. --racecheck (and --no-racecheck) reports data races in shared and " \
-      "global memory at the end of the cell.") \
+      "global memory at the end of the cell. --devices N presents N simulated devices " \
+      "(sim0..simN-1, as GPUC_SIM_DEVICES=N), each with its own arrays.") \
     X("recover", 0, rt_magic_recover, \
       "%recover", \
       "After the executor had to be replaced (exit(), a fault that could not be caught, a " \

@@ -16,10 +16,16 @@ static void show(void)
     bk_device_info_t d; /* the simulated device, as the backend floor describes it */
     bk_device_info(bk_device(BK_SIM, 0), &d, NULL);
     long long seed = gpu_sim_seed();
+    int nsim = bk_sim_device_count();
     printf("%s: %s\n", d.name,
-           bk_kernel_device() == d.device ? "kernels run here"
-                                          : "not in use (kernels run on the GPU; "
-                                            "%device cpu to use it)");
+           bk_backend(bk_kernel_device()) == BK_SIM ? "kernels run here"
+                                                    : "not in use (kernels run on the GPU; "
+                                                      "%device cpu to use it)");
+    if (nsim > 1)
+        printf("devices: %d (sim0..sim%d; GPUC_SIM_DEVICES or %%sim --devices N)\n", nsim,
+               nsim - 1);
+    else
+        printf("devices: 1 (sim0; GPUC_SIM_DEVICES or %%sim --devices N for more)\n");
     if (seed < 0)
         printf("order: warps and blocks in index order (fixed)\n");
     else
@@ -93,13 +99,24 @@ int rt_magic_sim(rt_session_t *s, const char *code, const rt_magic_line_t *m, in
                                   MAX_THREADS);
             else
                 gpu_sim_set_threads((int)n);
+        } else if (strcmp(arg, "--devices") == 0) {
+            const char *v = i + 1 < a.n ? a.v[++i] : NULL;
+            char *end = NULL;
+            long n = v ? strtol(v, &end, 10) : 0;
+            cm_error_t e = {0};
+            if (!v || *end || end == v || n < 1 || n > BK_MAX_ORDINALS)
+                rc = rt_error_set(err, "UsageError", cell_no, m->line,
+                                  "%%sim --devices: give a number from 1 to %d", BK_MAX_ORDINALS);
+            else if (bk_sim_set_device_count((int)n, &e) != 0)
+                rc = rt_error_set(err, "DeviceError", cell_no, m->line, "%%sim --devices: %s",
+                                  e.text);
         } else if (check_option(arg)) {
             continue;
         } else {
             rc = rt_error_set(err, "UsageError", cell_no, m->line,
                               "%%sim: unknown option '%s': %%sim [--seed N | --seed off] "
                               "[--threads N | --threads auto] [--memcheck | --no-memcheck] "
-                              "[--racecheck | --no-racecheck]", arg);
+                              "[--racecheck | --no-racecheck] [--devices N]", arg);
         }
     }
     cm_names_free(&a);

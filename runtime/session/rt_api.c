@@ -10,6 +10,7 @@
 #include "ga_einsum.h"
 #include "ga_fft.h"
 #include "ga_linalg.h"
+#include "ga_multi.h"
 #include "ga_random.h"
 #include "gpu.h"
 #include "rt_array_pictures.h"

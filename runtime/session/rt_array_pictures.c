@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bk.h"
 #include "cm_buf.h"
 #include "ga_api.h"
 #include "ga_copy.h"
@@ -67,13 +68,20 @@ static int read_values(ga_array_t *a, visit_fn visit, void *ctx, cm_error_t *err
     return rc;
 }
 
-/* "float32 (4096, 4096)", "|z| of complex64 (8,)" into buf. */
+/* "float32 (4096, 4096)", "|z| of complex64 (8,)" into buf; " on gpu1"
+ * after it for an array away from the device new arrays go to (several
+ * devices in use: which one it is). */
 static void describe(const ga_array_t *a, char *buf, size_t len)
 {
-    char shape[128];
+    char shape[128], where[32] = "";
     ga_shape_text(a->ndim, a->shape, shape, sizeof shape);
-    snprintf(buf, len, "%s%s %s", ga_dtype_kind(a->dtype) == GA_KIND_COMPLEX ? "|z| of " : "",
-             ga_dtype_name(a->dtype), shape);
+    if (bk_default_device() != a->device) {
+        char dev[16];
+        ga_device_text(a->device, dev, sizeof dev);
+        snprintf(where, sizeof where, " on %s", dev);
+    }
+    snprintf(buf, len, "%s%s %s%s", ga_dtype_kind(a->dtype) == GA_KIND_COMPLEX ? "|z| of " : "",
+             ga_dtype_name(a->dtype), shape, where);
 }
 
 /* 0 when a is live, has ndim dimensions (any when ndim < 0) and

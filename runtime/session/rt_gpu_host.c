@@ -60,11 +60,16 @@ static void *array_argument(const char *kernel, int i, ga_array_t *a, int cell, 
         char where[16];
         bk_device_info(runner, &r, NULL);
         ga_device_text(a->device, where, sizeof where);
+        /* the number that names the runner (a simulated device: its own
+         * where there is no GPU, else the CPU's memory, which it reads) */
+        int to = bk_device_number(runner);
+        if (r.host_memory && to == runner)
+            to = GA_CPU;
         snprintf(msg, sizeof msg,
                  "cell %d, line %d: argument %d of %s is an array on %s; kernels run on %s now "
                  "(%s: %s): copy it with ga_to_device(x, %d), or %%device %s",
                  cell, line, i + 1, kernel, where, r.label, r.kind, r.name,
-                 r.host_memory ? GA_CPU : runner, where);
+                 to, where);
         rt_protect_raise("DeviceError", msg);
     }
     const gpu_param_t *params;
@@ -188,12 +193,17 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
         }
     }
     kind[nargs < 64 ? nargs : 64] = '\0';
-    if (gpu_launch(kernel, g, b, (unsigned)shared, stream, nargs, argv, sz, kind,
-                   (const char *const *)types, cell, line, &err) != 0) {
+    bk_cell_launch_t l = {.name = kernel, .grid = {g[0], g[1], g[2]},
+                          .block = {b[0], b[1], b[2]}, .shared = (unsigned)shared,
+                          .stream = stream, .nargs = nargs, .args = argv, .sizes = sz,
+                          .kinds = kind, .types = (const char *const *)types, .cell = cell,
+                          .line = line};
+    if (bk_cell_launch(bk_kernel_device(), &l, &err) != 0) {
         const char *ename = err.code == GPU_E_ARGS || err.code == GPU_E_NO_KERNEL ? "LaunchError"
                             : err.code == GPU_E_NO_GPU || err.code == GPU_E_NO_LIBRARY
                                 ? "NoGPU"
-                                : "CudaError";
+                            : err.code == BK_E_DEVICE ? "DeviceError"
+                                                      : "CudaError";
         if (err.code > 0 && err.code < 10000 && gpu_error_is_sticky(err.code)) {
             context_lost = 1;
             char msg[CM_ERROR_TEXT];

@@ -239,6 +239,12 @@ PY
 check $? "why-is-my-kernel-slow notebook on the GPU (gpuc run rc $rc)"
 PYTHONPATH=tests python3 tests/gpu/profile_gpu.py "$bin" "$out/profile"; check $? "profile_gpu"
 
+# several GPUs (issue 27): on a machine with two or more; exit 2 is "fewer
+# than two GPUs here", not a failure
+python3 tests/gpu/multi_gpu.py "$bin" "$out/multi_gpu" > "$out/multi_gpu.txt" 2>&1
+rc=$?; cat "$out/multi_gpu.txt"
+if [ $rc -ne 2 ]; then check $rc "several GPUs (tests/gpu/multi_gpu.py)"; fi
+
 if [ "${GPUC_NO_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --target-processes all --print-limit 20 \
         "$bin/gpuc" run tests/gpu/tutorial.ipynb -o "$out/tutorial-memcheck.ipynb" \

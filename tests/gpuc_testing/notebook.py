@@ -34,12 +34,23 @@ def run_notebook(gpuc, folder, cells, name="cells", timeout=300, allow_errors=Tr
     return json.loads(out.read_text())["cells"]
 
 
-def run_cells(gpuc, folder, cells, timeout=300):
-    """Runs cells as a notebook in folder (run_notebook, errors allowed);
-    one (result text or None, stdout and stderr, (ename, evalue) or None)
-    per cell."""
+def bin_out_args(argv, usage, flags=()):
+    """The BIN_DIR OUT_DIR arguments of a GPU script or benchmark (resolved
+    paths) and the set of flags among argv; exits with usage otherwise."""
+    import sys
+
+    args = [a for a in argv if a not in flags]
+    if len(args) != 2:
+        sys.exit(usage)
+    return Path(args[0]).resolve(), Path(args[1]).resolve(), {f for f in flags if f in argv}
+
+
+def run_cells(gpuc, folder, cells, timeout=300, name="cells"):
+    """Runs cells as the notebook folder/NAME.ipynb (run_notebook, errors
+    allowed); one (result text or None, stdout and stderr, (ename, evalue)
+    or None) per cell."""
     res = []
-    for c in run_notebook(gpuc, folder, cells, timeout=timeout):
+    for c in run_notebook(gpuc, folder, cells, name=name, timeout=timeout):
         r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
         t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
         e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]

@@ -23,7 +23,7 @@ static int hidden(void)
     cm_lapack_t l = {.op = CM_LA_GETRF, .type = CM_LA_F64, .m = 1, .n = 1, .a = buf, .lda = 1,
                      .info = info, .batch = 1};
     cm_error_t err = {0};
-    int ok = gpu_lapack_run(&l, &err) == -1 && err.code == GPU_E_NO_LIBRARY &&
+    int ok = gpu_lapack_run(0, &l, &err) == -1 && err.code == GPU_E_NO_LIBRARY &&
              strstr(err.text, "cuSOLVER not found") && strstr(err.text, "libcusolver.so.12");
     if (!ok)
         fprintf(stderr, "hidden cuSOLVER: %s\n", err.text);
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     double buf[4] = {0};
     cm_fft_t f = {.kind = CM_FFT_C2C, .type = CM_LA_F64, .rank = 1, .n = {2}, .batch = 1,
                   .in = buf, .out = buf + 2};
-    CHECK(gpu_fft_run(&f, &err) == -1);
+    CHECK(gpu_fft_run(0, &f, &err) == -1);
     if (strstr(err.text, "cuFFT not found")) {
         printf("test_gpu_linalg: no cuFFT in the toolkit, skipped (%s)\n", err.text);
         return 77;
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     cm_lapack_t l = {.op = CM_LA_GETRF, .type = CM_LA_F64, .m = 1, .n = 1, .a = buf, .lda = 1,
                      .info = info, .batch = 1};
     cm_error_t e2 = {0};
-    CHECK(gpu_lapack_run(&l, &e2) == -1);
+    CHECK(gpu_lapack_run(0, &l, &e2) == -1);
     CHECK(strstr(e2.text, "lacks") == NULL && strstr(e2.text, "not found: GPU linear") == NULL);
     /* cuBLAS with the batched LU that gpu_cusolver calls */
     cm_error_t e3 = {0};

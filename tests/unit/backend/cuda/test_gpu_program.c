@@ -60,9 +60,9 @@ int main(void)
     memset(&info, 0, sizeof info);
     if (gpu_probe(&info) == 0) {
         cm_error_clear(&err);
-        CHECK(gpu_program_kernel(p, "square", &err) == NULL);
+        CHECK(gpu_program_kernel(p, 0, "square", &err) == NULL);
         CHECK(err.code == GPU_E_NO_GPU || err.code == GPU_E_NO_LIBRARY);
-        CHECK(gpu_program_sm_count() == 0);
+        CHECK(gpu_program_sm_count(0) == 0);
     }
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
