@@ -3,7 +3,7 @@
 1. peer copy of 1 GiB gpu0 -> gpu1: gpuc's ga_to_device against CuPy's
    (cupy.cuda.runtime.memcpyPeer, and cp.asarray under another device),
    GB/s; goal gpuc >= 90% of CuPy's best;
-2. a bandwidth-bound map-reduce, sum((x - y)^2) over 2 x 1 GiB float32,
+2. a bandwidth-bound map-reduce, sum((x - y)^2) over 2 x 1 GiB and 2 x 4 GiB float32,
    on one GPU against split over two (each GPU reduces its half; the
    launches go out before either result is read), goal >= 1.8x;
 3. ga_allreduce (sum, 256 MiB float32 on each GPU) against PyTorch's NCCL
@@ -34,9 +34,38 @@ SIM = "--sim" in FLAGS
 OUT.mkdir(parents=True, exist_ok=True)
 
 COPY_BYTES = (1 << 20) if SIM else (1 << 30)
-MAPRED_N = (1 << 20) if SIM else (1 << 28)       # float32 elements of x (and of y)
+MAPRED_NS = [1 << 20] if SIM else [1 << 28, 1 << 30]  # float32 elements of x (and of y)
 ALLRED_N = (1 << 18) if SIM else (64 << 20)      # float32 elements per GPU
 REPS = 3 if SIM else 10
+
+
+def mapred_cell(n, k):
+    """The map-reduce of n float32 elements on one GPU and split over two
+    (names suffixed by k, so that each size is a cell of its own; its
+    arrays freed at the end)."""
+    return (
+        f"size_t mr_n{k} = {n}u;\nga_seed(2);\n"
+        f"ga_t x{k} = ga_random(F32, mr_n{k}), y{k} = ga_random(F32, mr_n{k});\n"
+        f"ga_t xa{k} = ga_copy(ga_slice(x{k}, 0, 0, mr_n{k} / 2, 1)), "
+        f"ya{k} = ga_copy(ga_slice(y{k}, 0, 0, mr_n{k} / 2, 1));\n"
+        f"ga_t xb{k} = ga_to_device(ga_slice(x{k}, 0, mr_n{k} / 2, mr_n{k}, 1), 1);\n"
+        f"ga_t yb{k} = ga_to_device(ga_slice(y{k}, 0, mr_n{k} / 2, mr_n{k}, 1), 1);\n"
+        f"double one{k}(void)\n{{\n"
+        f'    ga_t r = ga_map("sum((a - b) * (a - b))", x{k}, y{k});\n'
+        "    double s = ga_item(r);\n    ga_free(r);\n    return s;\n}\n"
+        f"double two{k}(void)\n{{\n"
+        f'    ga_t r0 = ga_map("sum((a - b) * (a - b))", xa{k}, ya{k});   /* queued on gpu0 */\n'
+        f'    ga_t r1 = ga_map("sum((a - b) * (a - b))", xb{k}, yb{k});   /* queued on gpu1 */\n'
+        "    double s = ga_item(r0) + ga_item(r1);\n    ga_free(r0);\n    ga_free(r1);\n    return s;\n}\n"
+        f"double s1{k} = one{k}(), s2{k} = two{k}(), one_best{k} = 1e30, two_best{k} = 1e30;\n"
+        f"for (int r = 0; r < {REPS}; r++) {{\n"
+        f"    double t0 = now();\n    s1{k} = one{k}();\n    double t = now() - t0;\n"
+        f"    if (t < one_best{k}) one_best{k} = t;\n"
+        f"    t0 = now();\n    s2{k} = two{k}();\n    t = now() - t0;\n"
+        f"    if (t < two_best{k}) two_best{k} = t;\n}}\n"
+        f'printf("map-reduce %zu float32 one %.6f s two %.6f s sums %.6e %.6e\\n", mr_n{k}, '
+        f"one_best{k}, two_best{k}, s1{k}, s2{k});\n"
+        f"ga_free(x{k}); ga_free(y{k}); ga_free(xa{k}); ga_free(ya{k}); ga_free(xb{k}); ga_free(yb{k});")
 
 NOW = """#include <time.h>
 static double now(void)
@@ -59,26 +88,8 @@ CELLS = [
     "    if (r == 0 && ga_item(c1, 12345 % copy_n) != ga_item(c0, 12345 % copy_n)) printf(\"COPY WRONG\\n\");\n"
     "    ga_free(c1);\n}\n"
     'printf("peer copy %zu bytes best %.6f s\\n", copy_n * 4, copy_best);',
-    # 2. map-reduce on one GPU against two halves
-    f"size_t mr_n = {MAPRED_N}u;\nga_seed(2);\n"
-    "ga_t x = ga_random(F32, mr_n), y = ga_random(F32, mr_n);\n"
-    "ga_t xa = ga_copy(ga_slice(x, 0, 0, mr_n / 2, 1)), ya = ga_copy(ga_slice(y, 0, 0, mr_n / 2, 1));\n"
-    "ga_t xb = ga_to_device(ga_slice(x, 0, mr_n / 2, mr_n, 1), 1);\n"
-    "ga_t yb = ga_to_device(ga_slice(y, 0, mr_n / 2, mr_n, 1), 1);\n"
-    "double one(void)\n{\n"
-    '    ga_t r = ga_map("sum((a - b) * (a - b))", x, y);\n'
-    "    double s = ga_item(r);\n    ga_free(r);\n    return s;\n}\n"
-    "double two(void)\n{\n"
-    '    ga_t r0 = ga_map("sum((a - b) * (a - b))", xa, ya);   /* queued on gpu0 */\n'
-    '    ga_t r1 = ga_map("sum((a - b) * (a - b))", xb, yb);   /* queued on gpu1 */\n'
-    "    double s = ga_item(r0) + ga_item(r1);\n    ga_free(r0);\n    ga_free(r1);\n    return s;\n}\n"
-    "double s1 = one(), s2 = two(), one_best = 1e30, two_best = 1e30;\n"
-    f"for (int r = 0; r < {REPS}; r++) {{\n"
-    "    double t0 = now();\n    s1 = one();\n    double t = now() - t0;\n"
-    "    if (t < one_best) one_best = t;\n"
-    "    t0 = now();\n    s2 = two();\n    t = now() - t0;\n    if (t < two_best) two_best = t;\n}\n"
-    'printf("map-reduce %zu float32 one %.6f s two %.6f s sums %.6e %.6e\\n", mr_n, one_best, '
-    "two_best, s1, s2);",
+    # 2. map-reduce on one GPU against two halves, at each size
+    *[mapred_cell(n, f"_s{k}") for k, n in enumerate(MAPRED_NS)],
     # 3. the all-reduce
     f"size_t ar_n = {ALLRED_N}u;\nga_use_device(0);\nga_t ar[2];\nar[0] = ga_full(F32, 1.0, ar_n);\n"
     "ga_use_device(1);\nar[1] = ga_full(F32, 2.0, ar_n);\nga_use_device(0);\n"
@@ -209,14 +220,17 @@ def _torch_rank(rank, n, out, result):
 def main():
     text = gpuc_figures()
     copy_bytes, copy_s = figure(r"peer copy (\d+) bytes best ([\d.]+) s", text)
-    n, one_s, two_s, s1, s2 = figure(
-        r"map-reduce (\d+) float32 one ([\d.]+) s two ([\d.]+) s sums ([\d.e+-]+) ([\d.e+-]+)", text)
+    mapred = [tuple(float(v) for v in m) for m in re.findall(
+        r"map-reduce (\d+) float32 one ([\d.]+) s two ([\d.]+) s sums ([\d.e+-]+) ([\d.e+-]+)", text)]
+    if len(mapred) != len(MAPRED_NS):
+        sys.exit(f"bench_multigpu: {len(mapred)} map-reduce figures of {len(MAPRED_NS)}:\n{text}")
     ar_bytes, ar_s, v0, v1 = figure(r"allreduce (\d+) bytes best ([\d.]+) s value ([\d.]+) ([\d.]+)",
                                     text)
-    ok = "COPY WRONG" not in text and abs(s1 - s2) <= 1e-3 * abs(s1) and v0 == v1
+    ok = ("COPY WRONG" not in text and v0 == v1
+          and all(abs(s1 - s2) <= 1e-3 * abs(s1) for _, _, _, s1, s2 in mapred))
     print("devices:\n" + "\n".join(l for l in text.splitlines() if re.match(r"^[ *] (gpu|sim)", l)
                                    or l.startswith("ga_allreduce:")))
-    print(f"results agree (copy, sums {s1:.6e} / {s2:.6e}, all-reduce {v0:g} / {v1:g}): {ok}")
+    print(f"results agree (copy, map-reduce sums, all-reduce {v0:g} / {v1:g}): {ok}")
     gpuc_copy = copy_bytes / copy_s / 1e9
     line = f"peer copy {copy_bytes / 2**30:.2f} GiB gpu0->gpu1: gpuc {gpuc_copy:.1f} GB/s"
     ref = None if SIM else cupy_copy(int(copy_bytes))
@@ -225,10 +239,11 @@ def main():
         line += "; CuPy " + ", ".join(f"{k} {copy_bytes / v / 1e9:.1f} GB/s" for k, v in ref.items())
         line += f"; gpuc = {100 * best / copy_s:.0f}% of CuPy's best (goal >= 90%)"
     print(line)
-    gb = 2 * n * 4 / 1e9
-    print(f"map-reduce sum((x-y)^2), {n:.0f} float32 each of x, y: one GPU {one_s * 1e3:.2f} ms "
-          f"({gb / one_s:.0f} GB/s), two GPUs {two_s * 1e3:.2f} ms ({gb / two_s:.0f} GB/s): "
-          f"{one_s / two_s:.2f}x (goal >= 1.8x)")
+    for n, one_s, two_s, _, _ in mapred:
+        gb = 2 * n * 4 / 1e9
+        print(f"map-reduce sum((x-y)^2), {n:.0f} float32 each of x, y: one GPU {one_s * 1e3:.2f} ms "
+              f"({gb / one_s:.0f} GB/s), two GPUs {two_s * 1e3:.2f} ms ({gb / two_s:.0f} GB/s): "
+              f"{one_s / two_s:.2f}x (goal >= 1.8x)")
     alg = ar_bytes / ar_s / 1e9
     line = (f"all-reduce sum {ar_bytes / 2**20:.0f} MiB float32 on 2 devices: gpuc {ar_s * 1e3:.2f} ms, "
             f"{alg:.1f} GB/s algorithm, {alg:.1f} GB/s bus")  # 2(n-1)/n = 1 for n = 2
