@@ -325,9 +325,15 @@ int gpu_cupti_counters_stop(gpu_cupti_counts_t **out, int *n, int *passes, cm_er
         ev.rangeIndex = i;
         ev.ppMetricNames = (const char **)METRICS;
         ev.numMetrics = (size_t)K.nmetrics;
-        v[i].v[GPU_CUPTI_TIME] = -1;
         ev.pMetricValues = v[i].v;
-        if ((r = K.evaluate(&ev)) != CUPTI_SUCCESS) {
+        r = K.evaluate(&ev);
+        if (r != CUPTI_SUCCESS && K.nmetrics == GPU_CUPTI_NMETRICS) { /* without the time */
+            ev.numMetrics = GPU_CUPTI_NMETRICS - 1;
+            r = K.evaluate(&ev);
+        }
+        if (r == CUPTI_SUCCESS && ev.numMetrics < GPU_CUPTI_NMETRICS)
+            v[i].v[GPU_CUPTI_TIME] = -1;
+        if (r != CUPTI_SUCCESS) {
             free(v);
             release();
             return failed(err, "cuptiProfilerHostEvaluateToGpuValues", r);
