@@ -258,8 +258,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         free(buffer);
 }
 
-/* libcupti: beside the executable (a bundle's lib/cupti), the toolkit's
- * places, then the loader's path (gpu_dl_open). */
+/* libcupti: $GPUC_CUPTI (a file), beside the executable (a bundle's
+ * lib/cupti), the toolkit's places, then the loader's path (gpu_dl_open). */
 static int load(cm_error_t *err)
 {
     if (C.lib)
@@ -277,6 +277,9 @@ static int load(cm_error_t *err)
         snprintf(dir, sizeof dir, "%s/../lib/cupti", exe);
         places[0] = dir;
     }
+    const char *own = getenv("GPUC_CUPTI"); /* a libcupti of one's choosing, first */
+    if (own && own[0] && (C.lib = dlopen(own, RTLD_NOW | RTLD_LOCAL)))
+        snprintf(C.path, sizeof C.path, "%s", own);
     for (size_t p = 0; p < sizeof places / sizeof *places && !C.lib; p++) {
         for (int i = 0; places[p] && names[i] && !C.lib; i++) {
             char file[700];
