@@ -7,9 +7,10 @@
  * capability (FP16 without tensor cores: twice FP32) x 2 for an FMA.
  * Counter mode: CUPTI's Range Profiler (gpu_cupti_counters.c) counts each
  * kernel's DRAM bytes, FLOP instructions by precision and achieved
- * occupancy, paired with the activity records in launch order; where the
- * driver does not permit counters, the times are still shown and the note
- * says why. */
+ * occupancy, paired with the activity records in launch order, and each
+ * kernel's time under replay (gpu__time_duration: CUPTI's activity records
+ * carry no timestamps then); where the driver does not permit counters,
+ * the times are still shown and the note says why. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,11 +136,12 @@ static void plain_name(const char *sym, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)last_len, last);
 }
 
-static void add_record(bk_profile_t *p, const gpu_cupti_record_t *c, int *labelled)
+/* c's row in p, or NULL (out of memory) */
+static bk_prof_row_t *add_record(bk_profile_t *p, const gpu_cupti_record_t *c, int *labelled)
 {
     bk_prof_row_t *r = bk_prof_add_row(p);
     if (!r)
-        return;
+        return NULL;
     r->device = bk_device(BK_CUDA, c->device);
     r->stream = c->stream;
     /* signed: work queued before the start may have begun before it */
@@ -166,7 +168,7 @@ static void add_record(bk_profile_t *p, const gpu_cupti_record_t *c, int *labell
                 r->ops[i][BK_OP_ADD] = l->flops[i];
             snprintf(r->note, sizeof r->note, "%s", l->note);
         }
-        return;
+        return r;
     }
     r->kind = BK_PROF_COPY;
     snprintf(r->name, sizeof r->name, "%s", c->name);
@@ -175,6 +177,7 @@ static void add_record(bk_profile_t *p, const gpu_cupti_record_t *c, int *labell
     int writes = c->kind == GPU_CUPTI_MEMSET || c->copy_kind == 1 || c->copy_kind == 8 || c->copy_kind == 10;
     r->bytes_read = reads ? b : 0;
     r->bytes_written = writes ? b : 0;
+    return r;
 }
 
 static int by_correlation(const void *a, const void *b)
@@ -188,10 +191,13 @@ static int by_correlation(const void *a, const void *b)
     return dx < dy ? -1 : dx > dy;
 }
 
+/* by start, then (no times: counter mode) by launch */
 static int by_start(const void *a, const void *b)
 {
     const gpu_cupti_record_t *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->correlation < y->correlation ? -1 : x->correlation > y->correlation;
 }
 
 /* A replayed kernel leaves a record per pass, under one correlation id:
@@ -223,6 +229,8 @@ static void add_counts(bk_prof_row_t *r, const gpu_cupti_counts_t *c)
         r->ops[i][BK_OP_SPECIAL] = -1;
     }
     r->occupancy_achieved = x[GPU_CUPTI_OCCUPANCY] / 100;
+    if (x[GPU_CUPTI_TIME] > 0) /* a replayed pass's, as Nsight Compute times it */
+        r->seconds = x[GPU_CUPTI_TIME] / 1e9;
     r->note[0] = '\0';
 }
 
@@ -241,19 +249,34 @@ static int stop(bk_profile_t *p, cm_error_t *err)
     }
     n = one_per_launch(v, n);
     int *labelled = calloc(4097, sizeof *labelled);
-    int k = 0;
+    int k = 0, by_metric = 0, timed = 0;
+    double cursor = G.host_t0 - bk_prof_origin(); /* where a row without a start goes */
     for (int i = 0; i < n && labelled; i++) {
-        add_record(p, &v[i], labelled);
-        if (v[i].kind == GPU_CUPTI_KERNEL && k < ncounts)
-            add_counts(&p->rows[p->nrows - 1], &counts[k++]);
+        bk_prof_row_t *r = add_record(p, &v[i], labelled);
+        if (!r)
+            break;
+        if (v[i].kind == GPU_CUPTI_KERNEL && k < ncounts) {
+            add_counts(r, &counts[k]);
+            by_metric += counts[k++].v[GPU_CUPTI_TIME] > 0;
+        }
+        timed += r->kind != BK_PROF_COPY && r->seconds > 0;
+        /* CUPTI gives no timestamps while the Range Profiler replays: the
+         * rows are laid end to end in launch order (replay serialises them) */
+        if (!v[i].start && !v[i].end)
+            r->start = cursor;
+        cursor = r->start + (r->seconds > 0 ? r->seconds : 0);
     }
     if (counts) {
         p->counted = 1;
         snprintf(p->note, sizeof p->note,
                  "counter mode: CUPTI's Range Profiler replayed each kernel (%d pass%s; kernels "
-                 "serialised, times longer than alone); device-memory bytes are DRAM's, FLOPs "
-                 "the executed SASS add/mul/fma instructions per thread (an FMA is 2)%s",
+                 "serialised); %s; device-memory bytes are DRAM's, FLOPs the executed SASS "
+                 "add/mul/fma instructions per thread (an FMA is 2)%s",
                  passes, passes == 1 ? "" : "es",
+                 by_metric ? "times under replay: each kernel's gpu__time_duration in a replayed "
+                             "pass, alone on the GPU, as Nsight Compute times it"
+                 : timed   ? "times under replay: the shortest of CUPTI's records of the passes"
+                           : "no times under replay (this CUPTI gave none)",
                  k == ncounts ? "" : "; kernels and counted ranges did not pair up one to one");
     }
     free(labelled);

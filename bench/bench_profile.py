@@ -3,9 +3,12 @@
 (host clock, launches and a final synchronisation), plain and under
 %%profile (times-only mode), alternated --rounds times in one notebook run
 by `gpuc run`; the best of each and their ratio. The goal (issue 28): at
-most 1.05 on a GPU (CUPTI's activity records). On the simulator every
-profiled launch runs instrumented, so its ratio is large and says what the
-counts cost, not a goal.
+most 1.05 on a GPU (CUPTI's activity records). The same cells with a tenth
+of the launches split what %%profile adds into a cost per launch (CUPTI's
+work at each launch) and a fixed cost per cell (what CUPTI does once, at a
+cell's first launch): (t(N) - t(N/10)) / (0.9 N), and the rest. On the
+simulator every profiled launch runs instrumented, so its ratio is large
+and says what the counts cost, not a goal.
 
     python3 bench/bench_profile.py BIN_DIR [--rounds 7] [--launches 1000] [--json OUT.json]
 """
@@ -27,11 +30,18 @@ SETUP = """#include <time.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 for (int r = 0; r < 100; r++) tiny<<<1, 32>>>((int *)0);
 cudaDeviceSynchronize();"""
-SMALL = f"""{{ double t0 = now(); for (int r = 0; r < {args.launches}; r++) tiny<<<1, 32>>>((int *)0);
-cudaDeviceSynchronize(); printf("SMALL %.9f\\n", now() - t0); }}"""
+
+
+def small(n):
+    return f"""{{ double t0 = now(); for (int r = 0; r < {n}; r++) tiny<<<1, 32>>>((int *)0);
+cudaDeviceSynchronize(); printf("SMALL {n} %.9f\\n", now() - t0); }}"""
+
+
+FEW = max(1, args.launches // 10)
 cells = [KERNEL, SETUP, "%gpu"]
 for _ in range(args.rounds):
-    cells += ["// plain\n" + SMALL, "%%profile\n// profiled\n" + SMALL]
+    for n in (args.launches, FEW):
+        cells += ["// plain\n" + small(n), "%%profile\n// profiled\n" + small(n)]
 nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                  "source": c, "id": f"b{i}"} for i, c in enumerate(cells)],
       "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
@@ -41,20 +51,36 @@ with tempfile.TemporaryDirectory() as tmp:
     src.write_text(json.dumps(nb))
     subprocess.run([str(Path(args.bin) / "gpuc"), "run", str(src), "-o", str(out)], check=True)
     done = json.loads(out.read_text())["cells"]
-times = {"plain": [], "profiled": []}
+times = {(k, n): [] for k in ("plain", "profiled") for n in (args.launches, FEW)}
 device = ""
 for c in done:
     text = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
     if c["source"] == "%gpu":
         device = text.strip().splitlines()[0] if text.strip() else ""
-    for key in times:
+    for key in ("plain", "profiled"):
         if f"// {key}\n" in c["source"]:
-            times[key] += [float(l.split()[1]) for l in text.splitlines() if l.startswith("SMALL ")]
-plain, prof = min(times["plain"]), min(times["profiled"])
-result = {"device": device, "launches": args.launches, "rounds": args.rounds,
+            for line in text.splitlines():
+                if line.startswith("SMALL "):
+                    _, n, t = line.split()
+                    times[(key, int(n))].append(float(t))
+best = {k: min(v) for k, v in times.items()}
+N = args.launches
+plain, prof = best[("plain", N)], best[("profiled", N)]
+split = {}
+for key in ("plain", "profiled"):
+    per = (best[(key, N)] - best[(key, FEW)]) / (N - FEW) if N > FEW else 0
+    split[key] = {"per_launch_us": per * 1e6, "fixed_us": (best[(key, N)] - per * N) * 1e6}
+result = {"device": device, "launches": N, "rounds": args.rounds,
           "plain_s": plain, "profiled_s": prof, "ratio": prof / plain,
-          "per_launch_us": {"plain": plain / args.launches * 1e6, "profiled": prof / args.launches * 1e6}}
-print(f"{device}\n{args.launches} small launches: plain {plain * 1e3:.3f} ms, under %%profile "
+          "per_launch_us": {"plain": plain / N * 1e6, "profiled": prof / N * 1e6},
+          "few_launches": FEW, "few_plain_s": best[("plain", FEW)],
+          "few_profiled_s": best[("profiled", FEW)], "split": split}
+print(f"{device}\n{N} small launches: plain {plain * 1e3:.3f} ms, under %%profile "
       f"{prof * 1e3:.3f} ms: {prof / plain:.3f}x (best of {args.rounds} each, alternated)")
+for key in ("plain", "profiled"):
+    print(f"{key}: {split[key]['per_launch_us']:.3f} us a launch + {split[key]['fixed_us']:.1f} us "
+          f"a cell (from {N} and {FEW} launches)")
+print(f"%%profile adds {split['profiled']['per_launch_us'] - split['plain']['per_launch_us']:.3f} us "
+      f"a launch and {split['profiled']['fixed_us'] - split['plain']['fixed_us']:.1f} us a cell")
 if args.json:
     Path(args.json).write_text(json.dumps(result, indent=1))

@@ -1,9 +1,24 @@
 /* gpu_cupti: CUPTI's Activity API, loaded with dlopen (see gpu_cupti.h).
- * Kernels are recorded as CONCURRENT_KERNEL (KERNEL would serialise
- * them); copies and memsets too; external correlation records tie a
- * launch to the floor's label. Buffers of 4 MiB are handed to CUPTI and
- * read when it gives them back (at a flush, or when full, on its thread:
- * the records are kept under a lock). */
+ *
+ * What runs per launch is CUPTI's alone: kernels are recorded as
+ * CONCURRENT_KERNEL (KERNEL would serialise them), with copies and memsets;
+ * no API records, no callbacks. Buffers of 4 MiB come from a pool zeroed
+ * off the critical path (CUPTI is told they are zeroed, so it does not
+ * clear 4 MiB on the launching thread at the cell's first launch) and are
+ * read when CUPTI gives them back (when full, on its thread, or at the one
+ * flush after the cell; the records are kept under a lock). The start
+ * launches one empty kernel and waits for it, so that CUPTI's set-up of
+ * the context happens before the cell, not in it.
+ *
+ * The floor's labels (gpu_cupti_push / _pop around an array kernel or a
+ * BLAS call): CUPTI writes an external correlation record only before an
+ * API record, so the driver's and the runtime's API records are on from
+ * push to pop and off again: a label costs its call two enables and two
+ * disables, a kernel cell's launch nothing. A kernel is the label's whose
+ * launch (its correlation id) has an external correlation record with the
+ * label's id; failing that, whose API record began between the label's
+ * push and pop (CUPTI's clock) — cuBLAS launching from its own static
+ * runtime, or through cuLaunchKernelEx, is caught by either. */
 #include "gpu_cupti.h"
 
 #include <dlfcn.h>
@@ -14,12 +29,17 @@
 #include <unistd.h>
 
 #include "gpu_dl.h"
+#include "gpu_driver.h"
+#include "gpu_internal.h"
 
 #ifdef GPUC_HAVE_CUPTI
 #include <cupti_activity.h>
 #include <cupti_result.h>
 
 #define BUFFER_BYTES (4u << 20)
+#define POOL 8        /* zeroed buffers kept for CUPTI */
+#define POOL_READY 3  /* made at the start: the cell's thread, CUPTI's, one spare */
+#define WARMUP "gpuc_profile_warmup"
 
 static struct {
     void *lib;
@@ -32,19 +52,41 @@ static struct {
     CUptiResult (*push)(CUpti_ExternalCorrelationKind, uint64_t);
     CUptiResult (*pop)(CUpti_ExternalCorrelationKind, uint64_t *);
     CUptiResult (*timestamp)(uint64_t *);
+    CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *, void *);
     CUptiResult (*result_string)(CUptiResult, const char **);
     int registered;
 } C;
+
+/* CUPTI's correlation id of a launch and what it leads to: the floor's
+ * label (an external correlation record) or its API record's start */
+typedef struct link {
+    unsigned corr;
+    unsigned long long value;
+} link_t;
+
+/* A label's stretch on the host: from push to pop, CUPTI's clock */
+typedef struct window {
+    unsigned long long id, begin, end;
+} window_t;
 
 static struct {
     pthread_mutex_t lock;
     gpu_cupti_record_t *v;
     int n, cap;
-    /* external correlation: CUPTI's correlation id -> the floor's label */
-    unsigned *corr;
-    unsigned long long *ext;
-    int ncorr, capcorr;
-} R = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL, NULL, 0, 0};
+    link_t *ext, *api;
+    int next, capext, napi, capapi;
+} R = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL, NULL, 0, 0, 0, 0};
+
+static struct { /* the labels' windows: the launching thread's only */
+    window_t *v;
+    int n, cap;
+} W;
+
+static struct {
+    pthread_mutex_t lock;
+    uint8_t *free[POOL];
+    int n;
+} P = {PTHREAD_MUTEX_INITIALIZER, {NULL}, 0};
 
 static const char *result_text(CUptiResult r)
 {
@@ -54,26 +96,78 @@ static const char *result_text(CUptiResult r)
     return s ? s : "unknown CUPTI error";
 }
 
+/* One more element of *v (n of them, room for *cap), or NULL. */
+static void *grow(void **v, int n, int *cap, size_t size)
+{
+    if (n == *cap) {
+        int c = *cap ? *cap * 2 : 256;
+        void *w = realloc(*v, (size_t)c * size);
+        if (!w)
+            return NULL;
+        *v = w;
+        *cap = c;
+    }
+    return (char *)*v + (size_t)n * size;
+}
+
+/* A zeroed buffer: the pool's, else a new one (calloc's pages are zero). */
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *buffer = aligned_alloc(8, BUFFER_BYTES);
+    pthread_mutex_lock(&P.lock);
+    *buffer = P.n ? P.free[--P.n] : NULL;
+    pthread_mutex_unlock(&P.lock);
+    if (!*buffer)
+        *buffer = calloc(1, BUFFER_BYTES);
     *size = *buffer ? BUFFER_BYTES : 0;
     *max_records = 0;
 }
 
+/* Zeroed again and kept for the next request (off the launching thread:
+ * CUPTI's, or the flush after the cell). */
+static void recycle(uint8_t *buffer)
+{
+    memset(buffer, 0, BUFFER_BYTES);
+    pthread_mutex_lock(&P.lock);
+    if (P.n < POOL) {
+        P.free[P.n++] = buffer;
+        buffer = NULL;
+    }
+    pthread_mutex_unlock(&P.lock);
+    free(buffer);
+}
+
+/* The pool holds POOL_READY buffers, their pages touched. */
+static void fill_pool(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&P.lock);
+        int enough = P.n >= POOL_READY;
+        pthread_mutex_unlock(&P.lock);
+        uint8_t *b = enough ? NULL : malloc(BUFFER_BYTES);
+        if (!b)
+            return;
+        recycle(b);
+    }
+}
+
 static gpu_cupti_record_t *new_record(void)
 {
-    if (R.n == R.cap) {
-        int cap = R.cap ? R.cap * 2 : 256;
-        gpu_cupti_record_t *v = realloc(R.v, (size_t)cap * sizeof *v);
-        if (!v)
-            return NULL;
-        R.v = v;
-        R.cap = cap;
-    }
-    gpu_cupti_record_t *r = &R.v[R.n++];
+    gpu_cupti_record_t *r = grow((void **)&R.v, R.n, &R.cap, sizeof *R.v);
+    if (!r)
+        return NULL;
+    R.n++;
     memset(r, 0, sizeof *r);
     return r;
+}
+
+static void add_link(link_t **v, int *n, int *cap, unsigned corr, unsigned long long value)
+{
+    link_t *l = grow((void **)v, *n, cap, sizeof **v);
+    if (l) {
+        l->corr = corr;
+        l->value = value;
+        (*n)++;
+    }
 }
 
 static void keep(const CUpti_Activity *a)
@@ -83,7 +177,7 @@ static void keep(const CUpti_Activity *a)
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)a;
-        if (!(r = new_record()))
+        if ((k->name && !strcmp(k->name, WARMUP)) || !(r = new_record()))
             return;
         r->kind = GPU_CUPTI_KERNEL;
         snprintf(r->name, sizeof r->name, "%s", k->name ? k->name : "kernel");
@@ -133,20 +227,14 @@ static void keep(const CUpti_Activity *a)
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const CUpti_ActivityExternalCorrelation *e = (const CUpti_ActivityExternalCorrelation *)a;
-        if (R.ncorr == R.capcorr) {
-            int cap = R.capcorr ? R.capcorr * 2 : 256;
-            unsigned *c = realloc(R.corr, (size_t)cap * sizeof *c);
-            if (c)
-                R.corr = c;
-            unsigned long long *x = realloc(R.ext, (size_t)cap * sizeof *x);
-            if (x)
-                R.ext = x;
-            if (!c || !x)
-                return;
-            R.capcorr = cap;
-        }
-        R.corr[R.ncorr] = e->correlationId;
-        R.ext[R.ncorr++] = e->externalId;
+        if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
+            add_link(&R.ext, &R.next, &R.capext, e->correlationId, e->externalId);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+    case CUPTI_ACTIVITY_KIND_RUNTIME: {
+        const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *)a;
+        add_link(&R.api, &R.napi, &R.capapi, api->correlationId, api->start);
         break;
     }
     default:
@@ -159,17 +247,19 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 {
     (void)ctx;
     (void)stream;
-    (void)size;
     CUpti_Activity *a = NULL;
     pthread_mutex_lock(&R.lock);
     while (C.next_record && C.next_record(buffer, valid, &a) == CUPTI_SUCCESS)
         keep(a);
     pthread_mutex_unlock(&R.lock);
-    free(buffer);
+    if (size == BUFFER_BYTES)
+        recycle(buffer);
+    else
+        free(buffer);
 }
 
-/* libcupti: beside the executable (a bundle's lib/cupti), the toolkit's
- * places, then the loader's path (gpu_dl_open). */
+/* libcupti: $GPUC_CUPTI (a file), beside the executable (a bundle's
+ * lib/cupti), the toolkit's places, then the loader's path (gpu_dl_open). */
 static int load(cm_error_t *err)
 {
     if (C.lib)
@@ -187,6 +277,9 @@ static int load(cm_error_t *err)
         snprintf(dir, sizeof dir, "%s/../lib/cupti", exe);
         places[0] = dir;
     }
+    const char *own = getenv("GPUC_CUPTI"); /* a libcupti of one's choosing, first */
+    if (own && own[0] && (C.lib = dlopen(own, RTLD_NOW | RTLD_LOCAL)))
+        snprintf(C.path, sizeof C.path, "%s", own);
     for (size_t p = 0; p < sizeof places / sizeof *places && !C.lib; p++) {
         for (int i = 0; places[p] && names[i] && !C.lib; i++) {
             char file[700];
@@ -220,6 +313,7 @@ static int load(cm_error_t *err)
     SYM(push, "cuptiActivityPushExternalCorrelationId");
     SYM(pop, "cuptiActivityPopExternalCorrelationId");
     SYM(timestamp, "cuptiGetTimestamp");
+    SYM(set_attribute, "cuptiActivitySetAttribute");
     SYM(result_string, "cuptiGetResultString");
 #undef SYM
     if (!C.register_callbacks || !C.enable || !C.disable || !C.flush_all || !C.next_record ||
@@ -236,21 +330,59 @@ static const CUpti_ActivityKind KINDS[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
+/* on from a label's push to its pop only (see the top) */
+static const CUpti_ActivityKind API_KINDS[] = {CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_RUNTIME};
+
+static const char WARMUP_PTX[] = ".version 6.4\n.target sm_75\n.address_size 64\n"
+                                 ".visible .entry " WARMUP "()\n{\n\tret;\n}\n";
+
+/* One empty kernel launched and waited for (its record is dropped), and
+ * whatever the cell queued before drained: CUPTI's first traced launch in
+ * a context sets things up, which is then not the cell's time. */
+static void warm_up(void)
+{
+    static gpu_cucontext_t loaded_in;
+    static gpu_cufunction_t fn;
+    const gpu_driver_t *d = gpu_driver_get(NULL);
+    cm_error_t ignored = {0};
+    gpu_cucontext_t ctx = NULL;
+    if (!d || gpu_context_ensure(&ignored) || d->cuCtxGetCurrent(&ctx) != GPU_CU_SUCCESS || !ctx)
+        return;
+    if (ctx != loaded_in) {
+        gpu_cumodule_t m = NULL;
+        fn = NULL;
+        loaded_in = ctx;
+        if (d->cuModuleLoadData(&m, WARMUP_PTX) == GPU_CU_SUCCESS &&
+            d->cuModuleGetFunction(&fn, m, WARMUP) != GPU_CU_SUCCESS)
+            fn = NULL;
+    }
+    if (fn)
+        d->cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
+    d->cuCtxSynchronize();
+}
+
 int gpu_cupti_start(cm_error_t *err)
 {
     if (load(err))
         return -1;
     CUptiResult r;
     if (!C.registered) {
+        if (C.set_attribute) { /* our buffers come zeroed: CUPTI need not clear them */
+            uint8_t zeroed = 1;
+            size_t len = sizeof zeroed;
+            C.set_attribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &len, &zeroed);
+        }
         if ((r = C.register_callbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS) {
             CM_ERROR(err, 20004, "cuptiActivityRegisterCallbacks: %s", result_text(r));
             return -1;
         }
         C.registered = 1;
     }
+    fill_pool();
     pthread_mutex_lock(&R.lock);
-    R.n = R.ncorr = 0;
+    R.n = R.next = R.napi = 0;
     pthread_mutex_unlock(&R.lock);
+    W.n = 0;
     for (size_t i = 0; i < sizeof KINDS / sizeof *KINDS; i++)
         if ((r = C.enable(KINDS[i])) != CUPTI_SUCCESS) {
             CM_ERROR(err, 20004, "cuptiActivityEnable(%d): %s", (int)KINDS[i], result_text(r));
@@ -258,6 +390,31 @@ int gpu_cupti_start(cm_error_t *err)
                 C.disable(KINDS[j]);
             return -1;
         }
+    warm_up();
+    return 0;
+}
+
+static int by_corr(const void *a, const void *b)
+{
+    unsigned x = ((const link_t *)a)->corr, y = ((const link_t *)b)->corr;
+    return x < y ? -1 : x > y;
+}
+
+/* What corr leads to in v (sorted by_corr), or 0. */
+static unsigned long long lookup(const link_t *v, int n, unsigned corr)
+{
+    link_t key = {corr, 0};
+    const link_t *l = n ? bsearch(&key, v, (size_t)n, sizeof *v, by_corr) : NULL;
+    return l ? l->value : 0;
+}
+
+/* The label whose window holds host time t (the windows are in push
+ * order, not nested), or 0. */
+static unsigned long long window_at(unsigned long long t)
+{
+    for (int i = W.n - 1; i >= 0; i--)
+        if (W.v[i].begin <= t && t <= W.v[i].end)
+            return W.v[i].id;
     return 0;
 }
 
@@ -272,33 +429,57 @@ int gpu_cupti_stop(gpu_cupti_record_t **out, int *n, cm_error_t *err)
     C.flush_all(1); /* CUPTI_ACTIVITY_FLAG_FLUSH_FORCED */
     for (size_t i = 0; i < sizeof KINDS / sizeof *KINDS; i++)
         C.disable(KINDS[i]);
+    for (size_t i = 0; i < sizeof API_KINDS / sizeof *API_KINDS; i++)
+        C.disable(API_KINDS[i]);
     pthread_mutex_lock(&R.lock);
-    for (int i = 0; i < R.n; i++)
-        for (int k = 0; k < R.ncorr; k++)
-            if (R.corr[k] == R.v[i].correlation) {
-                R.v[i].external = R.ext[k];
-                break;
-            }
+    qsort(R.ext, (size_t)R.next, sizeof *R.ext, by_corr);
+    qsort(R.api, (size_t)R.napi, sizeof *R.api, by_corr);
+    for (int i = 0; i < R.n; i++) {
+        gpu_cupti_record_t *r = &R.v[i];
+        r->external = lookup(R.ext, R.next, r->correlation);
+        unsigned long long launched = r->external ? 0 : lookup(R.api, R.napi, r->correlation);
+        if (launched)
+            r->external = window_at(launched);
+    }
     *out = R.v;
     *n = R.n;
     R.v = NULL;
     R.n = R.cap = 0;
-    R.ncorr = 0;
+    R.next = R.napi = 0;
     pthread_mutex_unlock(&R.lock);
+    W.n = 0;
     return 0;
 }
 
 void gpu_cupti_push(unsigned long long id)
 {
-    if (C.push)
-        C.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+    if (!C.push)
+        return;
+    window_t *w = grow((void **)&W.v, W.n, &W.cap, sizeof *W.v);
+    if (w) {
+        w->id = id;
+        w->begin = gpu_cupti_timestamp();
+        w->end = ~0ULL; /* open */
+        W.n++;
+    }
+    for (size_t i = 0; i < sizeof API_KINDS / sizeof *API_KINDS; i++)
+        C.enable(API_KINDS[i]);
+    C.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
 }
 
 void gpu_cupti_pop(void)
 {
-    uint64_t last;
-    if (C.pop)
-        C.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+    uint64_t last = 0;
+    if (!C.pop)
+        return;
+    C.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+    for (size_t i = 0; i < sizeof API_KINDS / sizeof *API_KINDS; i++)
+        C.disable(API_KINDS[i]);
+    for (int i = W.n - 1; i >= 0; i--)
+        if (W.v[i].end == ~0ULL) {
+            W.v[i].end = gpu_cupti_timestamp();
+            break;
+        }
 }
 
 unsigned long long gpu_cupti_timestamp(void)

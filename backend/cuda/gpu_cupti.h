@@ -16,7 +16,8 @@ typedef struct gpu_cupti_record {
     int kind;                  /* GPU_CUPTI_* */
     char name[160];            /* a kernel's (demangled by nothing: as CUPTI gives it);
                                   "copy HtoD", "memset" */
-    unsigned long long start, end; /* ns, CUPTI's clock (gpu_cupti_timestamp) */
+    unsigned long long start, end; /* ns, CUPTI's clock (gpu_cupti_timestamp); both 0
+                                      when CUPTI gave none (while the Range Profiler replays) */
     int device;
     unsigned stream;
     unsigned grid[3], block[3];
@@ -29,7 +30,9 @@ typedef struct gpu_cupti_record {
 } gpu_cupti_record_t;
 
 /* Loads CUPTI (libcupti.so.13 beside the executable in ../lib/cupti, in
- * the toolkit's extras/CUPTI/lib64, lib64 or lib) and starts recording.
+ * the toolkit's extras/CUPTI/lib64, lib64 or lib) and starts recording;
+ * one empty kernel is launched and the device waited for, so that what
+ * CUPTI sets up at its first traced launch is not the profiled cell's.
  * -1 with err (GPU_E_NO_LIBRARY-like text naming where it looked). */
 int gpu_cupti_start(cm_error_t *err);
 
@@ -37,7 +40,10 @@ int gpu_cupti_start(cm_error_t *err);
  * many. 0 / -1 with err. */
 int gpu_cupti_stop(gpu_cupti_record_t **out, int *n, cm_error_t *err);
 
-/* The launches from now until pop are id's (CUPTI's external correlation). */
+/* The launches from now until pop are id's: CUPTI's external correlation,
+ * with the driver's and runtime's API records on meanwhile (a record's
+ * `external` is id where its launch has either; see gpu_cupti.c). Not
+ * nested: the floor pushes its outermost label only. */
 void gpu_cupti_push(unsigned long long id);
 void gpu_cupti_pop(void);
 
@@ -57,6 +63,8 @@ enum {
     GPU_CUPTI_FADD, GPU_CUPTI_FMUL, GPU_CUPTI_FFMA,
     GPU_CUPTI_DADD, GPU_CUPTI_DMUL, GPU_CUPTI_DFMA,
     GPU_CUPTI_OCCUPANCY,       /* sm__warps_active.avg.pct_of_peak_sustained_active (percent) */
+    GPU_CUPTI_TIME,            /* gpu__time_duration.sum (ns) of a replayed pass; -1 where the
+                                  chip's configuration did not take it (always the last) */
     GPU_CUPTI_NMETRICS
 };
 enum { GPU_CUPTI_E_PRIVILEGES = 20035 }; /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35) */

@@ -38,6 +38,7 @@ static const char *const METRICS[GPU_CUPTI_NMETRICS] = {
     "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
     "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "gpu__time_duration.sum",
 };
 
 static struct {
@@ -68,6 +69,7 @@ static struct {
     uint8_t *config, *data, *avail;
     size_t config_bytes, data_bytes;
     size_t npasses;
+    int nmetrics; /* of METRICS configured: all, or all but the time */
 } K;
 
 static int failed(cm_error_t *err, const char *call, CUptiResult r)
@@ -142,6 +144,36 @@ static void release(void)
     K.config = K.data = K.avail = NULL;
 }
 
+/* A host object of the range profiler for chip, configured with the
+ * first n METRICS (K.host, K.nmetrics); on failure *call is the call that
+ * failed and no host object is left. */
+static CUptiResult host_config(const char *chip, int n, const char **call)
+{
+    CUptiResult r;
+    CUpti_Profiler_Host_Initialize_Params hi = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = chip;
+    hi.pCounterAvailabilityImage = K.avail;
+    *call = "cuptiProfilerHostInitialize";
+    if ((r = K.host_init(&hi)) != CUPTI_SUCCESS)
+        return r;
+    K.host = hi.pHostObject;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    am.pHostObject = K.host;
+    am.ppMetricNames = (const char **)METRICS;
+    am.numMetrics = (size_t)n;
+    *call = "cuptiProfilerHostConfigAddMetrics";
+    if ((r = K.add_metrics(&am)) != CUPTI_SUCCESS) {
+        CUpti_Profiler_Host_Deinitialize_Params d = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+        d.pHostObject = K.host;
+        K.host_deinit(&d);
+        K.host = NULL;
+        return r;
+    }
+    K.nmetrics = n;
+    return CUPTI_SUCCESS;
+}
+
 int gpu_cupti_counters_start(int device, cm_error_t *err)
 {
     if (load(err) || gpu_context_ensure(err))
@@ -174,22 +206,13 @@ int gpu_cupti_counters_start(int device, cm_error_t *err)
         release();
         return failed(err, "cuptiProfilerGetCounterAvailability", r);
     }
-    CUpti_Profiler_Host_Initialize_Params hi = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hi.pChipName = chip.pChipName;
-    hi.pCounterAvailabilityImage = K.avail;
-    if ((r = K.host_init(&hi)) != CUPTI_SUCCESS) {
+    /* gpu__time_duration (the last metric) where the chip's configuration
+     * takes it, else the others: the times then stay unmeasured */
+    const char *call = NULL;
+    if ((r = host_config(chip.pChipName, GPU_CUPTI_NMETRICS, &call)) != CUPTI_SUCCESS &&
+        (r = host_config(chip.pChipName, GPU_CUPTI_NMETRICS - 1, &call)) != CUPTI_SUCCESS) {
         release();
-        return failed(err, "cuptiProfilerHostInitialize", r);
-    }
-    K.host = hi.pHostObject;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    am.pHostObject = K.host;
-    am.ppMetricNames = (const char **)METRICS;
-    am.numMetrics = GPU_CUPTI_NMETRICS;
-    if ((r = K.add_metrics(&am)) != CUPTI_SUCCESS) {
-        release();
-        return failed(err, "cuptiProfilerHostConfigAddMetrics", r);
+        return failed(err, call, r);
     }
     CUpti_Profiler_Host_GetConfigImageSize_Params cs = {.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     cs.pHostObject = K.host;
@@ -221,7 +244,7 @@ int gpu_cupti_counters_start(int device, cm_error_t *err)
     CUpti_RangeProfiler_GetCounterDataSize_Params ds = {.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ds.pRangeProfilerObject = K.object;
     ds.pMetricNames = (const char **)METRICS;
-    ds.numMetrics = GPU_CUPTI_NMETRICS;
+    ds.numMetrics = (size_t)K.nmetrics;
     ds.maxNumOfRanges = MAX_RANGES;
     ds.maxNumRangeTreeNodes = MAX_RANGES;
     if ((r = K.data_size(&ds)) != CUPTI_SUCCESS) {
@@ -301,9 +324,16 @@ int gpu_cupti_counters_stop(gpu_cupti_counts_t **out, int *n, int *passes, cm_er
         ev.counterDataImageSize = K.data_bytes;
         ev.rangeIndex = i;
         ev.ppMetricNames = (const char **)METRICS;
-        ev.numMetrics = GPU_CUPTI_NMETRICS;
+        ev.numMetrics = (size_t)K.nmetrics;
         ev.pMetricValues = v[i].v;
-        if ((r = K.evaluate(&ev)) != CUPTI_SUCCESS) {
+        r = K.evaluate(&ev);
+        if (r != CUPTI_SUCCESS && K.nmetrics == GPU_CUPTI_NMETRICS) { /* without the time */
+            ev.numMetrics = GPU_CUPTI_NMETRICS - 1;
+            r = K.evaluate(&ev);
+        }
+        if (r == CUPTI_SUCCESS && ev.numMetrics < GPU_CUPTI_NMETRICS)
+            v[i].v[GPU_CUPTI_TIME] = -1;
+        if (r != CUPTI_SUCCESS) {
             free(v);
             release();
             return failed(err, "cuptiProfilerHostEvaluateToGpuValues", r);
