@@ -148,12 +148,7 @@ static char *make_source(void *ctx)
 char *ga_scan_source(ga_scan_op_t op, ga_dtype_t d, int gpu)
 {
     plan_t p = {op, d, result_dtype(d), gpu};
-    cm_buf_t b = {0};
-    cm_buf_adds(&b, ga_kernel_prelude);
-    char *body = make_source(&p);
-    cm_buf_adds(&b, body);
-    free(body);
-    return cm_buf_steal(&b);
+    return ga_kernel_source(make_source, &p);
 }
 
 static void *kernel(const plan_t *p, int device, const char *name, cm_error_t *err)
