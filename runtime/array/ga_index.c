@@ -70,6 +70,12 @@ static char *make_source(void *ctx)
     return cm_buf_steal(&b);
 }
 
+char *ga_index_source(int elsize)
+{
+    plan_t p = {elsize};
+    return ga_kernel_source(make_source, &p);
+}
+
 static void *kernel(int device, int elsize, const char *name, cm_error_t *err)
 {
     plan_t p = {elsize};

@@ -50,4 +50,8 @@ ga_array_t *ga_index_compress(ga_array_t *cond, ga_array_t *a, int axis, cm_erro
  * array. For ga_sort too. */
 ga_array_t *ga_index_normalize(ga_array_t *idx, int64_t n, cm_error_t *err);
 
+/* The whole source of the kernels moving elements of elsize bytes (1, 2,
+ * 4, 8, 16; 0: the compaction), for tests (NVRTC checks it). Caller frees. */
+char *ga_index_source(int elsize);
+
 #endif
