@@ -118,6 +118,24 @@ static void gpu_source(cm_buf_t *b)
         "    __syncthreads();\n"
         "    for (int k = 0; k < TI; k++) {\n        ga_i64 i = k * TT + threadIdx.x;\n"
         "        if (base + i < n) out[base + i] = ga_st(sh[i]);\n    }\n}\n"
+        /* contiguous rows: a block each, tile after tile with the carry of those before */
+        "extern \"C\" __global__ void ga_scan_rows(ga_i64 m, ga_i64 lines, const ga_in *in, ga_out *out)\n{\n"
+        "    __shared__ ga_acc sh[TILE];\n    __shared__ ga_acc pre[TT];\n"
+        "    for (ga_i64 row = blockIdx.x; row < lines; row += gridDim.x) {\n"
+        "        const ga_in *src = in + row * m;\n        ga_out *dst = out + row * m;\n"
+        "        ga_acc carry = GA_ID;\n"
+        "        for (ga_i64 base = 0; base < m; base += TILE) {\n"
+        "            ga_acc x[TI], t = GA_ID, total;\n"
+        "            ga_load_tile(src + base, m - base, x, sh);\n"
+        "            for (int k = 0; k < TI; k++) { t = ga_op(t, x[k]); x[k] = t; }\n"
+        "            ga_acc incl = ga_block_scan(t, &total);\n"
+        "            pre[threadIdx.x] = incl;\n            __syncthreads();\n"
+        "            ga_acc before = ga_op(carry, threadIdx.x ? pre[threadIdx.x - 1] : GA_ID);\n"
+        "            for (int k = 0; k < TI; k++) sh[threadIdx.x * TI + k] = ga_op(before, x[k]);\n"
+        "            __syncthreads();\n"
+        "            for (int k = 0; k < TI; k++) {\n                ga_i64 i = k * TT + threadIdx.x;\n"
+        "                if (base + i < m) dst[base + i] = ga_st(sh[i]);\n            }\n"
+        "            carry = ga_op(carry, total);\n            __syncthreads();\n        }\n    }\n}\n"
         /* lines: one thread each, in order (an axis other than a contiguous one) */
         "extern \"C\" __global__ void ga_scan_lines(ga_i64 m, ga_i64 lines, ga_i64 inner, ga_i64 sin_o,\n"
         "        ga_i64 sin_i, ga_i64 sout_o, ga_i64 sout_i, ga_i64 rin, ga_i64 rout,\n"
@@ -243,6 +261,29 @@ ga_array_t *ga_scan(ga_scan_op_t op, ga_array_t *a, int axis, cm_error_t *err)
                                                             ga_array_data(src), ga_array_data(result));
     } else if (lines == 1 && src->strides[axis] == 1) {
         rc = gpu_flat(&p, src->device, m, ga_array_data(src), ga_array_data(result), what, err);
+    } else if (axis == src->ndim - 1 && m >= TILE / 4) {
+        /* long rows: each in parallel (a block, or the three passes of a
+         * flat line where there are too few rows to fill the device),
+         * from a contiguous copy when the rows are not one */
+        ga_array_t *c = ga_array_is_contiguous(src) ? NULL : ga_copy_array(src, src->device, err);
+        const ga_array_t *s = c ? c : src;
+        rc = !ga_array_is_contiguous(src) && !c ? -1 : 0;
+        size_t es = ga_dtype_size(s->dtype), eo = ga_dtype_size(result->dtype);
+        if (rc == 0 && lines < bk_units(src->device)) {
+            for (int64_t q = 0; rc == 0 && q < lines; q++)
+                rc = gpu_flat(&p, src->device, m, (char *)ga_array_data(s) + q * m * es,
+                              (char *)ga_array_data(result) + q * m * eo, what, err);
+        } else if (rc == 0) {
+            void *fn = kernel(&p, src->device, "ga_scan_rows", err);
+            long long mm = m, nl = lines;
+            void *ip = ga_array_data(s), *op_ = ga_array_data(result);
+            void *args[4] = {&mm, &nl, &ip, &op_};
+            int64_t most = (int64_t)bk_units(src->device) * 8;
+            unsigned grid[3] = {(unsigned)(lines < most ? lines : most), 1, 1};
+            unsigned block[3] = {TILE_THREADS, 1, 1};
+            rc = fn ? ga_kernel_launch_grid(src->device, fn, grid, block, 0, args, what, err) : -1;
+        }
+        ga_array_free(c);
     } else {
         /* one thread a line: lines as (outer, inner) around the axis; a view
          * whose other dimensions do not fold so is made contiguous first */
