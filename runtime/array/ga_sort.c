@@ -16,9 +16,11 @@
 #include "ga_index.h"
 #include "ga_join.h"
 #include "ga_kernel.h"
+#include "ga_scan.h"
 
 #define TILE_THREADS 256
-#define TILE 1024 /* a GPU block's tile: 4 elements a thread */
+#define TILE 2048 /* a GPU block's tile of the radix sort: 8 elements a thread */
+#define RADIX 16  /* its digits: 4 bits a pass */
 #define RUN 16    /* the CPU's insertion-sorted runs */
 
 typedef struct plan {
@@ -27,23 +29,41 @@ typedef struct plan {
     int gpu;
 } plan_t;
 
-/* NumPy's order: NaN after everything, then by value. */
+/* NumPy's order: NaN after everything, then by value; and the same order
+ * as unsigned bits for the GPU's radix sort (ga_key: signed integers with
+ * the sign bit flipped, floats by sign and magnitude, -0.0 as 0.0, every
+ * NaN past the infinities). */
 static void order(cm_buf_t *b, ga_dtype_t d)
 {
-    cm_buf_addf(b, "typedef %s ga_k;\n", ga_expr_stype(d));
+    static const char *const ukey[9] = {0, "ga_u8", "ga_u16", 0, "ga_u32", 0, 0, 0, "ga_u64"};
+    size_t size = ga_dtype_size(d);
+    cm_buf_addf(b, "typedef %s ga_k;\ntypedef %s ga_uk;\n#define GA_KBITS %d\n", ga_expr_stype(d),
+                ukey[size], (int)(8 * size));
+    cm_buf_adds(b, "#define GA_SIGN ((ga_uk)1 << (GA_KBITS - 1))\n");
     char k = ga_dtype_kind(d);
     if (k != GA_KIND_FLOAT) {
         cm_buf_adds(b, "GA_FN int ga_lt(ga_k a, ga_k b) { return a < b; }\n"
                        "GA_FN double ga_val(ga_k a) { return (double)a; }\n");
+        cm_buf_addf(b, "GA_FN ga_uk ga_key(ga_k a) { return (ga_uk)a%s; }\n",
+                    k == GA_KIND_INT ? " ^ GA_SIGN" : "");
         return;
     }
     if (d == GA_F16)
         cm_buf_adds(b, "GA_FN int ga_lt(ga_k p, ga_k q) { float a = ga_h2f(p), b = ga_h2f(q);"
                        " return a < b || (b != b && a == a); }\n"
-                       "GA_FN double ga_val(ga_k a) { return (double)ga_h2f(a); }\n");
+                       "GA_FN double ga_val(ga_k a) { return (double)ga_h2f(a); }\n"
+                       "GA_FN ga_uk ga_bits(ga_k a) { return a; }\n"
+                       "GA_FN int ga_isnan_k(ga_k a) { return (a & 0x7fff) > 0x7c00; }\n");
     else
-        cm_buf_adds(b, "GA_FN int ga_lt(ga_k a, ga_k b) { return a < b || (b != b && a == a); }\n"
-                       "GA_FN double ga_val(ga_k a) { return (double)a; }\n");
+        cm_buf_addf(b, "GA_FN int ga_lt(ga_k a, ga_k b) { return a < b || (b != b && a == a); }\n"
+                       "GA_FN double ga_val(ga_k a) { return (double)a; }\n"
+                       "GA_FN ga_uk ga_bits(ga_k a) { ga_uk u; memcpy(&u, &a, sizeof u); return u; }\n"
+                       "GA_FN int ga_isnan_k(ga_k a) { return a != a; }\n");
+    cm_buf_adds(b, "GA_FN ga_uk ga_key(ga_k a)\n{\n"
+                   "    ga_uk u = ga_bits(a);\n"
+                   "    if (ga_isnan_k(a)) return (ga_uk)~(ga_uk)0;\n"
+                   "    if (!(ga_uk)(u << 1)) return GA_SIGN; /* either zero */\n"
+                   "    return (u & GA_SIGN) ? (ga_uk)~u : (ga_uk)(u | GA_SIGN);\n}\n");
 }
 
 /* Searching a sorted run, and an element's place in the merge of its run
@@ -58,13 +78,6 @@ static const char searching[] =
     "    ga_i64 lo = 0, hi = n;\n"
     "    while (lo < hi) { ga_i64 mid = (lo + hi) >> 1; if (!ga_lt(x, s[mid])) lo = mid + 1; else hi = mid; }\n"
     "    return lo;\n}\n"
-    /* element p of a line of n: its place once the runs of width w pair up
-     * (the left run's elements before the right's equal ones: stable) */
-    "GA_FN ga_i64 ga_dest(const ga_k *s, ga_i64 n, ga_i64 w, ga_i64 p)\n{\n"
-    "    ga_i64 base = p - p % (2 * w), mid = base + w < n ? base + w : n;\n"
-    "    ga_i64 end = base + 2 * w < n ? base + 2 * w : n;\n"
-    "    if (p < mid) return p + ga_lower(s + mid, end - mid, s[p]);\n"
-    "    return base + (p - mid) + ga_upper(s + base, mid - base, s[p]);\n}\n"
     "GA_KERNEL ga_searchsorted(ga_i64 n, const ga_k *a, ga_i64 m, const ga_k *v, ga_i64 *out, int right)\n{\n"
     "    GA_LOOP(q, m) out[q] = right ? ga_upper(a, n, v[q]) : ga_lower(a, n, v[q]);\n}\n"
     /* bins over [edges[0], edges[bins]], as NumPy finds them: scaled, then
@@ -118,41 +131,69 @@ static void cpu_source(cm_buf_t *b)
 
 static void gpu_source(cm_buf_t *b)
 {
-    cm_buf_addf(b, "#define TT %d\n#define TILE %d\n", TILE_THREADS, TILE);
+    cm_buf_addf(b, "#define TT %d\n#define IPT %d\n#define TILE (TT * IPT)\n#define NB %d\n",
+                TILE_THREADS, TILE / TILE_THREADS, RADIX);
     cm_buf_adds(b,
-        /* one block: the tile `blockIdx.x % tiles` of line `blockIdx.x / tiles`, in shared memory */
-        "extern \"C\" __global__ void ga_tile_sort(ga_i64 m, ga_i64 tiles, ga_k *keys, ga_i64 *ix)\n{\n"
-        "    __shared__ ga_k sk[2][TILE];\n"
-        "#if GA_IDX\n    __shared__ ga_i64 si[2][TILE];\n#endif\n"
-        "    ga_i64 line = blockIdx.x / tiles, start = (blockIdx.x % tiles) * (ga_i64)TILE;\n"
-        "    int n = m - start < TILE ? (int)(m - start) : TILE;\n"
-        "    ga_k *src = keys + line * m + start;\n"
-        "    for (int e = threadIdx.x; e < n; e += TT) {\n        sk[0][e] = src[e];\n"
-        "#if GA_IDX\n        si[0][e] = start + e;\n#endif\n    }\n"
-        "    __syncthreads();\n    int cur = 0;\n"
-        "    for (int w = 1; w < n; w *= 2) {\n"
-        "        for (int e = threadIdx.x; e < n; e += TT) {\n"
-        "            ga_i64 d = ga_dest(sk[cur], n, w, e);\n            sk[cur ^ 1][d] = sk[cur][e];\n"
-        "#if GA_IDX\n            si[cur ^ 1][d] = si[cur][e];\n#endif\n        }\n"
-        "        __syncthreads();\n        cur ^= 1;\n    }\n"
-        "    for (int e = threadIdx.x; e < n; e += TT) {\n        src[e] = sk[cur][e];\n"
-        "#if GA_IDX\n        ix[line * m + start + e] = si[cur][e];\n#endif\n    }\n}\n"
-        /* one pass: runs of w merged pairwise, from (ki, ii) into (ko, io) */
-        "extern \"C\" __global__ void ga_merge_pass(ga_i64 lines, ga_i64 m, ga_i64 w, const ga_k *ki,\n"
-        "        const ga_i64 *ii, ga_k *ko, ga_i64 *io)\n{\n"
-        "    GA_LOOP(q, lines * m) {\n"
-        "        ga_i64 l = q / m, p = q - l * m;\n"
-        "        ga_i64 d = l * m + ga_dest(ki + l * m, m, w, p);\n"
-        "        ko[d] = ki[q];\n"
-        "#if GA_IDX\n        io[d] = ii[q];\n#endif\n    }\n}\n");
+        /* the digit of an element in a pass: of its key, or of its line (the
+         * line passes come last: the most significant digits) */
+        "GA_FN int ga_digit(ga_k k, ga_i64 v, int shift, int line_pass, ga_i64 m)\n{\n"
+        "    ga_u64 x = line_pass ? (ga_u64)(v / m) : (ga_u64)ga_key(k);\n"
+        "    return (int)((x >> shift) & (NB - 1));\n}\n"
+        /* each tile's count of each digit: counts[digit * tiles + tile] */
+        "extern \"C\" __global__ void ga_rx_count(ga_i64 n, const ga_k *keys, const ga_i64 *vals, int shift,\n"
+        "        int line_pass, ga_i64 m, ga_i64 *counts)\n{\n"
+        "    __shared__ unsigned c[NB];\n"
+        "    if (threadIdx.x < NB) c[threadIdx.x] = 0;\n    __syncthreads();\n"
+        "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
+        "    for (int e = threadIdx.x; e < TILE; e += TT) {\n"
+        "        ga_i64 q = base + e;\n"
+        "        if (q < n) atomicAdd(&c[ga_digit(keys[q], GA_VALS ? vals[q] : 0, shift, line_pass, m)], 1u);\n"
+        "    }\n    __syncthreads();\n"
+        "    if (threadIdx.x < NB) counts[(ga_i64)threadIdx.x * gridDim.x + blockIdx.x] = c[threadIdx.x];\n}\n"
+        /* each tile's elements to their places: the digit's place over all
+         * tiles (incl - counts: the exclusive scan) plus the element's rank
+         * among the tile's elements of its digit (threads in order, each
+         * thread's IPT elements in order: stable) */
+        "extern \"C\" __global__ void ga_rx_scatter(ga_i64 n, const ga_k *keys, const ga_i64 *vals, ga_k *kout,\n"
+        "        ga_i64 *vout, int shift, int line_pass, ga_i64 m, const ga_i64 *counts, const ga_i64 *incl)\n{\n"
+        "    __shared__ unsigned sc[NB * TT]; /* [digit][thread]: counts, then ranks */\n"
+        "    __shared__ unsigned tot[TT];\n    __shared__ ga_i64 start[NB];\n"
+        "    int t = threadIdx.x;\n"
+        "    ga_i64 base = (ga_i64)blockIdx.x * TILE + (ga_i64)t * IPT;\n"
+        "    ga_k k[IPT];\n    ga_i64 v[IPT];\n    int d[IPT];\n"
+        "    for (int j = 0; j < NB; j++) sc[j * TT + t] = 0;\n"
+        "    for (int i = 0; i < IPT; i++) {\n"
+        "        ga_i64 q = base + i;\n        d[i] = -1;\n"
+        "        if (q < n) {\n            k[i] = keys[q];\n            v[i] = GA_VALS ? vals[q] : 0;\n"
+        "            d[i] = ga_digit(k[i], v[i], shift, line_pass, m);\n"
+        "            sc[d[i] * TT + t]++;\n        }\n    }\n"
+        "    __syncthreads();\n"
+        /* the exclusive scan of sc in its order: NB entries a thread, then the threads' totals */
+        "    unsigned run = 0;\n"
+        "    for (int j = 0; j < NB; j++) { unsigned x = sc[t * NB + j]; sc[t * NB + j] = run; run += x; }\n"
+        "    tot[t] = run;\n    __syncthreads();\n"
+        "    for (int s = 1; s < TT; s <<= 1) {\n"
+        "        unsigned y = t >= s ? tot[t - s] : 0;\n        __syncthreads();\n"
+        "        tot[t] += y;\n        __syncthreads();\n    }\n"
+        "    unsigned before = t ? tot[t - 1] : 0;\n"
+        "    for (int j = 0; j < NB; j++) sc[t * NB + j] += before;\n"
+        "    __syncthreads();\n"
+        "    if (t < NB) {\n        ga_i64 f = (ga_i64)t * gridDim.x + blockIdx.x;\n"
+        "        start[t] = incl[f] - counts[f] - (ga_i64)sc[t * TT];\n    }\n"
+        "    __syncthreads();\n"
+        "    for (int i = 0; i < IPT; i++) {\n"
+        "        if (d[i] < 0) continue;\n"
+        "        ga_i64 at = start[d[i]] + sc[d[i] * TT + t]++;\n"
+        "        kout[at] = k[i];\n"
+        "        if (GA_VALS) vout[at] = v[i];\n    }\n}\n");
 }
 
 static char *make_source(void *ctx)
 {
     const plan_t *p = ctx;
     cm_buf_t b = {0};
-    cm_buf_addf(&b, "/* sorting %s%s */\n#define GA_IDX %d\n", ga_dtype_name(p->d),
-                p->idx ? " with indices" : "", p->idx);
+    cm_buf_addf(&b, "/* sorting %s%s */\n#define GA_IDX %d\n#define GA_VALS %d\n",
+                ga_dtype_name(p->d), p->idx ? " with indices" : "", p->idx, p->idx);
     order(&b, p->d);
     cm_buf_adds(&b, searching);
     if (p->gpu)
@@ -184,6 +225,59 @@ static int sortable(const ga_array_t *a, cm_error_t *err)
     return -1;
 }
 
+/* A GPU: an LSD radix sort of the whole array, 4 bits a pass, with the
+ * lines' numbers as the last (most significant) digits so that each line
+ * ends sorted in its place; each element's flat index travels with it
+ * where indices are wanted or there are several lines. *keys (and *ix)
+ * are replaced by the arrays holding the answer. */
+static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m, cm_error_t *err)
+{
+    ga_array_t *k = *keys, *tk = NULL, *v = NULL, *tv = NULL, *counts = NULL;
+    int dev = k->device, carry = ix != NULL || lines > 1, rc = -1;
+    int64_t n = k->size, tiles = (n + TILE - 1) / TILE, nc = RADIX * tiles;
+    void *count_fn = kernel(k->dtype, carry, dev, "ga_rx_count", err);
+    void *scatter_fn = count_fn ? kernel(k->dtype, carry, dev, "ga_rx_scatter", err) : NULL;
+    if (!scatter_fn || !(tk = ga_array_new(dev, k->dtype, k->ndim, k->shape, err)) ||
+        !(counts = ga_array_new(dev, GA_I64, 1, &nc, err)))
+        goto done;
+    if (carry && (!(v = ga_create_arange(dev, GA_I64, 0, (double)n, 1, err)) ||
+                  !(tv = ga_array_new(dev, GA_I64, 1, &n, err))))
+        goto done;
+    int key_bits = (int)(8 * ga_dtype_size(k->dtype)), line_bits = 0;
+    while (lines > 1 && (1LL << line_bits) < lines)
+        line_bits++;
+    unsigned grid[3] = {(unsigned)tiles, 1, 1}, block[3] = {TILE_THREADS, 1, 1};
+    long long nn = n, mm = m;
+    rc = 0;
+    for (int pass = 0; rc == 0 && pass * 4 < key_bits + ((line_bits + 3) / 4) * 4; pass++) {
+        int line_pass = pass * 4 >= key_bits, shift = line_pass ? pass * 4 - key_bits : pass * 4;
+        void *pk = ga_array_data(k), *pv = v ? ga_array_data(v) : NULL, *pc = ga_array_data(counts);
+        void *ptk = ga_array_data(tk), *ptv = tv ? ga_array_data(tv) : NULL;
+        void *a1[7] = {&nn, &pk, &pv, &shift, &line_pass, &mm, &pc};
+        rc = ga_kernel_launch_grid(dev, count_fn, grid, block, 0, a1, "ga_sort", err);
+        ga_array_t *incl = rc ? NULL : ga_scan(GA_SCAN_SUM, counts, GA_AXIS_ALL, err);
+        void *pi = incl ? ga_array_data(incl) : NULL;
+        void *a2[10] = {&nn, &pk, &pv, &ptk, &ptv, &shift, &line_pass, &mm, &pc, &pi};
+        rc = incl ? ga_kernel_launch_grid(dev, scatter_fn, grid, block, 0, a2, "ga_sort", err) : -1;
+        ga_array_free(incl);
+        ga_array_t *t = k; k = tk; tk = t; /* the answer so far is in the other pair */
+        t = v; v = tv; tv = t;
+    }
+    if (rc == 0 && ix) { /* the index within its line */
+        ga_array_t *vv = ga_array_reshape(v, k->ndim, k->shape, err);
+        ga_arg_t args[2] = {{.kind = GA_ARG_ARRAY, .a = vv}, {.kind = GA_ARG_INT, .i = m}};
+        rc = vv && ga_eval("a % m", *ix, 2, args, err) ? 0 : -1;
+        ga_array_free(vv);
+    }
+done:
+    *keys = k; /* and the other of the pair, the caller's or the temporary, goes */
+    ga_array_free(tk);
+    ga_array_free(v);
+    ga_array_free(tv);
+    ga_array_free(counts);
+    return rc;
+}
+
 /* Sorts each of `lines` lines of m of *keys (contiguous; with *ix, an
  * int64 array of its shape, when indices are wanted); a GPU may leave the
  * answer in new arrays, put in their place. */
@@ -191,55 +285,20 @@ static int sort_lines(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t
 {
     ga_array_t *k = *keys, *i = ix ? *ix : NULL;
     int dev = k->device, idx = i != NULL;
-    if (!k->size || m < 2) {
-        if (i) { /* every line's index is 0 */
-            return ga_copy_fill(i, 0, err);
-        }
-        return 0;
-    }
+    if (!k->size || m < 2)
+        return i ? ga_copy_fill(i, 0, err) : 0; /* every line's index is 0 */
+    if (bk_lang(dev) != BK_LANG_C)
+        return gpu_sort(keys, ix, lines, m, err);
     ga_array_t *tk = ga_array_new(dev, k->dtype, k->ndim, k->shape, err);
     ga_array_t *ti = idx && tk ? ga_array_new(dev, GA_I64, k->ndim, k->shape, err) : NULL;
-    if (!tk || (idx && !ti)) {
-        ga_array_free(tk);
-        return -1;
-    }
-    void *pk = ga_array_data(k), *pi = i ? ga_array_data(i) : NULL;
-    void *ptk = ga_array_data(tk), *pti = ti ? ga_array_data(ti) : NULL;
-    long long nl = lines, nm = m;
-    int rc = -1;
-    if (bk_lang(dev) == BK_LANG_C) {
-        void *fn = kernel(k->dtype, idx, dev, "ga_sort_lines", err);
-        if (fn) {
-            ((void (*)(long long, long long, void *, void *, void *, void *))fn)(nl, nm, pk, pi, ptk, pti);
-            rc = 0;
-        }
-        goto done;
-    }
-    void *tile_fn = kernel(k->dtype, idx, dev, "ga_tile_sort", err);
-    void *merge_fn = tile_fn ? kernel(k->dtype, idx, dev, "ga_merge_pass", err) : NULL;
-    if (!merge_fn)
-        goto done;
-    long long tiles = (m + TILE - 1) / TILE;
-    unsigned grid[3] = {(unsigned)(lines * tiles), 1, 1}, block[3] = {TILE_THREADS, 1, 1};
-    void *a1[4] = {&nm, &tiles, &pk, &pi};
-    rc = ga_kernel_launch_grid(dev, tile_fn, grid, block, 0, a1, "ga_sort", err);
-    for (long long w = TILE; rc == 0 && w < m; w *= 2) {
-        void *a2[7] = {&nl, &nm, &w, &pk, &pi, &ptk, &pti};
-        rc = ga_kernel_launch(dev, merge_fn, lines * m, a2, "ga_sort", err);
-        void *t = pk; pk = ptk; ptk = t;
-        t = pi; pi = pti; pti = t;
-    }
-    if (rc == 0 && pk != ga_array_data(k)) { /* the answer is in the temporaries */
-        ga_array_t *t = k; k = tk; tk = t;
-        t = i; i = ti; ti = t;
-        *keys = k;
-        if (ix)
-            *ix = i;
-    }
-done:
+    void *fn = tk && (!idx || ti) ? kernel(k->dtype, idx, dev, "ga_sort_lines", err) : NULL;
+    if (fn)
+        ((void (*)(long long, long long, void *, void *, void *, void *))fn)(
+            lines, m, ga_array_data(k), i ? ga_array_data(i) : NULL, ga_array_data(tk),
+            ti ? ga_array_data(ti) : NULL);
     ga_array_free(tk);
     ga_array_free(ti);
-    return rc;
+    return fn ? 0 : -1;
 }
 
 ga_array_t *ga_sort(ga_array_t *a, int axis, int indices, cm_error_t *err)

@@ -9,11 +9,12 @@
  * How. Along an axis, the lines are made contiguous (the axis last) and
  * sorted one by one. On the CPU backend each line is a merge sort
  * (insertion-sorted runs of 16, then merges) in C compiled for its dtype.
- * On a GPU each block sorts a tile of 1024 elements of a line in shared
- * memory, then passes over the whole array merge runs of twice the width
- * until a line is one run: each element finds its place in the merged run
- * by a binary search in the other run (the run pair's merge, stable),
- * so every pass is one launch of one thread per element.
+ * On a GPU the whole array is one LSD radix sort, 4 bits a pass over the
+ * keys as ordered unsigned bits (then over the lines' numbers, so each
+ * line ends sorted in its place: a segmented sort): per pass, each tile of
+ * 2048 counts its digits, a scan of the counts (ga_scan) gives each tile's
+ * place for each digit, and each tile writes its elements there in order
+ * (stable), carrying each element's flat index where indices are wanted.
  * partition sorts (a sorted line is a valid partition). histogram counts
  * with atomics on a GPU.
  *
