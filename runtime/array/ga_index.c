@@ -8,6 +8,7 @@
 #include "bk.h"
 #include "cm_buf.h"
 #include "ga_copy.h"
+#include "ga_create.h"
 #include "ga_eval.h"
 #include "ga_expr.h"
 #include "ga_join.h"
@@ -56,11 +57,14 @@ static char *make_source(void *ctx)
     cm_buf_addf(&b, "typedef %s ga_e;\n", element_type(p->elsize));
     cm_buf_adds(&b,
         /* a (O, N, I), idx (J), out (O, J, I) */
+        /* an index out of [-N, N) is not read: it sets bad[0] and its value in bad[1] */
         "GA_KERNEL ga_take(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, const ga_e *a, const ga_i64 *idx,\n"
-        "                  ga_e *out)\n{\n"
+        "                  ga_e *out, ga_i64 *bad)\n{\n"
         "    GA_LOOP(q, O * J * I) {\n"
-        "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J;\n"
-        "        out[q] = a[(o * N + idx[j]) * I + i];\n    }\n}\n"
+        "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
+        "        if (x < 0) x += N;\n"
+        "        if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[j]; continue; }\n"
+        "        out[q] = a[(o * N + x) * I + i];\n    }\n}\n"
         /* the reverse: a[(o, idx[j], i)] = v[q % nv] */
         "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *a, const ga_i64 *idx,\n"
         "                 const ga_e *v, ga_i64 nv)\n{\n"
@@ -87,9 +91,10 @@ static void *kernel(int device, int elsize, const char *name, cm_error_t *err)
 typedef enum { TAKE, PUT } move_t;
 
 /* take or put over a (O, N, I), idx (J) and other ((O, J, I) for take; v
- * of nv elements for put), all contiguous. */
+ * of nv elements for put), all contiguous; bad: take's two int64 for an
+ * index out of range. */
 static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_array_t *idx,
-                ga_array_t *other, const char *what, cm_error_t *err)
+                ga_array_t *other, ga_array_t *bad, const char *what, cm_error_t *err)
 {
     long long o = O, n = N, j = idx->size, i = I, nv = other->size;
     if (!o || !j || !i)
@@ -99,16 +104,17 @@ static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_a
     if (!fn)
         return -1;
     void *pa = ga_array_data(a), *pi = ga_array_data(idx), *po = ga_array_data(other);
+    void *pb = bad ? ga_array_data(bad) : NULL;
     if (bk_lang(a->device) == BK_LANG_C) {
         if (how == TAKE)
             ((void (*)(long long, long long, long long, long long, const void *, const void *,
-                       void *))fn)(o, n, j, i, pa, pi, po);
+                       void *, void *))fn)(o, n, j, i, pa, pi, po, pb);
         else
             ((void (*)(long long, long long, long long, long long, void *, const void *,
                        const void *, long long))fn)(o, n, j, i, pa, pi, po, nv);
         return 0;
     }
-    void *args[8] = {&o, &n, &j, &i, &pa, &pi, &po, &nv};
+    void *args[8] = {&o, &n, &j, &i, &pa, &pi, &po, how == TAKE ? (void *)&pb : (void *)&nv};
     return ga_kernel_launch(a->device, fn, o * j * i, args, what, err);
 }
 
@@ -157,15 +163,20 @@ static long long scalar_i64(ga_array_t *r, cm_error_t *err)
     return 0;
 }
 
+/* 0 when idx's dtype is an integer one, else -1 with err. */
+static int index_dtype(const ga_array_t *idx, cm_error_t *err)
+{
+    char k = ga_dtype_kind(idx->dtype);
+    if (k == GA_KIND_INT || k == GA_KIND_UINT)
+        return 0;
+    CM_ERROR(err, GA_E_DTYPE, "indices must be integers, not %s", ga_dtype_name(idx->dtype));
+    return -1;
+}
+
 ga_array_t *ga_index_normalize(ga_array_t *idx, int64_t n, cm_error_t *err)
 {
-    if (ga_array_check(idx, err))
+    if (ga_array_check(idx, err) || index_dtype(idx, err))
         return NULL;
-    char k = ga_dtype_kind(idx->dtype);
-    if (k != GA_KIND_INT && k != GA_KIND_UINT) {
-        CM_ERROR(err, GA_E_DTYPE, "indices must be integers, not %s", ga_dtype_name(idx->dtype));
-        return NULL;
-    }
     if (idx->size) {
         long long lo = scalar_i64(eval1("min(int64(a))", NULL, idx, err), err);
         long long hi = scalar_i64(eval1("max(int64(a))", NULL, idx, err), err);
@@ -192,7 +203,7 @@ ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *
         return NULL;
     }
     int64_t n = a->size;
-    ga_array_t *src = NULL, *ni = NULL, *out = NULL;
+    ga_array_t *src = NULL, *ni = NULL, *out = NULL, *bad = NULL;
     int ax = 0;
     if (axis == GA_AXIS_ALL) {
         src = contiguous_as(a, 1, &n, err);
@@ -222,14 +233,29 @@ ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *
         shape[m++] = idx->shape[k];
     for (int k = ax + 1; k < src->ndim; k++)
         shape[m++] = src->shape[k];
-    if (!(ni = ga_index_normalize(idx, N, err)))
+    /* the indices as int64, checked by the gather itself (one pass) */
+    int64_t two = 2, flags[2] = {0, 0};
+    if (index_dtype(idx, err))
         goto done;
-    out = ga_array_new(a->device, a->dtype, nd, shape, err);
-    if (out && move(TAKE, src, O, N, I, ni, out, "ga_take", err)) {
+    if (idx->dtype == GA_I64 && ga_array_is_contiguous(idx))
+        ni = ga_array_reshape(idx, idx->ndim, idx->shape, err);
+    else
+        ni = eval1("int64(a)", NULL, idx, err);
+    bad = ni ? ga_create_full(a->device, GA_I64, 1, &two, 0, err) : NULL;
+    out = bad ? ga_array_new(a->device, a->dtype, nd, shape, err) : NULL;
+    if (out && (move(TAKE, src, O, N, I, ni, out, bad, "ga_take", err) ||
+                ga_copy_to_host(bad, flags, err))) {
+        ga_array_free(out);
+        out = NULL;
+    }
+    if (out && flags[0]) {
+        CM_ERROR(err, GA_E_SHAPE, "index %lld is out of bounds for an axis of size %lld",
+                 (long long)flags[1], (long long)N);
         ga_array_free(out);
         out = NULL;
     }
 done:
+    ga_array_free(bad);
     ga_array_free(ni);
     ga_array_free(src);
     return out;
@@ -269,7 +295,7 @@ static int put_rows(ga_array_t *a, int64_t M, ga_array_t *ni, ga_array_t *vals, 
     ga_array_t *w = ga_array_is_contiguous(a) ? NULL : ga_copy_array(a, a->device, err);
     if (!ga_array_is_contiguous(a) && !w)
         return -1;
-    int rc = move(PUT, w ? w : a, 1, M, I, ni, vals, "ga_put", err);
+    int rc = move(PUT, w ? w : a, 1, M, I, ni, vals, NULL, "ga_put", err);
     if (rc == 0 && w)
         rc = ga_join_copy_into(a, w, err);
     ga_array_free(w);
