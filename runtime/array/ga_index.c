@@ -135,18 +135,10 @@ static ga_array_t *eval1(const char *expr, ga_array_t *out, ga_array_t *a, cm_er
     return ga_eval(expr, out, 1, &arg, err);
 }
 
-/* a itself (a new reference: a view) when contiguous, else a contiguous copy. */
-static ga_array_t *contiguous(ga_array_t *a, cm_error_t *err)
-{
-    if (ga_array_is_contiguous(a))
-        return ga_array_reshape(a, a->ndim, a->shape, err);
-    return ga_copy_array(a, a->device, err);
-}
-
 /* a contiguous as ndim dims of shape: a view, or a copy. */
 static ga_array_t *contiguous_as(ga_array_t *a, int ndim, const int64_t *shape, cm_error_t *err)
 {
-    ga_array_t *c = contiguous(a, err);
+    ga_array_t *c = ga_copy_contiguous(a, err);
     ga_array_t *v = c ? ga_array_reshape(c, ndim, shape, err) : NULL;
     ga_array_free(c);
     return v;
@@ -211,7 +203,7 @@ ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *
         if (a->ndim == 0)
             CM_ERROR(err, GA_E_SHAPE, "a 0-d array has no axis %d", axis);
         else if ((ax = axis_of(axis, a->ndim, err)) >= 0)
-            src = contiguous(a, err);
+            src = ga_copy_contiguous(a, err);
     }
     if (!src)
         return NULL;

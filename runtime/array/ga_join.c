@@ -66,9 +66,7 @@ static int axis_of(int axis, int ndim, cm_error_t *err)
 static ga_array_t *flat(ga_array_t *a, cm_error_t *err)
 {
     int64_t n = a->size;
-    if (ga_array_is_contiguous(a))
-        return ga_array_reshape(a, 1, &n, err);
-    ga_array_t *c = ga_copy_array(a, a->device, err);
+    ga_array_t *c = ga_copy_contiguous(a, err);
     ga_array_t *v = c ? ga_array_reshape(c, 1, &n, err) : NULL;
     ga_array_free(c);
     return v;

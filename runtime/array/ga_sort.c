@@ -21,6 +21,7 @@
 #define TILE_THREADS 256
 #define TILE 2048 /* a GPU block's tile of the radix sort: 8 elements a thread */
 #define RADIX 16  /* its digits: 4 bits a pass */
+#define SHARED_BINS 4096 /* a GPU's histogram counts in shared memory up to this many bins */
 #define RUN 16    /* the CPU's insertion-sorted runs */
 
 typedef struct plan {
@@ -80,19 +81,36 @@ static const char searching[] =
     "    return lo;\n}\n"
     "GA_KERNEL ga_searchsorted(ga_i64 n, const ga_k *a, ga_i64 m, const ga_k *v, ga_i64 *out, int right)\n{\n"
     "    GA_LOOP(q, m) out[q] = right ? ga_upper(a, n, v[q]) : ga_lower(a, n, v[q]);\n}\n"
-    /* bins over [edges[0], edges[bins]], as NumPy finds them: scaled, then
-     * moved by one where the edges say otherwise */
-    "GA_KERNEL ga_histogram(ga_i64 n, const ga_k *a, ga_i64 bins, const double *edges, ga_u64 *counts)\n{\n"
+    /* the bin of x over [edges[0], edges[bins]] as NumPy finds it (scaled,
+     * then moved by one where the edges say otherwise), -1 outside or NaN */
+    "GA_FN ga_i64 ga_bin(double x, ga_i64 bins, const double *edges)\n{\n"
     "    double lo = edges[0], hi = edges[bins];\n"
+    "    if (!(x >= lo && x <= hi)) return -1;\n"
+    "    ga_i64 i = (ga_i64)((x - lo) / (hi - lo) * (double)bins);\n"
+    "    if (i >= bins) i = bins - 1;\n    if (i < 0) i = 0;\n"
+    "    if (i > 0 && x < edges[i]) i--;\n"
+    "    else if (i < bins - 1 && x >= edges[i + 1]) i++;\n"
+    "    return i;\n}\n"
+    "GA_KERNEL ga_histogram(ga_i64 n, const ga_k *a, ga_i64 bins, const double *edges, ga_u64 *counts)\n{\n"
     "    GA_LOOP(q, n) {\n"
-    "        double x = ga_val(a[q]);\n"
-    "        if (!(x >= lo && x <= hi)) continue;\n"
-    "        ga_i64 i = (ga_i64)((x - lo) / (hi - lo) * (double)bins);\n"
-    "        if (i >= bins) i = bins - 1;\n        if (i < 0) i = 0;\n"
-    "        if (i > 0 && x < edges[i]) i--;\n"
-    "        else if (i < bins - 1 && x >= edges[i + 1]) i++;\n"
+    "        ga_i64 i = ga_bin(ga_val(a[q]), bins, edges);\n"
+    "        if (i < 0) continue;\n"
     "#ifdef __CUDACC__\n        atomicAdd((unsigned long long *)&counts[i], 1ULL);\n"
-    "#else\n        counts[i]++;\n#endif\n    }\n}\n";
+    "#else\n        counts[i]++;\n#endif\n    }\n}\n"
+    /* a GPU, bins <= GA_SHARED_BINS: each block counts in shared memory first */
+    "#ifdef __CUDACC__\n"
+    "extern \"C\" __global__ void ga_histogram_shared(ga_i64 n, const ga_k *a, ga_i64 bins,\n"
+    "        const double *edges, ga_u64 *counts)\n{\n"
+    "    __shared__ unsigned c[GA_SHARED_BINS];\n"
+    "    for (ga_i64 b = threadIdx.x; b < bins; b += blockDim.x) c[b] = 0;\n"
+    "    __syncthreads();\n"
+    "    GA_LOOP(q, n) {\n"
+    "        ga_i64 i = ga_bin(ga_val(a[q]), bins, edges);\n"
+    "        if (i >= 0) atomicAdd(&c[i], 1u);\n    }\n"
+    "    __syncthreads();\n"
+    "    for (ga_i64 b = threadIdx.x; b < bins; b += blockDim.x)\n"
+    "        if (c[b]) atomicAdd((unsigned long long *)&counts[b], (unsigned long long)c[b]);\n}\n"
+    "#endif\n";
 
 static void cpu_source(cm_buf_t *b)
 {
@@ -192,8 +210,8 @@ static char *make_source(void *ctx)
 {
     const plan_t *p = ctx;
     cm_buf_t b = {0};
-    cm_buf_addf(&b, "/* sorting %s%s */\n#define GA_IDX %d\n#define GA_VALS %d\n",
-                ga_dtype_name(p->d), p->idx ? " with indices" : "", p->idx, p->idx);
+    cm_buf_addf(&b, "/* sorting %s%s */\n#define GA_IDX %d\n#define GA_VALS %d\n#define GA_SHARED_BINS %d\n",
+                ga_dtype_name(p->d), p->idx ? " with indices" : "", p->idx, p->idx, SHARED_BINS);
     order(&b, p->d);
     cm_buf_adds(&b, searching);
     if (p->gpu)
@@ -309,10 +327,8 @@ ga_array_t *ga_sort(ga_array_t *a, int axis, int indices, cm_error_t *err)
     ga_array_t *v = NULL, *k = NULL, *ix = NULL, *r = NULL;
     if (axis == GA_AXIS_ALL) {
         int64_t n = a->size;
-        ga_array_t *c = ga_array_is_contiguous(a) ? NULL : ga_copy_array(a, a->device, err);
-        if (!ga_array_is_contiguous(a) && !c)
-            return NULL;
-        v = ga_array_reshape(c ? c : a, 1, &n, err);
+        ga_array_t *c = ga_copy_contiguous(a, err);
+        v = c ? ga_array_reshape(c, 1, &n, err) : NULL;
         ga_array_free(c);
         nd = 1, ax = 0;
     } else if (axis < -nd || axis >= nd) {
@@ -470,9 +486,11 @@ ga_array_t *ga_sort_histogram(ga_array_t *a, int64_t bins, double lo, double hi,
     int64_t ne = bins + 1;
     ga_array_t *de = ga_create_from_host(a->device, GA_F64, 1, &ne, e, err);
     free(e);
-    ga_array_t *src = de ? ga_copy_array(a, a->device, err) : NULL;
+    ga_array_t *src = de ? ga_copy_contiguous(a, err) : NULL;
     ga_array_t *counts = src ? ga_create_full(a->device, GA_I64, 1, &bins, 0, err) : NULL;
-    void *fn = counts && src->size ? kernel(a->dtype, 0, a->device, "ga_histogram", err) : NULL;
+    const char *name = bk_lang(a->device) == BK_LANG_CUDA && bins <= SHARED_BINS
+                           ? "ga_histogram_shared" : "ga_histogram";
+    void *fn = counts && src->size ? kernel(a->dtype, 0, a->device, name, err) : NULL;
     int rc = counts ? 0 : -1;
     if (fn) {
         long long n = src->size, nb = bins;
