@@ -336,7 +336,8 @@ ga_array_t *ga_index_argwhere(ga_array_t *a, int flat, cm_error_t *err)
         shape.d[0] = a->size;
     else
         memcpy(shape.d, a->shape, sizeof a->shape);
-    ga_array_t *m = eval1("bool(a)", NULL, a, err), *pos = NULL, *out = NULL;
+    ga_array_t *m = a->dtype == GA_BOOL ? ga_copy_contiguous(a, err) : eval1("bool(a)", NULL, a, err);
+    ga_array_t *pos = NULL, *out = NULL;
     if (!m)
         return NULL;
     long long n = m->size, total = 0;

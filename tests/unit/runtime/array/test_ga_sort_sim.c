@@ -1,17 +1,21 @@
-/* The GPU's radix sort kernels (ga_sort_source's CUDA text) run on the CUDA
- * simulator, where there is no GPU: each is a %%kernel cell of a notebook
- * that `gpuc run` executes, and a host cell drives the passes as ga_sort
- * does (the scan of the counts on the host) and checks every line against
- * what NumPy's stable sort gives: ordered (NaN last), each element from
- * its own line, equal keys in their first order. Segmented (several lines,
- * the lines' digits last), with and without carried indices, float32,
- * float64 and int16 keys. GPUC_EXE is the gpuc binary (set by ctest). */
+/* The GPU's sort, search and index kernels (the CUDA text of
+ * ga_sort_source and ga_index_source) run on the CUDA simulator, where
+ * there is no GPU: each is a %%kernel cell of a notebook that `gpuc run`
+ * executes, and a host cell drives it as the library does and checks the
+ * answer. The radix sort (the scan of the counts on the host) against
+ * NumPy's stable sort: ordered with NaN last, each element from its own
+ * line, equal keys in their first order; segmented (the lines' digits
+ * last), with and without carried indices, float32, float64 and int16.
+ * take with negative indices and one out of range (flagged, not read),
+ * put, argwhere of a 2-d mask, searchsorted on both sides and the
+ * shared-memory histogram. GPUC_EXE is the gpuc binary (set by ctest). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "ga_index.h"
 #include "ga_sort.h"
 
 /* The host cell: TYPE, KBITS, VALS, LINES, M are filled in. */
@@ -64,31 +68,40 @@ static json_t *cell(const char *text)
                      "metadata", "outputs", "source", text);
 }
 
-/* Sorts `lines` lines of m keys of dtype d (C type ctype) on the simulator;
- * 1 when the host cell printed "bad 0". */
-static int sorts(ga_dtype_t d, const char *ctype, int vals, int lines, int m, const char *dir)
+/* Runs a notebook of the kernel cell src and the host cell host through
+ * `gpuc run` in dir; 1 when the host cell printed "bad 0". */
+static int runs(const char *src, const char *host, const char *what, const char *dir)
 {
-    char *src = ga_sort_source(d, vals, 1);
-    int is_float = d == GA_F32 || d == GA_F64;
-    char host[8192];
-    snprintf(host, sizeof host, host_cell, ctype, m, lines, lines, m,
-             (int)(8 * ga_dtype_size(d)), vals, is_float ? 7 : 1,
-             is_float ? "h[5] = 0.0 / 0.0; h[9] = -(0.0 / 0.0); h[11] = -0.0; h[12] = 0.0;" : "");
-    size_t kl = strlen(src) + 16;
+    /* the simulator compiles kernel cells as C++ without __CUDACC__, where
+     * the prelude would take its C side (GA_KERNEL a plain function): the
+     * GPU's side is what is tested, so it is asked for */
+    /* and its kernel cells find kernels by the words __global__ in the text,
+     * not through macros: GA_KERNEL is written out */
+    static const char word[] = "GA_KERNEL ", global[] = "extern \"C\" __global__ void ";
+    size_t kl = 2 * strlen(src) + 64, at = 0;
     char *kcell = malloc(kl);
-    snprintf(kcell, kl, "%%%%kernel\n%s", src);
+    at += (size_t)snprintf(kcell, kl, "%%%%kernel\n#define __CUDACC__ 1\n");
+    for (const char *p = src; *p;) {
+        if (!strncmp(p, word, sizeof word - 1) && (p == src || p[-1] == '\n')) {
+            memcpy(kcell + at, global, sizeof global - 1);
+            at += sizeof global - 1;
+            p += sizeof word - 1;
+        } else {
+            kcell[at++] = *p++;
+        }
+    }
+    kcell[at] = 0;
     json_t *nb = json_pack("{s:[o, o], s:{s:{s:s, s:s, s:s}}, s:i, s:i}", "cells", cell(kcell),
                            cell(host), "metadata", "kernelspec", "name", "gpuc", "display_name",
                            "gpuc", "language", "c", "nbformat", 4, "nbformat_minor", 5);
+    free(kcell);
     char in[512], out[512], cmd[1600];
-    snprintf(in, sizeof in, "%s/sort.ipynb", dir);
-    snprintf(out, sizeof out, "%s/sort.out.ipynb", dir);
+    snprintf(in, sizeof in, "%s/k.ipynb", dir);
+    snprintf(out, sizeof out, "%s/k.out.ipynb", dir);
     json_dump_file(nb, in, 0);
     json_decref(nb);
-    free(kcell);
-    free(src);
-    const char *exe = getenv("GPUC_EXE");
-    snprintf(cmd, sizeof cmd, "'%s' run --allow-errors '%s' -o '%s' >/dev/null 2>&1", exe, in, out);
+    snprintf(cmd, sizeof cmd, "'%s' run --allow-errors '%s' -o '%s' >/dev/null 2>&1",
+             getenv("GPUC_EXE"), in, out);
     if (system(cmd) == -1)
         return 0;
     json_t *r = json_load_file(out, 0, NULL);
@@ -102,12 +115,93 @@ static int sorts(ga_dtype_t d, const char *ctype, int vals, int lines, int m, co
         if (text && strstr(text, "bad 0\n"))
             ok = 1;
         else if (text || err)
-            fprintf(stderr, "  %s lines %d x %d, values %d: %s\n", ga_dtype_name(d), lines, m, vals,
-                    text ? text : err);
+            fprintf(stderr, "  %s: %s\n", what, text ? text : err);
     }
     json_decref(r);
     return ok;
 }
+
+/* Sorts `lines` lines of m keys of dtype d (C type ctype) on the simulator. */
+static int sorts(ga_dtype_t d, const char *ctype, int vals, int lines, int m, const char *dir)
+{
+    char *src = ga_sort_source(d, vals, 1);
+    int is_float = d == GA_F32 || d == GA_F64;
+    char host[8192], what[96];
+    snprintf(host, sizeof host, host_cell, ctype, m, lines, lines, m,
+             (int)(8 * ga_dtype_size(d)), vals, is_float ? 7 : 1,
+             is_float ? "h[5] = 0.0 / 0.0; h[9] = -(0.0 / 0.0); h[11] = -0.0; h[12] = 0.0;" : "");
+    snprintf(what, sizeof what, "sort %s, %d lines of %d, values %d", ga_dtype_name(d), lines, m, vals);
+    int ok = runs(src, host, what, dir);
+    free(src);
+    return ok;
+}
+
+/* take (an index out of range flagged, not read) and put, by element size 4 */
+static const char take_cell[] =
+    "long long O = 2, N = 50, J = 7, I = 3;\n"
+    "float a[300], out[42], back[300]; long long idx[7] = {0, 49, -1, -50, 7, 7, 20}, bad[2] = {0, 0};\n"
+    "for (int i = 0; i < 300; i++) a[i] = i * 0.5f;\n"
+    "float *da, *dout; long long *di, *db;\n"
+    "cudaMalloc((void **)&da, sizeof a); cudaMalloc((void **)&dout, sizeof out);\n"
+    "cudaMalloc((void **)&di, sizeof idx); cudaMalloc((void **)&db, sizeof bad);\n"
+    "cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice); cudaMemcpy(di, idx, sizeof idx, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(db, bad, sizeof bad, cudaMemcpyHostToDevice);\n"
+    "ga_take<<<2, 32>>>(O, N, J, I, da, di, dout, db);\n"
+    "cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost); cudaMemcpy(bad, db, sizeof bad, cudaMemcpyDeviceToHost);\n"
+    "int nbad = bad[0] != 0;\n"
+    "for (int o = 0; o < 2; o++) for (int j = 0; j < 7; j++) for (int i = 0; i < 3; i++) {\n"
+    "    long long x = idx[j] < 0 ? idx[j] + N : idx[j];\n"
+    "    if (out[(o * J + j) * I + i] != a[(o * N + x) * I + i]) nbad++;\n}\n"
+    "idx[3] = 50; cudaMemcpy(di, idx, sizeof idx, cudaMemcpyHostToDevice);\n"
+    "ga_take<<<2, 32>>>(O, N, J, I, da, di, dout, db);\n"
+    "cudaMemcpy(bad, db, sizeof bad, cudaMemcpyDeviceToHost);\n"
+    "if (bad[0] != 1 || bad[1] != 50) nbad++;\n"
+    "long long pidx[3] = {4, 9, 4}; float v[2] = {-1, -2};\n"
+    "cudaMemcpy(di, pidx, sizeof pidx, cudaMemcpyHostToDevice); cudaMemcpy(dout, v, sizeof v, cudaMemcpyHostToDevice);\n"
+    "ga_put<<<1, 32>>>(1LL, 300LL, 3LL, 1LL, da, di, dout, 2LL);\n"
+    "cudaMemcpy(back, da, sizeof back, cudaMemcpyDeviceToHost);\n"
+    "if (back[9] != -2 || (back[4] != -1 && back[4] != -1) || back[5] != 2.5f) nbad++;\n"
+    "printf(\"bad %d\\n\", nbad);";
+
+/* the compaction: argwhere of a 2-d mask, with the running count given */
+static const char argwhere_cell[] =
+    "typedef struct { long long d[8]; } dims_t;\n"
+    "long long n = 600; unsigned char m[600]; long long pos[600], out[1200], c = 0;\n"
+    "for (int i = 0; i < 600; i++) { m[i] = (i * 7) % 5 == 1; c += m[i]; pos[i] = c; }\n"
+    "unsigned char *dm; long long *dp, *dout;\n"
+    "cudaMalloc((void **)&dm, sizeof m); cudaMalloc((void **)&dp, sizeof pos); cudaMalloc((void **)&dout, sizeof out);\n"
+    "cudaMemcpy(dm, m, sizeof m, cudaMemcpyHostToDevice); cudaMemcpy(dp, pos, sizeof pos, cudaMemcpyHostToDevice);\n"
+    "dims_t shape = {{20, 30}};\n"
+    "ga_argwhere<<<3, 64>>>(n, dm, dp, 2, shape, dout);\n"
+    "cudaMemcpy(out, dout, c * 2 * 8, cudaMemcpyDeviceToHost);\n"
+    "int nbad = 0; long long k = 0;\n"
+    "for (int i = 0; i < 600; i++) if (m[i]) { if (out[2 * k] != i / 30 || out[2 * k + 1] != i % 30) nbad++; k++; }\n"
+    "printf(\"bad %d\\n\", nbad);";
+
+/* searchsorted both sides and the shared-memory histogram, float32 */
+static const char search_cell[] =
+    "float a[100], v[300]; long long lo[300], hi[300]; double edges[11]; unsigned long long h[10] = {0};\n"
+    "for (int i = 0; i < 100; i++) a[i] = (float)(i / 2);\n"
+    "for (int i = 0; i < 300; i++) v[i] = (float)(i % 60) - 5.5f + (i % 2) * 0.5f;\n"
+    "for (int i = 0; i <= 10; i++) edges[i] = i * 5.0;\n"
+    "float *da, *dv; long long *dl; double *de; unsigned long long *dh;\n"
+    "cudaMalloc((void **)&da, sizeof a); cudaMalloc((void **)&dv, sizeof v); cudaMalloc((void **)&dl, sizeof lo);\n"
+    "cudaMalloc((void **)&de, sizeof edges); cudaMalloc((void **)&dh, sizeof h);\n"
+    "cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice); cudaMemcpy(dv, v, sizeof v, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(de, edges, sizeof edges, cudaMemcpyHostToDevice); cudaMemcpy(dh, h, sizeof h, cudaMemcpyHostToDevice);\n"
+    "int nbad = 0;\n"
+    "for (int right = 0; right < 2; right++) {\n"
+    "    ga_searchsorted<<<2, 64>>>(100LL, da, 300LL, dv, dl, right);\n"
+    "    cudaMemcpy(right ? hi : lo, dl, sizeof lo, cudaMemcpyDeviceToHost);\n}\n"
+    "for (int i = 0; i < 300; i++) {\n"
+    "    long long l = 0, r = 0; for (int j = 0; j < 100; j++) { l += a[j] < v[i]; r += a[j] <= v[i]; }\n"
+    "    if (lo[i] != l || hi[i] != r) nbad++;\n}\n"
+    "ga_histogram_shared<<<4, 64>>>(300LL, dv, 10LL, de, dh);\n"
+    "cudaMemcpy(h, dh, sizeof h, cudaMemcpyDeviceToHost);\n"
+    "unsigned long long want[10] = {0};\n"
+    "for (int i = 0; i < 300; i++) if (v[i] >= 0 && v[i] <= 50) want[v[i] == 50 ? 9 : (int)(v[i] / 5)]++;\n"
+    "for (int b = 0; b < 10; b++) if (h[b] != want[b]) nbad++;\n"
+    "printf(\"bad %d\\n\", nbad);";
 
 int main(void)
 {
@@ -123,6 +217,15 @@ int main(void)
     CHECK(sorts(GA_F32, "float", 1, 3, 5000, dir));  /* argsort, segmented, NaN and -0.0 */
     CHECK(sorts(GA_F64, "double", 0, 1, 3000, dir)); /* a plain sort of one line */
     CHECK(sorts(GA_I16, "short", 1, 20, 300, dir));  /* short lines, many line digits */
+    char *src = ga_index_source(4);
+    CHECK(runs(src, take_cell, "take and put", dir));
+    free(src);
+    src = ga_index_source(0);
+    CHECK(runs(src, argwhere_cell, "argwhere", dir));
+    free(src);
+    src = ga_sort_source(GA_F32, 0, 1);
+    CHECK(runs(src, search_cell, "searchsorted and histogram", dir));
+    free(src);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
