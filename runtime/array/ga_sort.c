@@ -157,6 +157,17 @@ static void gpu_source(cm_buf_t *b)
         "GA_FN int ga_digit(ga_k k, ga_i64 v, int shift, int line_pass, ga_i64 m)\n{\n"
         "    ga_u64 x = line_pass ? (ga_u64)(v / m) : (ga_u64)ga_key(k);\n"
         "    return (int)((x >> shift) & (NB - 1));\n}\n"
+        /* the bits every key has (and) and some key has (or): a digit
+         * that is the same for all keys moves nothing, and its pass is
+         * left out */
+        "extern \"C\" __global__ void ga_rx_bits(ga_i64 n, const ga_k *keys, ga_u64 *and_or)\n{\n"
+        "    ga_u64 a = ~(ga_u64)0, o = 0;\n"
+        "    GA_LOOP(q, n) { ga_u64 k = (ga_u64)ga_key(keys[q]); a &= k; o |= k; }\n"
+        "    for (int s = 16; s > 0; s >>= 1) {\n"
+        "        a &= __shfl_xor_sync(0xffffffffu, a, s);\n        o |= __shfl_xor_sync(0xffffffffu, o, s);\n    }\n"
+        "    if ((threadIdx.x & 31) == 0) {\n"
+        "        atomicAnd((unsigned long long *)&and_or[0], (unsigned long long)a);\n"
+        "        atomicOr((unsigned long long *)&and_or[1], (unsigned long long)o);\n    }\n}\n"
         /* each tile's count of each digit: counts[digit * tiles + tile] */
         "extern \"C\" __global__ void ga_rx_count(ga_i64 n, const ga_k *keys, const ga_i64 *vals, int shift,\n"
         "        int line_pass, ga_i64 m, ga_i64 *counts)\n{\n"
@@ -266,9 +277,22 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
         line_bits++;
     unsigned grid[3] = {(unsigned)tiles, 1, 1}, block[3] = {TILE_THREADS, 1, 1};
     long long nn = n, mm = m;
-    rc = 0;
+    /* which key bits differ between keys: passes over the others are left out */
+    uint64_t and_or[2] = {~(uint64_t)0, 0};
+    int64_t two = 2;
+    ga_array_t *bits = ga_create_from_host(dev, GA_U64, 1, &two, and_or, err);
+    void *bits_fn = bits ? kernel(k->dtype, carry, dev, "ga_rx_bits", err) : NULL;
+    void *pk0 = ga_array_data(k), *pb = bits ? ga_array_data(bits) : NULL;
+    void *a0[3] = {&nn, &pk0, &pb};
+    rc = bits_fn ? ga_kernel_launch(dev, bits_fn, n, a0, "ga_sort", err) : -1;
+    if (rc == 0)
+        rc = ga_copy_to_host(bits, and_or, err);
+    ga_array_free(bits);
+    uint64_t differ = and_or[0] ^ and_or[1];
     for (int pass = 0; rc == 0 && pass * 4 < key_bits + ((line_bits + 3) / 4) * 4; pass++) {
         int line_pass = pass * 4 >= key_bits, shift = line_pass ? pass * 4 - key_bits : pass * 4;
+        if (!line_pass && !((differ >> shift) & (RADIX - 1)))
+            continue; /* every key has this digit: the pass would move nothing */
         void *pk = ga_array_data(k), *pv = v ? ga_array_data(v) : NULL, *pc = ga_array_data(counts);
         void *ptk = ga_array_data(tk), *ptv = tv ? ga_array_data(tv) : NULL;
         void *a1[7] = {&nn, &pk, &pv, &shift, &line_pass, &mm, &pc};

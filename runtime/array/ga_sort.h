@@ -14,7 +14,9 @@
  * line ends sorted in its place: a segmented sort): per pass, each tile of
  * 2048 counts its digits, a scan of the counts (ga_scan) gives each tile's
  * place for each digit, and each tile writes its elements there in order
- * (stable), carrying each element's flat index where indices are wanted.
+ * (stable), carrying each element's flat index where indices are wanted;
+ * a first pass finds the key bits that differ, and the passes over digits
+ * every key shares are left out.
  * partition sorts (a sorted line is a valid partition). histogram counts
  * with atomics on a GPU.
  *
