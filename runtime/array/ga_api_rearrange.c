@@ -188,13 +188,13 @@ ga_array_t *ga_api_compress(ga_array_t *cond, ga_array_t *a, int axis)
 ga_array_t *ga_api_sort(ga_array_t *a, int axis)
 {
     cm_error_t err = {0};
-    return made("ga_sort", ga_sort(a, axis, 0, &err), &err);
+    return made("ga_sort", ga_sort_array(a, axis, 0, &err), &err);
 }
 
 ga_array_t *ga_api_argsort(ga_array_t *a, int axis)
 {
     cm_error_t err = {0};
-    return made("ga_argsort", ga_sort(a, axis, 1, &err), &err);
+    return made("ga_argsort", ga_sort_array(a, axis, 1, &err), &err);
 }
 
 /* kth checked against the axis; then a sort (a sorted line is a partition). */
@@ -211,7 +211,7 @@ static ga_array_t *partition(const char *fn, ga_array_t *a, long long kth, int a
                      (long long)n);
         return NULL;
     }
-    return made(fn, ga_sort(a, axis, indices, &err), &err);
+    return made(fn, ga_sort_array(a, axis, indices, &err), &err);
 }
 
 ga_array_t *ga_api_partition(ga_array_t *a, long long kth, int axis)

@@ -343,7 +343,7 @@ static int sort_lines(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t
     return fn ? 0 : -1;
 }
 
-ga_array_t *ga_sort(ga_array_t *a, int axis, int indices, cm_error_t *err)
+ga_array_t *ga_sort_array(ga_array_t *a, int axis, int indices, cm_error_t *err)
 {
     if (ga_array_check(a, err) || sortable(a, err))
         return NULL;
@@ -554,7 +554,7 @@ ga_array_t *ga_sort_unique(ga_array_t *a, ga_array_t **counts, cm_error_t *err)
 {
     if (counts)
         *counts = NULL;
-    ga_array_t *s = ga_sort(a, GA_AXIS_ALL, 0, err);
+    ga_array_t *s = ga_sort_array(a, GA_AXIS_ALL, 0, err);
     if (!s)
         return NULL;
     int64_t n = s->size;

@@ -31,7 +31,7 @@
 
 /* a sorted along axis (GA_AXIS_ALL: the flattened array); indices != 0:
  * the int64 indices that sort it (argsort) instead. */
-ga_array_t *ga_sort(ga_array_t *a, int axis, int indices, cm_error_t *err);
+ga_array_t *ga_sort_array(ga_array_t *a, int axis, int indices, cm_error_t *err);
 
 /* a's distinct elements, sorted (of the flattened array; NaNs are one);
  * *counts (when counts is not NULL): how often each occurs (int64). */
