@@ -481,7 +481,9 @@ ga_array_t *ga_sort_histogram(ga_array_t *a, int64_t bins, double lo, double hi,
         CM_ERROR(err, GA_E_VALUE, "the range [%g, %g] is not a finite range with lo <= hi", lo, hi);
         return NULL;
     }
-    if (lo == hi && a->size) { /* the data's range (NaNs left out, as the counts do) */
+    if (lo == hi && !a->size) /* NumPy's range of nothing */
+        lo = 0, hi = 1;
+    else if (lo == hi) { /* the data's range (NaNs left out, as the counts do) */
         lo = reduce_value("min(where(a == a, float64(a), 1e308))", a, err);
         hi = reduce_value("max(where(a == a, float64(a), -1e308))", a, err);
         if (err->code)

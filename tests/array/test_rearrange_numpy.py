@@ -351,3 +351,22 @@ def test_fmod_keeps_integers(s, da, db):
     if want.dtype.kind in "iu":  # NumPy gives 0 for a zero divisor (with a warning)
         want = np.where(b == 0, 0, want).astype(want.dtype)
     same(s.value("ga_fmod(a, b)", a=a, b=b), want)
+
+
+def test_empty_arrays(s):
+    e = np.zeros(0, np.float32)
+    m = np.zeros((3, 0), np.int16)
+    got = s.values("ga_t edges, cnt, h = ga_histogram(e, 3, 0, 0, &edges);\n"
+                   "ga_t u = ga_unique_counts(e, &cnt);",
+                   "ga_sort(e, 0)", "ga_argsort(m, 1)", "u", "cnt", "h", "edges",
+                   'ga_searchsorted(e, ga_ones(F32, 2), "left")', 'ga_pad(e, "constant", 1, 2)',
+                   "ga_roll(m, 3, 1)", "ga_repeat(m, 3, 0)", "ga_tile(e, 2)",
+                   "ga_sum_axes(ga_zeros(F32, 3, 0, 2), 0, 1, 2)", "ga_argwhere(m)",
+                   "ga_concatenate(1, m, m)", e=e, m=m)
+    uu, cc = np.unique(e, return_counts=True)
+    hh, he = np.histogram(e, 3)
+    want = [np.sort(e), np.argsort(m, 1), uu, cc, hh, he, np.searchsorted(e, np.ones(2, np.float32)),
+            np.pad(e, 2, constant_values=1), np.roll(m, 3, 1), np.repeat(m, 3, 0), np.tile(e, 2),
+            np.zeros((3, 0, 2), np.float32).sum(axis=(1, 2)), np.argwhere(m), np.concatenate((m, m), 1)]
+    for g, w in zip(got, want):
+        same(g, w)
