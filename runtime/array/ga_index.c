@@ -50,7 +50,11 @@ static char *make_source(void *ctx)
             "        ga_i64 p = pos[q] - 1, r = q;\n"
             "        for (int k = nd - 1; k >= 0; k--) {\n"
             "            out[p * nd + k] = r % shape.d[k];\n            r /= shape.d[k];\n        }\n"
-            "    }\n}\n");
+            "    }\n}\n"
+            /* indices of an axis of N outside [-N, N): bad[0] set, one of them in bad[1] */
+            "GA_KERNEL ga_check_index(ga_i64 J, ga_i64 N, const ga_i64 *idx, ga_i64 *bad)\n{\n"
+            "    GA_LOOP(j, J) {\n        ga_i64 x = idx[j];\n"
+            "        if (x < -N || x >= N) { bad[0] = 1; bad[1] = x; }\n    }\n}\n");
         return cm_buf_steal(&b);
     }
     cm_buf_adds(&b, "typedef struct { ga_u64 lo, hi; } ga_e16;\n");
@@ -65,12 +69,12 @@ static char *make_source(void *ctx)
         "        if (x < 0) x += N;\n"
         "        if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[j]; continue; }\n"
         "        out[q] = a[(o * N + x) * I + i];\n    }\n}\n"
-        /* the reverse: a[(o, idx[j], i)] = v[q % nv] */
+        /* the reverse: a[(o, idx[j], i)] = v[q % nv], idx checked before */
         "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *a, const ga_i64 *idx,\n"
         "                 const ga_e *v, ga_i64 nv)\n{\n"
         "    GA_LOOP(q, O * J * I) {\n"
-        "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J;\n"
-        "        a[(o * N + idx[j]) * I + i] = v[q % nv];\n    }\n}\n");
+        "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
+        "        a[(o * N + (x < 0 ? x + N : x)) * I + i] = v[q % nv];\n    }\n}\n");
     return cm_buf_steal(&b);
 }
 
@@ -165,23 +169,57 @@ static int index_dtype(const ga_array_t *idx, cm_error_t *err)
     return -1;
 }
 
-ga_array_t *ga_index_normalize(ga_array_t *idx, int64_t n, cm_error_t *err)
+/* idx as a contiguous int64 array (a view when it is one): a new array. */
+static ga_array_t *as_int64(ga_array_t *idx, cm_error_t *err)
 {
-    if (ga_array_check(idx, err) || index_dtype(idx, err))
+    if (index_dtype(idx, err))
         return NULL;
-    if (idx->size) {
-        long long lo = scalar_i64(eval1("min(int64(a))", NULL, idx, err), err);
-        long long hi = scalar_i64(eval1("max(int64(a))", NULL, idx, err), err);
-        if (err->code)
-            return NULL;
-        if (lo < -n || hi >= n) {
-            CM_ERROR(err, GA_E_SHAPE, "index %lld is out of bounds for an axis of size %lld",
-                     lo < -n ? lo : hi, (long long)n);
-            return NULL;
-        }
+    if (idx->dtype == GA_I64)
+        return ga_copy_contiguous(idx, err);
+    return eval1("int64(a)", NULL, idx, err);
+}
+
+/* The two int64 of a kernel's out-of-range flag (zeros), or NULL. */
+static ga_array_t *new_flag(int device, cm_error_t *err)
+{
+    int64_t two = 2;
+    return ga_create_full(device, GA_I64, 1, &two, 0, err);
+}
+
+/* What the kernel flagged in bad: 0, or -1 with the error naming the index. */
+static int flagged(ga_array_t *bad, int64_t n, cm_error_t *err)
+{
+    int64_t flags[2] = {0, 0};
+    if (ga_copy_to_host(bad, flags, err))
+        return -1;
+    if (!flags[0])
+        return 0;
+    CM_ERROR(err, GA_E_SHAPE, "index %lld is out of bounds for an axis of size %lld",
+             (long long)flags[1], (long long)n);
+    return -1;
+}
+
+/* Every index of ni (int64, contiguous) in [-n, n), checked on its device
+ * in one pass: 0, or -1 with the error naming one that is not. */
+static int check_indices(ga_array_t *ni, int64_t n, cm_error_t *err)
+{
+    if (!ni->size)
+        return 0;
+    ga_array_t *bad = new_flag(ni->device, err);
+    void *fn = bad ? kernel(ni->device, 0, "ga_check_index", err) : NULL;
+    long long j = ni->size, nn = n;
+    void *pi = ga_array_data(ni), *pb = bad ? ga_array_data(bad) : NULL;
+    int rc = fn ? 0 : -1;
+    if (fn && bk_lang(ni->device) == BK_LANG_C) {
+        ((void (*)(long long, long long, const void *, void *))fn)(j, nn, pi, pb);
+    } else if (fn) {
+        void *args[4] = {&j, &nn, &pi, &pb};
+        rc = ga_kernel_launch(ni->device, fn, j, args, "ga_put", err);
     }
-    ga_arg_t args[2] = {{.kind = GA_ARG_ARRAY, .a = idx}, {.kind = GA_ARG_INT, .i = n}};
-    return ga_eval("where(int64(a) < 0, int64(a) + n, int64(a))", NULL, 2, args, err);
+    if (rc == 0)
+        rc = flagged(bad, n, err);
+    ga_array_free(bad);
+    return rc;
 }
 
 /* ---- take and put --------------------------------------------------------- */
@@ -226,23 +264,10 @@ ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *
     for (int k = ax + 1; k < src->ndim; k++)
         shape[m++] = src->shape[k];
     /* the indices as int64, checked by the gather itself (one pass) */
-    int64_t two = 2, flags[2] = {0, 0};
-    if (index_dtype(idx, err))
-        goto done;
-    if (idx->dtype == GA_I64 && ga_array_is_contiguous(idx))
-        ni = ga_array_reshape(idx, idx->ndim, idx->shape, err);
-    else
-        ni = eval1("int64(a)", NULL, idx, err);
-    bad = ni ? ga_create_full(a->device, GA_I64, 1, &two, 0, err) : NULL;
+    ni = as_int64(idx, err);
+    bad = ni ? new_flag(a->device, err) : NULL;
     out = bad ? ga_array_new(a->device, a->dtype, nd, shape, err) : NULL;
-    if (out && (move(TAKE, src, O, N, I, ni, out, bad, "ga_take", err) ||
-                ga_copy_to_host(bad, flags, err))) {
-        ga_array_free(out);
-        out = NULL;
-    }
-    if (out && flags[0]) {
-        CM_ERROR(err, GA_E_SHAPE, "index %lld is out of bounds for an axis of size %lld",
-                 (long long)flags[1], (long long)N);
+    if (out && (move(TAKE, src, O, N, I, ni, out, bad, "ga_take", err) || flagged(bad, N, err))) {
         ga_array_free(out);
         out = NULL;
     }
@@ -299,9 +324,11 @@ int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, cm_error_t *
     if (ga_array_check(a, err) || ga_array_check(idx, err) ||
         (v->kind == GA_ARG_ARRAY && ga_array_check(v->a, err)))
         return -1;
-    ga_array_t *ni = ga_index_normalize(idx, a->size, err), *vals = NULL;
-    if (!ni)
+    ga_array_t *ni = as_int64(idx, err), *vals = NULL;
+    if (!ni || check_indices(ni, a->size, err)) { /* before anything is written */
+        ga_array_free(ni);
         return -1;
+    }
     int64_t nv = v->kind == GA_ARG_ARRAY ? v->a->size : 1;
     int rc = -1;
     if (nv == 0 && ni->size) {

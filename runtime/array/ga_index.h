@@ -2,9 +2,10 @@
  * nonzero / argwhere / flatnonzero, boolean masks (select and assign)
  * and compress.
  *
- * Kernels: a gather (take), a scatter (put) and a compaction (the
- * positions of the non-zero elements: their running count by ga_scan,
- * then each one written at its place), each written once for both
+ * Kernels: a gather (take, which flags an index out of range), a check of
+ * indices and a scatter (put), and a compaction (the positions of the
+ * non-zero elements: their running count by ga_scan, then each one
+ * written at its place), each written once for both
  * languages (GA_KERNEL, GA_LOOP of ga_kernel's prelude) and moving
  * elements by their size, so one kernel serves every dtype of a size.
  *
@@ -44,11 +45,6 @@ int ga_index_mask_assign(ga_array_t *a, ga_array_t *mask, const ga_arg_t *v, cm_
 /* The slices of a along axis where cond (1-d) is non-zero (NumPy's
  * compress; cond may be shorter than the axis; GA_AXIS_ALL: flattened). */
 ga_array_t *ga_index_compress(ga_array_t *cond, ga_array_t *a, int axis, cm_error_t *err);
-
-/* idx as a contiguous int64 array with the negative entries of an axis
- * of length n made positive, every entry checked to be in [-n, n): a new
- * array. For ga_sort too. */
-ga_array_t *ga_index_normalize(ga_array_t *idx, int64_t n, cm_error_t *err);
 
 /* The whole source of the kernels moving elements of elsize bytes (1, 2,
  * 4, 8, 16; 0: the compaction), for tests (NVRTC checks it). Caller frees. */

@@ -219,6 +219,10 @@ def test_indexing_empty_and_errors(s):
     same(got[3], np.zeros(0, np.int32))
     kind, text = s.error("ga_take(ga_zeros(F32, 5), ga_arange(I64, 3, 7, 1), 0);")
     assert kind == "ShapeError" and "index 6 is out of bounds for an axis of size 5" in text
+    kind, text = s.error("ga_t kept = ga_arange(F32, 0, 5, 1);\n"
+                         "ga_put(kept, ga_arange(I32, -6, 0, 2), 9);")
+    assert kind == "ShapeError" and "index -6 is out of bounds for an axis of size 5" in text
+    same(s.value("kept"), np.arange(5, dtype=np.float32))  # nothing was written
     kind, text = s.error("ga_take(ga_zeros(F32, 5), ga_zeros(F32, 2), 0);")
     assert kind == "DTypeError" and "integers" in text
     kind, text = s.error("ga_mask_select(ga_zeros(F32, 5), ga_zeros(BOOL, 4));")

@@ -8,7 +8,7 @@
  * last), with and without carried indices, float32, float64, int16 and
  * int32 keys whose high digits are all one (those passes left out).
  * take with negative indices and one out of range (flagged, not read),
- * put, argwhere of a 2-d mask, searchsorted on both sides and the
+ * put (a negative index), the check of put's indices, argwhere of a 2-d mask, searchsorted on both sides and the
  * shared-memory histogram. GPUC_EXE is the gpuc binary (set by ctest). */
 #include <jansson.h>
 #include <stdio.h>
@@ -168,11 +168,12 @@ static const char take_cell[] =
     "ga_take<<<2, 32>>>(O, N, J, I, da, di, dout, db);\n"
     "cudaMemcpy(bad, db, sizeof bad, cudaMemcpyDeviceToHost);\n"
     "if (bad[0] != 1 || bad[1] != 50) nbad++;\n"
-    "long long pidx[3] = {4, 9, 4}; float v[2] = {-1, -2};\n"
+    "long long pidx[3] = {4, -291, 4}; float v[2] = {-1, -2};\n"
     "cudaMemcpy(di, pidx, sizeof pidx, cudaMemcpyHostToDevice); cudaMemcpy(dout, v, sizeof v, cudaMemcpyHostToDevice);\n"
     "ga_put<<<1, 32>>>(1LL, 300LL, 3LL, 1LL, da, di, dout, 2LL);\n"
     "cudaMemcpy(back, da, sizeof back, cudaMemcpyDeviceToHost);\n"
-    "if (back[9] != -2 || (back[4] != -1 && back[4] != -1) || back[5] != 2.5f) nbad++;\n"
+    "if (back[9] != -2 || back[4] != -1 || back[5] != 2.5f) nbad++;\n"
+
     "printf(\"bad %d\\n\", nbad);";
 
 /* the compaction: argwhere of a 2-d mask, with the running count given */
@@ -187,7 +188,15 @@ static const char argwhere_cell[] =
     "ga_argwhere<<<3, 64>>>(n, dm, dp, 2, shape, dout);\n"
     "cudaMemcpy(out, dout, c * 2 * 8, cudaMemcpyDeviceToHost);\n"
     "int nbad = 0; long long k = 0;\n"
-    "for (int i = 0; i < 600; i++) if (m[i]) { if (out[2 * k] != i / 30 || out[2 * k + 1] != i % 30) nbad++; k++; }\n"
+    "for (int i = 0; i < 600; i++) if (m[i]) { if (out[2 * k] != i / 30 || out[2 * k + 1] != i % 30) nbad++; k++; }\n"    "long long idx[3] = {4, -300, 299}, bad[2] = {0, 0};\n"
+    "cudaMemcpy(dp, idx, sizeof idx, cudaMemcpyHostToDevice); cudaMemcpy(dout, bad, sizeof bad, cudaMemcpyHostToDevice);\n"
+    "ga_check_index<<<1, 32>>>(3LL, 300LL, dp, dout);\n"
+    "cudaMemcpy(bad, dout, sizeof bad, cudaMemcpyDeviceToHost);\n"
+    "if (bad[0]) nbad++;\n"
+    "idx[1] = -301; cudaMemcpy(dp, idx, sizeof idx, cudaMemcpyHostToDevice);\n"
+    "ga_check_index<<<1, 32>>>(3LL, 300LL, dp, dout);\n"
+    "cudaMemcpy(bad, dout, sizeof bad, cudaMemcpyDeviceToHost);\n"
+    "if (bad[0] != 1 || bad[1] != -301) nbad++;\n"
     "printf(\"bad %d\\n\", nbad);";
 
 /* searchsorted both sides and the shared-memory histogram, float32 */
