@@ -8,8 +8,9 @@
  * last), with and without carried indices, float32, float64, int16 and
  * int32 keys whose high digits are all one (those passes left out).
  * take with negative indices and one out of range (flagged, not read),
- * put (a negative index), the check of put's indices, argwhere of a 2-d mask, searchsorted on both sides and the
- * shared-memory histogram. GPUC_EXE is the gpuc binary (set by ctest). */
+ * put (a negative index), the check of put's indices, argwhere of a 2-d
+ * mask, searchsorted on both sides and the shared-memory histogram.
+ * GPUC_EXE is the gpuc binary (set by ctest). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
