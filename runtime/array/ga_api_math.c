@@ -138,6 +138,41 @@ static int apply_ddof(ga_array_t *r, const char *op, int64_t n, double ddof, cm_
     return ga_eval("a * f", r, 2, args, err) ? 0 : -1;
 }
 
+/* Whether op over several axes is op over each in turn (exactly, or as
+ * float sums are in another order); float16 sums are not rounded twice. */
+static int composes(const char *op, ga_dtype_t d)
+{
+    static const char *const ops[] = {"sum", "prod", "min", "max", "any", "all", "count_nonzero"};
+    if (d == GA_F16 && (!strcmp(op, "sum") || !strcmp(op, "prod")))
+        return 0;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (!strcmp(op, ops[i]))
+            return 1;
+    return 0;
+}
+
+/* op of a over the axes marked in reduced, one axis at a time from the
+ * last (contiguous reads first, then smaller arrays); count_nonzero is
+ * a count, then sums. Where the axes do not merge without a copy. */
+static ga_array_t *one_by_one(const char *op, ga_array_t *a, const int *reduced, cm_error_t *err)
+{
+    ga_array_t *cur = a, *next = NULL;
+    for (int k = a->ndim - 1; k >= 0; k--) {
+        if (!reduced[k])
+            continue;
+        char expr[96];
+        snprintf(expr, sizeof expr, "%s(a, %d)", cur != a && !strcmp(op, "count_nonzero") ? "sum" : op, k);
+        ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = cur};
+        next = ga_eval(expr, NULL, 1, &arg, err);
+        if (cur != a)
+            ga_array_free(cur);
+        if (!next)
+            return NULL;
+        cur = next;
+    }
+    return cur;
+}
+
 ga_array_t *ga_api_reduce_axes(const char *fn, const char *op, ga_array_t *a, int naxes,
                                const long long *axes, int keepdims, double ddof)
 {
@@ -190,6 +225,10 @@ ga_array_t *ga_api_reduce_axes(const char *fn, const char *op, ga_array_t *a, in
     ga_array_t *p = ga_array_permute(a, perm, &err), *m = NULL, *c = NULL, *r = NULL;
     if (p && !(m = ga_array_reshape(p, nk + 1, shape, &err))) {
         cm_error_clear(&err); /* the layout needs a copy: not an error */
+        if (composes(op, a->dtype)) { /* or one axis at a time, the last first */
+            r = one_by_one(op, a, reduced, &err);
+            goto reduced_;
+        }
         c = ga_copy_array(p, p->device, &err);
         m = c ? ga_array_reshape(c, nk + 1, shape, &err) : NULL;
     }
@@ -199,6 +238,7 @@ ga_array_t *ga_api_reduce_axes(const char *fn, const char *op, ga_array_t *a, in
         ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = m};
         r = ga_eval(expr, NULL, 1, &arg, &err);
     }
+reduced_:
     if (r && apply_ddof(r, op, n, ddof, &err)) {
         ga_array_free(r);
         r = NULL;
