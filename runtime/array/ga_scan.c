@@ -70,9 +70,10 @@ static void gpu_source(cm_buf_t *b)
 {
     cm_buf_addf(b, "#define TT %d\n#define TI %d\n#define TILE (TT * TI)\n", TILE_THREADS, TILE_ITEMS);
     cm_buf_adds(b,
-        /* the block's inclusive scan of one value a thread; *total: the block's */
-        "__device__ __forceinline__ ga_acc ga_block_scan(ga_acc v, ga_acc *total)\n{\n"
-        "    __shared__ ga_acc warps[32];\n"
+        /* the block's inclusive scan of one value a thread; *total: the block's;
+         * warps: 32 of shared memory, the kernel's (a static __shared__ in an
+         * inline function is one the simulator's compiler cannot place) */
+        "__device__ __forceinline__ ga_acc ga_block_scan(ga_acc v, ga_acc *total, ga_acc *warps)\n{\n"
         "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
         "#pragma unroll\n    for (int s = 1; s < 32; s <<= 1) {\n"
         "        ga_acc y = __shfl_up_sync(0xffffffffu, v, s);\n        if (lane >= s) v = ga_op(y, v);\n    }\n"
@@ -90,28 +91,31 @@ static void gpu_source(cm_buf_t *b)
         "    for (int k = 0; k < TI; k++) x[k] = sh[threadIdx.x * TI + k];\n    __syncthreads();\n}\n"
         /* pass 1: each tile's total */
         "extern \"C\" __global__ void ga_tile_totals(ga_i64 n, const ga_in *in, ga_acc *totals)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
         "    __shared__ ga_acc sh[TILE];\n    ga_acc x[TI], t = GA_ID, total;\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
         "    ga_load_tile(in + base, n - base, x, sh);\n"
         "    for (int k = 0; k < TI; k++) t = ga_op(t, x[k]);\n"
-        "    ga_block_scan(t, &total);\n    if (threadIdx.x == 0) totals[blockIdx.x] = total;\n}\n"
+        "    ga_block_scan(t, &total, warps);\n    if (threadIdx.x == 0) totals[blockIdx.x] = total;\n}\n"
         /* pass 2: the totals into exclusive offsets, one block */
         "extern \"C\" __global__ void ga_scan_totals(ga_i64 ntiles, ga_acc *totals)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
         "    ga_i64 per = (ntiles + TT - 1) / TT, lo = threadIdx.x * per;\n"
         "    ga_i64 hi = lo + per < ntiles ? lo + per : ntiles;\n"
         "    ga_acc t = GA_ID, total;\n    for (ga_i64 i = lo; i < hi; i++) t = ga_op(t, totals[i]);\n"
-        "    ga_acc incl = ga_block_scan(t, &total);\n"
+        "    ga_acc incl = ga_block_scan(t, &total, warps);\n"
         "    __shared__ ga_acc pre[TT];\n    pre[threadIdx.x] = incl;\n    __syncthreads();\n"
         "    ga_acc run = threadIdx.x ? pre[threadIdx.x - 1] : GA_ID; /* exclusive */\n"
         "    for (ga_i64 i = lo; i < hi; i++) {\n        ga_acc v = totals[i];\n"
         "        totals[i] = run;\n        run = ga_op(run, v);\n    }\n}\n"
         /* pass 3: each tile scanned, its offset first */
         "extern \"C\" __global__ void ga_tile_scan(ga_i64 n, const ga_in *in, const ga_acc *offsets, ga_out *out)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
         "    __shared__ ga_acc sh[TILE];\n    ga_acc x[TI], t = GA_ID, total;\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
         "    ga_load_tile(in + base, n - base, x, sh);\n"
         "    for (int k = 0; k < TI; k++) { t = ga_op(t, x[k]); x[k] = t; }\n"
-        "    ga_acc incl = ga_block_scan(t, &total);\n"
+        "    ga_acc incl = ga_block_scan(t, &total, warps);\n"
         "    __shared__ ga_acc pre[TT];\n    pre[threadIdx.x] = incl;\n    __syncthreads();\n"
         "    ga_acc before = ga_op(offsets[blockIdx.x], threadIdx.x ? pre[threadIdx.x - 1] : GA_ID);\n"
         "    for (int k = 0; k < TI; k++) sh[threadIdx.x * TI + k] = ga_op(before, x[k]);\n"
@@ -120,6 +124,7 @@ static void gpu_source(cm_buf_t *b)
         "        if (base + i < n) out[base + i] = ga_st(sh[i]);\n    }\n}\n"
         /* contiguous rows: a block each, tile after tile with the carry of those before */
         "extern \"C\" __global__ void ga_scan_rows(ga_i64 m, ga_i64 lines, const ga_in *in, ga_out *out)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
         "    __shared__ ga_acc sh[TILE];\n    __shared__ ga_acc pre[TT];\n"
         "    for (ga_i64 row = blockIdx.x; row < lines; row += gridDim.x) {\n"
         "        const ga_in *src = in + row * m;\n        ga_out *dst = out + row * m;\n"
@@ -128,7 +133,7 @@ static void gpu_source(cm_buf_t *b)
         "            ga_acc x[TI], t = GA_ID, total;\n"
         "            ga_load_tile(src + base, m - base, x, sh);\n"
         "            for (int k = 0; k < TI; k++) { t = ga_op(t, x[k]); x[k] = t; }\n"
-        "            ga_acc incl = ga_block_scan(t, &total);\n"
+        "            ga_acc incl = ga_block_scan(t, &total, warps);\n"
         "            pre[threadIdx.x] = incl;\n            __syncthreads();\n"
         "            ga_acc before = ga_op(carry, threadIdx.x ? pre[threadIdx.x - 1] : GA_ID);\n"
         "            for (int k = 0; k < TI; k++) sh[threadIdx.x * TI + k] = ga_op(before, x[k]);\n"

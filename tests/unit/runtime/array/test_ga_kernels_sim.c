@@ -1,5 +1,6 @@
-/* The GPU's sort, search and index kernels (the CUDA text of
- * ga_sort_source and ga_index_source) run on the CUDA simulator, where
+/* The GPU's sort, search, index and scan kernels (the CUDA text of
+ * ga_sort_source, ga_index_source and ga_scan_source) run on the CUDA
+ * simulator, where
  * there is no GPU: each is a %%kernel cell of a notebook that `gpuc run`
  * executes, and a host cell drives it as the library does and checks the
  * answer. The radix sort (the scan of the counts on the host) against
@@ -9,8 +10,9 @@
  * int32 keys whose high digits are all one (those passes left out).
  * take with negative indices and one out of range (flagged, not read),
  * put (a negative index), the check of put's indices, argwhere of a 2-d
- * mask, searchsorted on both sides and the shared-memory histogram.
- * GPUC_EXE is the gpuc binary (set by ctest). */
+ * mask, searchsorted on both sides and the shared-memory histogram. The
+ * scan of long rows (a block a row, fewer blocks than rows) and the flat
+ * three-pass scan, int32 into int64. GPUC_EXE is the gpuc binary (set by ctest). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 
 #include "check.h"
 #include "ga_index.h"
+#include "ga_scan.h"
 #include "ga_sort.h"
 
 /* The host cell: TYPE, KBITS, VALS, LINES, M are filled in. */
@@ -225,14 +228,35 @@ static const char search_cell[] =
     "for (int b = 0; b < 10; b++) if (h[b] != want[b]) nbad++;\n"
     "printf(\"bad %d\\n\", nbad);";
 
+/* cumsum of int32 rows of 5000 (7 rows, 3 blocks) and of a flat line */
+static const char scan_cell[] =
+    "long long m = 5000, lines = 7, n = 7 * 5000, ntiles = (n + 2047) / 2048;\n"
+    "int *h = malloc(n * 4); long long *o = malloc(n * 8);\n"
+    "for (long long i = 0; i < n; i++) h[i] = (int)(i % 17) - 8 + (int)(i % 1000 == 3) * 100000;\n"
+    "int *din; long long *dout, *dt;\n"
+    "cudaMalloc((void **)&din, n * 4); cudaMalloc((void **)&dout, n * 8); cudaMalloc((void **)&dt, ntiles * 8);\n"
+    "cudaMemcpy(din, h, n * 4, cudaMemcpyHostToDevice);\n"
+    "ga_scan_rows<<<3, 256>>>(m, lines, din, dout);\n"
+    "cudaMemcpy(o, dout, n * 8, cudaMemcpyDeviceToHost);\n"
+    "int nbad = 0;\n"
+    "for (long long l = 0; l < lines; l++) { long long acc = 0;\n"
+    "    for (long long j = 0; j < m; j++) { acc += h[l * m + j]; nbad += o[l * m + j] != acc; } }\n"
+    "ga_tile_totals<<<(int)ntiles, 256>>>(n, din, dt);\n"
+    "ga_scan_totals<<<1, 256>>>(ntiles, dt);\n"
+    "ga_tile_scan<<<(int)ntiles, 256>>>(n, din, dt, dout);\n"
+    "cudaMemcpy(o, dout, n * 8, cudaMemcpyDeviceToHost);\n"
+    "long long acc = 0;\n"
+    "for (long long i = 0; i < n; i++) { acc += h[i]; nbad += o[i] != acc; }\n"
+    "printf(\"bad %d\\n\", nbad);";
+
 int main(void)
 {
     const char *exe = getenv("GPUC_EXE");
     if (!exe) {
-        printf("test_ga_sort_sim: GPUC_EXE is not set (run through ctest)\n");
+        printf("test_ga_kernels_sim: GPUC_EXE is not set (run through ctest)\n");
         return 77;
     }
-    char dir[] = "/tmp/test_ga_sort_sim_XXXXXX";
+    char dir[] = "/tmp/test_ga_kernels_sim_XXXXXX";
     if (!mkdtemp(dir))
         return 1;
     setenv("XDG_CACHE_HOME", dir, 1);
@@ -251,9 +275,12 @@ int main(void)
     src = ga_sort_source(GA_F32, 0, 1);
     CHECK(runs(src, search_cell, "searchsorted and histogram", dir));
     free(src);
+    src = ga_scan_source(GA_SCAN_SUM, GA_I32, 1);
+    CHECK(runs(src, scan_cell, "scans", dir));
+    free(src);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         return 1;
-    return check_report("test_ga_sort_sim");
+    return check_report("test_ga_kernels_sim");
 }
