@@ -1,8 +1,8 @@
 """Joining, indexing by data, sorting and searching, several-axis reductions,
 ddof and integer fmod on the GPU machine: each case on GPU 0 and on the CPU
 backend, both checked against NumPy (tests/array/test_rearrange_numpy.py's
-kinds, with sizes that take the GPU's multi-pass paths: sorts of lines
-past one tile, several merge passes, compactions of millions).
+kinds, with sizes that take the GPU's multi-pass paths: radix sorts of
+millions, segmented sorts of many lines, compactions of millions).
 
     python3 tests/gpu/arrays2_gpu.py BIN_DIR OUT_DIR [cpu]
 
@@ -63,7 +63,7 @@ CASES = [  # name, gpuc expression over the inputs, NumPy
      lambda v: v["i"][v["i"][:, 0] > 0]),
     ("compress axis 1", "ga_compress(ga_gt(ga_row(i, 0), 0), i, 1)",
      lambda v: np.compress(v["i"][0] > 0, v["i"], 1)),
-    ("sort f32 with NaN (merge passes)", "ga_sort(big, 0)", lambda v: np.sort(v["big"])),
+    ("sort f32 with NaN", "ga_sort(big, 0)", lambda v: np.sort(v["big"])),
     ("argsort f32 (stable)", "ga_argsort(big, 0)", lambda v: np.argsort(v["big"], kind="stable")),
     ("sort rows i32", "ga_sort(i, 1)", lambda v: np.sort(v["i"], 1)),
     ("argsort columns i32", "ga_argsort(i, 0)", lambda v: np.argsort(v["i"], 0, kind="stable")),
