@@ -67,8 +67,8 @@ static void order(cm_buf_t *b, ga_dtype_t d)
                    "    return (u & GA_SIGN) ? (ga_uk)~u : (ga_uk)(u | GA_SIGN);\n}\n");
 }
 
-/* Searching a sorted run, and an element's place in the merge of its run
- * pair: both languages. */
+/* Searching a sorted array (searchsorted) and binning (histogram): both
+ * languages. */
 static const char searching[] =
     /* how many of s[0, n) are below x / at most x */
     "GA_FN ga_i64 ga_lower(const ga_k *s, ga_i64 n, ga_k x)\n{\n"

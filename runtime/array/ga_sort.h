@@ -6,8 +6,8 @@
  * (argsort gives the lowest index first among equal keys, as NumPy's
  * kind="stable"). Complex dtypes are a GA_E_DTYPE error.
  *
- * How. Along an axis, the lines are made contiguous (the axis last) and
- * sorted one by one. On the CPU backend each line is a merge sort
+ * How. Along an axis, the lines are made contiguous (the axis last). On
+ * the CPU backend each line is a merge sort
  * (insertion-sorted runs of 16, then merges) in C compiled for its dtype.
  * On a GPU the whole array is one LSD radix sort, 4 bits a pass over the
  * keys as ordered unsigned bits (then over the lines' numbers, so each
