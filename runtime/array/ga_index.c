@@ -69,6 +69,11 @@ static char *make_source(void *ctx)
         "        if (x < 0) x += N;\n"
         "        if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[j]; continue; }\n"
         "        out[q] = a[(o * N + x) * I + i];\n    }\n}\n"
+        /* the rows r of a (M, I) whose m[r] is set, to row pos[r] - 1 of out */
+        "GA_KERNEL ga_compact(ga_i64 M, ga_i64 I, const ga_u8 *m, const ga_i64 *pos, const ga_e *a,\n"
+        "                     ga_e *out)\n{\n"
+        "    GA_LOOP(q, M * I) {\n        ga_i64 r = q / I;\n"
+        "        if (m[r]) out[(pos[r] - 1) * I + (q - r * I)] = a[q];\n    }\n}\n"
         /* the reverse: a[(o, idx[j], i)] = v[q % nv], idx checked before */
         "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *a, const ga_i64 *idx,\n"
         "                 const ga_e *v, ga_i64 nv)\n{\n"
@@ -349,6 +354,24 @@ int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, cm_error_t *
 
 /* ---- non-zero elements ------------------------------------------------------ */
 
+/* a as a contiguous bool array *m (its non-zero elements) and their
+ * running count *pos (int64; NULL for an empty a), *total the count. */
+static int running_count(ga_array_t *a, ga_array_t **m, ga_array_t **pos, long long *total,
+                         cm_error_t *err)
+{
+    *m = a->dtype == GA_BOOL ? ga_copy_contiguous(a, err) : eval1("bool(a)", NULL, a, err);
+    *pos = NULL;
+    *total = 0;
+    if (!*m)
+        return -1;
+    if (!a->size)
+        return 0;
+    *pos = ga_scan(GA_SCAN_SUM, *m, GA_AXIS_ALL, err);
+    ga_array_t *last = *pos ? ga_array_index(*pos, 0, a->size - 1, err) : NULL;
+    *total = last ? scalar_i64(last, err) : 0;
+    return err->code ? -1 : 0;
+}
+
 ga_array_t *ga_index_argwhere(ga_array_t *a, int flat, cm_error_t *err)
 {
     if (ga_array_check(a, err))
@@ -363,18 +386,10 @@ ga_array_t *ga_index_argwhere(ga_array_t *a, int flat, cm_error_t *err)
         shape.d[0] = a->size;
     else
         memcpy(shape.d, a->shape, sizeof a->shape);
-    ga_array_t *m = a->dtype == GA_BOOL ? ga_copy_contiguous(a, err) : eval1("bool(a)", NULL, a, err);
-    ga_array_t *pos = NULL, *out = NULL;
-    if (!m)
-        return NULL;
-    long long n = m->size, total = 0;
-    if (n) {
-        pos = ga_scan(GA_SCAN_SUM, m, GA_AXIS_ALL, err);
-        ga_array_t *last = pos ? ga_array_index(pos, 0, n - 1, err) : NULL;
-        total = last ? scalar_i64(last, err) : 0;
-        if (err->code)
-            goto done;
-    }
+    ga_array_t *m = NULL, *pos = NULL, *out = NULL;
+    long long n = a->size, total = 0;
+    if (running_count(a, &m, &pos, &total, err))
+        goto done;
     int64_t oshape[2] = {total, nd};
     out = ga_array_new(a->device, GA_I64, flat ? 1 : 2, oshape, err);
     if (!out || !total || !nd)
@@ -434,11 +449,35 @@ ga_array_t *ga_index_mask_select(ga_array_t *a, ga_array_t *mask, cm_error_t *er
     int nd = 1;
     for (int k = mask->ndim; k < a->ndim; k++)
         shape[nd++] = a->shape[k];
-    ga_array_t *idx = ga_index_argwhere(mask, 1, err);
-    ga_array_t *rows = idx ? contiguous_as(a, nd, shape, err) : NULL;
-    ga_array_t *r = rows ? ga_index_take(rows, idx, 0, err) : NULL;
+    /* the selected rows straight to their places (no index array) */
+    ga_array_t *m = NULL, *pos = NULL, *rows = NULL, *r = NULL;
+    long long total = 0, MM = M, I = 1;
+    for (int k = 1; k < nd; k++)
+        I *= shape[k];
+    if (running_count(mask, &m, &pos, &total, err) || !(rows = contiguous_as(a, nd, shape, err)))
+        goto done;
+    shape[0] = total;
+    if (!(r = ga_array_new(a->device, a->dtype, nd, shape, err)) || !total || !I)
+        goto done;
+    void *fn = kernel(a->device, (int)ga_dtype_size(a->dtype), "ga_compact", err);
+    void *pm = ga_array_data(m), *pp = ga_array_data(pos), *pa = ga_array_data(rows),
+         *po = ga_array_data(r);
+    int rc = fn ? 0 : -1;
+    if (fn && bk_lang(a->device) == BK_LANG_C) {
+        ((void (*)(long long, long long, const void *, const void *, const void *, void *))fn)(
+            MM, I, pm, pp, pa, po);
+    } else if (fn) {
+        void *args[6] = {&MM, &I, &pm, &pp, &pa, &po};
+        rc = ga_kernel_launch(a->device, fn, MM * I, args, "ga_mask_select", err);
+    }
+    if (rc) {
+        ga_array_free(r);
+        r = NULL;
+    }
+done:
     ga_array_free(rows);
-    ga_array_free(idx);
+    ga_array_free(pos);
+    ga_array_free(m);
     return r;
 }
 

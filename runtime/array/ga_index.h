@@ -4,8 +4,9 @@
  *
  * Kernels: a gather (take, which flags an index out of range), a check of
  * indices and a scatter (put), and a compaction (the positions of the
- * non-zero elements: their running count by ga_scan, then each one
- * written at its place), each written once for both
+ * non-zero elements: their running count by ga_scan, then each one, or
+ * each selected row of a mask, written at its place), each written once
+ * for both
  * languages (GA_KERNEL, GA_LOOP of ga_kernel's prelude) and moving
  * elements by their size, so one kernel serves every dtype of a size.
  *

@@ -9,7 +9,7 @@
  * last), with and without carried indices, float32, float64, int16 and
  * int32 keys whose high digits are all one (those passes left out).
  * take with negative indices and one out of range (flagged, not read),
- * put (a negative index), the check of put's indices, argwhere of a 2-d
+ * put (a negative index), the compaction of masked rows, the check of put's indices, argwhere of a 2-d
  * mask, searchsorted on both sides and the shared-memory histogram. The
  * scan of long rows (a block a row, fewer blocks than rows) and the flat
  * three-pass scan, int32 into int64. GPUC_EXE is the gpuc binary (set by ctest). */
@@ -176,7 +176,15 @@ static const char take_cell[] =
     "cudaMemcpy(di, pidx, sizeof pidx, cudaMemcpyHostToDevice); cudaMemcpy(dout, v, sizeof v, cudaMemcpyHostToDevice);\n"
     "ga_put<<<1, 32>>>(1LL, 300LL, 3LL, 1LL, da, di, dout, 2LL);\n"
     "cudaMemcpy(back, da, sizeof back, cudaMemcpyDeviceToHost);\n"
-    "if (back[9] != -2 || back[4] != -1 || back[5] != 2.5f) nbad++;\n"
+    "if (back[9] != -2 || back[4] != -1 || back[5] != 2.5f) nbad++;\n"    "unsigned char m[100]; long long pos[100], c = 0; float rows[300];\n"
+    "for (int r = 0; r < 100; r++) { m[r] = r % 3 == 1; c += m[r]; pos[r] = c; }\n"
+    "unsigned char *dm; long long *dp; float *drows;\n"
+    "cudaMalloc((void **)&dm, sizeof m); cudaMalloc((void **)&dp, sizeof pos);\n"
+    "cudaMalloc((void **)&drows, sizeof rows);\n"
+    "cudaMemcpy(dm, m, sizeof m, cudaMemcpyHostToDevice); cudaMemcpy(dp, pos, sizeof pos, cudaMemcpyHostToDevice);\n"
+    "ga_compact<<<2, 64>>>(100LL, 3LL, dm, dp, da, drows);\n"
+    "cudaMemcpy(rows, drows, c * 3 * sizeof(float), cudaMemcpyDeviceToHost);\n"
+    "for (int r = 0, k = 0; r < 100; r++) if (m[r]) { for (int i = 0; i < 3; i++) nbad += rows[k * 3 + i] != back[r * 3 + i]; k++; }\n"
 
     "printf(\"bad %d\\n\", nbad);";
 
