@@ -6,9 +6,9 @@
  * indices and a scatter (put), and a compaction (the positions of the
  * non-zero elements: their running count by ga_scan, then each one, or
  * each selected row of a mask, written at its place), each written once
- * for both
- * languages (GA_KERNEL, GA_LOOP of ga_kernel's prelude) and moving
- * elements by their size, so one kernel serves every dtype of a size.
+ * for both languages (GA_KERNEL, GA_LOOP of ga_kernel's prelude) and
+ * moving elements by their size, so one kernel serves every dtype of a
+ * size.
  *
  * Indices are int64 (other integer dtypes are converted); negative ones
  * count from the end; one out of range is a GA_E_SHAPE error naming it
