@@ -1,6 +1,7 @@
 """Joining, indexing by data, sorting and searching, several-axis reductions
 and integer fmod against CuPy, on the GPU machine, in one run (issue 29
-part 1: each at >= 0.95x CuPy is the goal).
+part 1: each at >= 0.95x CuPy is the goal), and part 2's scans along the
+last axis and float64 normals.
 
     PYTHONPATH=tests python3 bench/bench_arrays2.py BIN_DIR OUT_DIR
 
@@ -69,6 +70,13 @@ CASES = [
     ("var ddof=1 along axis 1 of 1e4 x 1e4 float32", M * M * F4, 20,
      "ga_free(ga_var_ddof(m, 1, 1, 0));", "cp.var(m, axis=1, ddof=1)"),
     ("fmod 1e8 int32", 3 * N * F4, 20, "ga_fmod_out(io, ia, ib);", "cp.fmod(ia, ib, out=io)"),
+    # part 2 of the issue: scans along the last axis, float64 normals
+    ("cumsum along axis 1 of 1e4 x 1e4 float32", 2 * M * M * F4, 20,
+     "ga_free(ga_cumsum(m, 1));", "cp.cumsum(m, axis=1)"),
+    ("cumsum along axis 1 of 100 x 1e6 float32", 2 * N * F4, 20,
+     "ga_free(ga_cumsum(w2, 1));", "cp.cumsum(w2, axis=1)"),
+    ("normal 1e8 float64", N * 8, 20, "ga_free(ga_normal(F64, 0.0, 1.0, N8));",
+     "rng.standard_normal(N8, dtype=cp.float64)"),
 ]
 
 SETUP_GPUC = f"""
@@ -82,7 +90,8 @@ ga_t cond = ga_eq(ga_mod(ga_arange(I32, 0, {M}, 1), 2), 0);
 ga_t s = ga_sin(ga_mul(ga_linspace(F32, 0, 1, {S}), 123456.0f)), sr = ga_reshape(ga_copy(s), {M}, {S // M});
 ga_t si = ga_astype(ga_mod(ga_mul(ga_arange(I64, 0, {S}, 1), 7919), 10000), I32);
 ga_t st = ga_linspace(F32, 0, 1, 1000000), sq = ga_slice(s, 0, 0, {S}, 1);
-ga_t t3 = ga_reshape(x, 100, 1000, 1000);
+ga_t t3 = ga_reshape(x, 100, 1000, 1000), w2 = ga_reshape(x, 100, {N // 100});
+#define N8 {N}
 ga_t ia = ga_astype(ga_sub(ga_mod(ga_arange(I64, 0, {N}, 1), 2001), 1000), I32);
 ga_t ib = ga_astype(ga_sub(ga_mod(ga_arange(I64, 0, {N}, 1), 13), 6), I32), io = ga_empty_like(ia);
 cudaEvent_t e0, e1;
@@ -137,6 +146,9 @@ def cupy_times():
     si = ((cp.arange(S, dtype=cp.int64) * 7919) % 10000).astype(cp.int32)
     st, sq = cp.linspace(0, 1, 1000000, dtype=cp.float32), s
     t3 = x.reshape(100, 1000, 1000)
+    w2 = x.reshape(100, N // 100)
+    N8 = N
+    rng = cp.random.default_rng(1)
     ia = ((cp.arange(N, dtype=cp.int64) % 2001) - 1000).astype(cp.int32)
     ib = ((cp.arange(N, dtype=cp.int64) % 13) - 6).astype(cp.int32)
     io = cp.empty_like(ia)
