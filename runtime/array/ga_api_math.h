@@ -28,6 +28,14 @@ long long ga_api_reduce_all_i64(const char *fn, const char *op, ga_array_t *a);
 ga_array_t *ga_api_reduce_axis(const char *fn, const char *op, ga_array_t *a, int axis,
                                int keepdims);
 
+/* op of a over the axes[0, naxes) at once (GA_AXIS_ALL alone: every
+ * axis); var and std divide by N - ddof (N the number of elements each
+ * result reduces; ddof is 0 for the others). keepdims as above.
+ * ValueError for no axes or argmin/argmax over several, ShapeError for an
+ * axis out of range or repeated. */
+ga_array_t *ga_api_reduce_axes(const char *fn, const char *op, ga_array_t *a, int naxes,
+                               const long long *axes, int keepdims, double ddof);
+
 /* Cumulative sum / product of a along axis (GA_AXIS_ALL: flattened). */
 ga_array_t *ga_api_cumsum(ga_array_t *a, int axis);
 ga_array_t *ga_api_cumprod(ga_array_t *a, int axis);

@@ -156,6 +156,13 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
     return c;
 }
 
+ga_array_t *ga_copy_contiguous(ga_array_t *a, cm_error_t *err)
+{
+    if (ga_array_is_contiguous(a))
+        return ga_array_reshape(a, a->ndim, a->shape, err);
+    return ga_copy_array(a, a->device, err);
+}
+
 int ga_copy_gather(void *ctx, const ga_array_t *a, const int64_t *const *idx,
                    const int64_t *count, void *dst, cm_error_t *err)
 {

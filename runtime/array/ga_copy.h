@@ -19,6 +19,10 @@ int ga_copy_from_host(ga_array_t *a, const void *src, cm_error_t *err);
  * when device is a's; another one copies across through the host). */
 ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err);
 
+/* a's elements C-contiguous on its device: a new view of a when they are
+ * already, else a contiguous copy (either is the caller's to free). */
+ga_array_t *ga_copy_contiguous(ga_array_t *a, cm_error_t *err);
+
 /* The elements at the cartesian product of per-axis index lists
  * idx[k][0, count[k]) into dst, densely, in C order (a ga_gather_fn for
  * printing: only what is shown crosses the bus). */

@@ -40,7 +40,7 @@ const ga_expr_func_t ga_expr_funcs[] = {
     {"isfinite", GA_RULE_PRED, "isfinite", 0}, {"signbit", GA_RULE_PRED, "signbit", 0},
     {"atan2", GA_RULE_FLOAT2, "atan2", 0}, {"arctan2", GA_RULE_FLOAT2, "atan2", 0},
     {"hypot", GA_RULE_FLOAT2, "hypot", 0}, {"copysign", GA_RULE_FLOAT2, "copysign", 0},
-    {"fmod", GA_RULE_FLOAT2, "fmod", 0},
+    {"fmod", GA_RULE_KEEP2, "fmod", 0},
     {"pow", GA_RULE_KEEP2, "pow", 0},     {"power", GA_RULE_KEEP2, "pow", 0},
     {"maximum", GA_RULE_KEEP2, "max", 0}, {"minimum", GA_RULE_KEEP2, "min", 0},
     {"where", GA_RULE_WHERE, "", 0},      {"clip", GA_RULE_CLIP, "", 0},

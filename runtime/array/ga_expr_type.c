@@ -141,6 +141,8 @@ static int type_node(ga_expr_t *e, int i, const ga_dtype_t *dtypes, const int *w
             c = r = combine(k[0], k[1]);
             if (r.d == GA_BOOL && !strcmp(f->c, "pow"))
                 return type_error(e, n, err, "pow is not supported for", GA_BOOL);
+            if (r.d == GA_BOOL && !strcmp(f->c, "fmod")) /* NumPy: int8 */
+                c = r = (typed_t){GA_I8, 0};
             break;
         case GA_RULE_WHERE: c = r = combine(k[1], k[2]); break;
         case GA_RULE_CLIP: c = r = combine(k[0], combine(k[1], k[2])); break;

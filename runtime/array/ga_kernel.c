@@ -20,6 +20,11 @@ const char ga_kernel_prelude[] =
     "typedef int ga_i32; typedef unsigned int ga_u32;\n"
     "typedef long long ga_i64; typedef unsigned long long ga_u64;\n"
     "#define GA_INF __longlong_as_double(0x7ff0000000000000LL)\n"
+    /* a kernel whose body is written once for both: a grid-stride loop on a
+     * GPU, a plain loop in C */
+    "#define GA_KERNEL extern \"C\" __global__ void\n"
+    "#define GA_LOOP(q, n) for (ga_i64 q = blockIdx.x * (ga_i64)blockDim.x + threadIdx.x; q < (n);"
+    " q += (ga_i64)gridDim.x * blockDim.x)\n"
     "GA_FN float ga_h2f(ga_u16 h) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f; }\n"
     "GA_FN ga_u16 ga_f2h(float f) { ga_u16 h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h; }\n"
     "#else\n"
@@ -29,6 +34,8 @@ const char ga_kernel_prelude[] =
     "#define GA_FN static inline\n"
     "#define GA_RESTRICT restrict\n"
     "#define GA_INF __builtin_inf()\n"
+    "#define GA_KERNEL void\n"
+    "#define GA_LOOP(q, n) for (ga_i64 q = 0; q < (n); q++)\n"
     "typedef int8_t ga_i8; typedef uint8_t ga_u8; typedef int16_t ga_i16; typedef uint16_t ga_u16;\n"
     "typedef int32_t ga_i32; typedef uint32_t ga_u32; typedef long long ga_i64;\n"
     "typedef unsigned long long ga_u64;\n"
@@ -44,6 +51,7 @@ const char ga_kernel_prelude[] =
     " U r = 1, x = (U)a; U e = (U)b; while (e) { if (e & 1) r *= x; x *= x; e >>= 1; } return (T)r; } \\\n"
     "GA_FN T ga_shl_##s(T a, T b) { return (b < 0 || b >= B) ? 0 : (T)((U)a << b); } \\\n"
     "GA_FN T ga_shr_##s(T a, T b) { return (b < 0 || b >= B) ? (T)(a < 0 ? -1 : 0) : (T)(a >> b); } \\\n"
+    "GA_FN T ga_fmod_##s(T a, T b) { return (b == 0 || (S && b == (T)-1)) ? 0 : (T)(a % b); } \\\n"
     "GA_FN T ga_max_##s(T a, T b) { return a > b ? a : b; } \\\n"
     "GA_FN T ga_min_##s(T a, T b) { return a < b ? a : b; } \\\n"
     "GA_FN T ga_abs_##s(T a) { return a < 0 ? (T)(0u - (U)a) : a; } \\\n"
@@ -57,6 +65,7 @@ const char ga_kernel_prelude[] =
     "GA_FN T ga_mod_##s(T a, T b) { T r = fmod##F(a, b); if (r != 0) { if ((r < 0) != (b < 0)) r += b; }"
     " else r = copysign##F((T)0, b); return r; } \\\n"
     "GA_FN T ga_pow_##s(T a, T b) { return pow##F(a, b); } \\\n"
+    "GA_FN T ga_fmod_##s(T a, T b) { return fmod##F(a, b); } \\\n"
     "GA_FN T ga_max_##s(T a, T b) { return a != a ? a : b != b ? b : a > b ? a : b; } \\\n"
     "GA_FN T ga_min_##s(T a, T b) { return a != a ? a : b != b ? b : a < b ? a : b; } \\\n"
     "GA_FN T ga_sign_##s(T a) { return a > 0 ? (T)1 : a < 0 ? (T)-1 : a; }\n"
@@ -129,6 +138,16 @@ void *ga_kernel_get(int device, const char *signature, const char *name,
     }
     cm_buf_free(&key);
     return fn;
+}
+
+char *ga_kernel_source(char *(*make_source)(void *ctx), void *ctx)
+{
+    cm_buf_t b = {0};
+    cm_buf_adds(&b, ga_kernel_prelude);
+    char *body = make_source(ctx);
+    cm_buf_adds(&b, body);
+    free(body);
+    return cm_buf_steal(&b);
 }
 
 int ga_kernel_launch_grid(int device, void *fn, const unsigned grid[3], const unsigned block[3],

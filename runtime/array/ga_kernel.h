@@ -37,6 +37,10 @@ extern const char ga_kernel_prelude[];
 void *ga_kernel_get(int device, const char *signature, const char *name,
                     char *(*make_source)(void *ctx), void *ctx, cm_error_t *err);
 
+/* The prelude followed by make_source(ctx): the whole text a kernel is
+ * compiled from, for tests that check it (ga_kernel_check). Caller frees. */
+char *ga_kernel_source(char *(*make_source)(void *ctx), void *ctx);
+
 /* Launches a kernel of device (a CUDA device) over n work items (a grid-stride loop inside):
  * block 256, a grid of at most 32 blocks per multiprocessor. what names it
  * in errors. 0 / -1 with err. */

@@ -311,6 +311,7 @@ static const char cuda_prelude[] =
     "  float s = __fmul_rn(x, y), h = __fmul_rn(y, 0.5f);\n"
     "  return __fmaf_rn(__fmaf_rn(-s, s, x), h, s); }\n"
     "#define GA_RNG_SQRT(x) ga_rng_sqrt(x)\n"
+    "#define GA_RNG_SINCOS_2PI(v, s, c) sincospi(2.0 * (v), (s), (c))\n"
     "static __device__ __forceinline__ unsigned long long ga_rng_mulwide(unsigned a, unsigned b)\n"
     "{ unsigned long long p; asm(\"mul.wide.u32 %0, %1, %2;\" : \"=l\"(p) : \"r\"(a), \"r\"(b));\n"
     "  return p; }\n"

@@ -70,9 +70,10 @@ static void gpu_source(cm_buf_t *b)
 {
     cm_buf_addf(b, "#define TT %d\n#define TI %d\n#define TILE (TT * TI)\n", TILE_THREADS, TILE_ITEMS);
     cm_buf_adds(b,
-        /* the block's inclusive scan of one value a thread; *total: the block's */
-        "__device__ __forceinline__ ga_acc ga_block_scan(ga_acc v, ga_acc *total)\n{\n"
-        "    __shared__ ga_acc warps[32];\n"
+        /* the block's inclusive scan of one value a thread; *total: the block's;
+         * warps: 32 of shared memory, the kernel's (a static __shared__ in an
+         * inline function is one the simulator's compiler cannot place) */
+        "__device__ __forceinline__ ga_acc ga_block_scan(ga_acc v, ga_acc *total, ga_acc *warps)\n{\n"
         "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
         "#pragma unroll\n    for (int s = 1; s < 32; s <<= 1) {\n"
         "        ga_acc y = __shfl_up_sync(0xffffffffu, v, s);\n        if (lane >= s) v = ga_op(y, v);\n    }\n"
@@ -90,34 +91,56 @@ static void gpu_source(cm_buf_t *b)
         "    for (int k = 0; k < TI; k++) x[k] = sh[threadIdx.x * TI + k];\n    __syncthreads();\n}\n"
         /* pass 1: each tile's total */
         "extern \"C\" __global__ void ga_tile_totals(ga_i64 n, const ga_in *in, ga_acc *totals)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
         "    __shared__ ga_acc sh[TILE];\n    ga_acc x[TI], t = GA_ID, total;\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
         "    ga_load_tile(in + base, n - base, x, sh);\n"
         "    for (int k = 0; k < TI; k++) t = ga_op(t, x[k]);\n"
-        "    ga_block_scan(t, &total);\n    if (threadIdx.x == 0) totals[blockIdx.x] = total;\n}\n"
+        "    ga_block_scan(t, &total, warps);\n    if (threadIdx.x == 0) totals[blockIdx.x] = total;\n}\n"
         /* pass 2: the totals into exclusive offsets, one block */
         "extern \"C\" __global__ void ga_scan_totals(ga_i64 ntiles, ga_acc *totals)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
         "    ga_i64 per = (ntiles + TT - 1) / TT, lo = threadIdx.x * per;\n"
         "    ga_i64 hi = lo + per < ntiles ? lo + per : ntiles;\n"
         "    ga_acc t = GA_ID, total;\n    for (ga_i64 i = lo; i < hi; i++) t = ga_op(t, totals[i]);\n"
-        "    ga_acc incl = ga_block_scan(t, &total);\n"
+        "    ga_acc incl = ga_block_scan(t, &total, warps);\n"
         "    __shared__ ga_acc pre[TT];\n    pre[threadIdx.x] = incl;\n    __syncthreads();\n"
         "    ga_acc run = threadIdx.x ? pre[threadIdx.x - 1] : GA_ID; /* exclusive */\n"
         "    for (ga_i64 i = lo; i < hi; i++) {\n        ga_acc v = totals[i];\n"
         "        totals[i] = run;\n        run = ga_op(run, v);\n    }\n}\n"
         /* pass 3: each tile scanned, its offset first */
         "extern \"C\" __global__ void ga_tile_scan(ga_i64 n, const ga_in *in, const ga_acc *offsets, ga_out *out)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
         "    __shared__ ga_acc sh[TILE];\n    ga_acc x[TI], t = GA_ID, total;\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
         "    ga_load_tile(in + base, n - base, x, sh);\n"
         "    for (int k = 0; k < TI; k++) { t = ga_op(t, x[k]); x[k] = t; }\n"
-        "    ga_acc incl = ga_block_scan(t, &total);\n"
+        "    ga_acc incl = ga_block_scan(t, &total, warps);\n"
         "    __shared__ ga_acc pre[TT];\n    pre[threadIdx.x] = incl;\n    __syncthreads();\n"
         "    ga_acc before = ga_op(offsets[blockIdx.x], threadIdx.x ? pre[threadIdx.x - 1] : GA_ID);\n"
         "    for (int k = 0; k < TI; k++) sh[threadIdx.x * TI + k] = ga_op(before, x[k]);\n"
         "    __syncthreads();\n"
         "    for (int k = 0; k < TI; k++) {\n        ga_i64 i = k * TT + threadIdx.x;\n"
         "        if (base + i < n) out[base + i] = ga_st(sh[i]);\n    }\n}\n"
+        /* contiguous rows: a block each, tile after tile with the carry of those before */
+        "extern \"C\" __global__ void ga_scan_rows(ga_i64 m, ga_i64 lines, const ga_in *in, ga_out *out)\n{\n"
+        "    __shared__ ga_acc warps[32];\n"
+        "    __shared__ ga_acc sh[TILE];\n    __shared__ ga_acc pre[TT];\n"
+        "    for (ga_i64 row = blockIdx.x; row < lines; row += gridDim.x) {\n"
+        "        const ga_in *src = in + row * m;\n        ga_out *dst = out + row * m;\n"
+        "        ga_acc carry = GA_ID;\n"
+        "        for (ga_i64 base = 0; base < m; base += TILE) {\n"
+        "            ga_acc x[TI], t = GA_ID, total;\n"
+        "            ga_load_tile(src + base, m - base, x, sh);\n"
+        "            for (int k = 0; k < TI; k++) { t = ga_op(t, x[k]); x[k] = t; }\n"
+        "            ga_acc incl = ga_block_scan(t, &total, warps);\n"
+        "            pre[threadIdx.x] = incl;\n            __syncthreads();\n"
+        "            ga_acc before = ga_op(carry, threadIdx.x ? pre[threadIdx.x - 1] : GA_ID);\n"
+        "            for (int k = 0; k < TI; k++) sh[threadIdx.x * TI + k] = ga_op(before, x[k]);\n"
+        "            __syncthreads();\n"
+        "            for (int k = 0; k < TI; k++) {\n                ga_i64 i = k * TT + threadIdx.x;\n"
+        "                if (base + i < m) dst[base + i] = ga_st(sh[i]);\n            }\n"
+        "            carry = ga_op(carry, total);\n            __syncthreads();\n        }\n    }\n}\n"
         /* lines: one thread each, in order (an axis other than a contiguous one) */
         "extern \"C\" __global__ void ga_scan_lines(ga_i64 m, ga_i64 lines, ga_i64 inner, ga_i64 sin_o,\n"
         "        ga_i64 sin_i, ga_i64 sout_o, ga_i64 sout_i, ga_i64 rin, ga_i64 rout,\n"
@@ -148,12 +171,7 @@ static char *make_source(void *ctx)
 char *ga_scan_source(ga_scan_op_t op, ga_dtype_t d, int gpu)
 {
     plan_t p = {op, d, result_dtype(d), gpu};
-    cm_buf_t b = {0};
-    cm_buf_adds(&b, ga_kernel_prelude);
-    char *body = make_source(&p);
-    cm_buf_adds(&b, body);
-    free(body);
-    return cm_buf_steal(&b);
+    return ga_kernel_source(make_source, &p);
 }
 
 static void *kernel(const plan_t *p, int device, const char *name, cm_error_t *err)
@@ -248,6 +266,29 @@ ga_array_t *ga_scan(ga_scan_op_t op, ga_array_t *a, int axis, cm_error_t *err)
                                                             ga_array_data(src), ga_array_data(result));
     } else if (lines == 1 && src->strides[axis] == 1) {
         rc = gpu_flat(&p, src->device, m, ga_array_data(src), ga_array_data(result), what, err);
+    } else if (axis == src->ndim - 1 && m >= TILE / 4) {
+        /* long rows: each in parallel (a block, or the three passes of a
+         * flat line where there are too few rows to fill the device),
+         * from a contiguous copy when the rows are not one */
+        ga_array_t *c = ga_array_is_contiguous(src) ? NULL : ga_copy_array(src, src->device, err);
+        const ga_array_t *s = c ? c : src;
+        rc = !ga_array_is_contiguous(src) && !c ? -1 : 0;
+        size_t es = ga_dtype_size(s->dtype), eo = ga_dtype_size(result->dtype);
+        if (rc == 0 && lines < bk_units(src->device)) {
+            for (int64_t q = 0; rc == 0 && q < lines; q++)
+                rc = gpu_flat(&p, src->device, m, (char *)ga_array_data(s) + q * m * es,
+                              (char *)ga_array_data(result) + q * m * eo, what, err);
+        } else if (rc == 0) {
+            void *fn = kernel(&p, src->device, "ga_scan_rows", err);
+            long long mm = m, nl = lines;
+            void *ip = ga_array_data(s), *op_ = ga_array_data(result);
+            void *args[4] = {&mm, &nl, &ip, &op_};
+            int64_t most = (int64_t)bk_units(src->device) * 8;
+            unsigned grid[3] = {(unsigned)(lines < most ? lines : most), 1, 1};
+            unsigned block[3] = {TILE_THREADS, 1, 1};
+            rc = fn ? ga_kernel_launch_grid(src->device, fn, grid, block, 0, args, what, err) : -1;
+        }
+        ga_array_free(c);
     } else {
         /* one thread a line: lines as (outer, inner) around the axis; a view
          * whose other dimensions do not fold so is made contiguous first */

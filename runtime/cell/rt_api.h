@@ -193,7 +193,37 @@
     X(ga_t, ga_einsum_n, (const char *subscripts, int nargs, const ga_t *args), ga_api_einsum) \
     /* several devices (runtime/array/ga_multi.h) */                                          \
     X(void, ga_allreduce, (ga_t *arrays, int n, const char *op), ga_api_allreduce)            \
-    X(int, ga_device_count, (void), ga_api_device_count)
+    X(int, ga_device_count, (void), ga_api_device_count) \
+    /* joining, indexing by data, sorting, several axes (ga_api_rearrange.h, ga_api_math.h) */ \
+    X(ga_t, ga_reduce_axes, (const char *fn, const char *op, ga_t a, int naxes,               \
+                             const long long *axes, int keepdims, double ddof), ga_api_reduce_axes) \
+    X(ga_t, ga_concatenate_n, (int n, const ga_t *arrays, int axis), ga_api_concatenate)      \
+    X(ga_t, ga_stack_n, (int n, const ga_t *arrays, int axis), ga_api_stack)                  \
+    X(int, ga_split_n, (ga_t a, long long sections, int axis, int nidx, const long long *idx, \
+                        ga_t *parts), ga_api_split)                                           \
+    X(ga_t, ga_pad_n, (ga_t a, const char *mode, double value, int nwidths,                   \
+                       const long long *widths), ga_api_pad)                                  \
+    X(ga_t, ga_repeat, (ga_t a, long long repeats, int axis), ga_api_repeat)                  \
+    X(ga_t, ga_tile_n, (ga_t a, int nreps, const long long *reps), ga_api_tile)               \
+    X(ga_t, ga_flip, (ga_t a, int axis), ga_api_flip)                                         \
+    X(ga_t, ga_roll, (ga_t a, long long shift, int axis), ga_api_roll)                        \
+    X(ga_t, ga_take, (ga_t a, ga_t idx, int axis), ga_api_take)                               \
+    X(void, ga_put_n, (ga_t a, ga_t idx, const ga_arg_t *v), ga_api_put)                      \
+    X(int, ga_nonzero, (ga_t a, ga_t *out), ga_api_nonzero)                                   \
+    X(ga_t, ga_argwhere, (ga_t a), ga_api_argwhere)                                           \
+    X(ga_t, ga_flatnonzero, (ga_t a), ga_api_flatnonzero)                                     \
+    X(ga_t, ga_mask_select, (ga_t a, ga_t mask), ga_api_mask_select)                          \
+    X(void, ga_mask_assign_n, (ga_t a, ga_t mask, const ga_arg_t *v), ga_api_mask_assign)     \
+    X(ga_t, ga_compress, (ga_t cond, ga_t a, int axis), ga_api_compress)                      \
+    X(ga_t, ga_sort, (ga_t a, int axis), ga_api_sort)                                         \
+    X(ga_t, ga_argsort, (ga_t a, int axis), ga_api_argsort)                                   \
+    X(ga_t, ga_partition, (ga_t a, long long kth, int axis), ga_api_partition)                \
+    X(ga_t, ga_argpartition, (ga_t a, long long kth, int axis), ga_api_argpartition)          \
+    X(ga_t, ga_unique, (ga_t a), ga_api_unique)                                               \
+    X(ga_t, ga_unique_counts, (ga_t a, ga_t *counts), ga_api_unique_counts)                   \
+    X(ga_t, ga_searchsorted, (ga_t a, ga_t v, const char *side), ga_api_searchsorted)         \
+    X(ga_t, ga_histogram, (ga_t a, long long bins, double lo, double hi, ga_t *edges),        \
+      ga_api_histogram)
 
 /* The names of before the prefix rule, kept for one release so that
  * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's

@@ -37,6 +37,10 @@
 #define DTYPE_CONSTANT(n) "#define GA_" #n " ((ga_dtype_t){GA_CODE_" #n "})\n"
 #define DTYPE_SHORT(n) "#define " #n " GA_" #n "\n"
 
+#define RT_AXES_MACRO(name)                                                                 \
+    "#define ga_" #name "_axes(a, keepdims, ...) ga_reduce_axes(\"ga_" #name "_axes\", \""      \
+    #name "\", (a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__), (keepdims), 0)\n"
+
 #define RT_INT_REDUCTION_MACRO(name)                                                        \
     "#define ga_" #name "_i64(a) ga_reduce_all_i64(\"ga_" #name "_i64\", \"" #name "\", (a))\n"
 
@@ -154,6 +158,35 @@ const char rt_gpuc_h[] =
     /* einsum: one or two operands, counted */
     "#define ga_einsum(s, ...) ga_einsum_n((s), \\\n"
     "    (int)(sizeof((ga_t[]){__VA_ARGS__}) / sizeof(ga_t)), (const ga_t[]){__VA_ARGS__})\n"
+    /* joining, indexing by data, sorting; reductions over several axes
+     * (docs/arrays.md) */
+    GA_REDUCTIONS(RT_AXES_MACRO)
+    "#define ga_var_ddof(a, axis, ddof, keepdims) \\\n"
+    "    ga_reduce_axes(\"ga_var_ddof\", \"var\", (a), 1, __GA_V(axis), (keepdims), (ddof))\n"
+    "#define ga_std_ddof(a, axis, ddof, keepdims) \\\n"
+    "    ga_reduce_axes(\"ga_std_ddof\", \"std\", (a), 1, __GA_V(axis), (keepdims), (ddof))\n"
+    "#define ga_var_axes_ddof(a, ddof, keepdims, ...) ga_reduce_axes(\"ga_var_axes_ddof\", \"var\", \\\n"
+    "    (a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__), (keepdims), (ddof))\n"
+    "#define ga_std_axes_ddof(a, ddof, keepdims, ...) ga_reduce_axes(\"ga_std_axes_ddof\", \"std\", \\\n"
+    "    (a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__), (keepdims), (ddof))\n"
+    "#define __GA_NA(...) ((int)(sizeof((ga_t[]){__VA_ARGS__}) / sizeof(ga_t)))\n"
+    "#define ga_concatenate(axis, ...) \\\n"
+    "    ga_concatenate_n(__GA_NA(__VA_ARGS__), (const ga_t[]){__VA_ARGS__}, (axis))\n"
+    "#define ga_stack(axis, ...) ga_stack_n(__GA_NA(__VA_ARGS__), (const ga_t[]){__VA_ARGS__}, (axis))\n"
+    "#define ga_split(a, sections, axis, parts) ga_split_n((a), (sections), (axis), -1, 0, (parts))\n"
+    "#define ga_split_at(a, axis, parts, ...) \\\n"
+    "    ga_split_n((a), 0, (axis), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__), (parts))\n"
+    "#define ga_pad(a, mode, value, ...) \\\n"
+    "    ga_pad_n((a), (mode), (value), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    "#define ga_tile(a, ...) ga_tile_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    "#define ga_put(a, idx, v) ga_put_n((a), (idx), __GA_ARGS(v))\n"
+    "#define ga_mask_assign(a, mask, v) ga_mask_assign_n((a), (mask), __GA_ARGS(v))\n"
+    /* where(c, a, b) is the elementwise choice; where(c, out) NumPy's
+     * one-argument where, nonzero */
+    "#undef ga_where\n"
+    "#define ga_where(...) __GA_CAT(__ga_where_, __GA_NARGS(__VA_ARGS__))(__VA_ARGS__)\n"
+    "#define __ga_where_3(c, a, b) ga_eval_n(\"ga_where\", \"where(c, a, b)\", 0, 3, __GA_ARGS(c, a, b))\n"
+    "#define __ga_where_2(c, out) ga_nonzero((c), (out))\n"
     /* what the code rt_launch writes for kernel<<<...>>>(...) asks of each
      * argument */
     "#define __gpuc_is_dim3(v) _Generic((v), dim3: 1, default: 0)\n"

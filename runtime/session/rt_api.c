@@ -6,6 +6,7 @@
 
 #include "ga_api.h"
 #include "ga_api_math.h"
+#include "ga_api_rearrange.h"
 #include "ga_blas.h"
 #include "ga_einsum.h"
 #include "ga_fft.h"

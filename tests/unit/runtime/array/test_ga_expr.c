@@ -9,9 +9,11 @@
 
 #include "check.h"
 #include "ga_expr.h"
+#include "ga_index.h"
 #include "ga_map.h"
 #include "ga_reduce.h"
 #include "ga_scan.h"
+#include "ga_sort.h"
 #include "gpu.h"
 
 static ga_expr_t e;
@@ -127,6 +129,27 @@ static int test_gpu_sources(void)
             gpu_program_t *prog = src ? gpu_program_get(src, NULL, &err) : NULL;
             if (!prog)
                 fprintf(stderr, "  %s / %s nd %d: %s\n", ga_dtype_name(all[i]), text, nd, err.text);
+            CHECK(prog != NULL);
+            compiled += prog != NULL;
+            free(src);
+        }
+        for (int idx = 0; idx < 2; idx++) { /* sort, argsort, searchsorted, histogram */
+            char *src = ga_sort_source(all[i], idx, 1);
+            cm_error_clear(&err);
+            gpu_program_t *prog = gpu_program_get(src, NULL, &err);
+            if (!prog)
+                fprintf(stderr, "  %s / sort %d: %s\n", ga_dtype_name(all[i]), idx, err.text);
+            CHECK(prog != NULL);
+            compiled += prog != NULL;
+            free(src);
+        }
+        if (i < 6) { /* take, put (by element size), the compaction */
+            static const int sizes[6] = {0, 1, 2, 4, 8, 16};
+            char *src = ga_index_source(sizes[i]);
+            cm_error_clear(&err);
+            gpu_program_t *prog = gpu_program_get(src, NULL, &err);
+            if (!prog)
+                fprintf(stderr, "  index %d: %s\n", sizes[i], err.text);
             CHECK(prog != NULL);
             compiled += prog != NULL;
             free(src);

@@ -1,0 +1,54 @@
+/* ga_index: indexing by data — NumPy's take and put with index arrays,
+ * nonzero / argwhere / flatnonzero, boolean masks (select and assign)
+ * and compress.
+ *
+ * Kernels: a gather (take, which flags an index out of range), a check of
+ * indices and a scatter (put), and a compaction (the positions of the
+ * non-zero elements: their running count by ga_scan, then each one, or
+ * each selected row of a mask, written at its place), each written once
+ * for both languages (GA_KERNEL, GA_LOOP of ga_kernel's prelude) and
+ * moving elements by their size, so one kernel serves every dtype of a
+ * size.
+ *
+ * Indices are int64 (other integer dtypes are converted); negative ones
+ * count from the end; one out of range is a GA_E_SHAPE error naming it
+ * (checked before anything is written). Results are new C-contiguous
+ * arrays the caller owns; errors are cm_error_t values. */
+#ifndef GA_INDEX_H
+#define GA_INDEX_H
+
+#include "cm_error.h"
+#include "ga_array.h"
+#include "ga_map.h"
+
+/* a's elements at idx along axis (GA_AXIS_ALL: of the flattened array):
+ * shape a.shape[:axis] + idx.shape + a.shape[axis + 1:]. */
+ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *err);
+
+/* a.flat[idx] = v (v cycled when shorter, as NumPy's put; a number when
+ * v->kind is not an array). A repeated index keeps one of its values
+ * (the last on the CPU). 0 / -1. */
+int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, cm_error_t *err);
+
+/* The indices of a's non-zero elements: an int64 array (count, ndim)
+ * (NumPy's argwhere; flat != 0: of the flattened array, 1-d). */
+ga_array_t *ga_index_argwhere(ga_array_t *a, int flat, cm_error_t *err);
+
+/* a[mask]: mask of bool (any dtype: non-zero) of a's leading dimensions;
+ * a 1-d result when mask has a's shape, else (count,) + the rest. */
+ga_array_t *ga_index_mask_select(ga_array_t *a, ga_array_t *mask, cm_error_t *err);
+
+/* a[mask] = v: a number or an array that broadcasts to a's shape (each
+ * selected element takes v's element at its place), or a 1-d array of
+ * one value per selected element (NumPy's a[mask] = values). 0 / -1. */
+int ga_index_mask_assign(ga_array_t *a, ga_array_t *mask, const ga_arg_t *v, cm_error_t *err);
+
+/* The slices of a along axis where cond (1-d) is non-zero (NumPy's
+ * compress; cond may be shorter than the axis; GA_AXIS_ALL: flattened). */
+ga_array_t *ga_index_compress(ga_array_t *cond, ga_array_t *a, int axis, cm_error_t *err);
+
+/* The whole source of the kernels moving elements of elsize bytes (1, 2,
+ * 4, 8, 16; 0: the compaction), for tests (NVRTC checks it). Caller frees. */
+char *ga_index_source(int elsize);
+
+#endif

@@ -1,0 +1,152 @@
+"""Joining, indexing by data, sorting and searching, several-axis reductions,
+ddof and integer fmod on the GPU machine: each case on GPU 0 and on the CPU
+backend, both checked against NumPy (tests/array/test_rearrange_numpy.py's
+kinds, with sizes that take the GPU's multi-pass paths: radix sorts of
+millions, segmented sorts of many lines, compactions of millions).
+
+    python3 tests/gpu/arrays2_gpu.py BIN_DIR OUT_DIR [cpu]
+
+Runs one notebook with `gpuc run` (no Jupyter needed); prints PASS/FAIL per
+case and exits non-zero on a failure. `cpu` as a third argument runs the
+CPU backend only (to try the script where there is no GPU)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+DEVICES = ("GA_CPU",) if sys.argv[3:] == ["cpu"] else ("0", "GA_CPU")
+OUT.mkdir(parents=True, exist_ok=True)
+rng = np.random.default_rng(29)
+
+
+def arr(dtype, shape, lo=-50, hi=50):
+    dt = np.dtype(dtype)
+    if dt == bool:
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        return rng.integers(max(lo, 0) if dt.kind == "u" else lo, hi, size=shape).astype(dt)
+    return (rng.random(shape) * (hi - lo) + lo).astype(dt)
+
+
+nanny = arr("float32", (2_000_003,), -1e4, 1e4)
+nanny[::1001] = np.nan
+INPUTS = {
+    "m": arr("float32", (301, 517)), "d": arr("float64", (64, 33, 5)),
+    "i": arr("int32", (700, 3000), -1000, 1000), "h": arr("float16", (9000,), -4, 4),
+    "u": arr("uint8", (1_000_001,), 0, 256), "b": arr("bool", (1000, 3001)),
+    "big": nanny, "idx": arr("int64", (100_000,), -300_000, 300_000),
+    "sorted": np.sort(arr("float64", (100_000,), -1e3, 1e3)), "q": arr("float64", (500, 200), -1.1e3, 1.1e3),
+    "ints": arr("int64", (3_000_000,), 0, 5000), "vals": arr("float32", (64,)),
+    "cols": arr("int64", (500,), -3000, 3000), "fa": arr("int32", (5000,), -100, 100), "fb": arr("int32", (5000,), -7, 7),
+}
+CASES = [  # name, gpuc expression over the inputs, NumPy
+    ("concatenate promote", "ga_concatenate(1, m, ga_astype(m, F64))",
+     lambda v: np.concatenate((v["m"], v["m"].astype(np.float64)), 1)),
+    ("stack of a transpose", "ga_stack(0, ga_transpose(m), ga_transpose(m))",
+     lambda v: np.stack((v["m"].T, v["m"].T))),
+    ("pad reflect", 'ga_pad(m, "reflect", 0, 3, 4)', lambda v: np.pad(v["m"], (3, 4), "reflect")),
+    ("pad constant 3-d", 'ga_pad(d, "constant", 2, 1, 0, 0, 2, 3, 3)',
+     lambda v: np.pad(v["d"], ((1, 0), (0, 2), (3, 3)), constant_values=2)),
+    ("repeat", "ga_repeat(m, 3, 0)", lambda v: np.repeat(v["m"], 3, 0)),
+    ("tile", "ga_tile(m, 2, 3)", lambda v: np.tile(v["m"], (2, 3))),
+    ("flip all (a view, copied)", "ga_copy(ga_flip(d, GA_ALL))", lambda v: np.flip(v["d"]).copy()),
+    ("roll", "ga_roll(i, 1234, 1)", lambda v: np.roll(v["i"], 1234, 1)),
+    ("take axis 1", "ga_take(i, cols, 1)", lambda v: np.take(v["i"], v["cols"], 1)),
+    ("take flat", "ga_take(big, idx, GA_ALL)", lambda v: np.take(v["big"], v["idx"])),
+    ("nonzero 2-d", "ga_argwhere(b)", lambda v: np.argwhere(v["b"])),
+    ("flatnonzero", "ga_flatnonzero(ga_gt(u, 200))", lambda v: np.flatnonzero(v["u"] > 200)),
+    ("mask select", "ga_mask_select(big, ga_gt(big, 5000))", lambda v: v["big"][v["big"] > 5000]),
+    ("mask select rows", "ga_mask_select(i, ga_gt(ga_col(i, 0), 0))",
+     lambda v: v["i"][v["i"][:, 0] > 0]),
+    ("compress axis 1", "ga_compress(ga_gt(ga_row(i, 0), 0), i, 1)",
+     lambda v: np.compress(v["i"][0] > 0, v["i"], 1)),
+    ("sort f32 with NaN", "ga_sort(big, 0)", lambda v: np.sort(v["big"])),
+    ("argsort f32 (stable)", "ga_argsort(big, 0)", lambda v: np.argsort(v["big"], kind="stable")),
+    ("sort rows i32", "ga_sort(i, 1)", lambda v: np.sort(v["i"], 1)),
+    ("argsort columns i32", "ga_argsort(i, 0)", lambda v: np.argsort(v["i"], 0, kind="stable")),
+    ("sort f16", "ga_sort(h, 0)", lambda v: np.sort(v["h"])),
+    ("sort u8 (ties)", "ga_sort(u, 0)", lambda v: np.sort(v["u"])),
+    ("unique i64", "ga_unique(ints)", lambda v: np.unique(v["ints"])),
+    ("searchsorted left", 'ga_searchsorted(sorted, q, "left")',
+     lambda v: np.searchsorted(v["sorted"], v["q"], "left")),
+    ("searchsorted right", 'ga_searchsorted(sorted, q, "right")',
+     lambda v: np.searchsorted(v["sorted"], v["q"], "right")),
+    ("histogram i64", "ga_histogram(ints, 100, 0, 0, 0)", lambda v: np.histogram(v["ints"], 100)[0]),
+    ("histogram range", "ga_histogram(q, 37, -500, 750, 0)",
+     lambda v: np.histogram(v["q"], 37, (-500, 750))[0]),
+    ("sum over two axes", "ga_sum_axes(d, 0, 0, 2)", lambda v: v["d"].sum(axis=(0, 2))),
+    ("max over axes (transpose)", "ga_max_axes(ga_transpose(d), 1, 0, 1)",
+     lambda v: v["d"].T.max(axis=(0, 1), keepdims=True)),
+    ("var ddof 1", "ga_var_ddof(d, 1, 1, 0)", lambda v: v["d"].var(axis=1, ddof=1)),
+    ("std ddof over axes", "ga_std_axes_ddof(m, 1, 0, 0, 1)", lambda v: np.asarray(v["m"].std(ddof=1))),
+    ("fmod int32", "ga_fmod(fa, fb)",
+     lambda v: np.where(v["fb"] == 0, 0, np.fmod(v["fa"], np.where(v["fb"] == 0, 1, v["fb"])))
+     .astype(np.int32)),
+]
+
+
+def main():
+    for k, a in INPUTS.items():
+        np.save(OUT / f"in_{k}.npy", a)
+    cells = []
+    for dev in DEVICES:
+        tag = "gpu" if dev == "0" else "cpu"
+        cells.append(f"ga_use_device({dev});\n" + "\n".join(
+            f'ga_t {k} = ga_load("{OUT}/in_{k}.npy");' for k in INPUTS))
+        for n, (_, expr, _) in enumerate(CASES):
+            cells.append(f'ga_save({expr}, "{OUT}/{tag}_{n}.npy");')
+        # put and mask assignment write in place; nonzero fills an array of ga_t
+        cells.append("ga_t pm = ga_copy(m), mk = ga_lt(m, 0);\n"
+                     "ga_mask_assign(pm, mk, ga_mul(ga_mask_select(m, mk), 2));\n"
+                     "ga_t pv = ga_copy(big);\nga_put(pv, ga_slice(idx, 0, 0, 64, 1), vals);\n"
+                     "ga_t nz[2]; ga_nonzero(b, nz);\n"
+                     f'ga_save(pv, "{OUT}/{tag}_put.npy"); ga_save(nz[1], "{OUT}/{tag}_nz.npy");')
+        cells.append(f'ga_save(pm, "{OUT}/{tag}_massign.npy");')
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (OUT / "arrays2.ipynb").write_text(json.dumps(nb))
+    subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(OUT / "arrays2.ipynb"), "-o",
+                    str(OUT / "arrays2.out.ipynb")], cwd=OUT)
+    out = json.loads((OUT / "arrays2.out.ipynb").read_text())["cells"]
+    failed = 0
+    for c in out:
+        for o in c["outputs"]:
+            if o["output_type"] == "error":
+                print("ERROR in cell:", "".join(c["source"])[:200], "->", o["ename"], o["evalue"])
+    v = INPUTS
+    pv = v["big"].copy()
+    np.put(pv, v["idx"][:64], v["vals"])
+    pm = v["m"].copy()
+    pm[pm < 0] = v["m"][v["m"] < 0] * 2
+    extra = [("put", "put", pv), ("nonzero", "nz", np.nonzero(v["b"])[1]),
+             ("mask assign", "massign", pm)]
+    checks = [(name, str(n), ref(v)) for n, (name, _, ref) in enumerate(CASES)] + \
+             [(name, key, want) for name, key, want in extra]
+    for name, key, want in checks:
+        want = np.asarray(want)
+        for tag in ("gpu", "cpu") if len(DEVICES) == 2 else ("cpu",):
+            path = OUT / f"{tag}_{key}.npy"
+            ok, detail = path.exists(), "no result"
+            if ok:
+                got = np.load(path)
+                ok = got.dtype == want.dtype and got.shape == want.shape
+                detail = f"{got.dtype}{got.shape} vs NumPy {want.dtype}{want.shape}"
+                if ok and (want.dtype.kind in "biu" or "sort" in name or "take" in name or
+                           "mask" in name or "put" in name or "pad" in name or "unique" in name):
+                    ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
+                    detail += f", {np.count_nonzero(got != want)} differ"
+                elif ok:
+                    tol = 2e-3 if want.dtype == np.float16 else 1e-5 if want.dtype == np.float32 else 1e-12
+                    ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
+                                     atol=tol * max(1.0, float(np.abs(want).max(initial=0))))
+            print(("PASS " if ok else "FAIL ") + f"{tag} {name}" + ("" if ok else f": {detail}"))
+            failed |= not ok
+    sys.exit(1 if failed else 0)
+
+
+main()
