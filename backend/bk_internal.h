@@ -69,6 +69,10 @@ typedef struct bk_ops {
 
 extern const bk_ops_t bk_cuda_ops, bk_sim_ops, bk_cpu_ops;
 
+/* Sets how many devices the simulator presents (bk_sim.c), unchecked: for
+ * bk_sim_set_device_count (bk_pool.c), which checks their pools first. */
+void bk_sim_count_set(int n);
+
 /* The table of d's backend and d's ordinal, or NULL (err set when not
  * NULL: BK_E_DEVICE) for no such device. */
 const bk_ops_t *bk_ops_of(bk_device_t d, int *ordinal, cm_error_t *err);

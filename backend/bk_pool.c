@@ -375,3 +375,33 @@ const char *bk_allreduce_library(bk_device_t d)
     const bk_ops_t *o = bk_ops_of(d, &ord, NULL);
     return o && o->allreduce_library ? o->allreduce_library() : NULL;
 }
+
+/* Simulated devices come and go with their pools (bk.h): the count itself
+ * is bk_sim.c's; a device that would go must hold no arrays, and its cached
+ * memory goes with it. */
+int bk_sim_set_device_count(int n, cm_error_t *err)
+{
+    if (n < 1 || n > BK_MAX_ORDINALS) {
+        CM_ERROR(err, BK_E_DEVICE, "the simulator presents 1 to %d devices, not %d",
+                 BK_MAX_ORDINALS, n);
+        return -1;
+    }
+    for (int k = n; k < bk_sim_device_count(); k++) {
+        bk_pool_stats_t st;
+        bk_pool_stats(bk_device(BK_SIM, k), &st);
+        if (st.in_use) {
+            char bytes[32];
+            bk_bytes_text(st.in_use, bytes, sizeof bytes);
+            CM_ERROR(err, BK_E_DEVICE, "sim%d still holds arrays (%s): free them first", k,
+                     bytes);
+            return -1;
+        }
+    }
+    for (int k = n; k < bk_sim_device_count(); k++)
+        bk_pool_release(bk_device(BK_SIM, k));
+    bk_sim_count_set(n);
+    if (bk_backend(bk_default_device()) == BK_SIM &&
+        bk_ordinal(bk_default_device()) >= n)
+        bk_set_default_device(bk_device(BK_SIM, 0));
+    return 0;
+}

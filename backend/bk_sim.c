@@ -30,31 +30,9 @@ int bk_sim_device_count(void)
     return ndevices;
 }
 
-int bk_sim_set_device_count(int n, cm_error_t *err)
+void bk_sim_count_set(int n)
 {
-    if (n < 1 || n > BK_MAX_ORDINALS) {
-        CM_ERROR(err, BK_E_DEVICE, "the simulator presents 1 to %d devices, not %d",
-                 BK_MAX_ORDINALS, n);
-        return -1;
-    }
-    for (int k = n; k < bk_sim_device_count(); k++) {
-        bk_pool_stats_t st;
-        bk_pool_stats(bk_device(BK_SIM, k), &st);
-        if (st.in_use) {
-            char bytes[32];
-            bk_bytes_text(st.in_use, bytes, sizeof bytes);
-            CM_ERROR(err, BK_E_DEVICE, "sim%d still holds arrays (%s): free them first", k,
-                     bytes);
-            return -1;
-        }
-    }
-    for (int k = n; k < bk_sim_device_count(); k++)
-        bk_pool_release(bk_device(BK_SIM, k));
     ndevices = n;
-    if (bk_backend(bk_default_device()) == BK_SIM &&
-        bk_ordinal(bk_default_device()) >= n)
-        bk_set_default_device(bk_device(BK_SIM, 0));
-    return 0;
 }
 
 /* Simulated kernels run in this process on the arrays of the simulated
