@@ -508,7 +508,8 @@ ga_array_t *ga_sort_histogram(ga_array_t *a, int64_t bins, double lo, double hi,
         e[i] = i == bins ? hi : lo + (double)i * step;
     if (ed != GA_F64)
         for (int64_t i = 0; i <= bins; i++)
-            e[i] = ed == GA_F32 ? (double)(float)e[i] : (double)(_Float16)e[i];
+            e[i] = ed == GA_F32 ? (double)(float)e[i]
+                                : (double)ga_half_to_float(ga_float_to_half((float)e[i]));
     int64_t ne = bins + 1;
     ga_array_t *de = ga_create_from_host(a->device, GA_F64, 1, &ne, e, err);
     free(e);
