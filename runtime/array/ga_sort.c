@@ -157,6 +157,9 @@ static void gpu_source(cm_buf_t *b)
         "GA_FN int ga_digit(ga_k k, ga_i64 v, int shift, int line_pass, ga_i64 m)\n{\n"
         "    ga_u64 x = line_pass ? (ga_u64)(v / m) : (ga_u64)ga_key(k);\n"
         "    return (int)((x >> shift) & (NB - 1));\n}\n"
+        /* the value carried with element q: its flat index before the
+         * first pass (vals NULL: nothing to read, made in place) */
+        "GA_FN ga_i64 ga_val_at(const ga_i64 *vals, ga_i64 q) { return vals ? vals[q] : q; }\n"
         /* the bits every key has (and) and some key has (or): a digit
          * that is the same for all keys moves nothing, and its pass is
          * left out */
@@ -176,7 +179,7 @@ static void gpu_source(cm_buf_t *b)
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
         "    for (int e = threadIdx.x; e < TILE; e += TT) {\n"
         "        ga_i64 q = base + e;\n"
-        "        if (q < n) atomicAdd(&c[ga_digit(keys[q], GA_VALS ? vals[q] : 0, shift, line_pass, m)], 1u);\n"
+        "        if (q < n) atomicAdd(&c[ga_digit(keys[q], GA_VALS ? ga_val_at(vals, q) : 0, shift, line_pass, m)], 1u);\n"
         "    }\n    __syncthreads();\n"
         "    if (threadIdx.x < NB) counts[(ga_i64)threadIdx.x * gridDim.x + blockIdx.x] = c[threadIdx.x];\n}\n"
         /* each tile's elements to their places: the digit's place over all
@@ -193,7 +196,7 @@ static void gpu_source(cm_buf_t *b)
         "    for (int j = 0; j < NB; j++) sc[j * TT + t] = 0;\n"
         "    for (int i = 0; i < IPT; i++) {\n"
         "        ga_i64 q = base + i;\n        d[i] = -1;\n"
-        "        if (q < n) {\n            k[i] = keys[q];\n            v[i] = GA_VALS ? vals[q] : 0;\n"
+        "        if (q < n) {\n            k[i] = keys[q];\n            v[i] = GA_VALS ? ga_val_at(vals, q) : 0;\n"
         "            d[i] = ga_digit(k[i], v[i], shift, line_pass, m);\n"
         "            sc[d[i] * TT + t]++;\n        }\n    }\n"
         "    __syncthreads();\n"
@@ -269,9 +272,12 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
     if (!scatter_fn || !(tk = ga_array_new(dev, k->dtype, k->ndim, k->shape, err)) ||
         !(counts = ga_array_new(dev, GA_I64, 1, &nc, err)))
         goto done;
-    if (carry && (!(v = ga_create_arange(dev, GA_I64, 0, (double)n, 1, err)) ||
+    /* the flat indices are made by the first pass itself (vals NULL), not
+     * on the host: an arange of n int64 made there costs ~10 ns each */
+    if (carry && (!(v = ga_array_new(dev, GA_I64, 1, &n, err)) ||
                   !(tv = ga_array_new(dev, GA_I64, 1, &n, err))))
         goto done;
+    int made = 0; /* v holds the indices: a pass has run */
     int key_bits = (int)(8 * ga_dtype_size(k->dtype)), line_bits = 0;
     while (lines > 1 && (1LL << line_bits) < lines)
         line_bits++;
@@ -291,9 +297,11 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
     uint64_t differ = and_or[0] ^ and_or[1];
     for (int pass = 0; rc == 0 && pass * 4 < key_bits + ((line_bits + 3) / 4) * 4; pass++) {
         int line_pass = pass * 4 >= key_bits, shift = line_pass ? pass * 4 - key_bits : pass * 4;
-        if (!line_pass && !((differ >> shift) & (RADIX - 1)))
-            continue; /* every key has this digit: the pass would move nothing */
-        void *pk = ga_array_data(k), *pv = v ? ga_array_data(v) : NULL, *pc = ga_array_data(counts);
+        /* every key has this digit: the pass would move nothing (but one
+         * pass runs where the indices are wanted, to make them) */
+        if (!line_pass && !((differ >> shift) & (RADIX - 1)) && !(carry && !differ && !line_bits && !pass))
+            continue;
+        void *pk = ga_array_data(k), *pv = v && made ? ga_array_data(v) : NULL, *pc = ga_array_data(counts);
         void *ptk = ga_array_data(tk), *ptv = tv ? ga_array_data(tv) : NULL;
         void *a1[7] = {&nn, &pk, &pv, &shift, &line_pass, &mm, &pc};
         rc = ga_kernel_launch_grid(dev, count_fn, grid, block, 0, a1, "ga_sort", err);
@@ -304,8 +312,16 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
         ga_array_free(incl);
         ga_array_t *t = k; k = tk; tk = t; /* the answer so far is in the other pair */
         t = v; v = tv; tv = t;
+        made = 1;
     }
-    if (rc == 0 && ix) { /* the index within its line */
+    if (rc == 0 && ix && lines == 1) { /* one line: the flat index is the answer */
+        ga_array_t *vv = ga_array_reshape(v, k->ndim, k->shape, err);
+        rc = vv ? 0 : -1;
+        if (vv) {
+            ga_array_free(*ix);
+            *ix = vv;
+        }
+    } else if (rc == 0 && ix) { /* the index within its line */
         ga_array_t *vv = ga_array_reshape(v, k->ndim, k->shape, err);
         ga_arg_t args[2] = {{.kind = GA_ARG_ARRAY, .a = vv}, {.kind = GA_ARG_INT, .i = m}};
         rc = vv && ga_eval("a % m", *ix, 2, args, err) ? 0 : -1;
