@@ -481,12 +481,35 @@ done:
     return r;
 }
 
+/* a[mask] = v for a number v: one pass of where(m, v, a) written into a
+ * (the mask seen with a's trailing axes as 1s), with no index array and no
+ * array of values. */
+static int assign_number(ga_array_t *a, ga_array_t *mask, const ga_arg_t *v, cm_error_t *err)
+{
+    int64_t shape[GA_MAX_DIMS];
+    for (int k = 0; k < a->ndim; k++)
+        shape[k] = k < mask->ndim ? mask->shape[k] : 1;
+    ga_array_t *m = contiguous_as(mask, a->ndim, shape, err);
+    if (!m)
+        return -1;
+    /* v converted to a's dtype first, as NumPy converts it (0.25 into
+     * int32: 0) */
+    char expr[64];
+    snprintf(expr, sizeof expr, "m, v, a: where(m, %s(v), a)", ga_dtype_name(a->dtype));
+    ga_arg_t args[3] = {{.kind = GA_ARG_ARRAY, .a = m}, *v, {.kind = GA_ARG_ARRAY, .a = a}};
+    ga_array_t *r = ga_eval(expr, a, 3, args, err);
+    ga_array_free(m);
+    return r ? 0 : -1;
+}
+
 int ga_index_mask_assign(ga_array_t *a, ga_array_t *mask, const ga_arg_t *v, cm_error_t *err)
 {
     int64_t M;
     if (ga_array_check(a, err) || ga_array_check(mask, err) || mask_rows(a, mask, &M, err) ||
         (v->kind == GA_ARG_ARRAY && ga_array_check(v->a, err)))
         return -1;
+    if (v->kind != GA_ARG_ARRAY && ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX)
+        return a->size ? assign_number(a, mask, v, err) : 0;
     ga_array_t *idx = ga_index_argwhere(mask, 1, err);
     if (!idx)
         return -1;

@@ -208,6 +208,37 @@ def test_put_mask_compress(s):
         same(g, w)
 
 
+def test_mask_assign_number_dtypes_and_views(s):
+    """a[mask] = number in one pass: the number converted to a's dtype as
+    NumPy does (a float into integers truncates), into views of any
+    strides, with masks of a's leading axes and masks that are views."""
+    i = values("int32", (6, 7))
+    h = values("float16", (6, 7))
+    b = values("bool", (6, 7))
+    d = values("float64", (3, 4, 5))
+    m = values("bool", (6, 7))
+    r = values("bool", (3, 4))
+    got = s.values("ga_t i1 = ga_copy(i); ga_mask_assign(i1, m, 2.75);\n"
+                   "ga_t i2 = ga_copy(i); ga_mask_assign(i2, m, -3.5);\n"
+                   "ga_t h1 = ga_copy(h); ga_mask_assign(h1, m, 0.1);\n"
+                   "ga_t b1 = ga_copy(b); ga_mask_assign(b1, m, 0);\n"
+                   "ga_t d1 = ga_copy(d); ga_mask_assign(d1, r, 7);\n"
+                   "ga_t it = ga_copy(ga_transpose(i)); ga_mask_assign(ga_transpose(it), m, 9);\n"
+                   "ga_t i3 = ga_copy(i); ga_mask_assign(ga_slice(i3, 1, 0, GA_END, 2), ga_slice(m, 1, 0, GA_END, 2), -1);\n"
+                   "ga_t i4 = ga_copy(i); ga_mask_assign(i4, ga_copy(ga_transpose(ga_transpose(m))), 5);",
+                   "i1", "i2", "h1", "b1", "d1", "it", "i3", "i4", i=i, h=h, b=b, d=d, m=m, r=r)
+    i1 = i.copy(); i1[m] = 2.75
+    i2 = i.copy(); i2[m] = -3.5
+    h1 = h.copy(); h1[m] = 0.1
+    b1 = b.copy(); b1[m] = 0
+    d1 = d.copy(); d1[r] = 7
+    it = i.copy(); it[m] = 9
+    i3 = i.copy(); i3[:, ::2][m[:, ::2]] = -1
+    i4 = i.copy(); i4[m] = 5
+    for g, w in zip(got, [i1, i2, h1, b1, d1, it.T, i3, i4]):
+        same(g, w)
+
+
 def test_indexing_empty_and_errors(s):
     e = np.zeros((0, 3), np.float32)
     got = s.values("", "ga_argwhere(e)", "ga_flatnonzero(ga_zeros(I32, 4))",
