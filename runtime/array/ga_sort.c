@@ -20,7 +20,7 @@
 
 #define TILE_THREADS 256
 #define TILE 2048 /* a GPU block's tile of the radix sort: 8 elements a thread */
-#define RADIX 16  /* its digits: 4 bits a pass */
+#define RADIX 16  /* its digits: 4 bits a pass (the count kernel packs 16 of them in 4 words) */
 #define SHARED_BINS 4096 /* a GPU's histogram counts in shared memory up to this many bins */
 #define RUN 16    /* the CPU's insertion-sorted runs */
 
@@ -177,10 +177,29 @@ static void gpu_source(cm_buf_t *b)
         "    __shared__ unsigned c[NB];\n"
         "    if (threadIdx.x < NB) c[threadIdx.x] = 0;\n    __syncthreads();\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
+        /* counted in registers, 16 bits a digit (c0: digits 0-3 ...; a
+         * warp's count is at most 32 * IPT), summed over the warp by
+         * shuffles: nearby keys share their high digits, and a shared
+         * atomic per element would queue a whole warp on one counter */
+        "    ga_u64 c0 = 0, c1 = 0, c2 = 0, c3 = 0;\n"
         "    for (int e = threadIdx.x; e < TILE; e += TT) {\n"
         "        ga_i64 q = base + e;\n"
-        "        if (q < n) atomicAdd(&c[ga_digit(keys[q], GA_VALS ? ga_val_at(vals, q) : 0, shift, line_pass, m)], 1u);\n"
-        "    }\n    __syncthreads();\n"
+        "        if (q >= n) continue;\n"
+        "        int d = ga_digit(keys[q], GA_VALS ? ga_val_at(vals, q) : 0, shift, line_pass, m);\n"
+        "        ga_u64 one = 1ULL << (16 * (d & 3));\n"
+        "        c0 += d >> 2 == 0 ? one : 0; c1 += d >> 2 == 1 ? one : 0;\n"
+        "        c2 += d >> 2 == 2 ? one : 0; c3 += d >> 2 == 3 ? one : 0;\n"
+        "    }\n"
+        "    for (int s = 16; s > 0; s >>= 1) {\n"
+        "        c0 += __shfl_xor_sync(0xffffffffu, c0, s); c1 += __shfl_xor_sync(0xffffffffu, c1, s);\n"
+        "        c2 += __shfl_xor_sync(0xffffffffu, c2, s); c3 += __shfl_xor_sync(0xffffffffu, c3, s);\n"
+        "    }\n"
+        "    int lane = threadIdx.x & 31;\n"
+        "    if (lane < NB) {\n"
+        "        ga_u64 w = lane < 4 ? c0 : lane < 8 ? c1 : lane < 12 ? c2 : c3;\n"
+        "        unsigned x = (unsigned)((w >> (16 * (lane & 3))) & 0xffffu);\n"
+        "        if (x) atomicAdd(&c[lane], x);\n    }\n"
+        "    __syncthreads();\n"
         "    if (threadIdx.x < NB) counts[(ga_i64)threadIdx.x * gridDim.x + blockIdx.x] = c[threadIdx.x];\n}\n"
         /* each tile's elements to their places: the digit's place over all
          * tiles (incl - counts: the exclusive scan) plus the element's rank
