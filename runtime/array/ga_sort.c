@@ -160,6 +160,17 @@ static void gpu_source(cm_buf_t *b)
         /* the value carried with element q: its flat index before the
          * first pass (vals NULL: nothing to read, made in place) */
         "GA_FN ga_i64 ga_val_at(const ga_i64 *vals, ga_i64 q) { return vals ? vals[q] : q; }\n"
+        /* 16 digits' counts, 16 bits each, in four words (digit d: word
+         * d >> 2, bits 16 * (d & 3)); a tile's count of a digit is at most
+         * TILE, so words add and subtract field by field */
+        "typedef struct { ga_u64 w0, w1, w2, w3; } ga_cnt;\n"
+        "GA_FN void ga_cnt_add(ga_cnt *c, int d)\n{\n"
+        "    ga_u64 one = 1ULL << (16 * (d & 3));\n    int w = d >> 2;\n"
+        "    c->w0 += w == 0 ? one : 0; c->w1 += w == 1 ? one : 0;\n"
+        "    c->w2 += w == 2 ? one : 0; c->w3 += w == 3 ? one : 0;\n}\n"
+        "GA_FN unsigned ga_cnt_get(ga_cnt c, int d)\n{\n"
+        "    int w = d >> 2;\n    ga_u64 x = w == 0 ? c.w0 : w == 1 ? c.w1 : w == 2 ? c.w2 : c.w3;\n"
+        "    return (unsigned)((x >> (16 * (d & 3))) & 0xffffu);\n}\n"
         /* the bits every key has (and) and some key has (or): a digit
          * that is the same for all keys moves nothing, and its pass is
          * left out */
@@ -177,27 +188,22 @@ static void gpu_source(cm_buf_t *b)
         "    __shared__ unsigned c[NB];\n"
         "    if (threadIdx.x < NB) c[threadIdx.x] = 0;\n    __syncthreads();\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
-        /* counted in registers, 16 bits a digit (c0: digits 0-3 ...; a
-         * warp's count is at most 32 * IPT), summed over the warp by
+        /* counted in registers (ga_cnt; a warp's count of a digit is at
+         * most 32 * IPT), summed over the warp by
          * shuffles: nearby keys share their high digits, and a shared
          * atomic per element would queue a whole warp on one counter */
-        "    ga_u64 c0 = 0, c1 = 0, c2 = 0, c3 = 0;\n"
+        "    ga_cnt w = {0, 0, 0, 0};\n"
         "    for (int e = threadIdx.x; e < TILE; e += TT) {\n"
         "        ga_i64 q = base + e;\n"
-        "        if (q >= n) continue;\n"
-        "        int d = ga_digit(keys[q], GA_VALS ? ga_val_at(vals, q) : 0, shift, line_pass, m);\n"
-        "        ga_u64 one = 1ULL << (16 * (d & 3));\n"
-        "        c0 += d >> 2 == 0 ? one : 0; c1 += d >> 2 == 1 ? one : 0;\n"
-        "        c2 += d >> 2 == 2 ? one : 0; c3 += d >> 2 == 3 ? one : 0;\n"
+        "        if (q < n) ga_cnt_add(&w, ga_digit(keys[q], GA_VALS ? ga_val_at(vals, q) : 0, shift, line_pass, m));\n"
         "    }\n"
         "    for (int s = 16; s > 0; s >>= 1) {\n"
-        "        c0 += __shfl_xor_sync(0xffffffffu, c0, s); c1 += __shfl_xor_sync(0xffffffffu, c1, s);\n"
-        "        c2 += __shfl_xor_sync(0xffffffffu, c2, s); c3 += __shfl_xor_sync(0xffffffffu, c3, s);\n"
+        "        w.w0 += __shfl_xor_sync(0xffffffffu, w.w0, s); w.w1 += __shfl_xor_sync(0xffffffffu, w.w1, s);\n"
+        "        w.w2 += __shfl_xor_sync(0xffffffffu, w.w2, s); w.w3 += __shfl_xor_sync(0xffffffffu, w.w3, s);\n"
         "    }\n"
         "    int lane = threadIdx.x & 31;\n"
         "    if (lane < NB) {\n"
-        "        ga_u64 w = lane < 4 ? c0 : lane < 8 ? c1 : lane < 12 ? c2 : c3;\n"
-        "        unsigned x = (unsigned)((w >> (16 * (lane & 3))) & 0xffffu);\n"
+        "        unsigned x = ga_cnt_get(w, lane);\n"
         "        if (x) atomicAdd(&c[lane], x);\n    }\n"
         "    __syncthreads();\n"
         "    if (threadIdx.x < NB) counts[(ga_i64)threadIdx.x * gridDim.x + blockIdx.x] = c[threadIdx.x];\n}\n"
@@ -207,34 +213,35 @@ static void gpu_source(cm_buf_t *b)
          * thread's IPT elements in order: stable) */
         "extern \"C\" __global__ void ga_rx_scatter(ga_i64 n, const ga_k *keys, const ga_i64 *vals, ga_k *kout,\n"
         "        ga_i64 *vout, int shift, int line_pass, ga_i64 m, const ga_i64 *counts, const ga_i64 *incl)\n{\n"
-        "    __shared__ unsigned sc[NB * TT]; /* [digit][thread]: counts, then ranks */\n"
-        "    __shared__ unsigned tot[TT];\n    __shared__ ga_i64 start[NB];\n"
-        "    int t = threadIdx.x;\n"
+        "    __shared__ ga_cnt warp_tot[TT / 32];\n    __shared__ ga_i64 start[NB];\n"
+        "    int t = threadIdx.x, lane = t & 31, w = t >> 5;\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE + (ga_i64)t * IPT;\n"
         "    ga_k k[IPT];\n    ga_i64 v[IPT];\n    int d[IPT];\n"
-        "    for (int j = 0; j < NB; j++) sc[j * TT + t] = 0;\n"
+        "    ga_cnt c = {0, 0, 0, 0};\n"
         "    for (int i = 0; i < IPT; i++) {\n"
         "        ga_i64 q = base + i;\n        d[i] = -1;\n"
         "        if (q < n) {\n            k[i] = keys[q];\n            v[i] = GA_VALS ? ga_val_at(vals, q) : 0;\n"
         "            d[i] = ga_digit(k[i], v[i], shift, line_pass, m);\n"
-        "            sc[d[i] * TT + t]++;\n        }\n    }\n"
-        "    __syncthreads();\n"
-        /* the exclusive scan of sc in its order: NB entries a thread, then the threads' totals */
-        "    unsigned run = 0;\n"
-        "    for (int j = 0; j < NB; j++) { unsigned x = sc[t * NB + j]; sc[t * NB + j] = run; run += x; }\n"
-        "    tot[t] = run;\n    __syncthreads();\n"
-        "    for (int s = 1; s < TT; s <<= 1) {\n"
-        "        unsigned y = t >= s ? tot[t - s] : 0;\n        __syncthreads();\n"
-        "        tot[t] += y;\n        __syncthreads();\n    }\n"
-        "    unsigned before = t ? tot[t - 1] : 0;\n"
-        "    for (int j = 0; j < NB; j++) sc[t * NB + j] += before;\n"
-        "    __syncthreads();\n"
+        "            ga_cnt_add(&c, d[i]);\n        }\n    }\n"
+        /* the scan of the packed counts over the warp's lanes (shuffles),
+         * then over the warps before (shared): x - c is then this
+         * thread's first rank among the tile's elements of each digit */
+        "    ga_cnt x = c;\n"
+        "    for (int s = 1; s < 32; s <<= 1) {\n"
+        "        ga_u64 y0 = __shfl_up_sync(0xffffffffu, x.w0, s), y1 = __shfl_up_sync(0xffffffffu, x.w1, s);\n"
+        "        ga_u64 y2 = __shfl_up_sync(0xffffffffu, x.w2, s), y3 = __shfl_up_sync(0xffffffffu, x.w3, s);\n"
+        "        if (lane >= s) { x.w0 += y0; x.w1 += y1; x.w2 += y2; x.w3 += y3; }\n    }\n"
+        "    if (lane == 31) warp_tot[w] = x;\n"
         "    if (t < NB) {\n        ga_i64 f = (ga_i64)t * gridDim.x + blockIdx.x;\n"
-        "        start[t] = incl[f] - counts[f] - (ga_i64)sc[t * TT];\n    }\n"
+        "        start[t] = incl[f] - counts[f]; /* where the tile's elements of digit t go */\n    }\n"
         "    __syncthreads();\n"
+        "    for (int j = 0; j < w; j++) {\n"
+        "        x.w0 += warp_tot[j].w0; x.w1 += warp_tot[j].w1; x.w2 += warp_tot[j].w2; x.w3 += warp_tot[j].w3;\n    }\n"
+        "    x.w0 -= c.w0; x.w1 -= c.w1; x.w2 -= c.w2; x.w3 -= c.w3; /* field by field: no borrows */\n"
         "    for (int i = 0; i < IPT; i++) {\n"
         "        if (d[i] < 0) continue;\n"
-        "        ga_i64 at = start[d[i]] + sc[d[i] * TT + t]++;\n"
+        "        ga_i64 at = start[d[i]] + ga_cnt_get(x, d[i]);\n"
+        "        ga_cnt_add(&x, d[i]);\n"
         "        kout[at] = k[i];\n"
         "        if (GA_VALS) vout[at] = v[i];\n    }\n}\n");
 }
