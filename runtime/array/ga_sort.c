@@ -179,7 +179,13 @@ static void gpu_source(cm_buf_t *b)
         "    GA_LOOP(q, n) { ga_u64 k = (ga_u64)ga_key(keys[q]); a &= k; o |= k; }\n"
         "    for (int s = 16; s > 0; s >>= 1) {\n"
         "        a &= __shfl_xor_sync(0xffffffffu, a, s);\n        o |= __shfl_xor_sync(0xffffffffu, o, s);\n    }\n"
-        "    if ((threadIdx.x & 31) == 0) {\n"
+        /* then over the block's warps: one pair of atomics a block, not a
+         * warp (all of them on the same two words) */
+        "    __shared__ ga_u64 wa[32], wo[32];\n"
+        "    if ((threadIdx.x & 31) == 0) { wa[threadIdx.x >> 5] = a; wo[threadIdx.x >> 5] = o; }\n"
+        "    __syncthreads();\n"
+        "    if (threadIdx.x == 0) {\n"
+        "        for (unsigned j = 1; j < blockDim.x / 32; j++) { a &= wa[j]; o |= wo[j]; }\n"
         "        atomicAnd((unsigned long long *)&and_or[0], (unsigned long long)a);\n"
         "        atomicOr((unsigned long long *)&and_or[1], (unsigned long long)o);\n    }\n}\n"
         /* each tile's count of each digit: counts[digit * tiles + tile] */
@@ -316,7 +322,10 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
     void *bits_fn = bits ? kernel(k->dtype, carry, dev, "ga_rx_bits", err) : NULL;
     void *pk0 = ga_array_data(k), *pb = bits ? ga_array_data(bits) : NULL;
     void *a0[3] = {&nn, &pk0, &pb};
-    rc = bits_fn ? ga_kernel_launch(dev, bits_fn, n, a0, "ga_sort", err) : -1;
+    /* a few blocks a multiprocessor: enough to read at full speed */
+    int64_t most = 4 * (int64_t)bk_units(dev);
+    unsigned bgrid[3] = {(unsigned)(tiles * 8 < most ? tiles * 8 : most), 1, 1};
+    rc = bits_fn ? ga_kernel_launch_grid(dev, bits_fn, bgrid, block, 0, a0, "ga_sort", err) : -1;
     if (rc == 0)
         rc = ga_copy_to_host(bits, and_or, err);
     ga_array_free(bits);
