@@ -64,6 +64,11 @@ static char *make_source(void *ctx)
         /* an index out of [-N, N) is not read: it sets bad[0] and its value in bad[1] */
         "GA_KERNEL ga_take(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, const ga_e *a, const ga_i64 *idx,\n"
         "                  ga_e *out, ga_i64 *bad)\n{\n"
+        /* a flat take (O = I = 1): no 64-bit divisions an element */
+        "    if (O == 1 && I == 1) {\n"
+        "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n            if (x < 0) x += N;\n"
+        "            if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[q]; continue; }\n"
+        "            out[q] = a[x];\n        }\n        return;\n    }\n"
         "    GA_LOOP(q, O * J * I) {\n"
         "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
         "        if (x < 0) x += N;\n"
@@ -77,6 +82,9 @@ static char *make_source(void *ctx)
         /* the reverse: a[(o, idx[j], i)] = v[q % nv], idx checked before */
         "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *a, const ga_i64 *idx,\n"
         "                 const ga_e *v, ga_i64 nv)\n{\n"
+        "    if (O == 1 && I == 1) { /* flat, and most often one value */\n"
+        "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n"
+        "            a[x < 0 ? x + N : x] = v[nv == 1 ? 0 : q % nv];\n        }\n        return;\n    }\n"
         "    GA_LOOP(q, O * J * I) {\n"
         "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
         "        a[(o * N + (x < 0 ? x + N : x)) * I + i] = v[q % nv];\n    }\n}\n");
