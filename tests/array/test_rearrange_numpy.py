@@ -145,6 +145,26 @@ def test_repeat_tile_flip_roll(s):
         same(g, w, rtol=0)
 
 
+def test_roll_flat_kernel(s):
+    """Rolls that run as one flat roll (1-d, the flattened array, the first
+    axis of a contiguous array): every element size, lengths that are and
+    are not multiples of the 8 a GPU thread moves, shifts of 0, n and past
+    n either way."""
+    v = values("float32", (1003,))
+    b = values("int8", (17,))
+    h = values("float16", (5, 9))
+    d = values("float64", (7, 3, 2))
+    c = (values("float64", (13,)) + 1j * values("float64", (13,))).astype(np.complex128)
+    got = s.values("", "ga_roll(v, 517, 0)", "ga_roll(v, -1, 0)", "ga_roll(v, 1003, 0)",
+                   "ga_roll(v, 2 * 1003 + 5, 0)", "ga_roll(b, 3, 0)", "ga_roll(h, 2, 0)",
+                   "ga_roll(h, -7, GA_ALL)", "ga_roll(d, 4, 0)", "ga_roll(c, 5, 0)",
+                   v=v, b=b, h=h, d=d, c=c)
+    want = [np.roll(v, 517), np.roll(v, -1), np.roll(v, 1003), np.roll(v, 2 * 1003 + 5),
+            np.roll(b, 3), np.roll(h, 2, 0), np.roll(h, -7), np.roll(d, 4, 0), np.roll(c, 5, 0)]
+    for g, w in zip(got, want):
+        same(g, w, rtol=0)
+
+
 def test_joining_errors(s):
     kind, text = s.error("ga_concatenate(0, ga_zeros(F32, 2, 3), ga_zeros(F32, 2, 4));")
     assert kind == "ShapeError" and "ga_concatenate" in text and "(2, 4)" in text
