@@ -19,7 +19,7 @@
  * On a GPU each thread reads ROLL_R elements before it writes them (one
  * element a thread-turn keeps one load in flight and reads ~60% of the
  * memory's speed), from any alignment (a 1-d roll's two parts are
- * misaligned for the vector copy). */
+ * misaligned for the vector copy, which the map's copies need). */
 static char *roll_source(void *ctx)
 {
     int es = *(const int *)ctx;
@@ -29,14 +29,21 @@ static char *roll_source(void *ctx)
                 ROLL_R);
     cm_buf_adds(&b,
         "GA_KERNEL ga_roll(ga_i64 n, ga_i64 s, const ga_e *a, ga_e *out)\n{\n"
-        "    GA_LOOP(k, n / R) {\n"
-        "        ga_i64 i = k * R, j = i < s ? i + n - s : i - s;\n"
+        "#ifdef __CUDACC__\n"
+        /* a block's chunk of R * blockDim elements: each load and store
+         * of a warp is 32 neighbours (coalesced), R of them in flight */
+        "    ga_i64 chunk = (ga_i64)blockDim.x * R;\n"
+        "    for (ga_i64 c = blockIdx.x * chunk; c < n; c += (ga_i64)gridDim.x * chunk) {\n"
         "        ga_e x[R];\n"
-        "        for (int r = 0; r < R; r++) x[r] = a[j + r < n ? j + r : j + r - n];\n"
-        "        for (int r = 0; r < R; r++) out[i + r] = x[r];\n    }\n"
-        "    ga_i64 done = n / R * R;\n"
-        "    GA_LOOP(t, n - done) {\n"
-        "        ga_i64 i = done + t;\n        out[i] = a[i < s ? i + n - s : i - s];\n    }\n}\n");
+        "        for (int r = 0; r < R; r++) {\n"
+        "            ga_i64 i = c + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "            if (i < n) x[r] = a[i < s ? i + n - s : i - s];\n        }\n"
+        "        for (int r = 0; r < R; r++) {\n"
+        "            ga_i64 i = c + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "            if (i < n) out[i] = x[r];\n        }\n    }\n"
+        "#else\n"
+        "    for (ga_i64 i = 0; i < n; i++) out[i] = a[i < s ? i + n - s : i - s];\n"
+        "#endif\n}\n");
     return cm_buf_steal(&b);
 }
 
