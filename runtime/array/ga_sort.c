@@ -201,7 +201,10 @@ static void gpu_source(cm_buf_t *b)
         "    ga_cnt w = {0, 0, 0, 0};\n"
         "    for (int e = threadIdx.x; e < TILE; e += TT) {\n"
         "        ga_i64 q = base + e;\n"
-        "        if (q < n) ga_cnt_add(&w, ga_digit(keys[q], GA_VALS ? ga_val_at(vals, q) : 0, shift, line_pass, m));\n"
+        /* only what the digit is of is read: the keys, or the values on a line pass */
+        "        if (q >= n) continue;\n"
+        "        if (GA_VALS && line_pass) ga_cnt_add(&w, ga_digit(0, ga_val_at(vals, q), shift, 1, m));\n"
+        "        else ga_cnt_add(&w, ga_digit(keys[q], 0, shift, 0, m));\n"
         "    }\n"
         "    for (int s = 16; s > 0; s >>= 1) {\n"
         "        w.w0 += __shfl_xor_sync(0xffffffffu, w.w0, s); w.w1 += __shfl_xor_sync(0xffffffffu, w.w1, s);\n"
