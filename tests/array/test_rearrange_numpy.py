@@ -238,6 +238,8 @@ def test_mask_assign_number_dtypes_and_views(s):
     d = values("float64", (3, 4, 5))
     m = values("bool", (6, 7))
     r = values("bool", (3, 4))
+    f = np.where(values("bool", (3, 4)), np.float32(np.nan), np.float32(0))  # a mask of another dtype
+    f[0, 0] = 0.5
     got = s.values("ga_t i1 = ga_copy(i); ga_mask_assign(i1, m, 2.75);\n"
                    "ga_t i2 = ga_copy(i); ga_mask_assign(i2, m, -3.5);\n"
                    "ga_t h1 = ga_copy(h); ga_mask_assign(h1, m, 0.1);\n"
@@ -245,8 +247,11 @@ def test_mask_assign_number_dtypes_and_views(s):
                    "ga_t d1 = ga_copy(d); ga_mask_assign(d1, r, 7);\n"
                    "ga_t it = ga_copy(ga_transpose(i)); ga_mask_assign(ga_transpose(it), m, 9);\n"
                    "ga_t i3 = ga_copy(i); ga_mask_assign(ga_slice(i3, 1, 0, GA_END, 2), ga_slice(m, 1, 0, GA_END, 2), -1);\n"
-                   "ga_t i4 = ga_copy(i); ga_mask_assign(i4, ga_copy(ga_transpose(ga_transpose(m))), 5);",
-                   "i1", "i2", "h1", "b1", "d1", "it", "i3", "i4", i=i, h=h, b=b, d=d, m=m, r=r)
+                   "ga_t i4 = ga_copy(i); ga_mask_assign(i4, ga_copy(ga_transpose(ga_transpose(m))), 5);\n"
+                   "ga_t i5 = ga_copy(i); ga_mask_assign(i5, ga_sub(i, 3), 1);\n"
+                   "ga_t d2 = ga_copy(d); ga_mask_assign(d2, f, -2);",
+                   "i1", "i2", "h1", "b1", "d1", "it", "i3", "i4", "i5", "d2",
+                   i=i, h=h, b=b, d=d, m=m, r=r, f=f)
     i1 = i.copy(); i1[m] = 2.75
     i2 = i.copy(); i2[m] = -3.5
     h1 = h.copy(); h1[m] = 0.1
@@ -255,7 +260,9 @@ def test_mask_assign_number_dtypes_and_views(s):
     it = i.copy(); it[m] = 9
     i3 = i.copy(); i3[:, ::2][m[:, ::2]] = -1
     i4 = i.copy(); i4[m] = 5
-    for g, w in zip(got, [i1, i2, h1, b1, d1, it.T, i3, i4]):
+    i5 = i.copy(); i5[(i - 3) != 0] = 1
+    d2 = d.copy(); d2[f != 0] = -2
+    for g, w in zip(got, [i1, i2, h1, b1, d1, it.T, i3, i4, i5, d2]):
         same(g, w)
 
 
