@@ -3,6 +3,7 @@
 #include "ga_sort.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@
 
 typedef struct plan {
     ga_dtype_t d;
-    int idx; /* argsort: indices move with the keys */
+    int idx; /* indices move with the keys: 0 none, 1 int64, 2 uint32 (a GPU's, below 2^32 elements) */
     int gpu;
 } plan_t;
 
@@ -159,7 +160,7 @@ static void gpu_source(cm_buf_t *b)
         "    return (int)((x >> shift) & (NB - 1));\n}\n"
         /* the value carried with element q: its flat index before the
          * first pass (vals NULL: nothing to read, made in place) */
-        "GA_FN ga_i64 ga_val_at(const ga_i64 *vals, ga_i64 q) { return vals ? vals[q] : q; }\n"
+        "GA_FN ga_i64 ga_val_at(const ga_vt *vals, ga_i64 q) { return vals ? (ga_i64)vals[q] : q; }\n"
         /* 16 digits' counts, 16 bits each, in four words (digit d: word
          * d >> 2, bits 16 * (d & 3)); a tile's count of a digit is at most
          * TILE, so words add and subtract field by field */
@@ -189,7 +190,7 @@ static void gpu_source(cm_buf_t *b)
         "        atomicAnd((unsigned long long *)&and_or[0], (unsigned long long)a);\n"
         "        atomicOr((unsigned long long *)&and_or[1], (unsigned long long)o);\n    }\n}\n"
         /* each tile's count of each digit: counts[digit * tiles + tile] */
-        "extern \"C\" __global__ void ga_rx_count(ga_i64 n, const ga_k *keys, const ga_i64 *vals, int shift,\n"
+        "extern \"C\" __global__ void ga_rx_count(ga_i64 n, const ga_k *keys, const ga_vt *vals, int shift,\n"
         "        int line_pass, ga_i64 m, ga_i64 *counts)\n{\n"
         "    __shared__ unsigned c[NB];\n"
         "    if (threadIdx.x < NB) c[threadIdx.x] = 0;\n    __syncthreads();\n"
@@ -220,8 +221,8 @@ static void gpu_source(cm_buf_t *b)
          * tiles (incl - counts: the exclusive scan) plus the element's rank
          * among the tile's elements of its digit (threads in order, each
          * thread's IPT elements in order: stable) */
-        "extern \"C\" __global__ void ga_rx_scatter(ga_i64 n, const ga_k *keys, const ga_i64 *vals, ga_k *kout,\n"
-        "        ga_i64 *vout, int shift, int line_pass, ga_i64 m, const ga_i64 *counts, const ga_i64 *incl)\n{\n"
+        "extern \"C\" __global__ void ga_rx_scatter(ga_i64 n, const ga_k *keys, const ga_vt *vals, ga_k *kout,\n"
+        "        ga_vt *vout, int shift, int line_pass, ga_i64 m, const ga_i64 *counts, const ga_i64 *incl)\n{\n"
         "    __shared__ ga_cnt warp_tot[TT / 32];\n    __shared__ ga_i64 start[NB];\n"
         "    int t = threadIdx.x, lane = t & 31, w = t >> 5;\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE + (ga_i64)t * IPT;\n"
@@ -252,7 +253,7 @@ static void gpu_source(cm_buf_t *b)
         "        ga_i64 at = start[d[i]] + ga_cnt_get(x, d[i]);\n"
         "        ga_cnt_add(&x, d[i]);\n"
         "        kout[at] = k[i];\n"
-        "        if (GA_VALS) vout[at] = v[i];\n    }\n}\n");
+        "        if (GA_VALS) vout[at] = (ga_vt)v[i];\n    }\n}\n");
 }
 
 static char *make_source(void *ctx)
@@ -260,7 +261,9 @@ static char *make_source(void *ctx)
     const plan_t *p = ctx;
     cm_buf_t b = {0};
     cm_buf_addf(&b, "/* sorting %s%s */\n#define GA_IDX %d\n#define GA_VALS %d\n#define GA_SHARED_BINS %d\n",
-                ga_dtype_name(p->d), p->idx ? " with indices" : "", p->idx, p->idx, SHARED_BINS);
+                ga_dtype_name(p->d), p->idx ? " with indices" : "", p->idx != 0, p->idx != 0, SHARED_BINS);
+    cm_buf_addf(&b, "typedef %s ga_vt; /* the indices a GPU's sort carries */\n",
+                p->idx == 2 ? "ga_u32" : "ga_i64");
     order(&b, p->d);
     cm_buf_adds(&b, searching);
     if (p->gpu)
@@ -272,7 +275,7 @@ static char *make_source(void *ctx)
 
 char *ga_sort_source(ga_dtype_t d, int indices, int gpu)
 {
-    plan_t p = {d, indices != 0, gpu != 0};
+    plan_t p = {d, indices, gpu != 0};
     return ga_kernel_source(make_source, &p);
 }
 
@@ -302,15 +305,17 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
     ga_array_t *k = *keys, *tk = NULL, *v = NULL, *tv = NULL, *counts = NULL;
     int dev = k->device, carry = ix != NULL || lines > 1, rc = -1;
     int64_t n = k->size, tiles = (n + TILE - 1) / TILE, nc = RADIX * tiles;
-    void *count_fn = kernel(k->dtype, carry, dev, "ga_rx_count", err);
-    void *scatter_fn = count_fn ? kernel(k->dtype, carry, dev, "ga_rx_scatter", err) : NULL;
+    /* the indices as uint32 below 2^32 elements: 8 bytes an element a pass, not 12 */
+    int narrow = n <= (int64_t)UINT32_MAX, kind = carry ? (narrow ? 2 : 1) : 0;
+    void *count_fn = kernel(k->dtype, kind, dev, "ga_rx_count", err);
+    void *scatter_fn = count_fn ? kernel(k->dtype, kind, dev, "ga_rx_scatter", err) : NULL;
     if (!scatter_fn || !(tk = ga_array_new(dev, k->dtype, k->ndim, k->shape, err)) ||
         !(counts = ga_array_new(dev, GA_I64, 1, &nc, err)))
         goto done;
     /* the flat indices are made by the first pass itself (vals NULL), not
      * on the host: an arange of n int64 made there costs ~10 ns each */
-    if (carry && (!(v = ga_array_new(dev, GA_I64, 1, &n, err)) ||
-                  !(tv = ga_array_new(dev, GA_I64, 1, &n, err))))
+    ga_dtype_t vt = narrow ? GA_U32 : GA_I64;
+    if (carry && (!(v = ga_array_new(dev, vt, 1, &n, err)) || !(tv = ga_array_new(dev, vt, 1, &n, err))))
         goto done;
     int made = 0; /* v holds the indices: a pass has run */
     int key_bits = (int)(8 * ga_dtype_size(k->dtype)), line_bits = 0;
@@ -322,7 +327,7 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
     uint64_t and_or[2] = {~(uint64_t)0, 0};
     int64_t two = 2;
     ga_array_t *bits = ga_create_from_host(dev, GA_U64, 1, &two, and_or, err);
-    void *bits_fn = bits ? kernel(k->dtype, carry, dev, "ga_rx_bits", err) : NULL;
+    void *bits_fn = bits ? kernel(k->dtype, kind, dev, "ga_rx_bits", err) : NULL;
     void *pk0 = ga_array_data(k), *pb = bits ? ga_array_data(bits) : NULL;
     void *a0[3] = {&nn, &pk0, &pb};
     /* a few blocks a multiprocessor: enough to read at full speed */
@@ -352,17 +357,18 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
         t = v; v = tv; tv = t;
         made = 1;
     }
-    if (rc == 0 && ix && lines == 1) { /* one line: the flat index is the answer */
+    if (rc == 0 && ix && lines == 1 && !narrow) { /* one line: the flat index is the answer */
         ga_array_t *vv = ga_array_reshape(v, k->ndim, k->shape, err);
         rc = vv ? 0 : -1;
         if (vv) {
             ga_array_free(*ix);
             *ix = vv;
         }
-    } else if (rc == 0 && ix) { /* the index within its line */
+    } else if (rc == 0 && ix) { /* the index within its line, as int64 */
         ga_array_t *vv = ga_array_reshape(v, k->ndim, k->shape, err);
         ga_arg_t args[2] = {{.kind = GA_ARG_ARRAY, .a = vv}, {.kind = GA_ARG_INT, .i = m}};
-        rc = vv && ga_eval("a % m", *ix, 2, args, err) ? 0 : -1;
+        rc = vv && (lines == 1 ? ga_eval("int64(a)", *ix, 1, args, err)
+                               : ga_eval("a, m: int64(a % m)", *ix, 2, args, err)) ? 0 : -1;
         ga_array_free(vv);
     }
 done:

@@ -134,7 +134,7 @@ static int test_gpu_sources(void)
             compiled += prog != NULL;
             free(src);
         }
-        for (int idx = 0; idx < 2; idx++) { /* sort, argsort, searchsorted, histogram */
+        for (int idx = 0; idx < 3; idx++) { /* sort, argsort (int64, uint32 indices), searchsorted, histogram */
             char *src = ga_sort_source(all[i], idx, 1);
             cm_error_clear(&err);
             gpu_program_t *prog = gpu_program_get(src, NULL, &err);
