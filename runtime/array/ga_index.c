@@ -64,6 +64,11 @@ static char *make_source(void *ctx)
         /* an index out of [-N, N) is not read: it sets bad[0] and its value in bad[1] */
         "GA_KERNEL ga_take(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, const ga_e *a, const ga_i64 *idx,\n"
         "                  ga_e *out, ga_i64 *bad)\n{\n"
+        /* a flat take (O = I = 1): no 64-bit divisions an element */
+        "    if (O == 1 && I == 1) {\n"
+        "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n            if (x < 0) x += N;\n"
+        "            if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[q]; continue; }\n"
+        "            out[q] = a[x];\n        }\n        return;\n    }\n"
         "    GA_LOOP(q, O * J * I) {\n"
         "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
         "        if (x < 0) x += N;\n"
@@ -77,6 +82,9 @@ static char *make_source(void *ctx)
         /* the reverse: a[(o, idx[j], i)] = v[q % nv], idx checked before */
         "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *a, const ga_i64 *idx,\n"
         "                 const ga_e *v, ga_i64 nv)\n{\n"
+        "    if (O == 1 && I == 1) { /* flat, and most often one value */\n"
+        "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n"
+        "            a[x < 0 ? x + N : x] = v[nv == 1 ? 0 : q % nv];\n        }\n        return;\n    }\n"
         "    GA_LOOP(q, O * J * I) {\n"
         "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
         "        a[(o * N + (x < 0 ? x + N : x)) * I + i] = v[q % nv];\n    }\n}\n");
@@ -481,12 +489,35 @@ done:
     return r;
 }
 
+/* a[mask] = v for a number v: one pass of where(m, v, a) written into a
+ * (the mask seen with a's trailing axes as 1s), with no index array and no
+ * array of values. */
+static int assign_number(ga_array_t *a, ga_array_t *mask, const ga_arg_t *v, cm_error_t *err)
+{
+    int64_t shape[GA_MAX_DIMS];
+    for (int k = 0; k < a->ndim; k++)
+        shape[k] = k < mask->ndim ? mask->shape[k] : 1;
+    ga_array_t *m = contiguous_as(mask, a->ndim, shape, err);
+    if (!m)
+        return -1;
+    /* v converted to a's dtype first, as NumPy converts it (0.25 into
+     * int32: 0) */
+    char expr[64];
+    snprintf(expr, sizeof expr, "m, v, a: where(m, %s(v), a)", ga_dtype_name(a->dtype));
+    ga_arg_t args[3] = {{.kind = GA_ARG_ARRAY, .a = m}, *v, {.kind = GA_ARG_ARRAY, .a = a}};
+    ga_array_t *r = ga_eval(expr, a, 3, args, err);
+    ga_array_free(m);
+    return r ? 0 : -1;
+}
+
 int ga_index_mask_assign(ga_array_t *a, ga_array_t *mask, const ga_arg_t *v, cm_error_t *err)
 {
     int64_t M;
     if (ga_array_check(a, err) || ga_array_check(mask, err) || mask_rows(a, mask, &M, err) ||
         (v->kind == GA_ARG_ARRAY && ga_array_check(v->a, err)))
         return -1;
+    if (v->kind != GA_ARG_ARRAY && ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX)
+        return a->size ? assign_number(a, mask, v, err) : 0;
     ga_array_t *idx = ga_index_argwhere(mask, 1, err);
     if (!idx)
         return -1;

@@ -2,12 +2,74 @@
  * ga_join.h). */
 #include "ga_join.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "bk.h"
+#include "cm_buf.h"
 #include "ga_copy.h"
 #include "ga_create.h"
 #include "ga_eval.h"
 #include "ga_expr.h"
+#include "ga_kernel.h"
+
+#define ROLL_R 8 /* a GPU thread's elements of a roll each turn: 8 loads in flight */
+
+/* The flat roll, by element size: out[i] = a[(i - s) mod n], s in [0, n).
+ * On a GPU each thread reads ROLL_R elements before it writes them (one
+ * element a thread-turn keeps one load in flight and reads ~60% of the
+ * memory's speed), from any alignment (a 1-d roll's two parts are
+ * misaligned for the vector copy, which the map's copies need). */
+static char *roll_source(void *ctx)
+{
+    int es = *(const int *)ctx;
+    cm_buf_t b = {0};
+    cm_buf_addf(&b, "typedef struct { ga_u64 lo, hi; } ga_e16;\ntypedef %s ga_e;\n#define R %d\n",
+                es == 1 ? "ga_u8" : es == 2 ? "ga_u16" : es == 4 ? "ga_u32" : es == 8 ? "ga_u64" : "ga_e16",
+                ROLL_R);
+    cm_buf_adds(&b,
+        "GA_KERNEL ga_roll(ga_i64 n, ga_i64 s, const ga_e *a, ga_e *out)\n{\n"
+        "#ifdef __CUDACC__\n"
+        /* a block's chunk of R * blockDim elements: each load and store
+         * of a warp is 32 neighbours (coalesced), R of them in flight */
+        "    ga_i64 chunk = (ga_i64)blockDim.x * R;\n"
+        "    for (ga_i64 c = blockIdx.x * chunk; c < n; c += (ga_i64)gridDim.x * chunk) {\n"
+        "        ga_e x[R];\n"
+        "        for (int r = 0; r < R; r++) {\n"
+        "            ga_i64 i = c + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "            if (i < n) x[r] = a[i < s ? i + n - s : i - s];\n        }\n"
+        "        for (int r = 0; r < R; r++) {\n"
+        "            ga_i64 i = c + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "            if (i < n) out[i] = x[r];\n        }\n    }\n"
+        "#else\n"
+        "    for (ga_i64 i = 0; i < n; i++) out[i] = a[i < s ? i + n - s : i - s];\n"
+        "#endif\n}\n");
+    return cm_buf_steal(&b);
+}
+
+char *ga_join_roll_source(int elsize)
+{
+    return ga_kernel_source(roll_source, &elsize);
+}
+
+/* out = a contiguous a rolled by s of its n elements: 0 / -1 with err. */
+static int roll_flat(ga_array_t *out, ga_array_t *a, int64_t s, cm_error_t *err)
+{
+    int es = (int)ga_dtype_size(a->dtype);
+    char sig[32];
+    snprintf(sig, sizeof sig, "roll|%d", es);
+    void *fn = ga_kernel_get(a->device, sig, "ga_roll", roll_source, &es, err);
+    if (!fn)
+        return -1;
+    long long n = a->size, ss = s;
+    void *pa = ga_array_data(a), *po = ga_array_data(out);
+    if (bk_lang(a->device) == BK_LANG_C) {
+        ((void (*)(long long, long long, const void *, void *))fn)(n, ss, pa, po);
+        return 0;
+    }
+    void *args[4] = {&n, &ss, &pa, &po};
+    return ga_kernel_launch(a->device, fn, (n + ROLL_R - 1) / ROLL_R, args, "ga_roll", err);
+}
 
 /* src seen with dst's shape (NumPy's broadcast_to: leading axes added,
  * axes of length 1 at stride 0): a view, or NULL with err. */
@@ -485,13 +547,19 @@ ga_array_t *ga_join_roll(ga_array_t *a, int64_t shift, int axis, cm_error_t *err
     int64_t n = src->shape[ax], s = n ? ((shift % n) + n) % n : 0;
     if (!(out = ga_array_new(src->device, src->dtype, src->ndim, src->shape, err)))
         goto done;
-    ga_array_t *head = part(src, ax, n - s, n, 1, err);
-    ga_array_t *tail = head ? part(src, ax, 0, n - s, 1, err) : NULL;
-    int rc = tail ? copy_to_part(out, ax, 0, s, 1, head, err) : -1;
-    if (rc == 0)
-        rc = copy_to_part(out, ax, s, n, 1, tail, err);
-    ga_array_free(head);
-    ga_array_free(tail);
+    int rc;
+    if (ax == 0 && ga_array_is_contiguous(src) && src->size) {
+        /* along the first axis of a contiguous array: a flat roll by s rows */
+        rc = roll_flat(out, src, s * (src->size / n), err);
+    } else {
+        ga_array_t *head = part(src, ax, n - s, n, 1, err);
+        ga_array_t *tail = head ? part(src, ax, 0, n - s, 1, err) : NULL;
+        rc = tail ? copy_to_part(out, ax, 0, s, 1, head, err) : -1;
+        if (rc == 0)
+            rc = copy_to_part(out, ax, s, n, 1, tail, err);
+        ga_array_free(head);
+        ga_array_free(tail);
+    }
     if (rc == 0 && f) { /* back to a's shape */
         ga_array_t *r = ga_array_reshape(out, a->ndim, a->shape, err);
         ga_array_free(out);

@@ -3,6 +3,7 @@
 #include "ga_sort.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,13 @@
 
 #define TILE_THREADS 256
 #define TILE 2048 /* a GPU block's tile of the radix sort: 8 elements a thread */
-#define RADIX 16  /* its digits: 4 bits a pass */
+#define RADIX 16  /* its digits: 4 bits a pass (the count kernel packs 16 of them in 4 words) */
 #define SHARED_BINS 4096 /* a GPU's histogram counts in shared memory up to this many bins */
 #define RUN 16    /* the CPU's insertion-sorted runs */
 
 typedef struct plan {
     ga_dtype_t d;
-    int idx; /* argsort: indices move with the keys */
+    int idx; /* indices move with the keys: 0 none, 1 int64, 2 uint32 (a GPU's, below 2^32 elements) */
     int gpu;
 } plan_t;
 
@@ -157,6 +158,20 @@ static void gpu_source(cm_buf_t *b)
         "GA_FN int ga_digit(ga_k k, ga_i64 v, int shift, int line_pass, ga_i64 m)\n{\n"
         "    ga_u64 x = line_pass ? (ga_u64)(v / m) : (ga_u64)ga_key(k);\n"
         "    return (int)((x >> shift) & (NB - 1));\n}\n"
+        /* the value carried with element q: its flat index before the
+         * first pass (vals NULL: nothing to read, made in place) */
+        "GA_FN ga_i64 ga_val_at(const ga_vt *vals, ga_i64 q) { return vals ? (ga_i64)vals[q] : q; }\n"
+        /* 16 digits' counts, 16 bits each, in four words (digit d: word
+         * d >> 2, bits 16 * (d & 3)); a tile's count of a digit is at most
+         * TILE, so words add and subtract field by field */
+        "typedef struct { ga_u64 w0, w1, w2, w3; } ga_cnt;\n"
+        "GA_FN void ga_cnt_add(ga_cnt *c, int d)\n{\n"
+        "    ga_u64 one = 1ULL << (16 * (d & 3));\n    int w = d >> 2;\n"
+        "    c->w0 += w == 0 ? one : 0; c->w1 += w == 1 ? one : 0;\n"
+        "    c->w2 += w == 2 ? one : 0; c->w3 += w == 3 ? one : 0;\n}\n"
+        "GA_FN unsigned ga_cnt_get(ga_cnt c, int d)\n{\n"
+        "    int w = d >> 2;\n    ga_u64 x = w == 0 ? c.w0 : w == 1 ? c.w1 : w == 2 ? c.w2 : c.w3;\n"
+        "    return (unsigned)((x >> (16 * (d & 3))) & 0xffffu);\n}\n"
         /* the bits every key has (and) and some key has (or): a digit
          * that is the same for all keys moves nothing, and its pass is
          * left out */
@@ -165,56 +180,80 @@ static void gpu_source(cm_buf_t *b)
         "    GA_LOOP(q, n) { ga_u64 k = (ga_u64)ga_key(keys[q]); a &= k; o |= k; }\n"
         "    for (int s = 16; s > 0; s >>= 1) {\n"
         "        a &= __shfl_xor_sync(0xffffffffu, a, s);\n        o |= __shfl_xor_sync(0xffffffffu, o, s);\n    }\n"
-        "    if ((threadIdx.x & 31) == 0) {\n"
+        /* then over the block's warps: one pair of atomics a block, not a
+         * warp (all of them on the same two words) */
+        "    __shared__ ga_u64 wa[32], wo[32];\n"
+        "    if ((threadIdx.x & 31) == 0) { wa[threadIdx.x >> 5] = a; wo[threadIdx.x >> 5] = o; }\n"
+        "    __syncthreads();\n"
+        "    if (threadIdx.x == 0) {\n"
+        "        for (unsigned j = 1; j < blockDim.x / 32; j++) { a &= wa[j]; o |= wo[j]; }\n"
         "        atomicAnd((unsigned long long *)&and_or[0], (unsigned long long)a);\n"
         "        atomicOr((unsigned long long *)&and_or[1], (unsigned long long)o);\n    }\n}\n"
         /* each tile's count of each digit: counts[digit * tiles + tile] */
-        "extern \"C\" __global__ void ga_rx_count(ga_i64 n, const ga_k *keys, const ga_i64 *vals, int shift,\n"
+        "extern \"C\" __global__ void ga_rx_count(ga_i64 n, const ga_k *keys, const ga_vt *vals, int shift,\n"
         "        int line_pass, ga_i64 m, ga_i64 *counts)\n{\n"
         "    __shared__ unsigned c[NB];\n"
         "    if (threadIdx.x < NB) c[threadIdx.x] = 0;\n    __syncthreads();\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE;\n"
+        /* counted in registers (ga_cnt; a warp's count of a digit is at
+         * most 32 * IPT), summed over the warp by
+         * shuffles: nearby keys share their high digits, and a shared
+         * atomic per element would queue a whole warp on one counter */
+        "    ga_cnt w = {0, 0, 0, 0};\n"
         "    for (int e = threadIdx.x; e < TILE; e += TT) {\n"
         "        ga_i64 q = base + e;\n"
-        "        if (q < n) atomicAdd(&c[ga_digit(keys[q], GA_VALS ? vals[q] : 0, shift, line_pass, m)], 1u);\n"
-        "    }\n    __syncthreads();\n"
+        /* only what the digit is of is read: the keys, or the values on a line pass */
+        "        if (q >= n) continue;\n"
+        "        if (GA_VALS && line_pass) ga_cnt_add(&w, ga_digit(0, ga_val_at(vals, q), shift, 1, m));\n"
+        "        else ga_cnt_add(&w, ga_digit(keys[q], 0, shift, 0, m));\n"
+        "    }\n"
+        "    for (int s = 16; s > 0; s >>= 1) {\n"
+        "        w.w0 += __shfl_xor_sync(0xffffffffu, w.w0, s); w.w1 += __shfl_xor_sync(0xffffffffu, w.w1, s);\n"
+        "        w.w2 += __shfl_xor_sync(0xffffffffu, w.w2, s); w.w3 += __shfl_xor_sync(0xffffffffu, w.w3, s);\n"
+        "    }\n"
+        "    int lane = threadIdx.x & 31;\n"
+        "    if (lane < NB) {\n"
+        "        unsigned x = ga_cnt_get(w, lane);\n"
+        "        if (x) atomicAdd(&c[lane], x);\n    }\n"
+        "    __syncthreads();\n"
         "    if (threadIdx.x < NB) counts[(ga_i64)threadIdx.x * gridDim.x + blockIdx.x] = c[threadIdx.x];\n}\n"
         /* each tile's elements to their places: the digit's place over all
          * tiles (incl - counts: the exclusive scan) plus the element's rank
          * among the tile's elements of its digit (threads in order, each
          * thread's IPT elements in order: stable) */
-        "extern \"C\" __global__ void ga_rx_scatter(ga_i64 n, const ga_k *keys, const ga_i64 *vals, ga_k *kout,\n"
-        "        ga_i64 *vout, int shift, int line_pass, ga_i64 m, const ga_i64 *counts, const ga_i64 *incl)\n{\n"
-        "    __shared__ unsigned sc[NB * TT]; /* [digit][thread]: counts, then ranks */\n"
-        "    __shared__ unsigned tot[TT];\n    __shared__ ga_i64 start[NB];\n"
-        "    int t = threadIdx.x;\n"
+        "extern \"C\" __global__ void ga_rx_scatter(ga_i64 n, const ga_k *keys, const ga_vt *vals, ga_k *kout,\n"
+        "        ga_vt *vout, int shift, int line_pass, ga_i64 m, const ga_i64 *counts, const ga_i64 *incl)\n{\n"
+        "    __shared__ ga_cnt warp_tot[TT / 32];\n    __shared__ ga_i64 start[NB];\n"
+        "    int t = threadIdx.x, lane = t & 31, w = t >> 5;\n"
         "    ga_i64 base = (ga_i64)blockIdx.x * TILE + (ga_i64)t * IPT;\n"
         "    ga_k k[IPT];\n    ga_i64 v[IPT];\n    int d[IPT];\n"
-        "    for (int j = 0; j < NB; j++) sc[j * TT + t] = 0;\n"
+        "    ga_cnt c = {0, 0, 0, 0};\n"
         "    for (int i = 0; i < IPT; i++) {\n"
         "        ga_i64 q = base + i;\n        d[i] = -1;\n"
-        "        if (q < n) {\n            k[i] = keys[q];\n            v[i] = GA_VALS ? vals[q] : 0;\n"
+        "        if (q < n) {\n            k[i] = keys[q];\n            v[i] = GA_VALS ? ga_val_at(vals, q) : 0;\n"
         "            d[i] = ga_digit(k[i], v[i], shift, line_pass, m);\n"
-        "            sc[d[i] * TT + t]++;\n        }\n    }\n"
-        "    __syncthreads();\n"
-        /* the exclusive scan of sc in its order: NB entries a thread, then the threads' totals */
-        "    unsigned run = 0;\n"
-        "    for (int j = 0; j < NB; j++) { unsigned x = sc[t * NB + j]; sc[t * NB + j] = run; run += x; }\n"
-        "    tot[t] = run;\n    __syncthreads();\n"
-        "    for (int s = 1; s < TT; s <<= 1) {\n"
-        "        unsigned y = t >= s ? tot[t - s] : 0;\n        __syncthreads();\n"
-        "        tot[t] += y;\n        __syncthreads();\n    }\n"
-        "    unsigned before = t ? tot[t - 1] : 0;\n"
-        "    for (int j = 0; j < NB; j++) sc[t * NB + j] += before;\n"
-        "    __syncthreads();\n"
+        "            ga_cnt_add(&c, d[i]);\n        }\n    }\n"
+        /* the scan of the packed counts over the warp's lanes (shuffles),
+         * then over the warps before (shared): x - c is then this
+         * thread's first rank among the tile's elements of each digit */
+        "    ga_cnt x = c;\n"
+        "    for (int s = 1; s < 32; s <<= 1) {\n"
+        "        ga_u64 y0 = __shfl_up_sync(0xffffffffu, x.w0, s), y1 = __shfl_up_sync(0xffffffffu, x.w1, s);\n"
+        "        ga_u64 y2 = __shfl_up_sync(0xffffffffu, x.w2, s), y3 = __shfl_up_sync(0xffffffffu, x.w3, s);\n"
+        "        if (lane >= s) { x.w0 += y0; x.w1 += y1; x.w2 += y2; x.w3 += y3; }\n    }\n"
+        "    if (lane == 31) warp_tot[w] = x;\n"
         "    if (t < NB) {\n        ga_i64 f = (ga_i64)t * gridDim.x + blockIdx.x;\n"
-        "        start[t] = incl[f] - counts[f] - (ga_i64)sc[t * TT];\n    }\n"
+        "        start[t] = incl[f] - counts[f]; /* where the tile's elements of digit t go */\n    }\n"
         "    __syncthreads();\n"
+        "    for (int j = 0; j < w; j++) {\n"
+        "        x.w0 += warp_tot[j].w0; x.w1 += warp_tot[j].w1; x.w2 += warp_tot[j].w2; x.w3 += warp_tot[j].w3;\n    }\n"
+        "    x.w0 -= c.w0; x.w1 -= c.w1; x.w2 -= c.w2; x.w3 -= c.w3; /* field by field: no borrows */\n"
         "    for (int i = 0; i < IPT; i++) {\n"
         "        if (d[i] < 0) continue;\n"
-        "        ga_i64 at = start[d[i]] + sc[d[i] * TT + t]++;\n"
+        "        ga_i64 at = start[d[i]] + ga_cnt_get(x, d[i]);\n"
+        "        ga_cnt_add(&x, d[i]);\n"
         "        kout[at] = k[i];\n"
-        "        if (GA_VALS) vout[at] = v[i];\n    }\n}\n");
+        "        if (GA_VALS) vout[at] = (ga_vt)v[i];\n    }\n}\n");
 }
 
 static char *make_source(void *ctx)
@@ -222,7 +261,9 @@ static char *make_source(void *ctx)
     const plan_t *p = ctx;
     cm_buf_t b = {0};
     cm_buf_addf(&b, "/* sorting %s%s */\n#define GA_IDX %d\n#define GA_VALS %d\n#define GA_SHARED_BINS %d\n",
-                ga_dtype_name(p->d), p->idx ? " with indices" : "", p->idx, p->idx, SHARED_BINS);
+                ga_dtype_name(p->d), p->idx ? " with indices" : "", p->idx != 0, p->idx != 0, SHARED_BINS);
+    cm_buf_addf(&b, "typedef %s ga_vt; /* the indices a GPU's sort carries */\n",
+                p->idx == 2 ? "ga_u32" : "ga_i64");
     order(&b, p->d);
     cm_buf_adds(&b, searching);
     if (p->gpu)
@@ -234,7 +275,7 @@ static char *make_source(void *ctx)
 
 char *ga_sort_source(ga_dtype_t d, int indices, int gpu)
 {
-    plan_t p = {d, indices != 0, gpu != 0};
+    plan_t p = {d, indices, gpu != 0};
     return ga_kernel_source(make_source, &p);
 }
 
@@ -264,14 +305,19 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
     ga_array_t *k = *keys, *tk = NULL, *v = NULL, *tv = NULL, *counts = NULL;
     int dev = k->device, carry = ix != NULL || lines > 1, rc = -1;
     int64_t n = k->size, tiles = (n + TILE - 1) / TILE, nc = RADIX * tiles;
-    void *count_fn = kernel(k->dtype, carry, dev, "ga_rx_count", err);
-    void *scatter_fn = count_fn ? kernel(k->dtype, carry, dev, "ga_rx_scatter", err) : NULL;
+    /* the indices as uint32 below 2^32 elements: 8 bytes an element a pass, not 12 */
+    int narrow = n <= (int64_t)UINT32_MAX, kind = carry ? (narrow ? 2 : 1) : 0;
+    void *count_fn = kernel(k->dtype, kind, dev, "ga_rx_count", err);
+    void *scatter_fn = count_fn ? kernel(k->dtype, kind, dev, "ga_rx_scatter", err) : NULL;
     if (!scatter_fn || !(tk = ga_array_new(dev, k->dtype, k->ndim, k->shape, err)) ||
         !(counts = ga_array_new(dev, GA_I64, 1, &nc, err)))
         goto done;
-    if (carry && (!(v = ga_create_arange(dev, GA_I64, 0, (double)n, 1, err)) ||
-                  !(tv = ga_array_new(dev, GA_I64, 1, &n, err))))
+    /* the flat indices are made by the first pass itself (vals NULL), not
+     * on the host: an arange of n int64 made there costs ~10 ns each */
+    ga_dtype_t vt = narrow ? GA_U32 : GA_I64;
+    if (carry && (!(v = ga_array_new(dev, vt, 1, &n, err)) || !(tv = ga_array_new(dev, vt, 1, &n, err))))
         goto done;
+    int made = 0; /* v holds the indices: a pass has run */
     int key_bits = (int)(8 * ga_dtype_size(k->dtype)), line_bits = 0;
     while (lines > 1 && (1LL << line_bits) < lines)
         line_bits++;
@@ -281,19 +327,24 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
     uint64_t and_or[2] = {~(uint64_t)0, 0};
     int64_t two = 2;
     ga_array_t *bits = ga_create_from_host(dev, GA_U64, 1, &two, and_or, err);
-    void *bits_fn = bits ? kernel(k->dtype, carry, dev, "ga_rx_bits", err) : NULL;
+    void *bits_fn = bits ? kernel(k->dtype, kind, dev, "ga_rx_bits", err) : NULL;
     void *pk0 = ga_array_data(k), *pb = bits ? ga_array_data(bits) : NULL;
     void *a0[3] = {&nn, &pk0, &pb};
-    rc = bits_fn ? ga_kernel_launch(dev, bits_fn, n, a0, "ga_sort", err) : -1;
+    /* a few blocks a multiprocessor: enough to read at full speed */
+    int64_t most = 4 * (int64_t)bk_units(dev);
+    unsigned bgrid[3] = {(unsigned)(tiles * 8 < most ? tiles * 8 : most), 1, 1};
+    rc = bits_fn ? ga_kernel_launch_grid(dev, bits_fn, bgrid, block, 0, a0, "ga_sort", err) : -1;
     if (rc == 0)
         rc = ga_copy_to_host(bits, and_or, err);
     ga_array_free(bits);
     uint64_t differ = and_or[0] ^ and_or[1];
     for (int pass = 0; rc == 0 && pass * 4 < key_bits + ((line_bits + 3) / 4) * 4; pass++) {
         int line_pass = pass * 4 >= key_bits, shift = line_pass ? pass * 4 - key_bits : pass * 4;
-        if (!line_pass && !((differ >> shift) & (RADIX - 1)))
-            continue; /* every key has this digit: the pass would move nothing */
-        void *pk = ga_array_data(k), *pv = v ? ga_array_data(v) : NULL, *pc = ga_array_data(counts);
+        /* every key has this digit: the pass would move nothing (but one
+         * pass runs where the indices are wanted, to make them) */
+        if (!line_pass && !((differ >> shift) & (RADIX - 1)) && !(carry && !differ && !line_bits && !pass))
+            continue;
+        void *pk = ga_array_data(k), *pv = v && made ? ga_array_data(v) : NULL, *pc = ga_array_data(counts);
         void *ptk = ga_array_data(tk), *ptv = tv ? ga_array_data(tv) : NULL;
         void *a1[7] = {&nn, &pk, &pv, &shift, &line_pass, &mm, &pc};
         rc = ga_kernel_launch_grid(dev, count_fn, grid, block, 0, a1, "ga_sort", err);
@@ -304,11 +355,20 @@ static int gpu_sort(ga_array_t **keys, ga_array_t **ix, int64_t lines, int64_t m
         ga_array_free(incl);
         ga_array_t *t = k; k = tk; tk = t; /* the answer so far is in the other pair */
         t = v; v = tv; tv = t;
+        made = 1;
     }
-    if (rc == 0 && ix) { /* the index within its line */
+    if (rc == 0 && ix && lines == 1 && !narrow) { /* one line: the flat index is the answer */
+        ga_array_t *vv = ga_array_reshape(v, k->ndim, k->shape, err);
+        rc = vv ? 0 : -1;
+        if (vv) {
+            ga_array_free(*ix);
+            *ix = vv;
+        }
+    } else if (rc == 0 && ix) { /* the index within its line, as int64 */
         ga_array_t *vv = ga_array_reshape(v, k->ndim, k->shape, err);
         ga_arg_t args[2] = {{.kind = GA_ARG_ARRAY, .a = vv}, {.kind = GA_ARG_INT, .i = m}};
-        rc = vv && ga_eval("a % m", *ix, 2, args, err) ? 0 : -1;
+        rc = vv && (lines == 1 ? ga_eval("int64(a)", *ix, 1, args, err)
+                               : ga_eval("a, m: int64(a % m)", *ix, 2, args, err)) ? 0 : -1;
         ga_array_free(vv);
     }
 done:

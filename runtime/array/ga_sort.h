@@ -51,7 +51,9 @@ ga_array_t *ga_sort_histogram(ga_array_t *a, int64_t bins, double lo, double hi,
                               ga_array_t **edges, cm_error_t *err);
 
 /* The whole source of the sort kernels of dtype d for a GPU (gpu) or the
- * CPU, for tests (NVRTC checks the GPU text). Caller frees. */
+ * CPU, for tests (NVRTC checks the GPU text). indices: 0 none, 1 carried
+ * as int64, 2 as uint32 (a GPU's radix sort below 2^32 elements). Caller
+ * frees. */
 char *ga_sort_source(ga_dtype_t d, int indices, int gpu);
 
 #endif

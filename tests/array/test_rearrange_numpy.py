@@ -145,6 +145,26 @@ def test_repeat_tile_flip_roll(s):
         same(g, w, rtol=0)
 
 
+def test_roll_flat_kernel(s):
+    """Rolls that run as one flat roll (1-d, the flattened array, the first
+    axis of a contiguous array): every element size, lengths that are and
+    are not multiples of the 8 a GPU thread moves, shifts of 0, n and past
+    n either way."""
+    v = values("float32", (1003,))
+    b = values("int8", (17,))
+    h = values("float16", (5, 9))
+    d = values("float64", (7, 3, 2))
+    c = (values("float64", (13,)) + 1j * values("float64", (13,))).astype(np.complex128)
+    got = s.values("", "ga_roll(v, 517, 0)", "ga_roll(v, -1, 0)", "ga_roll(v, 1003, 0)",
+                   "ga_roll(v, 2 * 1003 + 5, 0)", "ga_roll(b, 3, 0)", "ga_roll(h, 2, 0)",
+                   "ga_roll(h, -7, GA_ALL)", "ga_roll(d, 4, 0)", "ga_roll(c, 5, 0)",
+                   v=v, b=b, h=h, d=d, c=c)
+    want = [np.roll(v, 517), np.roll(v, -1), np.roll(v, 1003), np.roll(v, 2 * 1003 + 5),
+            np.roll(b, 3), np.roll(h, 2, 0), np.roll(h, -7), np.roll(d, 4, 0), np.roll(c, 5, 0)]
+    for g, w in zip(got, want):
+        same(g, w, rtol=0)
+
+
 def test_joining_errors(s):
     kind, text = s.error("ga_concatenate(0, ga_zeros(F32, 2, 3), ga_zeros(F32, 2, 4));")
     assert kind == "ShapeError" and "ga_concatenate" in text and "(2, 4)" in text
@@ -205,6 +225,44 @@ def test_put_mask_compress(s):
     u = x.copy(); u[r] = 0.25
     for g, w in zip(got, [y, z, t.T, u, x[m], x.T[m.T], x[r], np.compress(r, x, 0),
                          np.compress(r[:3], x, 1), np.compress(r, x)]):
+        same(g, w)
+
+
+def test_mask_assign_number_dtypes_and_views(s):
+    """a[mask] = number in one pass: the number converted to a's dtype as
+    NumPy does (a float into integers truncates), into views of any
+    strides, with masks of a's leading axes and masks that are views."""
+    i = values("int32", (6, 7))
+    h = values("float16", (6, 7))
+    b = values("bool", (6, 7))
+    d = values("float64", (3, 4, 5))
+    m = values("bool", (6, 7))
+    r = values("bool", (3, 4))
+    f = np.where(values("bool", (3, 4)), np.float32(np.nan), np.float32(0))  # a mask of another dtype
+    f[0, 0] = 0.5
+    got = s.values("ga_t i1 = ga_copy(i); ga_mask_assign(i1, m, 2.75);\n"
+                   "ga_t i2 = ga_copy(i); ga_mask_assign(i2, m, -3.5);\n"
+                   "ga_t h1 = ga_copy(h); ga_mask_assign(h1, m, 0.1);\n"
+                   "ga_t b1 = ga_copy(b); ga_mask_assign(b1, m, 0);\n"
+                   "ga_t d1 = ga_copy(d); ga_mask_assign(d1, r, 7);\n"
+                   "ga_t it = ga_copy(ga_transpose(i)); ga_mask_assign(ga_transpose(it), m, 9);\n"
+                   "ga_t i3 = ga_copy(i); ga_mask_assign(ga_slice(i3, 1, 0, GA_END, 2), ga_slice(m, 1, 0, GA_END, 2), -1);\n"
+                   "ga_t i4 = ga_copy(i); ga_mask_assign(i4, ga_copy(ga_transpose(ga_transpose(m))), 5);\n"
+                   "ga_t i5 = ga_copy(i); ga_mask_assign(i5, ga_sub(i, 3), 1);\n"
+                   "ga_t d2 = ga_copy(d); ga_mask_assign(d2, f, -2);",
+                   "i1", "i2", "h1", "b1", "d1", "it", "i3", "i4", "i5", "d2",
+                   i=i, h=h, b=b, d=d, m=m, r=r, f=f)
+    i1 = i.copy(); i1[m] = 2.75
+    i2 = i.copy(); i2[m] = -3.5
+    h1 = h.copy(); h1[m] = 0.1
+    b1 = b.copy(); b1[m] = 0
+    d1 = d.copy(); d1[r] = 7
+    it = i.copy(); it[m] = 9
+    i3 = i.copy(); i3[:, ::2][m[:, ::2]] = -1
+    i4 = i.copy(); i4[m] = 5
+    i5 = i.copy(); i5[(i - 3) != 0] = 1
+    d2 = d.copy(); d2[f != 0] = -2
+    for g, w in zip(got, [i1, i2, h1, b1, d1, it.T, i3, i4, i5, d2]):
         same(g, w)
 
 

@@ -54,6 +54,8 @@ CASES = [  # name, gpuc expression over the inputs, NumPy
     ("tile", "ga_tile(m, 2, 3)", lambda v: np.tile(v["m"], (2, 3))),
     ("flip all (a view, copied)", "ga_copy(ga_flip(d, GA_ALL))", lambda v: np.flip(v["d"]).copy()),
     ("roll", "ga_roll(i, 1234, 1)", lambda v: np.roll(v["i"], 1234, 1)),
+    ("roll flat (one kernel)", "ga_roll(big, -123457, 0)", lambda v: np.roll(v["big"], -123457, 0)),
+    ("roll rows (one kernel)", "ga_roll(i, 3, 0)", lambda v: np.roll(v["i"], 3, 0)),
     ("take axis 1", "ga_take(i, cols, 1)", lambda v: np.take(v["i"], v["cols"], 1)),
     ("take flat", "ga_take(big, idx, GA_ALL)", lambda v: np.take(v["big"], v["idx"])),
     ("nonzero 2-d", "ga_argwhere(b)", lambda v: np.argwhere(v["b"])),
@@ -137,7 +139,8 @@ def main():
                 ok = got.dtype == want.dtype and got.shape == want.shape
                 detail = f"{got.dtype}{got.shape} vs NumPy {want.dtype}{want.shape}"
                 if ok and (want.dtype.kind in "biu" or "sort" in name or "take" in name or
-                           "mask" in name or "put" in name or "pad" in name or "unique" in name):
+                           "mask" in name or "put" in name or "pad" in name or "unique" in name or
+                           "roll" in name):
                     ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
                     detail += f", {np.count_nonzero(got != want)} differ"
                 elif ok:

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "ga_expr.h"
 #include "ga_index.h"
+#include "ga_join.h"
 #include "ga_map.h"
 #include "ga_reduce.h"
 #include "ga_scan.h"
@@ -133,7 +134,7 @@ static int test_gpu_sources(void)
             compiled += prog != NULL;
             free(src);
         }
-        for (int idx = 0; idx < 2; idx++) { /* sort, argsort, searchsorted, histogram */
+        for (int idx = 0; idx < 3; idx++) { /* sort, argsort (int64, uint32 indices), searchsorted, histogram */
             char *src = ga_sort_source(all[i], idx, 1);
             cm_error_clear(&err);
             gpu_program_t *prog = gpu_program_get(src, NULL, &err);
@@ -153,6 +154,16 @@ static int test_gpu_sources(void)
             CHECK(prog != NULL);
             compiled += prog != NULL;
             free(src);
+            if (sizes[i]) { /* the flat roll, by element size */
+                src = ga_join_roll_source(sizes[i]);
+                cm_error_clear(&err);
+                prog = gpu_program_get(src, NULL, &err);
+                if (!prog)
+                    fprintf(stderr, "  roll %d: %s\n", sizes[i], err.text);
+                CHECK(prog != NULL);
+                compiled += prog != NULL;
+                free(src);
+            }
         }
         for (int op = 0; op < 2; op++) {
             char *src = ga_scan_source((ga_scan_op_t)op, all[i], 1);

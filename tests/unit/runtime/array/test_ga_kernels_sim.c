@@ -20,26 +20,27 @@
 
 #include "check.h"
 #include "ga_index.h"
+#include "ga_join.h"
 #include "ga_scan.h"
 #include "ga_sort.h"
 
-/* The host cell: TYPE, KBITS, VALS, LINES, M are filled in. */
+/* The host cell: TYPE, the values' type, KBITS, VALS, LINES, M are filled in. */
 static const char host_cell[] =
-    "typedef %s K;\n"
+    "typedef %s K;\ntypedef %s V;\n"
     "long long m = %d, lines = %d, n = (long long)%d * %d, tiles = (n + 2047) / 2048, nc = 16 * tiles;\n"
     "int kbits = %d, vals = %d;\n"
     "K *h = malloc(n * sizeof(K)), *out = malloc(n * sizeof(K));\n"
-    "long long *hv = malloc(n * 8), *ov = malloc(n * 8), *hc = malloc(nc * 8);\n"
+    "V *hv = malloc(n * sizeof(V)), *ov = malloc(n * sizeof(V)); long long *hc = malloc(nc * 8);\n"
     "srand(3);\n"
     "for (long long i = 0; i < n; i++) h[i] = (K)((rand() %% 2001) - 1000 + %d) / (K)%d;\n"
     "%s\n"
-    "for (long long i = 0; i < n; i++) hv[i] = i;\n"
-    "K *k0, *k1; long long *v0, *v1, *dc, *di;\n"
+    "for (long long i = 0; i < n; i++) hv[i] = -7; /* the first pass makes them */\n"
+    "K *k0, *k1; V *v0, *v1; long long *dc, *di;\n"
     "cudaMalloc((void **)&k0, n * sizeof(K)); cudaMalloc((void **)&k1, n * sizeof(K));\n"
-    "cudaMalloc((void **)&v0, n * 8); cudaMalloc((void **)&v1, n * 8);\n"
+    "cudaMalloc((void **)&v0, n * sizeof(V)); cudaMalloc((void **)&v1, n * sizeof(V));\n"
     "cudaMalloc((void **)&dc, nc * 8); cudaMalloc((void **)&di, nc * 8);\n"
     "cudaMemcpy(k0, h, n * sizeof(K), cudaMemcpyHostToDevice);\n"
-    "cudaMemcpy(v0, hv, n * 8, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(v0, hv, n * sizeof(V), cudaMemcpyHostToDevice);\n"
     "int line_bits = 0; while (lines > 1 && (1LL << line_bits) < lines) line_bits++;\n"
     "unsigned long long and_or[2] = {~0ULL, 0}, *dbits;\n"
     "cudaMalloc((void **)&dbits, 16); cudaMemcpy(dbits, and_or, 16, cudaMemcpyHostToDevice);\n"
@@ -51,15 +52,16 @@ static const char host_cell[] =
     "    int lp = pass * 4 >= kbits, shift = lp ? pass * 4 - kbits : pass * 4;\n"
     "    if (!lp && !((differ >> shift) & 15)) continue;\n"
     "    passes++;\n"
-    "    ga_rx_count<<<(int)tiles, 256>>>(n, k0, vals ? v0 : 0, shift, lp, m, dc);\n"
+    "    /* the first pass makes the indices itself (no values read) */\n"
+    "    ga_rx_count<<<(int)tiles, 256>>>(n, k0, vals && passes > 1 ? v0 : 0, shift, lp, m, dc);\n"
     "    cudaMemcpy(hc, dc, nc * 8, cudaMemcpyDeviceToHost);\n"
     "    for (long long i = 1; i < nc; i++) hc[i] += hc[i - 1];\n"
     "    cudaMemcpy(di, hc, nc * 8, cudaMemcpyHostToDevice);\n"
-    "    ga_rx_scatter<<<(int)tiles, 256>>>(n, k0, vals ? v0 : 0, k1, vals ? v1 : 0, shift, lp, m, dc, di);\n"
-    "    K *t = k0; k0 = k1; k1 = t; long long *u = v0; v0 = v1; v1 = u;\n"
+    "    ga_rx_scatter<<<(int)tiles, 256>>>(n, k0, vals && passes > 1 ? v0 : 0, k1, vals ? v1 : 0, shift, lp, m, dc, di);\n"
+    "    K *t = k0; k0 = k1; k1 = t; V *u = v0; v0 = v1; v1 = u;\n"
     "}\n"
     "cudaMemcpy(out, k0, n * sizeof(K), cudaMemcpyDeviceToHost);\n"
-    "cudaMemcpy(ov, v0, n * 8, cudaMemcpyDeviceToHost);\n"
+    "cudaMemcpy(ov, v0, n * sizeof(V), cudaMemcpyDeviceToHost);\n"
     "int bad = 0;\n"
     "for (long long l = 0; l < lines; l++)\n"
     "  for (long long p = 0; p < m; p++) {\n"
@@ -142,7 +144,7 @@ static int sorts(ga_dtype_t d, const char *ctype, int vals, int lines, int m, in
     char *src = ga_sort_source(d, vals, 1);
     int is_float = d == GA_F32 || d == GA_F64;
     char host[8192], what[96];
-    snprintf(host, sizeof host, host_cell, ctype, m, lines, lines, m,
+    snprintf(host, sizeof host, host_cell, ctype, vals == 2 ? "unsigned" : "long long", m, lines, lines, m,
              (int)(8 * ga_dtype_size(d)), vals, bias, is_float ? 7 : 1,
              is_float ? "h[5] = 0.0 / 0.0; h[9] = -(0.0 / 0.0); h[11] = -0.0; h[12] = 0.0;" : "",
              passes);
@@ -151,6 +153,22 @@ static int sorts(ga_dtype_t d, const char *ctype, int vals, int lines, int m, in
     free(src);
     return ok;
 }
+
+/* the flat roll, 4-byte elements: n not a multiple of the 8 a thread moves,
+ * shifts of 0, within the first 8 and past them, and n - 1 */
+static const char roll_cell[] =
+    "long long n = 1003, shifts[4] = {0, 3, 517, 1002};\n"
+    "unsigned a[1003], out[1003]; for (int i = 0; i < 1003; i++) a[i] = 7u * i + 1;\n"
+    "unsigned *da, *dout;\n"
+    "cudaMalloc((void **)&da, sizeof a); cudaMalloc((void **)&dout, sizeof out);\n"
+    "cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice);\n"
+    "int nbad = 0;\n"
+    "for (int c = 0; c < 4; c++) {\n"
+    "    long long s = shifts[c];\n"
+    "    ga_roll<<<3, 32>>>(n, s, da, dout);\n"
+    "    cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);\n"
+    "    for (long long i = 0; i < n; i++) nbad += out[(i + s) % n] != a[i];\n}\n"
+    "printf(\"bad %d\\n\", nbad);";
 
 /* take (an index out of range flagged, not read) and put, by element size 4 */
 static const char take_cell[] =
@@ -272,6 +290,8 @@ int main(void)
     CHECK(sorts(GA_F32, "float", 1, 3, 5000, 0, 9, dir));
     CHECK(sorts(GA_F64, "double", 0, 1, 3000, 0, 16, dir)); /* a plain sort of one line */
     CHECK(sorts(GA_I16, "short", 1, 20, 300, 0, 6, dir));   /* short lines, two line digits */
+    CHECK(sorts(GA_F32, "float", 2, 3, 5000, 0, 9, dir));   /* indices carried as uint32 */
+    CHECK(sorts(GA_I16, "short", 2, 20, 300, 0, 6, dir));
     /* keys in [0, 2000]: 11 low bits differ, the 5 passes over the others are left out */
     CHECK(sorts(GA_I32, "int", 1, 2, 4000, 1000, 4, dir));
     char *src = ga_index_source(4);
@@ -282,6 +302,9 @@ int main(void)
     free(src);
     src = ga_sort_source(GA_F32, 0, 1);
     CHECK(runs(src, search_cell, "searchsorted and histogram", dir));
+    free(src);
+    src = ga_join_roll_source(4);
+    CHECK(runs(src, roll_cell, "roll", dir));
     free(src);
     src = ga_scan_source(GA_SCAN_SUM, GA_I32, 1);
     CHECK(runs(src, scan_cell, "scans", dir));
