@@ -6,12 +6,14 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bk.h"
 #include "ga_api.h"
 #include "ga_copy.h"
 #include "ga_create.h"
+#include "ga_kernel.h"
 #include "ga_map.h"
 
 static ga_arg_t arr(ga_array_t *a)
@@ -59,12 +61,62 @@ static int map_into(const char *expr, ga_array_t *out, int nargs, ga_arg_t *args
     return out->size == 0 || ga_map_eval(expr, out, nargs, args, err) ? 0 : -1;
 }
 
+/* Real to complex, (re, im) = (a, 0), in one pass: each complex element
+ * one aligned store (CuPy's astype(complex64) before a C2C). */
+static char *widen_source(void *ctx)
+{
+    (void)ctx;
+    return strdup(
+        "#ifdef __CUDACC__\n#define GA_FFT_CX(T) struct __align__(2 * sizeof(T))\n"
+        "#else\n#define GA_FFT_CX(T) struct\n#endif\n"
+        "typedef GA_FFT_CX(float) { float re, im; } ga_fft_c64;\n"
+        "typedef GA_FFT_CX(double) { double re, im; } ga_fft_c128;\n"
+        "GA_KERNEL ga_widen_f32(ga_i64 n, const float *a, ga_fft_c64 *out)\n"
+        "{\n    GA_LOOP(i, n) { ga_fft_c64 c; c.re = a[i]; c.im = 0; out[i] = c; }\n}\n"
+        "GA_KERNEL ga_widen_f64(ga_i64 n, const double *a, ga_fft_c128 *out)\n"
+        "{\n    GA_LOOP(i, n) { ga_fft_c128 c; c.re = a[i]; c.im = 0; out[i] = c; }\n}\n");
+}
+
+/* The kernel source widen runs, prelude included: for tests. Caller frees. */
+char *ga_fft_widen_source(void)
+{
+    return ga_kernel_source(widen_source, NULL);
+}
+
+/* dst (complex, dense) = src (its part dtype, dense, as many elements)
+ * with imaginary parts 0. 1 done, 0 not (another layout or dtype), -1
+ * with err. */
+static int widen(ga_array_t *dst, ga_array_t *src, cm_error_t *err)
+{
+    ga_dtype_t p = part(dst->dtype);
+    if (src->dtype != p || !ga_array_is_contiguous(src) || !ga_array_is_contiguous(dst) ||
+        src->size != dst->size)
+        return 0;
+    const char *name = p == GA_F32 ? "ga_widen_f32" : "ga_widen_f64";
+    void *fn = ga_kernel_get(dst->device, "fft|widen", name, widen_source, NULL, err);
+    if (!fn)
+        return -1;
+    long long n = dst->size;
+    void *a = ga_array_data(src), *out = ga_array_data(dst);
+    if (n == 0)
+        return 1;
+    if (bk_lang(dst->device) == BK_LANG_C) {
+        ((void (*)(long long, const void *, void *))fn)(n, a, out);
+        return 1;
+    }
+    void *args[3] = {&n, &a, &out};
+    return ga_kernel_launch(dst->device, fn, n, args, "ga_fft widen", err) == 0 ? 1 : -1;
+}
+
 /* src's values into dst of the same shape (dst real: src real; dst
  * complex: src either, a real one giving imaginary parts 0). */
 static int fill_into(ga_array_t *dst, ga_array_t *src, cm_error_t *err)
 {
     char expr[64];
     ga_dtype_t p = part(dst->dtype);
+    int done = is_complex(dst->dtype) && !is_complex(src->dtype) ? widen(dst, src, err) : 0;
+    if (done)
+        return done > 0 ? 0 : -1;
     if (!is_complex(dst->dtype)) {
         snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(p));
         ga_arg_t arg = arr(src);

@@ -44,6 +44,11 @@ typedef enum ga_fft_kind {
 ga_array_t *ga_fft_run(ga_fft_kind_t kind, ga_array_t *a, int naxes, const int *axes,
                        long long n, const char *norm, cm_error_t *err);
 
+/* The CUDA or C text (prelude included) of the kernel that widens a real
+ * array to complex (imaginary parts 0) before fft of real input: for
+ * tests. Caller frees. */
+char *ga_fft_widen_source(void);
+
 /* ---- what cells call (runtime/cell/rt_api.h); failures end the cell ---- */
 /* one axis; n <= 0: the default length */
 ga_array_t *ga_api_fft(ga_array_t *a, long long n, int axis, const char *norm);

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "ga_expr.h"
+#include "ga_fft.h"
 #include "ga_index.h"
 #include "ga_map.h"
 #include "ga_reduce.h"
@@ -193,6 +194,14 @@ static int test_gpu_sources(void)
                 free(src);
             }
     }
+    char *src = ga_fft_widen_source(); /* fft of real input: real to complex */
+    cm_error_clear(&err);
+    gpu_program_t *prog = gpu_program_get(src, NULL, &err);
+    if (!prog)
+        fprintf(stderr, "  fft widen: %s\n", err.text);
+    CHECK(prog != NULL);
+    compiled += prog != NULL;
+    free(src);
     return compiled;
 }
 
