@@ -203,6 +203,33 @@ static int scale_by(ga_array_t *r, double s, cm_error_t *err)
     return rc;
 }
 
+/* Whether v's last axis and its batch (the axes before, those longer
+ * than 1) are the advanced layout of cuFFT and FFTW: the batch axes one
+ * uniform run (transform i at i * *dist), every stride positive, and every
+ * element's index an int. Then the last axis's stride in *stride; both
+ * untouched when not. */
+static int strided(const ga_array_t *v, long long *stride, long long *dist)
+{
+    int last = v->ndim - 1;
+    int64_t run = 0, first = 1, step = v->strides[last];
+    int64_t span = step * (v->shape[last] - 1);
+    for (int d = last - 1; d >= 0; d--) {
+        if (v->shape[d] == 1)
+            continue;
+        if (v->strides[d] <= 0 || (run && v->strides[d] != run))
+            return 0;
+        if (!run)
+            first = v->strides[d];
+        run = v->strides[d] * v->shape[d];
+        span += v->strides[d] * (v->shape[d] - 1);
+    }
+    if (step <= 0 || span > 0x7fffffff)
+        return 0;
+    *stride = step;
+    *dist = first;
+    return 1;
+}
+
 /* One transform of up to 3 axes (axes normalised, distinct). */
 static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const int *axes,
                              long long n, const char *norm, cm_error_t *err)
@@ -253,12 +280,31 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
                  (long long)real);
         fail = 1;
     }
-    /* the input as the library reads it: dense, of in_t, want long */
+    /* one axis that is not dense (a non-last axis): the library reads it
+     * in place with strides and writes r0, a dense result in a's order */
+    ga_array_t *r0 = NULL;
+    long long is = 0, id = 0, os = 0, od = 0;
+    if (!fail && naxes == 1 && kind != GA_FFT_REAL_INVERSE && v->dtype == in_t && want == m &&
+        !ga_array_is_contiguous(v) && strided(v, &is, &id)) {
+        int64_t ashape[GA_MAX_DIMS];
+        for (int d = 0; d < nd; d++)
+            ashape[perm[d]] = d == last && kind == GA_FFT_REAL ? real / 2 + 1 : v->shape[d];
+        r0 = ga_array_new(a->device, out_t, nd, ashape, err);
+        r = r0 ? ga_array_permute(r0, perm, err) : NULL;
+        fail = !r;
+        if (r && !strided(r, &os, &od)) { /* the result's batch axes are apart: copy, as dense */
+            ga_array_free(r);
+            ga_array_free(r0);
+            r = r0 = NULL;
+            is = id = 0;
+        }
+    }
+    /* else the input as the library reads it: dense, of in_t, want long */
     int64_t shape[GA_MAX_DIMS];
     memcpy(shape, v->shape, (size_t)nd * sizeof *shape);
     shape[last] = want;
-    if (!fail && (kind == GA_FFT_REAL_INVERSE || v->dtype != in_t || want != m ||
-                  !ga_array_is_contiguous(v))) {
+    if (!fail && !is && (kind == GA_FFT_REAL_INVERSE || v->dtype != in_t || want != m ||
+                         !ga_array_is_contiguous(v))) {
         int64_t common = want < m ? want : m;
         w = ga_array_new(a->device, in_t, nd, shape, err);
         ga_array_t *dst = w ? ga_array_slice(w, last, 0, common, 1, err) : NULL;
@@ -271,13 +317,15 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
     const ga_array_t *input = w ? w : v;
     /* the output and the transform */
     shape[last] = kind == GA_FFT_REAL ? real / 2 + 1 : real;
-    r = fail ? NULL : ga_array_new(a->device, out_t, nd, shape, err);
+    if (!r && !fail)
+        r = ga_array_new(a->device, out_t, nd, shape, err);
     if (r) {
         cm_fft_t f = {.kind = kind == GA_FFT_REAL ? CM_FFT_R2C
                               : kind == GA_FFT_REAL_INVERSE ? CM_FFT_C2R : CM_FFT_C2C,
                       .type = part(out_t) == GA_F64 ? CM_LA_F64 : CM_LA_F32,
                       .inverse = kind == GA_FFT_INVERSE, .rank = naxes, .batch = 1,
-                      .in = ga_array_data(input), .out = ga_array_data(r)};
+                      .in = ga_array_data(input), .out = ga_array_data(r),
+                      .istride = is, .idist = id, .ostride = os, .odist = od};
         double total = 1;
         for (int k = 0; k < naxes; k++) {
             f.n[k] = (int)(k == naxes - 1 ? real : v->shape[nd - naxes + k]);
@@ -293,12 +341,13 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
             CM_ERROR(err, e.code == BK_E_MEMORY ? GA_E_MEMORY : GA_E_DEVICE, "%s", e.text);
             fail = 1;
         }
-        fail = fail || scale_by(r, s, err) != 0;
+        fail = fail || scale_by(r0 ? r0 : r, s, err) != 0;
     }
     ga_array_t *result = NULL;
     if (r && !fail)
         result = ga_array_permute(r, inv, err);
     ga_array_free(r);
+    ga_array_free(r0);
     ga_array_free(w);
     ga_array_free(v);
     return result;

@@ -15,7 +15,11 @@
  * (no copy when it is already so, except for the inverse real transforms,
  * whose input the libraries overwrite: always a copy there, as CuPy);
  * the other axes are the batch. The result is in the input's axis order
- * (a view when the axes were moved). Scaling for norm is one elementwise
+ * (a view when the axes were moved). One axis that is not the last (fft
+ * along axis 0), of the dtype the library reads, is not copied: the
+ * library reads it in place with strides (cuFFT's and FFTW's advanced
+ * layout, when its other axes are one uniform run) and writes a dense
+ * result in the input's order. Scaling for norm is one elementwise
  * kernel over the result, as CuPy's. More than three axes: the last three
  * in one transform, then the others.
  *
