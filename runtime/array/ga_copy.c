@@ -246,6 +246,13 @@ static int fill_on_device(ga_array_t *a, double value)
     char expr[32];
     snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(a->dtype));
     ga_arg_t arg = {.kind = GA_ARG_FLOAT, .f = value};
+    char k = ga_dtype_kind(a->dtype);
+    if (k == GA_KIND_INT || k == GA_KIND_UINT) { /* through int64, as ga_dtype_set_f64: a
+                                                    GPU's float-to-int8 would saturate */
+        if (!(value >= -9.2e18 && value <= 9.2e18))
+            return 0;
+        arg = (ga_arg_t){.kind = GA_ARG_INT, .i = (long long)value};
+    }
     cm_error_t e = {0};
     return ga_map_eval(expr, a, 1, &arg, &e) != NULL;
 }
