@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bk.h"
+#include "cm_buf.h"
 #include "ga_api.h"
 #include "ga_copy.h"
 #include "ga_create.h"
@@ -61,26 +62,60 @@ static int map_into(const char *expr, ga_array_t *out, int nargs, ga_arg_t *args
     return out->size == 0 || ga_map_eval(expr, out, nargs, args, err) ? 0 : -1;
 }
 
-/* Real to complex, (re, im) = (a, 0), in one pass: each complex element
- * one aligned store (CuPy's astype(complex64) before a C2C). */
-static char *widen_source(void *ctx)
+/* The kernels of real input, each over rows lines of n elements:
+ * widen, real a to complex out with imaginary parts 0 in one pass, each
+ * complex element one aligned store (CuPy's astype(complex64) before a
+ * C2C); mirror, the upper half of each line of out filled from the lower
+ * one that an R2C wrote (X[n - j] = conj(X[j]) for real input; a unused). */
+static char *kernels_source(void *ctx)
 {
     (void)ctx;
-    return strdup(
-        "#ifdef __CUDACC__\n#define GA_FFT_CX(T) struct __align__(2 * sizeof(T))\n"
-        "#else\n#define GA_FFT_CX(T) struct\n#endif\n"
-        "typedef GA_FFT_CX(float) { float re, im; } ga_fft_c64;\n"
-        "typedef GA_FFT_CX(double) { double re, im; } ga_fft_c128;\n"
-        "GA_KERNEL ga_widen_f32(ga_i64 n, const float *a, ga_fft_c64 *out)\n"
-        "{\n    GA_LOOP(i, n) { ga_fft_c64 c; c.re = a[i]; c.im = 0; out[i] = c; }\n}\n"
-        "GA_KERNEL ga_widen_f64(ga_i64 n, const double *a, ga_fft_c128 *out)\n"
-        "{\n    GA_LOOP(i, n) { ga_fft_c128 c; c.re = a[i]; c.im = 0; out[i] = c; }\n}\n");
+    cm_buf_t b = {0};
+    cm_buf_adds(&b, "#ifdef __CUDACC__\n#define GA_FFT_CX(T) struct __align__(2 * sizeof(T))\n"
+                    "#else\n#define GA_FFT_CX(T) struct\n#endif\n");
+    static const char *const types[2][3] = {{"float", "ga_fft_c64", "f32"},
+                                            {"double", "ga_fft_c128", "f64"}};
+    for (int t = 0; t < 2; t++) {
+        const char *real = types[t][0], *cx = types[t][1], *sfx = types[t][2];
+        cm_buf_addf(&b, "typedef GA_FFT_CX(%s) { %s re, im; } %s;\n", real, real, cx);
+        cm_buf_addf(&b, "GA_KERNEL ga_widen_%s(ga_i64 rows, ga_i64 n, const %s *a, %s *out)\n"
+                        "{\n    GA_LOOP(i, rows * n) { %s c; c.re = a[i]; c.im = 0; out[i] = c; }\n}\n",
+                    sfx, real, cx, cx);
+        cm_buf_addf(&b, "GA_KERNEL ga_mirror_%s(ga_i64 rows, ga_i64 n, const %s *a, %s *out)\n{\n"
+                        "    ga_i64 h = n - n / 2 - 1;\n"
+                        "    GA_LOOP(q, rows * h) {\n"
+                        "        ga_i64 r = q / h, j = n / 2 + 1 + (q - r * h);\n"
+                        "        %s c = out[r * n + (n - j)];\n"
+                        "        c.im = -c.im;\n        out[r * n + j] = c;\n    }\n}\n",
+                    sfx, real, cx, cx);
+    }
+    return cm_buf_steal(&b);
 }
 
-/* The kernel source widen runs, prelude included: for tests. Caller frees. */
-char *ga_fft_widen_source(void)
+char *ga_fft_kernel_source(void)
 {
-    return ga_kernel_source(widen_source, NULL);
+    return ga_kernel_source(kernels_source, NULL);
+}
+
+/* Kernel name ("ga_widen", "ga_mirror") for out's part dtype over rows
+ * lines of n, work items in all. 0 / -1 with err. */
+static int run_kernel(const char *name, long long rows, long long n, long long work,
+                      const ga_array_t *a, ga_array_t *out, cm_error_t *err)
+{
+    char full[32];
+    snprintf(full, sizeof full, "%s_%s", name, part(out->dtype) == GA_F32 ? "f32" : "f64");
+    void *fn = ga_kernel_get(out->device, "fft|kernels", full, kernels_source, NULL, err);
+    if (!fn)
+        return -1;
+    void *pa = a ? ga_array_data(a) : NULL, *po = ga_array_data(out);
+    if (work == 0)
+        return 0;
+    if (bk_lang(out->device) == BK_LANG_C) {
+        ((void (*)(long long, long long, const void *, void *))fn)(rows, n, pa, po);
+        return 0;
+    }
+    void *args[4] = {&rows, &n, &pa, &po};
+    return ga_kernel_launch(out->device, fn, work, args, full, err);
 }
 
 /* dst (complex, dense) = src (its part dtype, dense, as many elements)
@@ -88,24 +123,17 @@ char *ga_fft_widen_source(void)
  * with err. */
 static int widen(ga_array_t *dst, ga_array_t *src, cm_error_t *err)
 {
-    ga_dtype_t p = part(dst->dtype);
-    if (src->dtype != p || !ga_array_is_contiguous(src) || !ga_array_is_contiguous(dst) ||
-        src->size != dst->size)
+    if (src->dtype != part(dst->dtype) || !ga_array_is_contiguous(src) ||
+        !ga_array_is_contiguous(dst) || src->size != dst->size)
         return 0;
-    const char *name = p == GA_F32 ? "ga_widen_f32" : "ga_widen_f64";
-    void *fn = ga_kernel_get(dst->device, "fft|widen", name, widen_source, NULL, err);
-    if (!fn)
-        return -1;
-    long long n = dst->size;
-    void *a = ga_array_data(src), *out = ga_array_data(dst);
-    if (n == 0)
-        return 1;
-    if (bk_lang(dst->device) == BK_LANG_C) {
-        ((void (*)(long long, const void *, void *))fn)(n, a, out);
-        return 1;
-    }
-    void *args[3] = {&n, &a, &out};
-    return ga_kernel_launch(dst->device, fn, n, args, "ga_fft widen", err) == 0 ? 1 : -1;
+    return run_kernel("ga_widen", 1, dst->size, dst->size, src, dst, err) == 0 ? 1 : -1;
+}
+
+/* The upper halves of r's lines (dense complex (..., n)) from the lower. */
+static int mirror(ga_array_t *r, cm_error_t *err)
+{
+    long long n = r->shape[r->ndim - 1], rows = n ? r->size / n : 0;
+    return run_kernel("ga_mirror", rows, n, rows * (n - n / 2 - 1), NULL, r, err);
 }
 
 /* src's values into dst of the same shape (dst real: src real; dst
@@ -299,6 +327,13 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
             is = id = 0;
         }
     }
+    /* fft of dense real data along the last axis: an R2C into the whole
+     * length (a dense layout, odist n), the other half mirrored — half
+     * the transform and no widened copy of the input */
+    int halves = !fail && !is && kind == GA_FFT_FORWARD && naxes == 1 &&
+                 v->dtype == part(in_t) && want == m && ga_array_is_contiguous(v);
+    if (halves)
+        is = os = 1, id = od = real;
     /* else the input as the library reads it: dense, of in_t, want long */
     int64_t shape[GA_MAX_DIMS];
     memcpy(shape, v->shape, (size_t)nd * sizeof *shape);
@@ -320,7 +355,7 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
     if (!r && !fail)
         r = ga_array_new(a->device, out_t, nd, shape, err);
     if (r) {
-        cm_fft_t f = {.kind = kind == GA_FFT_REAL ? CM_FFT_R2C
+        cm_fft_t f = {.kind = kind == GA_FFT_REAL || halves ? CM_FFT_R2C
                               : kind == GA_FFT_REAL_INVERSE ? CM_FFT_C2R : CM_FFT_C2C,
                       .type = part(out_t) == GA_F64 ? CM_LA_F64 : CM_LA_F32,
                       .inverse = kind == GA_FFT_INVERSE, .rank = naxes, .batch = 1,
@@ -341,7 +376,7 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
             CM_ERROR(err, e.code == BK_E_MEMORY ? GA_E_MEMORY : GA_E_DEVICE, "%s", e.text);
             fail = 1;
         }
-        fail = fail || scale_by(r0 ? r0 : r, s, err) != 0;
+        fail = fail || (halves && mirror(r, err) != 0) || scale_by(r0 ? r0 : r, s, err) != 0;
     }
     ga_array_t *result = NULL;
     if (r && !fail)

@@ -194,11 +194,11 @@ static int test_gpu_sources(void)
                 free(src);
             }
     }
-    char *src = ga_fft_widen_source(); /* fft of real input: real to complex */
+    char *src = ga_fft_kernel_source(); /* fft of real input: widen, mirror */
     cm_error_clear(&err);
     gpu_program_t *prog = gpu_program_get(src, NULL, &err);
     if (!prog)
-        fprintf(stderr, "  fft widen: %s\n", err.text);
+        fprintf(stderr, "  fft kernels: %s\n", err.text);
     CHECK(prog != NULL);
     compiled += prog != NULL;
     free(src);
