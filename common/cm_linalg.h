@@ -22,7 +22,11 @@ enum {
 /* batch transforms of rank 1 to 3 over dense data: transform i of in at
  * i * (elements of one input), of out likewise, C order, last axis
  * fastest. Unnormalised (the caller scales); inverse: the C2C exponent's
- * sign is + (C2R is always inverse, R2C forward). */
+ * sign is + (C2R is always inverse, R2C forward). A rank-1 transform may
+ * instead give the advanced layout that cuFFT and FFTW share: element j
+ * of transform i of in at i * idist + j * istride (in elements of its
+ * side's type), of out likewise — a transform along a non-last axis with
+ * no transposed copy. */
 typedef struct cm_fft {
     int kind;         /* CM_FFT_* */
     int type;         /* CM_LA_F32 / F64 */
@@ -32,6 +36,7 @@ typedef struct cm_fft {
     long long batch;  /* >= 1 */
     const void *in;   /* the device's addresses, out of place */
     void *out;
+    long long istride, idist, ostride, odist; /* rank 1 only; all 0: dense */
 } cm_fft_t;
 
 /* ---- LAPACK ---- */

@@ -92,7 +92,9 @@ static int next_slot;
 static int same(const cm_fft_t *a, const cm_fft_t *b)
 {
     return a->kind == b->kind && a->type == b->type && a->inverse == b->inverse &&
-           a->rank == b->rank && memcmp(a->n, b->n, sizeof a->n) == 0 && a->batch == b->batch;
+           a->rank == b->rank && memcmp(a->n, b->n, sizeof a->n) == 0 && a->batch == b->batch &&
+           a->istride == b->istride && a->idist == b->idist && a->ostride == b->ostride &&
+           a->odist == b->odist;
 }
 
 static plan_t make_plan(const cm_fft_t *f, cm_error_t *err)
@@ -113,19 +115,25 @@ static plan_t make_plan(const cm_fft_t *f, cm_error_t *err)
     void *in = stand_in[0], *out = stand_in[1];
     unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
     int howmany = (int)f->batch;
+    int is = 1, os = 1, id = (int)real, od = (int)real;
+    if (f->kind == CM_FFT_R2C)
+        od = (int)half;
+    if (f->kind == CM_FFT_C2R)
+        id = (int)half;
+    if (f->istride) { /* the advanced layout (rank 1; ga_fft checked the ints) */
+        is = (int)f->istride, id = (int)f->idist, os = (int)f->ostride, od = (int)f->odist;
+    }
     plan_t p = NULL;
     switch (f->kind) {
     case CM_FFT_C2C:
-        p = fw.many_dft[t](f->rank, f->n, howmany, in, NULL, 1, (int)real, out, NULL, 1,
-                           (int)real, f->inverse ? FFTW_BACKWARD : FFTW_FORWARD, flags);
+        p = fw.many_dft[t](f->rank, f->n, howmany, in, NULL, is, id, out, NULL, os, od,
+                           f->inverse ? FFTW_BACKWARD : FFTW_FORWARD, flags);
         break;
     case CM_FFT_R2C:
-        p = fw.many_r2c[t](f->rank, f->n, howmany, in, NULL, 1, (int)real, out, NULL, 1,
-                           (int)half, flags);
+        p = fw.many_r2c[t](f->rank, f->n, howmany, in, NULL, is, id, out, NULL, os, od, flags);
         break;
     case CM_FFT_C2R:
-        p = fw.many_c2r[t](f->rank, f->n, howmany, in, NULL, 1, (int)half, out, NULL, 1,
-                           (int)real, flags);
+        p = fw.many_c2r[t](f->rank, f->n, howmany, in, NULL, is, id, out, NULL, os, od, flags);
         break;
     }
     if (!p)

@@ -1,9 +1,10 @@
 /* gpu_cufft: FFTs on a GPU (gpu.h's gpu_fft_run) through cuFFT
  * (libcufft.so.12, else .11; the library host cells may also use, through
  * gpu_hostlibs), loaded with dlopen at first use; only the calls gpuc
- * makes are bound. Plans are kept by shape and context (the last 16, as
- * CuPy's plan cache keeps them) and run on the default stream; a plan
- * holds its own work area. */
+ * makes are bound. A rank-1 transform may have strides (cufftPlanMany's
+ * advanced layout: a non-last axis with no copy). Plans are kept by
+ * shape, layout and context (the last 16, as CuPy's plan cache keeps
+ * them) and run on the default stream; a plan holds its own work area. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,7 +104,9 @@ static int next_slot;
 static int same(const cm_fft_t *a, const cm_fft_t *b)
 {
     return a->kind == b->kind && a->type == b->type && a->rank == b->rank &&
-           memcmp(a->n, b->n, sizeof a->n) == 0 && a->batch == b->batch;
+           memcmp(a->n, b->n, sizeof a->n) == 0 && a->batch == b->batch &&
+           a->istride == b->istride && a->idist == b->idist && a->ostride == b->ostride &&
+           a->odist == b->odist;
 }
 
 /* The plan of f's shape on ctx: kept, or made (and kept). -1 with err. */
@@ -129,9 +132,15 @@ static int plan_for(gpu_cucontext_t ctx, const cm_fft_t *f, plan_t *plan, cm_err
     case CM_FFT_C2R: type = f64 ? CUFFT_Z2D : CUFFT_C2R; idist = (int)half; break;
     default: type = f64 ? CUFFT_Z2Z : CUFFT_C2C; break;
     }
-    int n[3] = {f->n[0], f->n[1], f->n[2]};
-    if (CHECK(lib.plan_many(plan, f->rank, n, NULL, 1, idist, NULL, 1, odist, type,
-                            (int)f->batch), "PlanMany") != 0)
+    int n[3] = {f->n[0], f->n[1], f->n[2]}, istride = 1, ostride = 1;
+    int *inembed = NULL, *onembed = NULL; /* NULL: cuFFT ignores the strides and dists */
+    if (f->istride) { /* the advanced layout (rank 1; ga_fft checked the ints) */
+        istride = (int)f->istride, idist = (int)f->idist;
+        ostride = (int)f->ostride, odist = (int)f->odist;
+        inembed = onembed = n; /* rank 1: the embedding's size is not read */
+    }
+    if (CHECK(lib.plan_many(plan, f->rank, n, inembed, istride, idist, onembed, ostride, odist,
+                            type, (int)f->batch), "PlanMany") != 0)
         return -1;
     struct kept *k = &kept[next_slot];
     next_slot = (next_slot + 1) % KEPT;

@@ -2,6 +2,7 @@
 #include "ga_copy.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +234,29 @@ static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     return 0;
 }
 
+/* Fills a with one kernel (ga_map's "<dtype>(a)" of the value), where
+ * copying a host pattern is slow: device memory, or a strided view (a
+ * copy per element). 0 where it does not or array math cannot (complex
+ * dtypes, no NVRTC): the caller then copies the pattern. */
+static int fill_on_device(ga_array_t *a, double value)
+{
+    if ((bk_host_memory(a->device) && ga_array_is_contiguous(a)) ||
+        ga_dtype_kind(a->dtype) == GA_KIND_COMPLEX)
+        return 0;
+    char expr[32];
+    snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(a->dtype));
+    ga_arg_t arg = {.kind = GA_ARG_FLOAT, .f = value};
+    char k = ga_dtype_kind(a->dtype);
+    if (k == GA_KIND_INT || k == GA_KIND_UINT) { /* through int64, as ga_dtype_set_f64: a
+                                                    GPU's float-to-int8 would saturate */
+        if (!(value >= -9.2e18 && value <= 9.2e18))
+            return 0;
+        arg = (ga_arg_t){.kind = GA_ARG_INT, .i = (long long)value};
+    }
+    cm_error_t e = {0};
+    return ga_map_eval(expr, a, 1, &arg, &e) != NULL;
+}
+
 int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err)
 {
     if (ga_array_check(a, err) != 0)
@@ -243,6 +267,8 @@ int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err)
         return 0;
     if (value == 0 && !signbit(value) && ga_array_is_contiguous(a))
         return bk_mem_zero(a->device, ga_array_data(a), (size_t)a->size * es, err);
+    if (fill_on_device(a, value))
+        return 0;
     char *pattern = malloc(n * es);
     if (!pattern)
         abort();

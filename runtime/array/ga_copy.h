@@ -37,7 +37,10 @@ int ga_copy_scalar(const ga_array_t *a, double *out, cm_error_t *err);
  * complex a is a GA_E_DTYPE error, a uint64 past LLONG_MAX GA_E_VALUE. */
 int ga_copy_scalar_i64(const ga_array_t *a, long long *out, cm_error_t *err);
 
-/* Sets every element of a to value (converted to a's dtype; imag = 0). */
+/* Sets every element of a to value (converted to a's dtype; imag = 0):
+ * zero by the backend's memset where a is dense, else one ga_map kernel
+ * on device memory or a strided view (complex dtypes: a host pattern
+ * copied run by run). */
 int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err);
 
 #endif

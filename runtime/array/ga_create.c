@@ -1,6 +1,7 @@
-/* ga_create: making arrays (see ga_create.h). Values other than zero are
- * made on the host and copied (kernels for them come with the array
- * math). */
+/* ga_create: making arrays (see ga_create.h). full and eye fill through
+ * ga_copy_fill (zeros by the backend's memset, other values and eye's
+ * diagonal by one kernel on a GPU); arange and linspace are made on the
+ * host and copied. */
 #include "ga_create.h"
 
 #include <math.h>

@@ -6,12 +6,15 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bk.h"
+#include "cm_buf.h"
 #include "ga_api.h"
 #include "ga_copy.h"
 #include "ga_create.h"
+#include "ga_kernel.h"
 #include "ga_map.h"
 
 static ga_arg_t arr(ga_array_t *a)
@@ -59,12 +62,89 @@ static int map_into(const char *expr, ga_array_t *out, int nargs, ga_arg_t *args
     return out->size == 0 || ga_map_eval(expr, out, nargs, args, err) ? 0 : -1;
 }
 
+/* The kernels of real input, each over rows lines of n elements:
+ * widen, real a to complex out with imaginary parts 0 in one pass, each
+ * complex element one aligned store (CuPy's astype(complex64) before a
+ * C2C); mirror, the upper half of each line of out filled from the lower
+ * one that an R2C wrote (X[n - j] = conj(X[j]) for real input; a unused). */
+static char *kernels_source(void *ctx)
+{
+    (void)ctx;
+    cm_buf_t b = {0};
+    cm_buf_adds(&b, "#ifdef __CUDACC__\n#define GA_FFT_CX(T) struct __align__(2 * sizeof(T))\n"
+                    "#else\n#define GA_FFT_CX(T) struct\n#endif\n");
+    static const char *const types[2][3] = {{"float", "ga_fft_c64", "f32"},
+                                            {"double", "ga_fft_c128", "f64"}};
+    for (int t = 0; t < 2; t++) {
+        const char *real = types[t][0], *cx = types[t][1], *sfx = types[t][2];
+        cm_buf_addf(&b, "typedef GA_FFT_CX(%s) { %s re, im; } %s;\n", real, real, cx);
+        cm_buf_addf(&b, "GA_KERNEL ga_widen_%s(ga_i64 rows, ga_i64 n, const %s *a, %s *out)\n"
+                        "{\n    GA_LOOP(i, rows * n) { %s c; c.re = a[i]; c.im = 0; out[i] = c; }\n}\n",
+                    sfx, real, cx, cx);
+        cm_buf_addf(&b, "GA_KERNEL ga_mirror_%s(ga_i64 rows, ga_i64 n, const %s *a, %s *out)\n{\n"
+                        "    ga_i64 h = n - n / 2 - 1;\n"
+                        "    GA_LOOP(q, rows * h) {\n"
+                        "        ga_i64 r = q / h, j = n / 2 + 1 + (q - r * h);\n"
+                        "        %s c = out[r * n + (n - j)];\n"
+                        "        c.im = -c.im;\n        out[r * n + j] = c;\n    }\n}\n",
+                    sfx, real, cx, cx);
+    }
+    return cm_buf_steal(&b);
+}
+
+char *ga_fft_kernel_source(void)
+{
+    return ga_kernel_source(kernels_source, NULL);
+}
+
+/* Kernel name ("ga_widen", "ga_mirror") for out's part dtype over rows
+ * lines of n, work items in all. 0 / -1 with err. */
+static int run_kernel(const char *name, long long rows, long long n, long long work,
+                      const ga_array_t *a, ga_array_t *out, cm_error_t *err)
+{
+    char full[32];
+    snprintf(full, sizeof full, "%s_%s", name, part(out->dtype) == GA_F32 ? "f32" : "f64");
+    void *fn = ga_kernel_get(out->device, "fft|kernels", full, kernels_source, NULL, err);
+    if (!fn)
+        return -1;
+    void *pa = a ? ga_array_data(a) : NULL, *po = ga_array_data(out);
+    if (work == 0)
+        return 0;
+    if (bk_lang(out->device) == BK_LANG_C) {
+        ((void (*)(long long, long long, const void *, void *))fn)(rows, n, pa, po);
+        return 0;
+    }
+    void *args[4] = {&rows, &n, &pa, &po};
+    return ga_kernel_launch(out->device, fn, work, args, full, err);
+}
+
+/* dst (complex, dense) = src (its part dtype, dense, as many elements)
+ * with imaginary parts 0. 1 done, 0 not (another layout or dtype), -1
+ * with err. */
+static int widen(ga_array_t *dst, ga_array_t *src, cm_error_t *err)
+{
+    if (src->dtype != part(dst->dtype) || !ga_array_is_contiguous(src) ||
+        !ga_array_is_contiguous(dst) || src->size != dst->size)
+        return 0;
+    return run_kernel("ga_widen", 1, dst->size, dst->size, src, dst, err) == 0 ? 1 : -1;
+}
+
+/* The upper halves of r's lines (dense complex (..., n)) from the lower. */
+static int mirror(ga_array_t *r, cm_error_t *err)
+{
+    long long n = r->shape[r->ndim - 1], rows = n ? r->size / n : 0;
+    return run_kernel("ga_mirror", rows, n, rows * (n - n / 2 - 1), NULL, r, err);
+}
+
 /* src's values into dst of the same shape (dst real: src real; dst
  * complex: src either, a real one giving imaginary parts 0). */
 static int fill_into(ga_array_t *dst, ga_array_t *src, cm_error_t *err)
 {
     char expr[64];
     ga_dtype_t p = part(dst->dtype);
+    int done = is_complex(dst->dtype) && !is_complex(src->dtype) ? widen(dst, src, err) : 0;
+    if (done)
+        return done > 0 ? 0 : -1;
     if (!is_complex(dst->dtype)) {
         snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(p));
         ga_arg_t arg = arr(src);
@@ -151,6 +231,33 @@ static int scale_by(ga_array_t *r, double s, cm_error_t *err)
     return rc;
 }
 
+/* Whether v's last axis and its batch (the axes before, those longer
+ * than 1) are the advanced layout of cuFFT and FFTW: the batch axes one
+ * uniform run (transform i at i * *dist), every stride positive, and every
+ * element's index an int. Then the last axis's stride in *stride; both
+ * untouched when not. */
+static int strided(const ga_array_t *v, long long *stride, long long *dist)
+{
+    int last = v->ndim - 1;
+    int64_t run = 0, first = 1, step = v->strides[last];
+    int64_t span = step * (v->shape[last] - 1);
+    for (int d = last - 1; d >= 0; d--) {
+        if (v->shape[d] == 1)
+            continue;
+        if (v->strides[d] <= 0 || (run && v->strides[d] != run))
+            return 0;
+        if (!run)
+            first = v->strides[d];
+        run = v->strides[d] * v->shape[d];
+        span += v->strides[d] * (v->shape[d] - 1);
+    }
+    if (step <= 0 || span > 0x7fffffff)
+        return 0;
+    *stride = step;
+    *dist = first;
+    return 1;
+}
+
 /* One transform of up to 3 axes (axes normalised, distinct). */
 static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const int *axes,
                              long long n, const char *norm, cm_error_t *err)
@@ -201,12 +308,38 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
                  (long long)real);
         fail = 1;
     }
-    /* the input as the library reads it: dense, of in_t, want long */
+    /* one axis that is not dense (a non-last axis): the library reads it
+     * in place with strides and writes r0, a dense result in a's order */
+    ga_array_t *r0 = NULL;
+    long long is = 0, id = 0, os = 0, od = 0;
+    if (!fail && naxes == 1 && kind != GA_FFT_REAL_INVERSE && v->dtype == in_t && want == m &&
+        !ga_array_is_contiguous(v) && strided(v, &is, &id)) {
+        int64_t ashape[GA_MAX_DIMS];
+        for (int d = 0; d < nd; d++)
+            ashape[perm[d]] = d == last && kind == GA_FFT_REAL ? real / 2 + 1 : v->shape[d];
+        r0 = ga_array_new(a->device, out_t, nd, ashape, err);
+        r = r0 ? ga_array_permute(r0, perm, err) : NULL;
+        fail = !r;
+        if (r && !strided(r, &os, &od)) { /* the result's batch axes are apart: copy, as dense */
+            ga_array_free(r);
+            ga_array_free(r0);
+            r = r0 = NULL;
+            is = id = 0;
+        }
+    }
+    /* fft of dense real data along the last axis: an R2C into the whole
+     * length (a dense layout, odist n), the other half mirrored — half
+     * the transform and no widened copy of the input */
+    int halves = !fail && !is && kind == GA_FFT_FORWARD && naxes == 1 &&
+                 v->dtype == part(in_t) && want == m && ga_array_is_contiguous(v);
+    if (halves)
+        is = os = 1, id = od = real;
+    /* else the input as the library reads it: dense, of in_t, want long */
     int64_t shape[GA_MAX_DIMS];
     memcpy(shape, v->shape, (size_t)nd * sizeof *shape);
     shape[last] = want;
-    if (!fail && (kind == GA_FFT_REAL_INVERSE || v->dtype != in_t || want != m ||
-                  !ga_array_is_contiguous(v))) {
+    if (!fail && !is && (kind == GA_FFT_REAL_INVERSE || v->dtype != in_t || want != m ||
+                         !ga_array_is_contiguous(v))) {
         int64_t common = want < m ? want : m;
         w = ga_array_new(a->device, in_t, nd, shape, err);
         ga_array_t *dst = w ? ga_array_slice(w, last, 0, common, 1, err) : NULL;
@@ -219,13 +352,15 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
     const ga_array_t *input = w ? w : v;
     /* the output and the transform */
     shape[last] = kind == GA_FFT_REAL ? real / 2 + 1 : real;
-    r = fail ? NULL : ga_array_new(a->device, out_t, nd, shape, err);
+    if (!r && !fail)
+        r = ga_array_new(a->device, out_t, nd, shape, err);
     if (r) {
-        cm_fft_t f = {.kind = kind == GA_FFT_REAL ? CM_FFT_R2C
+        cm_fft_t f = {.kind = kind == GA_FFT_REAL || halves ? CM_FFT_R2C
                               : kind == GA_FFT_REAL_INVERSE ? CM_FFT_C2R : CM_FFT_C2C,
                       .type = part(out_t) == GA_F64 ? CM_LA_F64 : CM_LA_F32,
                       .inverse = kind == GA_FFT_INVERSE, .rank = naxes, .batch = 1,
-                      .in = ga_array_data(input), .out = ga_array_data(r)};
+                      .in = ga_array_data(input), .out = ga_array_data(r),
+                      .istride = is, .idist = id, .ostride = os, .odist = od};
         double total = 1;
         for (int k = 0; k < naxes; k++) {
             f.n[k] = (int)(k == naxes - 1 ? real : v->shape[nd - naxes + k]);
@@ -241,12 +376,13 @@ static ga_array_t *transform(ga_fft_kind_t kind, ga_array_t *a, int naxes, const
             CM_ERROR(err, e.code == BK_E_MEMORY ? GA_E_MEMORY : GA_E_DEVICE, "%s", e.text);
             fail = 1;
         }
-        fail = fail || scale_by(r, s, err) != 0;
+        fail = fail || (halves && mirror(r, err) != 0) || scale_by(r0 ? r0 : r, s, err) != 0;
     }
     ga_array_t *result = NULL;
     if (r && !fail)
         result = ga_array_permute(r, inv, err);
     ga_array_free(r);
+    ga_array_free(r0);
     ga_array_free(w);
     ga_array_free(v);
     return result;

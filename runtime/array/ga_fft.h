@@ -15,7 +15,14 @@
  * (no copy when it is already so, except for the inverse real transforms,
  * whose input the libraries overwrite: always a copy there, as CuPy);
  * the other axes are the batch. The result is in the input's axis order
- * (a view when the axes were moved). Scaling for norm is one elementwise
+ * (a view when the axes were moved). One axis that is not the last (fft
+ * along axis 0), of the dtype the library reads, is not copied: the
+ * library reads it in place with strides (cuFFT's and FFTW's advanced
+ * layout, when its other axes are one uniform run) and writes a dense
+ * result in the input's order. fft of dense real data along the last
+ * axis is an R2C into the whole length, its upper half then mirrored
+ * (X[n - j] = conj(X[j])) by one kernel; other transforms of real input
+ * widen it to complex with one kernel first (CuPy's astype). Scaling for norm is one elementwise
  * kernel over the result, as CuPy's. More than three axes: the last three
  * in one transform, then the others.
  *
@@ -43,6 +50,11 @@ typedef enum ga_fft_kind {
  * "forward". A new array, or NULL with err. */
 ga_array_t *ga_fft_run(ga_fft_kind_t kind, ga_array_t *a, int naxes, const int *axes,
                        long long n, const char *norm, cm_error_t *err);
+
+/* The CUDA or C text (prelude included) of the kernels of fft of real
+ * input (widening to complex; the R2C's upper half mirrored): for tests.
+ * Caller frees. */
+char *ga_fft_kernel_source(void);
 
 /* ---- what cells call (runtime/cell/rt_api.h); failures end the cell ---- */
 /* one axis; n <= 0: the default length */

@@ -3,7 +3,9 @@
  * copied into a new C-order array of shape (..., cols, rows) — which is
  * its matrices column-major with leading dimension rows — by one
  * converting kernel (ga_map, which also broadcasts batches), LAPACK works
- * in that copy, and the result is its transposed view. */
+ * in that copy, and the result is its transposed view. inv and det
+ * factor A^T instead (A's plain C-order copy), as CuPy does: inv(A) is
+ * inv(A^T)^T and det(A) det(A^T), so neither transposes. */
 #include "ga_linalg.h"
 
 #include <float.h>
@@ -348,6 +350,26 @@ ga_array_t *ga_linalg_solve(ga_array_t *a, ga_array_t *b, cm_error_t *err)
     return r;
 }
 
+/* Identity matrices (bshape..., n, n) of dt: zeros, then the diagonals
+ * (a (count, n) view of stride n + 1) set by one fill. NULL with err. */
+static ga_array_t *identities(temps_t *t, int device, ga_dtype_t dt, int nb,
+                              const int64_t *bshape, int count, int n, cm_error_t *err)
+{
+    int64_t shape[GA_MAX_DIMS];
+    memcpy(shape, bshape, (size_t)nb * sizeof *shape);
+    shape[nb] = shape[nb + 1] = n;
+    ga_array_t *x = temp(t, ga_create_full(device, dt, nb + 2, shape, 0, err));
+    if (!x || x->size == 0)
+        return x;
+    ga_array_t *flat = temp(t, ga_array_reshape(x, 2, (int64_t[]){count, (int64_t)n * n}, err));
+    ga_array_t *diag = flat ? temp(t, ga_array_slice(flat, 1, 0, GA_END, n + 1, err)) : NULL;
+    return diag && ga_copy_fill(diag, 1, err) == 0 ? x : NULL;
+}
+
+/* inv(A) = inv(A^T)^T, as CuPy's: A's C-order copy is A^T column-major,
+ * so X = (A^T)^-1 solved against the identity (which is its own
+ * transpose) is, read in C order, A^-1 — no transposing on the way in or
+ * out, and a C-contiguous result. */
 ga_array_t *ga_linalg_inv(ga_array_t *a, cm_error_t *err)
 {
     if (check_matrices("inv", a, 1, err) != 0)
@@ -356,13 +378,13 @@ ga_array_t *ga_linalg_inv(ga_array_t *a, cm_error_t *err)
     ga_array_t *r = NULL;
     lu_t f;
     int nb = a->ndim - 2;
-    if (factor(&t, "inv", a, -1, nb, a->shape, &f, err) == 0) {
-        ga_array_t *eye = temp(&t, ga_create_eye(a->device, f.dtype, f.n, err));
-        ga_array_t *x = eye ? colmajor(&t, eye, f.dtype, nb, a->shape, err) : NULL;
+    ga_array_t *at = temp(&t, swapped(a, err));
+    if (at && factor(&t, "inv", at, -1, nb, a->shape, &f, err) == 0) {
+        ga_array_t *x = identities(&t, a->device, f.dtype, nb, a->shape, f.count, f.n, err);
         if (f.bad >= 0)
             linalg_error(err, "Singular matrix", f.count, f.bad);
         else if (x && lu_solve(&f, x, f.n, err) == 0)
-            r = swapped(x, err);
+            r = keep(&t, x);
     }
     drop(&t);
     return r;
@@ -378,7 +400,8 @@ ga_array_t *ga_linalg_det(ga_array_t *a, cm_error_t *err)
     int nb = a->ndim - 2;
     double *det = NULL, *diag = NULL;
     int *piv = NULL;
-    if (factor(&t, "det", a, -1, nb, a->shape, &f, err) == 0) {
+    ga_array_t *at = temp(&t, swapped(a, err)); /* det(A^T) = det(A): a plain copy to factor */
+    if (at && factor(&t, "det", at, -1, nb, a->shape, &f, err) == 0) {
         size_t cells = (size_t)f.count * (size_t)f.n;
         det = malloc((size_t)(f.count ? f.count : 1) * sizeof *det);
         diag = malloc((cells ? cells : 1) * sizeof *diag);

@@ -344,10 +344,16 @@ ga_array_t *ga_map_run(const ga_expr_t *e, ga_array_t *out, int nargs, const ga_
     if (out) {
         if (ga_array_check(out, err))
             return NULL;
-        int same = out->ndim == ndim;
-        for (int k = 0; same && k < ndim; k++)
-            same = out->shape[k] == shape[k];
-        if (!same) {
+        /* as NumPy's out=: the operands broadcast to the output's shape */
+        int same = out->ndim >= ndim;
+        for (int k = 0; same && k < ndim; k++) {
+            int64_t o = out->shape[out->ndim - ndim + k];
+            same = shape[k] == o || shape[k] == 1;
+        }
+        if (same) {
+            ndim = out->ndim;
+            memcpy(shape, out->shape, (size_t)ndim * sizeof *shape);
+        } else {
             char want[128], have[128];
             ga_shape_text(ndim, shape, want, sizeof want);
             ga_shape_text(out->ndim, out->shape, have, sizeof have);

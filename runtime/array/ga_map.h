@@ -24,8 +24,9 @@ typedef struct ga_arg {
 
 /* Evaluates the elementwise expression text over args[0, nargs) (bound
  * to the expression's operands in order). out: NULL for a new array, else
- * the array the result is written to (its shape must be the broadcast
- * shape; the result must cast to its dtype as NumPy's same_kind allows),
+ * the array the result is written to (the operands must broadcast to its
+ * shape, as NumPy's out=; the result must cast to its dtype as NumPy's
+ * same_kind allows),
  * and returned. NULL with err: GA_E_EXPR (also for a reduction: ga_eval
  * runs those), GA_E_DTYPE, GA_E_SHAPE, GA_E_DEVICE, GA_E_FREED,
  * GA_E_MEMORY, GA_E_KERNEL. */

@@ -95,6 +95,17 @@ CASES = {
     "ifft_c128_ortho": ("ga_t o0 = ga_ifft(z128, 0, 0, \"ortho\");",
                         lambda i: [np.fft.ifft(i["z128"], axis=0, norm="ortho")]),
     "fft_int": ("ga_t o0 = ga_fft(xi, 0, -1, NULL);", lambda i: [np.fft.fft(i["xi"])]),
+    # a non-last axis read in place with strides (its batch one run), or copied (two runs)
+    "fft_axis0_4d": ("ga_t o0 = ga_fft(zv4, 0, 0, NULL);", lambda i: [np.fft.fft(i["zv4"], axis=0)]),
+    "fft_axis2_4d": ("ga_t o0 = ga_ifft(zv4, 0, 2, \"ortho\");",
+                     lambda i: [np.fft.ifft(i["zv4"], axis=2, norm="ortho")]),
+    "rfft_axis0_3d": ("ga_t o0 = ga_rfft(v3, 0, 0, \"forward\");",
+                      lambda i: [np.fft.rfft(i["v3"], axis=0, norm="forward")]),
+    # real input: an R2C into the whole length, the upper half mirrored (odd and even n)
+    "fft_real_odd": ("ga_t o0 = ga_fft(v4, 0, -1, \"ortho\");",
+                     lambda i: [np.fft.fft(i["v4"], norm="ortho")]),
+    "fft_real_even": ("ga_t o0 = ga_fft(v3, 0, 2, NULL);", lambda i: [np.fft.fft(i["v3"], axis=2)]),
+    "ifft_real": ("ga_t o0 = ga_ifft(x32, 0, -1, NULL);", lambda i: [np.fft.ifft(i["x32"])]),
     "fft_pad": ("ga_t o0 = ga_fft(x64, 16, -1, NULL);", lambda i: [np.fft.fft(i["x64"], 16)]),
     "fft_crop": ("ga_t o0 = ga_fft(z128, 5, 1, NULL);", lambda i: [np.fft.fft(i["z128"], 5)]),
     "fft_view": ("ga_t o0 = ga_fft(ga_slice(ga_transpose(x32), 0, GA_END, GA_END, -2), 0, 0, NULL);",

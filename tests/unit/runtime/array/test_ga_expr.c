@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "ga_expr.h"
+#include "ga_fft.h"
 #include "ga_index.h"
 #include "ga_join.h"
 #include "ga_map.h"
@@ -204,6 +205,14 @@ static int test_gpu_sources(void)
                 free(src);
             }
     }
+    char *src = ga_fft_kernel_source(); /* fft of real input: widen, mirror */
+    cm_error_clear(&err);
+    gpu_program_t *prog = gpu_program_get(src, NULL, &err);
+    if (!prog)
+        fprintf(stderr, "  fft kernels: %s\n", err.text);
+    CHECK(prog != NULL);
+    compiled += prog != NULL;
+    free(src);
     return compiled;
 }
 
