@@ -10,10 +10,17 @@ cell's first launch): (t(N) - t(N/10)) / (0.9 N), and the rest. On the
 simulator every profiled launch runs instrumented, so its ratio is large
 and says what the counts cost, not a goal.
 
+Where nvcc and CUPTI's headers are found, the same loop in a bare CUDA
+program under CUPTI alone (bench/cupti_floor.cu: CONCURRENT_KERNEL records,
+nothing else) runs after the notebook: CUPTI's own cost a launch, the floor
+under gpuc's, so that what %%profile adds beyond CUPTI is measured too.
+
     python3 bench/bench_profile.py BIN_DIR [--rounds 7] [--launches 1000] [--json OUT.json]
 """
 import argparse
+import glob
 import json
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -82,5 +89,45 @@ for key in ("plain", "profiled"):
           f"a cell (from {N} and {FEW} launches)")
 print(f"%%profile adds {split['profiled']['per_launch_us'] - split['plain']['per_launch_us']:.3f} us "
       f"a launch and {split['profiled']['fixed_us'] - split['plain']['fixed_us']:.1f} us a cell")
+
+
+def cupti_floor(tmp):
+    """(plain, traced) seconds of the bare CUPTI program, or None where it cannot be built."""
+    nvcc = shutil.which("nvcc") or next(iter(glob.glob("/usr/local/cuda/bin/nvcc")), None)
+    if not nvcc:
+        return None
+    cuda = Path(nvcc).resolve().parent.parent
+    inc = [d for d in (cuda / "include", cuda / "extras/CUPTI/include") if (d / "cupti.h").exists()]
+    libs = [d for d in (Path(args.bin).resolve().parent / "lib/cupti", cuda / "lib64",
+                        cuda / "extras/CUPTI/lib64") if glob.glob(str(d / "libcupti.so*"))]
+    if not inc or not libs:
+        return None
+    exe = Path(tmp) / "cupti_floor"
+    lib = libs[0]
+    if not (lib / "libcupti.so").exists():  # the bundle's has only its soname
+        lib = Path(tmp)
+        (lib / "libcupti.so").symlink_to(sorted(libs[0].glob("libcupti.so*"))[0])
+    cmd = [nvcc, "-O2", "-o", str(exe), str(Path(__file__).with_name("cupti_floor.cu")),
+           f"-I{inc[0]}", f"-L{lib}", "-lcupti", f"-Xlinker=-rpath={libs[0]}"]
+    if subprocess.run(cmd).returncode:
+        return None
+    res = subprocess.run([str(exe), str(N), str(2 * args.rounds)], capture_output=True, text=True)
+    vals = dict(l.split() for l in res.stdout.splitlines() if len(l.split()) == 2)
+    return (float(vals["plain"]), float(vals["traced"])) if "traced" in vals else None
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    floor = cupti_floor(tmp)
+if floor:
+    plain_b, traced_b = floor
+    added = (prof - plain) / N * 1e6
+    added_b = (traced_b - plain_b) / N * 1e6
+    result["cupti_floor"] = {"plain_s": plain_b, "traced_s": traced_b, "ratio": traced_b / plain_b,
+                             "added_us": added_b, "gpuc_added_us": added}
+    print(f"bare CUPTI (cupti_floor.cu, same loop): plain {plain_b * 1e3:.3f} ms, traced "
+          f"{traced_b * 1e3:.3f} ms: {traced_b / plain_b:.3f}x, {added_b:.3f} us a launch; "
+          f"%%profile {added:.3f} us a launch, {added - added_b:+.3f} us beyond CUPTI's own")
+else:
+    print("bare CUPTI reference not built (no nvcc or no CUPTI headers/library)")
 if args.json:
     Path(args.json).write_text(json.dumps(result, indent=1))

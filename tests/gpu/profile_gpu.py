@@ -28,6 +28,7 @@ import csv
 import glob
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -246,8 +247,40 @@ def within(what, gpuc, ref, tol, unit=1e6, label="us"):
 nvcc, nsys, ncu = tool("nvcc"), tool("nsys"), tool("ncu")
 print(f"tools: nvcc {nvcc}, nsys {nsys}, ncu {ncu}")
 prog = OUT / "profile_ref.cu"
-prog.write_text("#include <cstdio>\n" + KERNELS + f"""
+# with -DREF_CUPTI the program records its kernels' CONCURRENT_KERNEL
+# activity itself, as nsys does (nsys reads the same CUPTI records): where
+# nsys is not installed, these records of the same kernels stand in for it
+CUPTI_HARNESS = r"""
+#ifdef REF_CUPTI
+#include <cupti.h>
+#include <cstdlib>
+static void CUPTIAPI requested(uint8_t **b, size_t *size, size_t *most)
+{
+    *b = (uint8_t *)aligned_alloc(8, 8 << 20);
+    *size = 8 << 20;
+    *most = 0;
+}
+static void CUPTIAPI completed(CUcontext c, uint32_t s, uint8_t *b, size_t size, size_t valid)
+{
+    CUpti_Activity *a = NULL;
+    while (cuptiActivityGetNextRecord(b, valid, &a) == CUPTI_SUCCESS)
+        if (a->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)a;
+            printf("CUPTI %s %.9e\n", k->name, (k->end - k->start) * 1e-9);
+        }
+    free(b);
+}
+#define TRACE_BEGIN() (cuptiActivityRegisterCallbacks(requested, completed), \
+                       cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+#define TRACE_END() cuptiActivityFlushAll(1)
+#else
+#define TRACE_BEGIN() ((void)0)
+#define TRACE_END() ((void)0)
+#endif
+"""
+prog.write_text("#include <cstdio>\n" + CUPTI_HARNESS + KERNELS + f"""
 int main() {{
+    TRACE_BEGIN();
     int n = {N}, nf = {NF};
     float *x, *y, *fx, *fy; double *dx, *dy;
     cudaMalloc(&x, (size_t)n * 4); cudaMalloc(&y, (size_t)n * 4);
@@ -259,6 +292,7 @@ int main() {{
     for (int r = 0; r < 8; r++) saxpy<<<nf / 256, 256>>>(nf, 2.0f, fx, fy);
     for (int r = 0; r < 8; r++) daxpy<<<nf / 256, 256>>>(nf, 2.0, dx, dy);
     cudaDeviceSynchronize();
+    TRACE_END();
     return 0;
 }}
 """)
@@ -267,7 +301,30 @@ built = bool(nvcc) and subprocess.run([nvcc, "-O3", "-o", str(exe), str(prog)]).
 if not built:
     print(f"SKIP nsys and ncu comparisons: no nvcc ({nvcc}) or it failed")
 elif not nsys:
-    print("SKIP times against nsys: nsys not found in " + ", ".join(TOOL_DIRS) + " or PATH")
+    print("times against nsys: nsys not found in " + ", ".join(TOOL_DIRS) + " or PATH; "
+          "against the CUPTI records nsys would read instead (the same program, tracing itself)")
+    cuda = Path(nvcc).resolve().parent.parent
+    inc = [d for d in (cuda / "include", cuda / "extras/CUPTI/include") if (d / "cupti.h").exists()]
+    libs = [d for d in (cuda / "lib64", cuda / "extras/CUPTI/lib64") if (d / "libcupti.so").exists()]
+    traced = OUT / "profile_ref_cupti"
+    ok = inc and libs and subprocess.run(
+        [nvcc, "-O3", "-DREF_CUPTI", f"-I{inc[0]}", f"-L{libs[0]}", "-lcupti",
+         f"-Xlinker=-rpath={libs[0]}", "-o", str(traced), str(prog)]).returncode == 0
+    res = subprocess.run([str(traced)], capture_output=True, text=True) if ok else None
+    ref = {}
+    for line in (res.stdout if res else "").splitlines():
+        if line.startswith("CUPTI "):
+            _, k, t = line.split()
+            m = re.match(r"_Z(\d+)", k)  # nvcc's records name kernels mangled: _Z5saxpyifPKfPf
+            k = k[m.end():m.end() + int(m.group(1))] if m else k
+            ref.setdefault(k, []).append(float(t))
+    ref = {k: statistics.median(v) for k, v in ref.items()}
+    figures["cupti_record_kernel_seconds"] = ref
+    if not ref:
+        print("SKIP times against CUPTI's records: the traced program was not built or gave none")
+    for k, t in gpuc_time.items() if ref else ():
+        within(f"{k} time against CUPTI's records of the same kernel (nsys's source)", t,
+               ref.get(k), 0.05)
 else:
     rep = OUT / "profile_ref_nsys"
     subprocess.run([nsys, "profile", "--trace=cuda", "--force-overwrite=true", "-o", str(rep),
@@ -320,6 +377,12 @@ if built and ncu:
         for k, t in gpuc_isolated.items():
             within(f"{k} time (launched alone) against ncu's gpu__time_duration", t,
                    ncu_time.get(k), 0.05)
+        # what CUPTI's own records (no gpuc) say against ncu: where gpuc misses,
+        # whether the activity records themselves differ from the range profiler
+        for k, t in figures.get("cupti_record_kernel_seconds", {}).items():
+            if ncu_time.get(k):
+                print(f"INFO {k}: CUPTI's records in the bare program {t * 1e6:.1f} us, "
+                      f"ncu {ncu_time[k] * 1e6:.1f} us ({t / ncu_time[k] - 1:+.1%})")
         if counters and counters["counted"]:
             # counter mode's times are gpu__time_duration of a replayed pass too
             ct = {r["name"]: r["seconds"] for r in counters["rows"] if r["name"] in ncu_time}
