@@ -8,6 +8,7 @@
 
 #include "bk.h"
 #include "ga_map.h"
+#include "ga_transpose.h"
 
 #define FILL_CHUNK (1u << 20) /* bytes of host pattern copied per call when filling */
 
@@ -47,6 +48,14 @@ static int each_run(const ga_array_t *a, run_fn fn, void *ctx, cm_error_t *err)
     }
 }
 
+/* The step between a run's elements: 1 where each_run took a as one run
+ * (contiguous, where an axis of length 1 may have any stride), else the
+ * last axis's stride. */
+static int64_t run_stride(const ga_array_t *a)
+{
+    return a->ndim && !ga_array_is_contiguous(a) ? a->strides[a->ndim - 1] : 1;
+}
+
 /* Copies the len elements of a strided run (first, stride in elements)
  * one by one to or from host memory advancing host_step bytes per element
  * (0: the same host element for all, a fill). */
@@ -76,11 +85,22 @@ static int move_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     move_t *m = ctx;
     size_t es = ga_dtype_size(a->dtype);
     char *h = m->host + pos * (int64_t)es;
-    int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
+    int64_t stride = run_stride(a);
     if (stride == 1 || len == 1)
         return m->to_host ? bk_mem_to_host(a->device, h, first, (size_t)len * es, err)
                           : bk_mem_to_device(a->device, first, h, (size_t)len * es, err);
     return copy_elements(a, first, len, stride, h, es, m->to_host, err);
+}
+
+/* A strided view into dst (contiguous, on its device): a transposed one
+ * by tiles, any other by ga_map's copy kernel. */
+static int copy_on_device(ga_array_t *dst, const ga_array_t *a, cm_error_t *err)
+{
+    int done = ga_transpose_copy(dst, a, err);
+    if (done)
+        return done < 0 ? -1 : 0;
+    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
+    return ga_map_eval("a", dst, 1, &arg, err) ? 0 : -1;
 }
 
 /* A strided view on a GPU copied into a new contiguous array there by a
@@ -93,8 +113,7 @@ static ga_array_t *gather_on_device(const ga_array_t *a)
         return NULL;
     cm_error_t e = {0};
     ga_array_t *c = ga_array_new(a->device, a->dtype, a->ndim, a->shape, &e);
-    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
-    if (c && !ga_map_eval("a", c, 1, &arg, &e)) {
+    if (c && copy_on_device(c, a, &e)) {
         ga_array_free(c);
         c = NULL;
     }
@@ -129,12 +148,11 @@ ga_array_t *ga_copy_array(const ga_array_t *a, int device, cm_error_t *err)
     if (!c)
         return NULL;
     int rc;
-    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = (ga_array_t *)a};
     if (device == a->device && !bk_host_memory(device) && ga_array_is_contiguous(a)) {
         rc = bk_mem_copy(device, ga_array_data(c), ga_array_data(a), bytes, err);
     } else if (device == a->device && !bk_host_memory(device) &&
                ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX) {
-        rc = ga_map_eval("a", c, 1, &arg, err) ? 0 : -1; /* a strided view: a copy kernel */
+        rc = copy_on_device(c, a, err); /* a strided view: a copy kernel */
     } else if (device != a->device && ga_array_is_contiguous(a)) {
         /* between devices: peer to peer where they can (bk_mem_peer) */
         rc = bk_mem_peer(device, ga_array_data(c), a->device, ga_array_data(a), bytes, err);
@@ -220,7 +238,7 @@ static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
 {
     fill_t *f = ctx;
     size_t es = ga_dtype_size(a->dtype);
-    int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
+    int64_t stride = run_stride(a);
     if (stride != 1 && len > 1)
         return copy_elements(a, first, len, stride, (char *)f->pattern, 0, 0, err);
     for (int64_t done = 0; done < len;) {

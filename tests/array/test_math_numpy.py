@@ -229,6 +229,20 @@ def test_views(kernel):
     same(s.value(f"ga_add(ga_transpose({src}), ga_transpose({src}))"), m.T + m.T)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "complex128"])
+def test_copies_of_views_with_axes_of_one(kernel, dtype):
+    """A view that is contiguous but for the stride of an axis of length 1
+    (the transpose of a row, a column of a matrix's transpose) copies and
+    saves its own elements, not every stride-th byte after them."""
+    s = Session(kernel, f"ones_{dtype}")
+    row, m = values(dtype, (1, 5)), values(dtype, (4, 1, 3))
+    r, q = s.put(row), s.put(m)
+    for expr, want in [(f"ga_copy(ga_transpose({r}))", row.T), (f"ga_transpose({r})", row.T),
+                       (f"ga_copy(ga_transpose({q}))", m.T), (f"ga_transpose({q})", m.T)]:
+        got = s.value(expr)
+        assert got.shape == want.shape and np.array_equal(got, want), expr
+
+
 def test_out(kernel):
     s = Session(kernel, "out")
     a = values("float32", (4, 5))

@@ -23,6 +23,7 @@
 #include "ga_join.h"
 #include "ga_scan.h"
 #include "ga_sort.h"
+#include "ga_transpose.h"
 
 /* The host cell: TYPE, the values' type, KBITS, VALS, LINES, M are filled in. */
 static const char host_cell[] =
@@ -275,6 +276,37 @@ static const char scan_cell[] =
     "for (long long i = 0; i < n; i++) { acc += h[i]; nbad += o[i] != acc; }\n"
     "printf(\"bad %d\\n\", nbad);";
 
+/* the tiled transpose of a batch of 3 matrices stored 70 x 37 (tiles cut
+ * at both edges) into 37 x 70, grid and block as ga_transpose_copy's; T is
+ * filled in: a 4-byte and a 16-byte element */
+static const char transpose_cell[] =
+    "typedef %s T;\n"
+    "long long B = 3, R = 37, C = 70, n = B * R * C;\n"
+    "T *in = malloc(n * sizeof(T)), *out = malloc(n * sizeof(T));\n"
+    "unsigned char *bytes = (unsigned char *)in;\n"
+    "for (long long i = 0; i < n * (long long)sizeof(T); i++) bytes[i] = (unsigned char)(i * 7 + i / 251);\n"
+    "T *din, *dout;\n"
+    "cudaMalloc((void **)&din, n * sizeof(T)); cudaMalloc((void **)&dout, n * sizeof(T));\n"
+    "cudaMemcpy(din, in, n * sizeof(T), cudaMemcpyHostToDevice);\n"
+    "ga_transpose<<<dim3(3, 2, 3), dim3(32, 8)>>>(B, R, C, din, dout);\n"
+    "cudaMemcpy(out, dout, n * sizeof(T), cudaMemcpyDeviceToHost);\n"
+    "int nbad = 0;\n"
+    "for (long long m = 0; m < B; m++)\n"
+    "    for (long long i = 0; i < R; i++)\n"
+    "        for (long long j = 0; j < C; j++)\n"
+    "            nbad += memcmp(&out[m * R * C + i * C + j], &in[m * R * C + j * R + i], sizeof(T)) != 0;\n"
+    "printf(\"bad %%d\\n\", nbad);";
+
+static int transposes(int bytes, const char *ctype, const char *dir)
+{
+    char *src = ga_transpose_source(bytes), host[2048], what[64];
+    snprintf(host, sizeof host, transpose_cell, ctype);
+    snprintf(what, sizeof what, "transpose of %d-byte elements", bytes);
+    int ok = runs(src, host, what, dir);
+    free(src);
+    return ok;
+}
+
 int main(void)
 {
     const char *exe = getenv("GPUC_EXE");
@@ -309,6 +341,8 @@ int main(void)
     src = ga_scan_source(GA_SCAN_SUM, GA_I32, 1);
     CHECK(runs(src, scan_cell, "scans", dir));
     free(src);
+    CHECK(transposes(4, "unsigned", dir));
+    CHECK(transposes(16, "struct { unsigned long long lo, hi; }", dir));
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
