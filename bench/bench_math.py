@@ -40,6 +40,8 @@ CASES = [
     ("cumsum 1e8 float32", 2 * N * F4, "ga_free(ga_cumsum(x, GA_ALL));", "cp.cumsum(x)"),
     ("max 1e8 float32", N * F4, "ga_free(ga_max_axis(x, GA_ALL, 0));", "cp.max(x)"),
     ("argmax 1e8 float32", N * F4, "ga_free(ga_argmax_axis(x, GA_ALL, 0));", "cp.argmax(x)"),
+    ("C-contiguous copy of a transposed 2000 x 50000 float32", 2 * N * F4,
+     "ga_free(ga_copy(ga_transpose(tm)));", "cp.ascontiguousarray(tm.T)"),
 ]
 REPS = 50
 
@@ -50,6 +52,7 @@ def gpuc_times():
 ga_t x = ga_linspace(F32, 0, 1, N), y = ga_linspace(F32, 1, 0, N), o = ga_empty(F32, N);
 ga_t m = ga_linspace(F32, 0, 1, {M * M}), mm;
 mm = ga_reshape(m, {M}, {M}); m = mm;
+ga_t tm = ga_reshape(x, 2000, N / 2000);
 cudaEvent_t e0, e1;
 cudaEventCreate(&e0); cudaEventCreate(&e1);
 double per_call_ms(void (*f)(void), int n)
@@ -88,7 +91,7 @@ def cupy_times():
     sqdiff_k = cp.ElementwiseKernel("T a, T b", "T c", "c = (a - b) * (a - b)", "sqdiff")
     sumsq_k = cp.ReductionKernel("T a, T b", "T s", "(a - b) * (a - b)", "a + b", "s = a", "0",
                                  "sumsq")
-    env = {"cp": cp, "x": x, "y": y, "o": o, "m": m, "sqdiff": sqdiff_k,
+    env = {"cp": cp, "x": x, "y": y, "o": o, "m": m, "tm": x.reshape(2000, N // 2000), "sqdiff": sqdiff_k,
            "sumsq": lambda a, b: sumsq_k(a, b)}
     e0, e1 = cp.cuda.Event(), cp.cuda.Event()
     t = []
