@@ -11,8 +11,8 @@
  * batches are a call per matrix. Then one copy of the infos back to the
  * host (the wait), except after getrs, whose info flags only a bad
  * argument (gpuc passes none): a solve or an inverse waits once, for
- * getrf's. The handle's stream is set once (cusolverDnSetStream, NULL),
- * as CuPy sets it before every call. gesvd's job 'O' is CuPy's reduced
+ * getrf's. The handle's stream is set (cusolverDnSetStream, NULL) before
+ * each step, as CuPy sets it before every call. gesvd's job 'O' is CuPy's reduced
  * SVD: jobu 'O' (U written over the matrix), jobvt 'S'. */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -161,10 +161,7 @@ static struct slot *slot_now(int device, cm_error_t *err)
         return NULL;
     }
     if (!slots[i].ctx) {
-        /* the stream set once by name, as CuPy sets it before each call: this
-         * also sets the stream of cuSOLVER's own cuBLAS handle */
-        if (CHECK(lib.create(&slots[i].handle), "Create") != 0 ||
-            CHECK(lib.set_stream(slots[i].handle, NULL), "SetStream") != 0)
+        if (CHECK(lib.create(&slots[i].handle), "Create") != 0)
             return NULL;
         slots[i].ctx = ctx;
         slots[i].device = device;
@@ -325,7 +322,13 @@ int gpu_lapack_run(int device, const cm_lapack_t *l, cm_error_t *err)
     if (load(err) != 0)
         return -1;
     struct slot *s = slot_now(device, err);
-    if (!s)
+    /* The stream before each step, as CuPy sets it: cusolverDnSetStream sets
+     * that of cuSOLVER's own cuBLAS handle, and cublasSetStream puts that
+     * handle's workspace back to cuBLAS's default pool, so a step with no
+     * workspace argument (getrs, whose trsm is all of inv's second half)
+     * runs as in CuPy's process, not with whatever an earlier step may
+     * have left there (the suspect for inv's 0.38x, issue 29). */
+    if (!s || CHECK(lib.set_stream(s->handle, NULL), "SetStream") != 0)
         return -1;
     int lu = (l->op == CM_LA_GETRF || l->op == CM_LA_GETRS) && l->stride_ipiv == l->n;
     if (l->batch > 1 && l->n <= BATCHED_LIMIT && (lu || l->op == CM_LA_POTRF))
