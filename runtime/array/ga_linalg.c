@@ -352,7 +352,8 @@ ga_array_t *ga_linalg_solve(ga_array_t *a, ga_array_t *b, cm_error_t *err)
 }
 
 /* Identity matrices (bshape..., n, n) of dt: zeros, then the diagonals
- * (a (count, n) view of stride n + 1) set by one fill. NULL with err. */
+ * (a (count, n) view of stride n + 1) set by one fill — one kernel on a
+ * GPU (ga_copy_fill), as CuPy's eye. NULL with err. */
 static ga_array_t *identities(temps_t *t, int device, ga_dtype_t dt, int nb,
                               const int64_t *bshape, int count, int n, cm_error_t *err)
 {
