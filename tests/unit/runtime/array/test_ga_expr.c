@@ -135,7 +135,7 @@ static int test_gpu_sources(void)
             compiled += prog != NULL;
             free(src);
         }
-        for (int nd = 0; nd <= 2; nd += 2) { /* a fill (ga_copy_fill): one number, into views too */
+        for (int nd = 0; nd <= 2; nd++) { /* a fill (ga_copy_fill): one number, into views too */
             char fill[32];
             snprintf(fill, sizeof fill, "%s(a)", ga_dtype_name(all[i]));
             char k = ga_dtype_kind(all[i]);
