@@ -12,8 +12,8 @@
  * host (the wait), except after getrs, whose info flags only a bad
  * argument (gpuc passes none): a solve or an inverse waits once, for
  * getrf's. The handle's stream is set (cusolverDnSetStream, NULL) before
- * each step, as CuPy sets it before every call. gesvd's job 'O' is CuPy's reduced
- * SVD: jobu 'O' (U written over the matrix), jobvt 'S'. */
+ * each step, as CuPy sets it before every call. gesvd's job 'O' is
+ * CuPy's reduced SVD: jobu 'O' (U written over the matrix), jobvt 'S'. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
