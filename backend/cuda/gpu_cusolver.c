@@ -327,7 +327,7 @@ int gpu_lapack_run(int device, const cm_lapack_t *l, cm_error_t *err)
      * handle's workspace back to cuBLAS's default pool, so a step with no
      * workspace argument (getrs, whose trsm is all of inv's second half)
      * runs as in CuPy's process, not with whatever an earlier step may
-     * have left there (the suspect for inv's 0.38x, issue 29). */
+     * have left there. */
     if (!s || CHECK(lib.set_stream(s->handle, NULL), "SetStream") != 0)
         return -1;
     int lu = (l->op == CM_LA_GETRF || l->op == CM_LA_GETRS) && l->stride_ipiv == l->n;
