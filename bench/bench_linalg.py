@@ -8,8 +8,11 @@ Both sides are timed the same way: CUDA events around REPS back-to-back
 calls after two warm-up calls (plans and workspaces made), results freed
 each call; gpuc in a notebook run by `gpuc run`, CuPy in this process on
 the same inputs. Prints one line per case: gpuc, CuPy, CuPy/gpuc (above 1:
-gpuc is faster). The linear algebra steps that return LAPACK's info wait
-for it on both sides (CuPy checks it too).
+gpuc is faster). gpuc waits for the info of each factoring step (getrf,
+potrf, gesvd, syevd: LinAlgError as NumPy); CuPy does not by default
+(cupyx.errstate's linalg='ignore'), except det, lstsq and the like that
+read results back. Last, the cuSOLVER and cuBLAS files each process
+mapped (/proc/self/maps): both sides must time the same libraries.
 """
 import sys
 from pathlib import Path
@@ -35,6 +38,8 @@ CASES = [
     ("solve f32 batch 512 x 32 x 32", "ga_free(ga_solve(ab, bb));", "cp.linalg.solve(ab, bb)"),
     ("inv f64 2048", "ga_free(ga_inv(a2));", "cp.linalg.inv(a2)"),
     ("det f64 2048", "ga_free(ga_det(a2));", "cp.linalg.det(a2)"),
+    # inv's two halves apart: getrf alone is det; getrf + getrs of 2048 general right-hand sides
+    ("solve f64 2048, 2048 rhs", "ga_free(ga_solve(a2, a2));", "cp.linalg.solve(a2, a2)"),
     ("cholesky f64 4096", "ga_free(ga_cholesky(spd));", "cp.linalg.cholesky(spd)"),
     ("qr f32 4096 x 1024", "ga_t q, r; ga_qr(tq, &q, &r); ga_free(q); ga_free(r);",
      "cp.linalg.qr(tq)"),
@@ -109,6 +114,13 @@ double per_call_ms(void (*f)(void), int n)
     for k, (_, stmt, _) in enumerate(CASES):
         cells.append(f"void case{k}(void) {{ {stmt} }}\n"
                      f'printf("T {k} %.6f\\n", per_call_ms(case{k}, {REPS}));')
+    cells.append("#include <string.h>\n"
+                 'FILE *maps = fopen("/proc/self/maps", "r");\n'
+                 "char line[1024];\n"
+                 "while (maps && fgets(line, sizeof line, maps))\n"
+                 '    if (strstr(line, "libcusolver") || strstr(line, "libcublas"))\n'
+                 '        printf("L %s", strchr(line, \'/\'));\n'
+                 "if (maps) fclose(maps);")
     out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_linalg", timeout=580,
                        allow_errors=True)
     times = {}
@@ -120,7 +132,19 @@ double per_call_ms(void (*f)(void), int n)
                 if line.startswith("T "):
                     _, k, ms = line.split()
                     times[int(k)] = float(ms)
+                elif line.startswith("L "):
+                    LIBS["gpuc"].add(line[2:].strip())
     return [times.get(k, float("nan")) for k in range(len(CASES))]
+
+
+LIBS = {"gpuc": set(), "CuPy": set()}
+
+
+def own_libs():
+    """The cuSOLVER and cuBLAS files this process has mapped."""
+    with open("/proc/self/maps") as f:
+        return {line[line.index("/"):].strip() for line in f
+                if "libcusolver" in line or "libcublas" in line}
 
 
 def cupy_times():
@@ -141,6 +165,7 @@ def cupy_times():
         e1.record()
         e1.synchronize()
         t.append(cp.cuda.get_elapsed_time(e0, e1) / REPS)
+    LIBS["CuPy"] = own_libs()
     return t
 
 
@@ -149,3 +174,5 @@ g, c = gpuc_times(), cupy_times()
 print(f"{'case':40} {'gpuc':>11} {'CuPy':>11} {'CuPy/gpuc':>10}")
 for (name, _, _), a, b in zip(CASES, g, c):
     print(f"{name:40} {a:9.4f}ms {b:9.4f}ms {b / a:10.3f}{'' if b / a >= 0.95 else '  < 0.95'}")
+for side, files in LIBS.items():
+    print(f"{side} mapped: " + (", ".join(sorted(files)) or "(none found)"))

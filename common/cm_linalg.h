@@ -48,7 +48,8 @@ enum {
     CM_LA_GEQRF,     /* a (m x n) = Q R in place; tau (min(m, n)) in w */
     CM_LA_ORGQR,     /* a (m x n) = Q's first n columns from geqrf's reflectors (k = nrhs) */
     CM_LA_GESVD,     /* a (m x n, m >= n) = U S V^T; s in w; job 'S' (reduced U, V^T in u, vt),
-                        'A' (full), 'N' (s only); a is destroyed */
+                        'O' (reduced U over a itself, V^T in vt; u unused: CuPy's jobu 'O',
+                        jobvt 'S'), 'A' (full), 'N' (s only); a is destroyed */
     CM_LA_SYEVD,     /* a (n x n) symmetric: eigenvalues ascending in w, vectors (job 'V')
                         over a's columns, from its lower triangle; job 'N': values only */
 };
@@ -60,7 +61,7 @@ typedef struct cm_lapack {
     int type;                  /* CM_LA_F32 / F64 */
     int m, n, nrhs;            /* a is m x n (square ops: n x n); nrhs: getrs's columns of
                                   b, orgqr's reflectors */
-    char job;                  /* gesvd: 'S', 'A', 'N'; syevd: 'V', 'N' */
+    char job;                  /* gesvd: 'S', 'O', 'A', 'N'; syevd: 'V', 'N' */
     void *a;                   /* the device's addresses */
     int lda;
     long long stride_a;

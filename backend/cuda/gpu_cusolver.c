@@ -9,7 +9,11 @@
  * cuBLAS's getrfBatched / getrsBatched, Cholesky by cuSOLVER's
  * potrfBatched, over arrays of pointers copied into the workspace; other
  * batches are a call per matrix. Then one copy of the infos back to the
- * host (the wait). */
+ * host (the wait), except after getrs, whose info flags only a bad
+ * argument (gpuc passes none): a solve or an inverse waits once, for
+ * getrf's. The handle's stream is set (cusolverDnSetStream, NULL) before
+ * each step, as CuPy sets it before every call. gesvd's job 'O' is
+ * CuPy's reduced SVD: jobu 'O' (U written over the matrix), jobvt 'S'. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +34,7 @@ static struct {
     void *handle;
     char path[512];
     status_t (*create)(handle_t *h);
+    status_t (*set_stream)(handle_t h, void *stream);
     status_t (*getrf_size[2])(handle_t, int m, int n, void *a, int lda, int *lwork);
     status_t (*getrf[2])(handle_t, int m, int n, void *a, int lda, void *work, int *ipiv,
                          int *info);
@@ -93,6 +98,7 @@ static int load(cm_error_t *err)
                      "cuSOLVER not found: GPU linear algebra needs it (looked for %s; install the "
                      "CUDA toolkit's libcusolver or set CUDA_HOME)", where);
         else if (resolve((void **)&lib.create, "cusolverDnCreate") ||
+                 resolve((void **)&lib.set_stream, "cusolverDnSetStream") ||
                  PAIR(getrf_size, "getrf_bufferSize") || PAIR(getrf, "getrf") ||
                  PAIR(getrs, "getrs") || PAIR(potrf_size, "potrf_bufferSize") ||
                  PAIR(potrf, "potrf") || PAIR(geqrf_size, "geqrf_bufferSize") ||
@@ -236,10 +242,13 @@ static int step(handle_t h, const cm_lapack_t *l, int i, void *work, int lwork, 
     case CM_LA_ORGQR:
         return CHECK(lib.orgqr[t](h, l->m, l->n, l->nrhs, a, l->lda, w, work, lwork, info),
                      "orgqr");
-    case CM_LA_GESVD:
-        return CHECK(lib.gesvd[t](h, (signed char)l->job, (signed char)l->job, l->m, l->n, a,
-                                  l->lda, w, u, l->ldu > 0 ? l->ldu : 1, vt,
+    case CM_LA_GESVD: { /* job 'O': U over a (u and ldu are a's, as CuPy passes them), V^T 'S' */
+        int over = l->job == 'O';
+        return CHECK(lib.gesvd[t](h, (signed char)l->job, (signed char)(over ? 'S' : l->job),
+                                  l->m, l->n, a, l->lda, w, over ? a : u,
+                                  over ? l->lda : l->ldu > 0 ? l->ldu : 1, vt,
                                   l->ldvt > 0 ? l->ldvt : 1, work, lwork, NULL, info), "gesvd");
+    }
     case CM_LA_SYEVD:
         return CHECK(lib.syevd[t](h, l->job == 'V' ? EIG_VECTOR : EIG_NOVECTOR, FILL_LOWER, l->n,
                                   a, l->lda, w, work, lwork, info), "syevd");
@@ -313,7 +322,13 @@ int gpu_lapack_run(int device, const cm_lapack_t *l, cm_error_t *err)
     if (load(err) != 0)
         return -1;
     struct slot *s = slot_now(device, err);
-    if (!s)
+    /* The stream before each step, as CuPy sets it: cusolverDnSetStream sets
+     * that of cuSOLVER's own cuBLAS handle, and cublasSetStream puts that
+     * handle's workspace back to cuBLAS's default pool, so a step with no
+     * workspace argument (getrs, whose trsm is all of inv's second half)
+     * runs as in CuPy's process, not with whatever an earlier step may
+     * have left there. */
+    if (!s || CHECK(lib.set_stream(s->handle, NULL), "SetStream") != 0)
         return -1;
     int lu = (l->op == CM_LA_GETRF || l->op == CM_LA_GETRS) && l->stride_ipiv == l->n;
     if (l->batch > 1 && l->n <= BATCHED_LIMIT && (lu || l->op == CM_LA_POTRF))
@@ -333,6 +348,10 @@ int gpu_lapack_run(int device, const cm_lapack_t *l, cm_error_t *err)
     for (int i = 0; i < l->batch && rc == 0; i++)
         rc = step(s->handle, l, i, work, lwork, info + i, err);
     gpu_kernel_clock_after(NULL);
+    if (rc == 0 && l->op == CM_LA_GETRS) { /* its info only flags a bad argument: no wait */
+        memset(l->info, 0, (size_t)l->batch * sizeof *l->info);
+        return 0;
+    }
     if (rc == 0)
         rc = GPU_CU_CHECK(d->cuMemcpyDtoH(l->info, s->work, (size_t)l->batch * sizeof(int)), err);
     return rc;

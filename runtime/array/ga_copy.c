@@ -252,14 +252,15 @@ static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     return 0;
 }
 
-/* Fills a with one kernel (ga_map's "<dtype>(a)" of the value), where
- * copying a host pattern is slow: device memory, or a strided view (a
- * copy per element). 0 where it does not or array math cannot (complex
- * dtypes, no NVRTC): the caller then copies the pattern. */
+/* Fills a GPU's a with one kernel (ga_map's "<dtype>(a)" of the value
+ * into a), where copying a host pattern is slow: a copy to the device, or,
+ * for a strided view (inv's identities: a diagonal), a copy per element
+ * and a wait each. 0 where it does not or array math cannot (host memory,
+ * where the pattern is a memcpy; complex dtypes; no NVRTC): the caller
+ * then copies the pattern. */
 static int fill_on_device(ga_array_t *a, double value)
 {
-    if ((bk_host_memory(a->device) && ga_array_is_contiguous(a)) ||
-        ga_dtype_kind(a->dtype) == GA_KIND_COMPLEX)
+    if (bk_host_memory(a->device) || ga_dtype_kind(a->dtype) == GA_KIND_COMPLEX)
         return 0;
     char expr[32];
     snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(a->dtype));

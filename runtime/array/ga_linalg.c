@@ -5,7 +5,8 @@
  * converting kernel (ga_map, which also broadcasts batches), LAPACK works
  * in that copy, and the result is its transposed view. inv and det
  * factor A^T instead (A's plain C-order copy), as CuPy does: inv(A) is
- * inv(A^T)^T and det(A) det(A^T), so neither transposes. */
+ * inv(A^T)^T and det(A) det(A^T), so neither transposes; svd of a square
+ * or wide A likewise takes A^T's (A = V S U^T), with CuPy's jobs. */
 #include "ga_linalg.h"
 
 #include <float.h>
@@ -351,7 +352,8 @@ ga_array_t *ga_linalg_solve(ga_array_t *a, ga_array_t *b, cm_error_t *err)
 }
 
 /* Identity matrices (bshape..., n, n) of dt: zeros, then the diagonals
- * (a (count, n) view of stride n + 1) set by one fill. NULL with err. */
+ * (a (count, n) view of stride n + 1) set by one fill — one kernel on a
+ * GPU (ga_copy_fill), as CuPy's eye. NULL with err. */
 static ga_array_t *identities(temps_t *t, int device, ga_dtype_t dt, int nb,
                               const int64_t *bshape, int count, int n, cm_error_t *err)
 {
@@ -377,13 +379,16 @@ ga_array_t *ga_linalg_inv(ga_array_t *a, cm_error_t *err)
     temps_t t = {0};
     ga_array_t *r = NULL;
     lu_t f;
-    int nb = a->ndim - 2;
-    ga_array_t *at = temp(&t, swapped(a, err));
-    if (at && factor(&t, "inv", at, -1, nb, a->shape, &f, err) == 0) {
-        ga_array_t *x = identities(&t, a->device, f.dtype, nb, a->shape, f.count, f.n, err);
+    int nb = a->ndim - 2, dt = work_dtype("inv", a, err), count;
+    ga_array_t *at = dt < 0 || batch_count(nb, a->shape, &count, err) != 0 ? NULL
+                                                                         : temp(&t, swapped(a, err));
+    /* the identities first: their kernels run while getrf's info is awaited */
+    ga_array_t *x = at ? identities(&t, a->device, (ga_dtype_t)dt, nb, a->shape, count,
+                                    (int)a->shape[nb], err) : NULL;
+    if (x && factor(&t, "inv", at, dt, nb, a->shape, &f, err) == 0) {
         if (f.bad >= 0)
             linalg_error(err, "Singular matrix", f.count, f.bad);
-        else if (x && lu_solve(&f, x, f.n, err) == 0)
+        else if (lu_solve(&f, x, f.n, err) == 0)
             r = keep(&t, x);
     }
     drop(&t);
@@ -538,9 +543,15 @@ int ga_linalg_svd(ga_array_t *a, int full_matrices, ga_array_t **u, ga_array_t *
         return -1;
     int vectors = u || vh;
     int m = (int)a->shape[nb], n = (int)a->shape[nb + 1];
-    int wide = m < n; /* then the SVD of a^T: cuSOLVER's gesvd takes m >= n */
+    /* the SVD of a^T when a is square or wide (cuSOLVER's gesvd takes
+     * m >= n), as CuPy's: a's plain C-order copy is a^T column-major, so
+     * nothing is transposed on the way in and u and vh come out
+     * C-contiguous; a tall a is copied transposed */
+    int wide = m <= n;
     int M = wide ? n : m, N = wide ? m : n;
     int ucols = full_matrices ? M : N;
+    /* reduced: job 'O', U over c itself (CuPy's jobu 'O', jobvt 'S') */
+    int over = vectors && !full_matrices;
     temps_t t = {0};
     ga_array_t *x = wide ? temp(&t, swapped(a, err)) : a;
     ga_array_t *c = x ? colmajor(&t, x, (ga_dtype_t)dt, nb, a->shape, err) : NULL;
@@ -553,16 +564,16 @@ int ga_linalg_svd(ga_array_t *a, int full_matrices, ga_array_t **u, ga_array_t *
     if (sv && vectors) {
         shape[nb] = ucols;
         shape[nb + 1] = M;
-        ub = temp(&t, ga_array_new(a->device, (ga_dtype_t)dt, nb + 2, shape, err));
+        ub = over ? c : temp(&t, ga_array_new(a->device, (ga_dtype_t)dt, nb + 2, shape, err));
         shape[nb] = shape[nb + 1] = N;
         vb = ub ? temp(&t, ga_array_new(a->device, (ga_dtype_t)dt, nb + 2, shape, err)) : NULL;
     }
     int rc = -1;
     if (sv && (!vectors || vb)) {
         cm_lapack_t l = {.op = CM_LA_GESVD, .type = la_type((ga_dtype_t)dt), .m = M, .n = N,
-                         .job = !vectors ? 'N' : full_matrices ? 'A' : 'S', .a = data(c),
+                         .job = !vectors ? 'N' : over ? 'O' : 'A', .a = data(c),
                          .lda = M > 0 ? M : 1, .stride_a = (long long)M * N, .w = data(sv),
-                         .stride_w = N, .u = vectors ? data(ub) : NULL, .ldu = M,
+                         .stride_w = N, .u = vectors && !over ? data(ub) : NULL, .ldu = M,
                          .stride_u = (long long)ucols * M, .vt = vectors ? data(vb) : NULL,
                          .ldvt = N, .stride_vt = (long long)N * N, .batch = N ? count : 0};
         if (N == 0 && vectors)

@@ -167,9 +167,11 @@ static int kind_rank(ga_dtype_t d)
     }
 }
 
-/* The operands as arrays (NULL for scalars), checked and on one device. */
-static int operands(const ga_expr_t *e, int nargs, const ga_arg_t *args, ga_array_t **arrays,
-                    ga_dtype_t *dtypes, int *weak, int *device, cm_error_t *err)
+/* The operands as arrays (NULL for scalars), checked and on one device:
+ * out's when all are numbers (out given: a fill). */
+static int operands(const ga_expr_t *e, int nargs, const ga_arg_t *args, const ga_array_t *out,
+                    ga_array_t **arrays, ga_dtype_t *dtypes, int *weak, int *device,
+                    cm_error_t *err)
 {
     if (nargs != e->nvars) {
         cm_buf_t names = {0};
@@ -205,6 +207,11 @@ static int operands(const ga_expr_t *e, int nargs, const ga_arg_t *args, ga_arra
             dtypes[k] = a->dtype;
             weak[k] = 0;
         }
+    }
+    if (*device == -2 && out) { /* numbers only, written into out (a fill): out's device */
+        if (ga_array_check(out, err))
+            return -1;
+        *device = out->device;
     }
     if (*device == -2) {
         CM_ERROR(err, GA_E_EXPR, "\"%s\": no operand is an array", e->text);
@@ -415,7 +422,7 @@ ga_array_t *ga_map_eval_reducing(const char *text, ga_array_t *out, int nargs,
     ga_dtype_t dtypes[GA_EXPR_MAX_VARS];
     int weak[GA_EXPR_MAX_VARS], device;
     if (ga_expr_parse(text, e, err) == 0 &&
-        operands(e, nargs, args, arrays, dtypes, weak, &device, err) == 0 &&
+        operands(e, nargs, args, out, arrays, dtypes, weak, &device, err) == 0 &&
         ga_expr_type(e, dtypes, weak, err) == 0) {
         ga_map_runner_t *runner = e->reduce ? reduce : ga_map_run;
         if (runner)

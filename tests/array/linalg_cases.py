@@ -34,7 +34,8 @@ def sv(a):
     return np.linalg.svd(a, compute_uv=False)
 
 
-# name: (C code leaving each output in o0, o1...; NumPy's outputs; "close" or "abs")
+# name: (C code leaving each output in o0, o1...; NumPy's outputs; "close", "abs" or "svd"
+# (abs over the first min(m, n) columns of U and rows of V^T only, the input named last))
 CASES = {
     # solve, inv, det
     "solve_vec": ("ga_t o0 = ga_solve(a64, b64);", lambda i: [np.linalg.solve(i["a64"], i["b64"])]),
@@ -72,6 +73,14 @@ CASES = {
                  lambda i: list(np.linalg.svd(i["tall"], full_matrices=False)), "abs"),
     "svd_wide_full": ("ga_t o0, o1, o2; ga_svd(wide, 1, &o0, &o1, &o2);",
                       lambda i: list(np.linalg.svd(i["wide"])), "abs"),
+    "svd_square": ("ga_t o0, o1, o2; ga_svd(a64, 0, &o0, &o1, &o2);",
+                   lambda i: list(np.linalg.svd(i["a64"], full_matrices=False)), "abs"),
+    "svd_square_full": ("ga_t o0, o1, o2; ga_svd(a32, 1, &o0, &o1, &o2);",
+                        lambda i: list(np.linalg.svd(i["a32"])), "abs"),
+    "svd_wide": ("ga_t o0, o1, o2; ga_svd(wide, 0, &o0, &o1, &o2);",
+                 lambda i: list(np.linalg.svd(i["wide"], full_matrices=False)), "abs"),
+    "svd_tall_full": ("ga_t o0, o1, o2; ga_svd(tall, 1, &o0, &o1, &o2);",
+                      lambda i: list(np.linalg.svd(i["tall"])), "svd", "tall"),
     "svd_batch": ("ga_t o0, o1, o2; ga_svd(W3, 0, &o0, &o1, &o2);",
                   lambda i: list(np.linalg.svd(i["W3"], full_matrices=False)), "abs"),
     "svd_values": ("ga_t o0; ga_svd(T3, 0, NULL, &o0, NULL);", lambda i: [sv(i["T3"])]),
@@ -214,12 +223,18 @@ def check_case(folder, dev, arrays, name):
         mine = np.load(folder / f"{dev}_{name}_{k}.npy")
         assert mine.dtype == ref.dtype and mine.shape == ref.shape, (name, k, mine.dtype, ref.dtype,
                                                                      mine.shape, ref.shape)
-        close(np.abs(mine) if mode == "abs" else mine, np.abs(ref) if mode == "abs" else ref,
-              f"{dev} {name} output {k}")
+        if mode == "svd" and k != 1:  # a full U's (V^T's) columns (rows) past min(m, n): any basis
+            keep = min(arrays[CASES[name][3]].shape[-2:])
+            mine, ref = (mine[..., :keep], ref[..., :keep]) if k == 0 else (mine[..., :keep, :],
+                                                                            ref[..., :keep, :])
+        close(np.abs(mine) if mode in ("abs", "svd") else mine,
+              np.abs(ref) if mode in ("abs", "svd") else ref, f"{dev} {name} output {k}")
 
 
 FACTORS = {"qr_tall": "tall", "qr_wide": "wide", "qr_batch": "T3", "svd_tall": "tall",
-           "svd_wide_full": "wide", "svd_batch": "W3", "eigh64": "s64", "eigh_batch": "S3"}
+           "svd_wide_full": "wide", "svd_batch": "W3", "svd_square": "a64",
+           "svd_square_full": "a32", "svd_wide": "wide", "svd_tall_full": "tall", "eigh64": "s64",
+           "eigh_batch": "S3"}
 
 
 def check_factors(folder, dev, arrays, name):
@@ -237,6 +252,9 @@ def check_factors(folder, dev, arrays, name):
         u, s, vh = out
         k = s.shape[-1]
         np.testing.assert_allclose((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a, **tol)
+        eye = np.eye(vh.shape[-2])  # V^T's rows orthonormal too
+        np.testing.assert_allclose(vh @ np.swapaxes(vh, -1, -2),
+                                   np.broadcast_to(eye, vh.shape[:-2] + eye.shape), **tol)
         q = u
     else:
         w, q = out

@@ -255,6 +255,12 @@ def test_out(kernel):
     sq = values("float32", (4, 4))
     assert s.run(f"ga_t q = {s.put(sq)}; ga_map_out(q, \"a + 1\", ga_transpose(q));").status == "ok"
     same(s.value("q"), sq.T + 1)
+    # numbers only fill the output, a strided view too (a diagonal): one kernel on a GPU
+    assert s.run("ga_t f = ga_zeros(F64, 4, 5); ga_map_out(f, \"a * 2\", 1.25);"
+                 "ga_t g = ga_zeros(F32, 4, 4);"
+                 "ga_map_out(ga_slice(ga_reshape(g, 16), 0, 0, GA_END, 5), \"a\", 3);").status == "ok"
+    same(s.value("f"), np.full((4, 5), 2.5))
+    same(s.value("g"), np.eye(4, dtype=np.float32) * 3)
     ename, evalue = s.error("ga_add_out(ga_zeros(I32, 4, 5), x, 1.5);")
     assert ename == "DTypeError" and "float32" in evalue and "int32" in evalue
     ename, evalue = s.error("ga_add_out(ga_zeros(F32, 3), x, 1);")

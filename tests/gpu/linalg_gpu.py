@@ -72,5 +72,27 @@ for name in lc.FACTORS:
     check(f"{name} rebuilds the matrix", lambda name=name: lc.check_factors(OUT, "gpu", arrays, name))
 check("norms as NumPy", lambda: lc.check_norms(arrays, res[len(lc.CASES) + 1][1]))
 check("errors (LinAlgError ...) and the session after them", lambda: lc.check_errors(res))
+# Fills on the GPU by one kernel (inv's identities: a strided diagonal view),
+# and numbers-only ga_map_out into a view, against NumPy.
+fill = run("fill_gpu", ["%device gpu", f"""ga_t e = ga_eye(F64, 300);
+ga_t g = ga_zeros(F32, 4, 6);
+ga_map_out(ga_slice(ga_reshape(g, 24), 0, 1, GA_END, 7), "a * 2", 1.5);
+ga_t h = ga_zeros(F64, 3, 5);
+ga_map_out(h, "a", -2);
+ga_t i = ga_inv(ga_add(ga_eye(F64, 64), 1));
+ga_save(ga_to_device(e, GA_CPU), "fill_e.npy"); ga_save(ga_to_device(g, GA_CPU), "fill_g.npy");
+ga_save(ga_to_device(h, GA_CPU), "fill_h.npy"); ga_save(ga_to_device(i, GA_CPU), "fill_i.npy");"""])
+g_ref = np.zeros(24, np.float32)
+g_ref[1::7] = 3
+check("fills run on gpu0", lambda: (_ for _ in ()).throw(AssertionError(fill[1][2]))
+      if fill[1][2] else None)
+check("ga_eye on gpu0 as NumPy", lambda: np.testing.assert_array_equal(np.load(OUT / "fill_e.npy"),
+                                                                      np.eye(300)))
+check("numbers-only ga_map_out into a diagonal view", lambda: np.testing.assert_array_equal(
+    np.load(OUT / "fill_g.npy"), g_ref.reshape(4, 6)))
+check("numbers-only ga_map_out into a whole array", lambda: np.testing.assert_array_equal(
+    np.load(OUT / "fill_h.npy"), np.full((3, 5), -2.0)))
+check("inv of I + 1 (64) as NumPy", lambda: np.testing.assert_allclose(
+    np.load(OUT / "fill_i.npy"), np.linalg.inv(np.eye(64) + 1), rtol=1e-12, atol=1e-12))
 print("FAILED" if failed else "all passed")
 sys.exit(failed)

@@ -135,6 +135,21 @@ static int test_gpu_sources(void)
             compiled += prog != NULL;
             free(src);
         }
+        for (int nd = 0; nd <= 2; nd++) { /* a fill (ga_copy_fill): one number, into views too */
+            char fill[32];
+            snprintf(fill, sizeof fill, "%s(a)", ga_dtype_name(all[i]));
+            char k = ga_dtype_kind(all[i]);
+            ga_dtype_t fd[1] = {k == GA_KIND_INT || k == GA_KIND_UINT ? GA_I64 : GA_F64};
+            int fw[1] = {1};
+            cm_error_clear(&err);
+            char *src = ga_map_source(fill, 1, fd, fw, 1, nd, &err);
+            gpu_program_t *prog = src ? gpu_program_get(src, NULL, &err) : NULL;
+            if (!prog)
+                fprintf(stderr, "  fill %s nd %d: %s\n", fill, nd, err.text);
+            CHECK(prog != NULL);
+            compiled += prog != NULL;
+            free(src);
+        }
         for (int idx = 0; idx < 3; idx++) { /* sort, argsort (int64, uint32 indices), searchsorted, histogram */
             char *src = ga_sort_source(all[i], idx, 1);
             cm_error_clear(&err);
