@@ -165,6 +165,24 @@ def test_roll_flat_kernel(s):
         same(g, w, rtol=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float16", "float64", "complex128"])
+def test_roll_long(s, dtype):
+    """Long flat rolls (a GPU block's chunks of 2048 go as aligned 16-byte
+    vectors when their inputs do not wrap): shifts at every offset within a
+    vector, the wrap inside a chunk and on its edge, and unaligned views
+    (a slice from 1, a step)."""
+    v = values(dtype, (20011,))
+    shifts = [1, 2, 3, 5, 2048, 4096, 20010, -7]
+    views = dtype != "complex128"  # a complex view that needs a copy is not supported yet
+    got = s.values("", *[f"ga_roll(v, {k}, 0)" for k in shifts],
+                   *(["ga_roll(ga_slice(v, 0, 1, GA_END, 1), 9, 0)",
+                      "ga_roll(ga_slice(v, 0, 0, GA_END, 2), 3, 0)"] if views else []),
+                   v=v)
+    want = [np.roll(v, k) for k in shifts] + ([np.roll(v[1:], 9), np.roll(v[::2], 3)] if views else [])
+    for g, w in zip(got, want):
+        same(g, w, rtol=0)
+
+
 def test_joining_errors(s):
     kind, text = s.error("ga_concatenate(0, ga_zeros(F32, 2, 3), ga_zeros(F32, 2, 4));")
     assert kind == "ShapeError" and "ga_concatenate" in text and "(2, 4)" in text
