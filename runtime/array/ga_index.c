@@ -106,9 +106,9 @@ static char *make_source(void *ctx)
     const plan_t *p = ctx;
     cm_buf_t b = {0};
     rank_source(&b);
+    cm_buf_addf(&b, "#define R %d\n", MOVE_R);
     if (!p->elsize) {
-        cm_buf_addf(&b, "typedef struct { ga_i64 d[%d]; } ga_dims;\n#define ST %d\n#define SI 8\n",
-                    GA_MAX_DIMS, SCAN_THREADS);
+        cm_buf_addf(&b, "typedef struct { ga_i64 d[%d]; } ga_dims;\n#define SI 8\n", GA_MAX_DIMS);
         cm_buf_adds(&b,
             /* c[t]: the set bytes of m's tile t */
             "GA_KERNEL ga_tile_count(ga_i64 n, const ga_u8 *GA_RESTRICT m, ga_i64 *c)\n{\n"
@@ -165,14 +165,24 @@ static char *make_source(void *ctx)
             "    (void)c;\n    ga_i64 p = 0;\n"
             "    for (ga_i64 q = 0; q < n; q++)\n        if (m[q]) ga_coords(q, nd, &shape, small, out + nd * p++);\n"
             "#endif\n}\n"
-            /* indices of an axis of N outside [-N, N): bad[0] set, one of them in bad[1] */
+            /* indices of an axis of N outside [-N, N): bad[0] set, one of
+             * them in bad[1]; a GPU thread's MOVE_R loads in flight */
             "GA_KERNEL ga_check_index(ga_i64 J, ga_i64 N, const ga_i64 *GA_RESTRICT idx, ga_i64 *bad)\n{\n"
+            "#ifdef __CUDACC__\n"
+            "    for (ga_i64 c0 = blockIdx.x * (ga_i64)blockDim.x * R; c0 < J; c0 += (ga_i64)gridDim.x * blockDim.x * R) {\n"
+            "        ga_i64 x[R];\n"
+            "        for (int r = 0; r < R; r++) {\n            ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+            "            x[r] = q < J ? idx[q] : 0;\n        }\n"
+            "        for (int r = 0; r < R; r++)\n"
+            "            if (x[r] < -N || x[r] >= N) { bad[0] = 1; bad[1] = x[r]; }\n    }\n"
+            "#else\n"
             "    GA_LOOP(j, J) {\n        ga_i64 x = idx[j];\n"
-            "        if (x < -N || x >= N) { bad[0] = 1; bad[1] = x; }\n    }\n}\n");
+            "        if (x < -N || x >= N) { bad[0] = 1; bad[1] = x; }\n    }\n"
+            "#endif\n}\n");
         return cm_buf_steal(&b);
     }
     cm_buf_adds(&b, "typedef struct { ga_u64 lo, hi; } ga_e16;\n");
-    cm_buf_addf(&b, "typedef %s ga_e;\n#define R %d\n", element_type(p->elsize), MOVE_R);
+    cm_buf_addf(&b, "typedef %s ga_e;\n", element_type(p->elsize));
     cm_buf_adds(&b,
         /* a (O, N, I), idx (J), out (O, J, I) */
         /* an index out of [-N, N) is not read: it sets bad[0] and its value in bad[1] */
@@ -366,7 +376,7 @@ static int check_indices(ga_array_t *ni, int64_t n, cm_error_t *err)
         ((void (*)(long long, long long, const void *, void *))fn)(j, nn, pi, pb);
     } else if (fn) {
         void *args[4] = {&j, &nn, &pi, &pb};
-        rc = ga_kernel_launch(ni->device, fn, j, args, "ga_put", err);
+        rc = ga_kernel_launch(ni->device, fn, (j + MOVE_R - 1) / MOVE_R, args, "ga_put", err);
     }
     if (rc == 0)
         rc = flagged(bad, n, err);
