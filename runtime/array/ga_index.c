@@ -13,16 +13,21 @@
 #include "ga_expr.h"
 #include "ga_join.h"
 #include "ga_kernel.h"
-#include "ga_scan.h"
 
 /* ---- kernels ------------------------------------------------------------ */
+
+#define TILE_THREADS 256 /* a block of the compaction */
+#define CHUNK 2048       /* elements a block ranks at once: 8 a thread */
+#define TILE (4 * CHUNK) /* elements a block counts, then compacts chunk by chunk */
+#define SCAN_THREADS 1024 /* the one block that scans the tiles' counts */
+#define MOVE_R 4         /* a GPU thread's elements of take and put each turn */
 
 typedef struct dims {
     int64_t d[GA_MAX_DIMS];
 } dims_t; /* the kernels' ga_dims: a shape passed by value */
 
 typedef struct plan {
-    int elsize; /* 0: the compaction, which moves no elements */
+    int elsize; /* 0: the compaction's counts and indices, which move no elements */
 } plan_t;
 
 static const char *element_type(int elsize)
@@ -36,25 +41,144 @@ static const char *element_type(int elsize)
     }
 }
 
+/* The compaction's ranking on a GPU. A tile of TILE mask bytes is one
+ * block's: counted in a first pass, then, with the tiles' offsets
+ * scanned, ranked CHUNK by CHUNK (8 bytes a thread, coalesced; a warp's
+ * ballot and the 64 (row, warp) counts give each set byte its rank) and
+ * its positions staged in shared memory, so the writes that follow are
+ * coalesced. */
+static void rank_source(cm_buf_t *b)
+{
+    cm_buf_addf(b, "#define TT %d\n#define CH %d\n#define GA_TILE %d\n#define TI (CH / TT)\n"
+                   "#define NW (TT / 32)\n", TILE_THREADS, CHUNK, TILE);
+    cm_buf_adds(b,
+        "#ifdef __CUDACC__\n"
+        /* the block's exclusive sum of one value a thread; *total: all of
+         * them; warps: 32 of the kernel's shared memory */
+        "__device__ __forceinline__ ga_i64 ga_block_excl(ga_i64 v, ga_i64 *total, ga_i64 *warps)\n{\n"
+        "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
+        "    ga_i64 x = v;\n"
+        "    for (int s = 1; s < 32; s <<= 1) {\n"
+        "        ga_i64 y = __shfl_up_sync(0xffffffffu, x, s);\n        if (lane >= s) x += y;\n    }\n"
+        "    if (lane == 31) warps[w] = x;\n    __syncthreads();\n"
+        "    if (w == 0) {\n        ga_i64 y = lane < nw ? warps[lane] : 0;\n"
+        "        for (int s = 1; s < 32; s <<= 1) {\n"
+        "            ga_i64 z = __shfl_up_sync(0xffffffffu, y, s);\n            if (lane >= s) y += z;\n        }\n"
+        "        warps[lane] = y;\n    }\n    __syncthreads();\n"
+        "    *total = warps[nw - 1];\n    ga_i64 r = (w ? warps[w - 1] : 0) + x - v;\n"
+        "    __syncthreads();\n    return r;\n}\n"
+        /* the set bytes of m[0, lim) (lim <= CH), in order, as their
+         * positions sh[0, count); returns count. cnt: 65 ints of shared
+         * memory. The caller syncs before the next call. */
+        "__device__ __forceinline__ int ga_chunk_rank(const ga_u8 *m, int lim, int *sh, int *cnt)\n{\n"
+        "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
+        "    ga_u8 v[TI];\n    unsigned bal[TI];\n"
+        "    for (int k = 0; k < TI; k++) {\n        int e = k * TT + threadIdx.x;\n"
+        "        v[k] = e < lim ? m[e] : 0;\n    }\n"
+        "    for (int k = 0; k < TI; k++) bal[k] = __ballot_sync(0xffffffffu, v[k] != 0);\n"
+        "    if (lane == 0)\n        for (int k = 0; k < TI; k++) cnt[k * NW + w] = __popc(bal[k]);\n"
+        "    __syncthreads();\n"
+        "    if (w == 0) { /* the 64 counts in element order, two a lane */\n"
+        "        int a = cnt[2 * lane], b = cnt[2 * lane + 1], x = a + b;\n"
+        "        for (int s = 1; s < 32; s <<= 1) {\n"
+        "            int y = __shfl_up_sync(0xffffffffu, x, s);\n            if (lane >= s) x += y;\n        }\n"
+        "        cnt[2 * lane] = x - a - b;\n        cnt[2 * lane + 1] = x - b;\n"
+        "        if (lane == 31) cnt[2 * 32] = x;\n    }\n    __syncthreads();\n"
+        "    unsigned lt = (1u << lane) - 1;\n"
+        "    for (int k = 0; k < TI; k++)\n"
+        "        if (bal[k] >> lane & 1) sh[cnt[k * NW + w] + __popc(bal[k] & lt)] = k * TT + threadIdx.x;\n"
+        "    __syncthreads();\n    return cnt[2 * 32];\n}\n"
+        /* the loop of a compacting kernel over its tile (GA_CHUNK_SHARED
+         * declared first): r set bytes at base + sh[j], the first to go at off */
+        "#define GA_CHUNK_SHARED __shared__ int sh[CH]; __shared__ int cnt[2 * 32 + 1];\n"
+        "#define GA_EACH_CHUNK(n, m, offsets, ...) {\\\n"
+        "    ga_i64 tile = (ga_i64)blockIdx.x * GA_TILE, off = offsets[blockIdx.x];\\\n"
+        "    for (int h = 0; h < GA_TILE / CH && tile + h * CH < (n); h++) {\\\n"
+        "        ga_i64 base = tile + h * CH, left = (n) - base;\\\n"
+        "        int r = ga_chunk_rank((m) + base, left < CH ? (int)left : CH, sh, cnt);\\\n"
+        "        for (int j = threadIdx.x; j < r; j += TT) { __VA_ARGS__ }\\\n"
+        "        off += r;\\\n        __syncthreads();\\\n    } }\n"
+        "#endif\n");
+}
+
 static char *make_source(void *ctx)
 {
     const plan_t *p = ctx;
     cm_buf_t b = {0};
+    rank_source(&b);
+    cm_buf_addf(&b, "#define R %d\n", MOVE_R);
     if (!p->elsize) {
-        cm_buf_addf(&b, "typedef struct { ga_i64 d[%d]; } ga_dims;\n", GA_MAX_DIMS);
+        cm_buf_addf(&b, "typedef struct { ga_i64 d[%d]; } ga_dims;\n#define SI 8\n", GA_MAX_DIMS);
         cm_buf_adds(&b,
-            /* out[pos[q] - 1] = q's index along each of nd axes */
-            "GA_KERNEL ga_argwhere(ga_i64 n, const ga_u8 *m, const ga_i64 *pos, int nd, ga_dims shape,\n"
-            "                      ga_i64 *out)\n{\n"
-            "    GA_LOOP(q, n) {\n        if (!m[q]) continue;\n"
-            "        ga_i64 p = pos[q] - 1, r = q;\n"
-            "        for (int k = nd - 1; k >= 0; k--) {\n"
-            "            out[p * nd + k] = r % shape.d[k];\n            r /= shape.d[k];\n        }\n"
-            "    }\n}\n"
-            /* indices of an axis of N outside [-N, N): bad[0] set, one of them in bad[1] */
-            "GA_KERNEL ga_check_index(ga_i64 J, ga_i64 N, const ga_i64 *idx, ga_i64 *bad)\n{\n"
+            /* c[t]: the set bytes of m's tile t */
+            "GA_KERNEL ga_tile_count(ga_i64 n, const ga_u8 *GA_RESTRICT m, ga_i64 *c)\n{\n"
+            "#ifdef __CUDACC__\n"
+            "    __shared__ ga_i64 warps[32];\n"
+            "    ga_i64 base = (ga_i64)blockIdx.x * GA_TILE, left = n - base, total;\n"
+            "    int lim = left < GA_TILE ? (int)left : GA_TILE, t = 0;\n"
+            "    for (int k = 0; k < GA_TILE / TT; k++) {\n        int e = k * TT + threadIdx.x;\n"
+            "        t += e < lim && m[base + e] != 0;\n    }\n"
+            "    ga_block_excl(t, &total, warps);\n    if (threadIdx.x == 0) c[blockIdx.x] = total;\n"
+            "#else\n"
+            "    for (ga_i64 t = 0; t * GA_TILE < n; t++) {\n        ga_i64 k = 0, hi = (t + 1) * GA_TILE;\n"
+            "        for (ga_i64 q = t * GA_TILE; q < hi && q < n; q++) k += m[q] != 0;\n"
+            "        c[t] = k;\n    }\n"
+            "#endif\n}\n"
+            /* c[0, nt) into exclusive offsets, their total in c[nt]: one block */
+            "GA_KERNEL ga_tile_offsets(ga_i64 nt, ga_i64 *c)\n{\n"
+            "#ifdef __CUDACC__\n"
+            "    __shared__ ga_i64 warps[32];\n    ga_i64 carry = 0;\n"
+            "    for (ga_i64 base = 0; base < nt; base += (ga_i64)blockDim.x * SI) {\n"
+            "        ga_i64 v[SI], t = 0, total, at = base + (ga_i64)threadIdx.x * SI;\n"
+            "        for (int k = 0; k < SI; k++) {\n            v[k] = at + k < nt ? c[at + k] : 0;\n"
+            "            t += v[k];\n        }\n"
+            "        ga_i64 run = carry + ga_block_excl(t, &total, warps);\n"
+            "        for (int k = 0; k < SI; k++)\n"
+            "            if (at + k < nt) {\n                c[at + k] = run;\n                run += v[k];\n            }\n"
+            "        carry += total;\n    }\n"
+            "    if (threadIdx.x == 0) c[nt] = carry;\n"
+            "#else\n"
+            "    ga_i64 run = 0;\n"
+            "    for (ga_i64 t = 0; t < nt; t++) {\n        ga_i64 v = c[t];\n        c[t] = run;\n        run += v;\n    }\n"
+            "    c[nt] = run;\n"
+            "#endif\n}\n"
+            /* q's index along each of nd axes of shape into o[0, nd);
+             * small: q and shape below 2^32 (32-bit divisions) */
+            "GA_FN void ga_coords(ga_i64 q, int nd, const ga_dims *shape, int small, ga_i64 *o)\n{\n"
+            "    for (int k = nd - 1; k > 0; k--) {\n        ga_i64 d = shape->d[k], r;\n"
+            "        if (small)\n            r = (ga_u32)q / (ga_u32)d;\n        else\n            r = q / d;\n"
+            "        o[k] = q - r * d;\n        q = r;\n    }\n    o[0] = q;\n}\n"
+            /* out[p * nd, (p + 1) * nd) = the index of m's p-th set byte,
+             * c: the tiles' offsets */
+            "GA_KERNEL ga_tile_where(ga_i64 n, const ga_u8 *GA_RESTRICT m, const ga_i64 *c, int nd,\n"
+            "                        ga_dims shape, ga_i64 *GA_RESTRICT out)\n{\n"
+            "    int small = n <= 0xffffffffLL;\n"
+            "#ifdef __CUDACC__\n"
+            "    GA_CHUNK_SHARED\n"
+            "    if (nd == 1)\n        GA_EACH_CHUNK(n, m, c, out[off + j] = base + sh[j];)\n"
+            "    else if (nd == 2) { /* a matrix: one division, the pair in one store */\n"
+            "        ga_i64 d = shape.d[1];\n"
+            "        GA_EACH_CHUNK(n, m, c, ga_i64 q = base + sh[j], r = small ? (ga_u32)q / (ga_u32)d : q / d;\n"
+            "                      longlong2 p; p.x = r; p.y = q - r * d; ((longlong2 *)out)[off + j] = p;)\n"
+            "    } else\n        GA_EACH_CHUNK(n, m, c, ga_coords(base + sh[j], nd, &shape, small, out + (off + j) * nd);)\n"
+            "#else\n"
+            "    (void)c;\n    ga_i64 p = 0;\n"
+            "    for (ga_i64 q = 0; q < n; q++)\n        if (m[q]) ga_coords(q, nd, &shape, small, out + nd * p++);\n"
+            "#endif\n}\n"
+            /* indices of an axis of N outside [-N, N): bad[0] set, one of
+             * them in bad[1]; a GPU thread's MOVE_R loads in flight */
+            "GA_KERNEL ga_check_index(ga_i64 J, ga_i64 N, const ga_i64 *GA_RESTRICT idx, ga_i64 *bad)\n{\n"
+            "#ifdef __CUDACC__\n"
+            "    for (ga_i64 c0 = blockIdx.x * (ga_i64)blockDim.x * R; c0 < J; c0 += (ga_i64)gridDim.x * blockDim.x * R) {\n"
+            "        ga_i64 x[R];\n"
+            "        for (int r = 0; r < R; r++) {\n            ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+            "            x[r] = q < J ? idx[q] : 0;\n        }\n"
+            "        for (int r = 0; r < R; r++)\n"
+            "            if (x[r] < -N || x[r] >= N) { bad[0] = 1; bad[1] = x[r]; }\n    }\n"
+            "#else\n"
             "    GA_LOOP(j, J) {\n        ga_i64 x = idx[j];\n"
-            "        if (x < -N || x >= N) { bad[0] = 1; bad[1] = x; }\n    }\n}\n");
+            "        if (x < -N || x >= N) { bad[0] = 1; bad[1] = x; }\n    }\n"
+            "#endif\n}\n");
         return cm_buf_steal(&b);
     }
     cm_buf_adds(&b, "typedef struct { ga_u64 lo, hi; } ga_e16;\n");
@@ -62,29 +186,65 @@ static char *make_source(void *ctx)
     cm_buf_adds(&b,
         /* a (O, N, I), idx (J), out (O, J, I) */
         /* an index out of [-N, N) is not read: it sets bad[0] and its value in bad[1] */
-        "GA_KERNEL ga_take(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, const ga_e *a, const ga_i64 *idx,\n"
-        "                  ga_e *out, ga_i64 *bad)\n{\n"
-        /* a flat take (O = I = 1): no 64-bit divisions an element */
+        "GA_KERNEL ga_take(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, const ga_e *GA_RESTRICT a,\n"
+        "                  const ga_i64 *GA_RESTRICT idx, ga_e *GA_RESTRICT out, ga_i64 *bad)\n{\n"
+        /* a flat take (O = I = 1): no divisions; on a GPU R indices, then
+         * R elements, in flight */
         "    if (O == 1 && I == 1) {\n"
+        "#ifdef __CUDACC__\n"
+        "        for (ga_i64 c0 = blockIdx.x * (ga_i64)blockDim.x * R; c0 < J; c0 += (ga_i64)gridDim.x * blockDim.x * R) {\n"
+        "            ga_i64 x[R];\n            ga_e v[R];\n"
+        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "                x[r] = q < J ? idx[q] : 0;\n            }\n"
+        "            for (int r = 0; r < R; r++) {\n                ga_i64 y = x[r] < 0 ? x[r] + N : x[r];\n"
+        "                if (y >= 0 && y < N) v[r] = a[y];\n            }\n"
+        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "                ga_i64 y = x[r] < 0 ? x[r] + N : x[r];\n"
+        "                if (q >= J) break;\n"
+        "                if (y < 0 || y >= N) { bad[0] = 1; bad[1] = x[r]; }\n                else out[q] = v[r];\n"
+        "            }\n        }\n"
+        "#else\n"
         "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n            if (x < 0) x += N;\n"
         "            if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[q]; continue; }\n"
-        "            out[q] = a[x];\n        }\n        return;\n    }\n"
-        "    GA_LOOP(q, O * J * I) {\n"
-        "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
+        "            out[q] = a[x];\n        }\n"
+        "#endif\n        return;\n    }\n"
+        /* 32-bit divisions where every element's place fits them */
+        "    int small = O * J * I <= 0xffffffffLL;\n"
+        "    GA_LOOP(q, O * J * I) {\n        ga_i64 i, j, o;\n"
+        "        if (small) {\n            ga_u32 u = (ga_u32)q, r = u / (ga_u32)I, s = r / (ga_u32)J;\n"
+        "            i = u - r * (ga_u32)I;\n            j = r - s * (ga_u32)J;\n            o = s;\n"
+        "        } else {\n            ga_i64 r = q / I;\n            i = q - r * I;\n            o = r / J;\n            j = r - o * J;\n        }\n"
+        "        ga_i64 x = idx[j];\n"
         "        if (x < 0) x += N;\n"
         "        if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[j]; continue; }\n"
         "        out[q] = a[(o * N + x) * I + i];\n    }\n}\n"
-        /* the rows r of a (M, I) whose m[r] is set, to row pos[r] - 1 of out */
-        "GA_KERNEL ga_compact(ga_i64 M, ga_i64 I, const ga_u8 *m, const ga_i64 *pos, const ga_e *a,\n"
-        "                     ga_e *out)\n{\n"
-        "    GA_LOOP(q, M * I) {\n        ga_i64 r = q / I;\n"
-        "        if (m[r]) out[(pos[r] - 1) * I + (q - r * I)] = a[q];\n    }\n}\n"
+        /* out[p] = a[q] for m's p-th set byte q; c: the tiles' offsets */
+        "GA_KERNEL ga_tile_select(ga_i64 n, const ga_u8 *GA_RESTRICT m, const ga_i64 *c,\n"
+        "                         const ga_e *GA_RESTRICT a, ga_e *GA_RESTRICT out)\n{\n"
+        "#ifdef __CUDACC__\n"
+        "    GA_CHUNK_SHARED\n"
+        "    GA_EACH_CHUNK(n, m, c, out[off + j] = a[base + sh[j]];)\n"
+        "#else\n"
+        "    (void)c;\n    ga_i64 p = 0;\n"
+        "    for (ga_i64 q = 0; q < n; q++)\n        if (m[q]) out[p++] = a[q];\n"
+        "#endif\n}\n"
         /* the reverse: a[(o, idx[j], i)] = v[q % nv], idx checked before */
-        "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *a, const ga_i64 *idx,\n"
-        "                 const ga_e *v, ga_i64 nv)\n{\n"
+        "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *GA_RESTRICT a,\n"
+        "                 const ga_i64 *GA_RESTRICT idx, const ga_e *GA_RESTRICT v, ga_i64 nv)\n{\n"
         "    if (O == 1 && I == 1) { /* flat, and most often one value */\n"
+        "#ifdef __CUDACC__\n"
+        "        ga_e one = v[0];\n"
+        "        for (ga_i64 c0 = blockIdx.x * (ga_i64)blockDim.x * R; c0 < J; c0 += (ga_i64)gridDim.x * blockDim.x * R) {\n"
+        "            ga_i64 x[R];\n"
+        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "                x[r] = q < J ? idx[q] : 0;\n            }\n"
+        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "                if (q >= J) break;\n"
+        "                a[x[r] < 0 ? x[r] + N : x[r]] = nv == 1 ? one : v[q % nv];\n            }\n        }\n"
+        "#else\n"
         "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n"
-        "            a[x < 0 ? x + N : x] = v[nv == 1 ? 0 : q % nv];\n        }\n        return;\n    }\n"
+        "            a[x < 0 ? x + N : x] = v[nv == 1 ? 0 : q % nv];\n        }\n"
+        "#endif\n        return;\n    }\n"
         "    GA_LOOP(q, O * J * I) {\n"
         "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
         "        a[(o * N + (x < 0 ? x + N : x)) * I + i] = v[q % nv];\n    }\n}\n");
@@ -109,7 +269,7 @@ typedef enum { TAKE, PUT } move_t;
 
 /* take or put over a (O, N, I), idx (J) and other ((O, J, I) for take; v
  * of nv elements for put), all contiguous; bad: take's two int64 for an
- * index out of range. */
+ * index out of range (NULL: the indices are known to be in range). */
 static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_array_t *idx,
                 ga_array_t *other, ga_array_t *bad, const char *what, cm_error_t *err)
 {
@@ -132,7 +292,7 @@ static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_a
         return 0;
     }
     void *args[8] = {&o, &n, &j, &i, &pa, &pi, &po, how == TAKE ? (void *)&pb : (void *)&nv};
-    return ga_kernel_launch(a->device, fn, o * j * i, args, what, err);
+    return ga_kernel_launch(a->device, fn, (o * j * i + MOVE_R - 1) / MOVE_R, args, what, err);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -159,17 +319,6 @@ static ga_array_t *contiguous_as(ga_array_t *a, int ndim, const int64_t *shape, 
     ga_array_t *v = c ? ga_array_reshape(c, ndim, shape, err) : NULL;
     ga_array_free(c);
     return v;
-}
-
-static long long scalar_i64(ga_array_t *r, cm_error_t *err)
-{
-    long long x = 0;
-    if (r && ga_copy_scalar_i64(r, &x, err) == 0) {
-        ga_array_free(r);
-        return x;
-    }
-    ga_array_free(r);
-    return 0;
 }
 
 /* 0 when idx's dtype is an integer one, else -1 with err. */
@@ -227,7 +376,7 @@ static int check_indices(ga_array_t *ni, int64_t n, cm_error_t *err)
         ((void (*)(long long, long long, const void *, void *))fn)(j, nn, pi, pb);
     } else if (fn) {
         void *args[4] = {&j, &nn, &pi, &pb};
-        rc = ga_kernel_launch(ni->device, fn, j, args, "ga_put", err);
+        rc = ga_kernel_launch(ni->device, fn, (j + MOVE_R - 1) / MOVE_R, args, "ga_put", err);
     }
     if (rc == 0)
         rc = flagged(bad, n, err);
@@ -237,7 +386,9 @@ static int check_indices(ga_array_t *ni, int64_t n, cm_error_t *err)
 
 /* ---- take and put --------------------------------------------------------- */
 
-ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *err)
+/* ga_index_take; checked: whether the indices may be out of range (else
+ * no flag is read back). */
+static ga_array_t *take(ga_array_t *a, ga_array_t *idx, int axis, int checked, cm_error_t *err)
 {
     if (ga_array_check(a, err) || ga_array_check(idx, err))
         return NULL;
@@ -278,9 +429,10 @@ ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *
         shape[m++] = src->shape[k];
     /* the indices as int64, checked by the gather itself (one pass) */
     ni = as_int64(idx, err);
-    bad = ni ? new_flag(a->device, err) : NULL;
-    out = bad ? ga_array_new(a->device, a->dtype, nd, shape, err) : NULL;
-    if (out && (move(TAKE, src, O, N, I, ni, out, bad, "ga_take", err) || flagged(bad, N, err))) {
+    bad = ni && checked ? new_flag(a->device, err) : NULL;
+    out = ni && (bad || !checked) ? ga_array_new(a->device, a->dtype, nd, shape, err) : NULL;
+    if (out && (move(TAKE, src, O, N, I, ni, out, bad, "ga_take", err) ||
+                (bad && flagged(bad, N, err)))) {
         ga_array_free(out);
         out = NULL;
     }
@@ -289,6 +441,11 @@ done:
     ga_array_free(ni);
     ga_array_free(src);
     return out;
+}
+
+ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *err)
+{
+    return take(a, idx, axis, 1, err);
 }
 
 /* v (a number or an array) as a contiguous array of dtype and shape (a
@@ -362,22 +519,57 @@ int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, cm_error_t *
 
 /* ---- non-zero elements ------------------------------------------------------ */
 
-/* a as a contiguous bool array *m (its non-zero elements) and their
- * running count *pos (int64; NULL for an empty a), *total the count. */
-static int running_count(ga_array_t *a, ga_array_t **m, ga_array_t **pos, long long *total,
-                         cm_error_t *err)
+/* m (bool, contiguous, not empty) counted by tiles: *c the tiles'
+ * exclusive offsets (int64, one more: the count), *total the count, read
+ * back (the one wait: the result's size depends on it). */
+static int tile_offsets(ga_array_t *m, ga_array_t **c, long long *total, cm_error_t *err)
+{
+    long long n = m->size, nt = (n + TILE - 1) / TILE;
+    int64_t len = nt + 1;
+    int dev = m->device;
+    *c = ga_array_new(dev, GA_I64, 1, &len, err);
+    void *count = *c ? kernel(dev, 0, "ga_tile_count", err) : NULL;
+    void *scan = count ? kernel(dev, 0, "ga_tile_offsets", err) : NULL;
+    if (!scan)
+        return -1;
+    void *pm = ga_array_data(m), *pc = ga_array_data(*c);
+    int rc = 0;
+    if (bk_lang(dev) == BK_LANG_C) {
+        ((void (*)(long long, const void *, void *))count)(n, pm, pc);
+        ((void (*)(long long, void *))scan)(nt, pc);
+    } else {
+        unsigned grid[3] = {(unsigned)nt, 1, 1}, block[3] = {TILE_THREADS, 1, 1};
+        unsigned one[3] = {1, 1, 1}, wide[3] = {SCAN_THREADS, 1, 1};
+        void *a1[3] = {&n, &pm, &pc}, *a2[2] = {&nt, &pc};
+        rc = ga_kernel_launch_grid(dev, count, grid, block, 0, a1, "ga_nonzero", err);
+        if (rc == 0)
+            rc = ga_kernel_launch_grid(dev, scan, one, wide, 0, a2, "ga_nonzero", err);
+    }
+    if (rc == 0)
+        rc = bk_mem_to_host(dev, total, (char *)pc + nt * 8, 8, err);
+    return rc;
+}
+
+/* a as a contiguous bool array *m (its non-zero elements), *c its tiles'
+ * offsets (NULL for an empty a) and *total the count. */
+static int compaction(ga_array_t *a, ga_array_t **m, ga_array_t **c, long long *total,
+                      cm_error_t *err)
 {
     *m = a->dtype == GA_BOOL ? ga_copy_contiguous(a, err) : eval1("bool(a)", NULL, a, err);
-    *pos = NULL;
+    *c = NULL;
     *total = 0;
     if (!*m)
         return -1;
-    if (!a->size)
-        return 0;
-    *pos = ga_scan(GA_SCAN_SUM, *m, GA_AXIS_ALL, err);
-    ga_array_t *last = *pos ? ga_array_index(*pos, 0, a->size - 1, err) : NULL;
-    *total = last ? scalar_i64(last, err) : 0;
-    return err->code ? -1 : 0;
+    return a->size ? tile_offsets(*m, c, total, err) : 0;
+}
+
+/* Launches a compacting kernel (ga_tile_where, ga_tile_select) over m's
+ * tiles with its args. */
+static int compact(int device, void *fn, long long n, void **args, const char *what,
+                   cm_error_t *err)
+{
+    unsigned grid[3] = {(unsigned)((n + TILE - 1) / TILE), 1, 1}, block[3] = {TILE_THREADS, 1, 1};
+    return ga_kernel_launch_grid(device, fn, grid, block, 0, args, what, err);
 }
 
 ga_array_t *ga_index_argwhere(ga_array_t *a, int flat, cm_error_t *err)
@@ -396,13 +588,13 @@ ga_array_t *ga_index_argwhere(ga_array_t *a, int flat, cm_error_t *err)
         memcpy(shape.d, a->shape, sizeof a->shape);
     ga_array_t *m = NULL, *pos = NULL, *out = NULL;
     long long n = a->size, total = 0;
-    if (running_count(a, &m, &pos, &total, err))
+    if (compaction(a, &m, &pos, &total, err))
         goto done;
     int64_t oshape[2] = {total, nd};
     out = ga_array_new(a->device, GA_I64, flat ? 1 : 2, oshape, err);
     if (!out || !total || !nd)
         goto done;
-    void *fn = kernel(a->device, 0, "ga_argwhere", err);
+    void *fn = kernel(a->device, 0, "ga_tile_where", err);
     void *pm = ga_array_data(m), *pp = ga_array_data(pos), *po = ga_array_data(out);
     int rc = -1;
     if (fn && bk_lang(a->device) == BK_LANG_C) {
@@ -411,7 +603,7 @@ ga_array_t *ga_index_argwhere(ga_array_t *a, int flat, cm_error_t *err)
         rc = 0;
     } else if (fn) {
         void *args[6] = {&n, &pm, &pp, &nd, &shape, &po};
-        rc = ga_kernel_launch(a->device, fn, n, args, "ga_argwhere", err);
+        rc = compact(a->device, fn, n, args, "ga_argwhere", err);
     }
     if (rc) {
         ga_array_free(out);
@@ -457,26 +649,30 @@ ga_array_t *ga_index_mask_select(ga_array_t *a, ga_array_t *mask, cm_error_t *er
     int nd = 1;
     for (int k = mask->ndim; k < a->ndim; k++)
         shape[nd++] = a->shape[k];
-    /* the selected rows straight to their places (no index array) */
-    ga_array_t *m = NULL, *pos = NULL, *rows = NULL, *r = NULL;
-    long long total = 0, MM = M, I = 1;
-    for (int k = 1; k < nd; k++)
-        I *= shape[k];
-    if (running_count(mask, &m, &pos, &total, err) || !(rows = contiguous_as(a, nd, shape, err)))
+    ga_array_t *rows = contiguous_as(a, nd, shape, err), *m = NULL, *pos = NULL, *r = NULL;
+    if (!rows)
+        return NULL;
+    if (nd > 1) { /* rows of several elements: their indices, then a gather of them */
+        ga_array_t *idx = ga_index_argwhere(mask, 1, err);
+        r = idx ? take(rows, idx, 0, 0, err) : NULL;
+        ga_array_free(idx);
+        ga_array_free(rows);
+        return r;
+    }
+    /* elements: each selected one straight to its place (no index array) */
+    long long total = 0, n = M;
+    if (compaction(mask, &m, &pos, &total, err) ||
+        !(r = ga_array_new(a->device, a->dtype, 1, &(int64_t){total}, err)) || !total)
         goto done;
-    shape[0] = total;
-    if (!(r = ga_array_new(a->device, a->dtype, nd, shape, err)) || !total || !I)
-        goto done;
-    void *fn = kernel(a->device, (int)ga_dtype_size(a->dtype), "ga_compact", err);
+    void *fn = kernel(a->device, (int)ga_dtype_size(a->dtype), "ga_tile_select", err);
     void *pm = ga_array_data(m), *pp = ga_array_data(pos), *pa = ga_array_data(rows),
          *po = ga_array_data(r);
     int rc = fn ? 0 : -1;
     if (fn && bk_lang(a->device) == BK_LANG_C) {
-        ((void (*)(long long, long long, const void *, const void *, const void *, void *))fn)(
-            MM, I, pm, pp, pa, po);
+        ((void (*)(long long, const void *, const void *, const void *, void *))fn)(n, pm, pp, pa, po);
     } else if (fn) {
-        void *args[6] = {&MM, &I, &pm, &pp, &pa, &po};
-        rc = ga_kernel_launch(a->device, fn, MM * I, args, "ga_mask_select", err);
+        void *args[5] = {&n, &pm, &pp, &pa, &po};
+        rc = compact(a->device, fn, n, args, "ga_mask_select", err);
     }
     if (rc) {
         ga_array_free(r);
@@ -542,8 +738,12 @@ ga_array_t *ga_index_compress(ga_array_t *cond, ga_array_t *a, int axis, cm_erro
         CM_ERROR(err, GA_E_SHAPE, "the condition must be 1-d, not %d-d", cond->ndim);
         return NULL;
     }
+    /* the indices are in range when cond is no longer than the axis */
+    int64_t len = axis == GA_AXIS_ALL ? a->size
+                  : axis >= -a->ndim && axis < a->ndim ? a->shape[axis < 0 ? axis + a->ndim : axis]
+                                                       : 0;
     ga_array_t *idx = ga_index_argwhere(cond, 1, err);
-    ga_array_t *r = idx ? ga_index_take(a, idx, axis, err) : NULL;
+    ga_array_t *r = idx ? take(a, idx, axis, cond->size > len, err) : NULL;
     ga_array_free(idx);
     return r;
 }

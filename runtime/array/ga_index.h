@@ -3,12 +3,17 @@
  * and compress.
  *
  * Kernels: a gather (take, which flags an index out of range), a check of
- * indices and a scatter (put), and a compaction (the positions of the
- * non-zero elements: their running count by ga_scan, then each one, or
- * each selected row of a mask, written at its place), each written once
- * for both languages (GA_KERNEL, GA_LOOP of ga_kernel's prelude) and
- * moving elements by their size, so one kernel serves every dtype of a
- * size.
+ * indices and a scatter (put), a GPU thread moving 4 elements a turn (4
+ * loads in flight); and a compaction by tiles of 8192 mask elements: one
+ * pass counts each tile, one block scans the counts into offsets, the
+ * count is read back (the result's size), and a second pass ranks each
+ * tile 2048 elements at a time (ballots, shared memory) and writes the
+ * indices (nonzero, argwhere) or the elements (a mask of a's shape) at
+ * their places, coalesced. A mask of a's leading axes selects rows by
+ * their indices and a gather. Each kernel is written once for both
+ * languages (GA_KERNEL of ga_kernel's prelude; the GPU's side of the
+ * compaction in its own #ifdef) and moves elements by their size, so one
+ * kernel serves every dtype of a size.
  *
  * Indices are int64 (other integer dtypes are converted); negative ones
  * count from the end; one out of range is a GA_E_SHAPE error naming it

@@ -165,6 +165,24 @@ def test_roll_flat_kernel(s):
         same(g, w, rtol=0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float16", "float64", "complex128"])
+def test_roll_long(s, dtype):
+    """Long flat rolls (a GPU block's chunks of 2048 go as aligned 16-byte
+    vectors when their inputs do not wrap): shifts at every offset within a
+    vector, the wrap inside a chunk and on its edge, and unaligned views
+    (a slice from 1, a step)."""
+    v = values(dtype, (20011,))
+    shifts = [1, 2, 3, 5, 2048, 4096, 18432, 20010, -7]  # 18432: inputs that end at v's end
+    views = dtype != "complex128"  # a complex view that needs a copy is not supported yet
+    got = s.values("", *[f"ga_roll(v, {k}, 0)" for k in shifts],
+                   *(["ga_roll(ga_slice(v, 0, 1, GA_END, 1), 9, 0)",
+                      "ga_roll(ga_slice(v, 0, 0, GA_END, 2), 3, 0)"] if views else []),
+                   v=v)
+    want = [np.roll(v, k) for k in shifts] + ([np.roll(v[1:], 9), np.roll(v[::2], 3)] if views else [])
+    for g, w in zip(got, want):
+        same(g, w, rtol=0)
+
+
 def test_joining_errors(s):
     kind, text = s.error("ga_concatenate(0, ga_zeros(F32, 2, 3), ga_zeros(F32, 2, 4));")
     assert kind == "ShapeError" and "ga_concatenate" in text and "(2, 4)" in text
@@ -266,6 +284,60 @@ def test_mask_assign_number_dtypes_and_views(s):
         same(g, w)
 
 
+@pytest.mark.parametrize("n", [1, 2047, 2048, 2049, 8191, 8192, 8193, 20001])
+def test_compaction_across_tiles(s, n):
+    """nonzero, argwhere, mask select and compress where the count is made
+    tile by tile (8192 mask elements a tile on a GPU, ranked 2048 at once):
+    sizes at those edges, runs and scattered elements, masks that are views
+    (a step, a transpose), masks of another dtype, rows of several elements."""
+    m = (RNG.random(n) < 0.3) | ((np.arange(n) // 1500) % 3 == 1)
+    m2 = np.stack([m, ~m, m[::-1]])  # (3, n)
+    x = values("float32", (n,))
+    x2 = values("int16", (n, 3))
+    f = np.where(m, values("float64", (n,)), 0.0)
+    got = s.values("", "ga_flatnonzero(m)", "ga_mask_select(x, m)", "ga_argwhere(m2)",
+                   "ga_argwhere(ga_slice(m2, 1, 0, GA_END, 3))", "ga_argwhere(ga_transpose(m2))",
+                   "ga_flatnonzero(f)", "ga_mask_select(x2, m)",
+                   "ga_mask_select(ga_transpose(x2), ga_transpose(ga_stack(1, m, m, ga_logical_not(m))))",
+                   "ga_compress(m, x2, 0)", "ga_compress(ga_slice(m, 0, 0, 2, 1), x2, 1)",
+                   m=m, m2=m2, x=x, x2=x2, f=f)
+    mt = np.stack([m, m, ~m], 1)
+    want = [np.flatnonzero(m), x[m], np.argwhere(m2), np.argwhere(m2[:, ::3]), np.argwhere(m2.T),
+            np.flatnonzero(f), x2[m], x2.T[mt.T], np.compress(m, x2, 0), np.compress(m[:2], x2, 1)]
+    for g, w in zip(got, want):
+        same(g, w)
+
+
+@pytest.mark.parametrize("j", [1, 1023, 1024, 1025, 5001])
+def test_take_put_turns(s, j):
+    """take and put of j indices (a GPU thread moves 4 a turn of 1024 a
+    block): negative ones, repeats, indices that are a view (a step), an
+    index out of range at the very end named and nothing put."""
+    x = values("float32", (3000,))
+    i = RNG.integers(-3000, 3000, size=2 * j).astype(np.int64)
+    got = s.values("ga_t y = ga_copy(x); ga_put(y, ga_slice(i, 0, 0, GA_END, 2), -7.5);\n"
+                   "ga_t z = ga_copy(x); ga_put(z, i, ga_arange(F32, 0, 3, 1));",
+                   "ga_take(x, i, 0)", "ga_take(x, ga_slice(i, 0, 1, GA_END, 2), 0)", "y", "z",
+                   x=x, i=i)
+    y = x.copy(); np.put(y, i[::2], -7.5)
+    same(got[0], np.take(x, i))
+    same(got[1], np.take(x, i[1::2]))
+    same(got[2], y)
+    # repeated indices: the value put is one of those written there
+    z = got[3]
+    put = {}
+    for k, v in zip(i, np.resize(np.arange(3, dtype=np.float32), i.size)):
+        put.setdefault(int(k) % 3000, set()).add(float(v))
+    for k in range(3000):
+        assert (float(z[k]) in put[k]) if k in put else z[k] == x[k]
+    bad = i.copy(); bad[-1] = 3000
+    kind, text = s.error("ga_take(x, bad, 0);", x=x, bad=bad)
+    assert kind == "ShapeError" and "index 3000 is out of bounds for an axis of size 3000" in text
+    kind, text = s.error("ga_t kept2 = ga_copy(x); ga_put(kept2, bad, 1);", x=x, bad=bad)
+    assert kind == "ShapeError" and "index 3000" in text
+    same(s.value("kept2"), x)
+
+
 def test_indexing_empty_and_errors(s):
     e = np.zeros((0, 3), np.float32)
     got = s.values("", "ga_argwhere(e)", "ga_flatnonzero(ga_zeros(I32, 4))",
@@ -285,6 +357,10 @@ def test_indexing_empty_and_errors(s):
     assert kind == "DTypeError" and "integers" in text
     kind, text = s.error("ga_mask_select(ga_zeros(F32, 5), ga_zeros(BOOL, 4));")
     assert kind == "ShapeError" and "mask of shape (4,)" in text
+    kind, text = s.error("ga_compress(ga_ones(BOOL, 6), ga_zeros(F32, 5), 0);")
+    assert kind == "ShapeError" and "index 5 is out of bounds for an axis of size 5" in text
+    same(s.value("ga_compress(ga_zeros(BOOL, 0), ga_zeros(F32, 2, 3), 1)"), np.zeros((2, 0), np.float32))
+    same(s.value("ga_mask_select(ga_zeros(F32, 0, 3), ga_zeros(BOOL, 0))"), np.zeros((0, 3), np.float32))
 
 
 # ---- sorting and searching ---------------------------------------------------------

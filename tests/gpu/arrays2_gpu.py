@@ -2,7 +2,8 @@
 ddof and integer fmod on the GPU machine: each case on GPU 0 and on the CPU
 backend, both checked against NumPy (tests/array/test_rearrange_numpy.py's
 kinds, with sizes that take the GPU's multi-pass paths: radix sorts of
-millions, segmented sorts of many lines, compactions of millions).
+millions, segmented sorts of many lines, compactions of millions across
+the compaction's tiles, takes and puts of a million indices).
 
     python3 tests/gpu/arrays2_gpu.py BIN_DIR OUT_DIR [cpu]
 
@@ -41,6 +42,10 @@ INPUTS = {
     "sorted": np.sort(arr("float64", (100_000,), -1e3, 1e3)), "q": arr("float64", (500, 200), -1.1e3, 1.1e3),
     "ints": arr("int64", (3_000_000,), 0, 5000), "vals": arr("float32", (64,)),
     "cols": arr("int64", (500,), -3000, 3000), "fa": arr("int32", (5000,), -100, 100), "fb": arr("int32", (5000,), -7, 7),
+    # the compaction's tiles (8192 a block, ranked 2048 at once): long runs
+    # and scattered elements; take's turns (4 a thread): a million indices
+    "runs": ((np.arange(3_000_007) // 5000) % 3 == 1) | (rng.random(3_000_007) < 0.01),
+    "b3": arr("bool", (64, 1000, 47)), "idx2": arr("int32", (1_000_003,), -2_000_003, 2_000_003),
 }
 CASES = [  # name, gpuc expression over the inputs, NumPy
     ("concatenate promote", "ga_concatenate(1, m, ga_astype(m, F64))",
@@ -65,6 +70,16 @@ CASES = [  # name, gpuc expression over the inputs, NumPy
      lambda v: v["i"][v["i"][:, 0] > 0]),
     ("compress axis 1", "ga_compress(ga_gt(ga_row(i, 0), 0), i, 1)",
      lambda v: np.compress(v["i"][0] > 0, v["i"], 1)),
+    ("flatnonzero of runs (a stepped view)", "ga_flatnonzero(ga_slice(runs, 0, 1, GA_END, 3))",
+     lambda v: np.flatnonzero(v["runs"][1::3])),
+    ("argwhere 3-d", "ga_argwhere(b3)", lambda v: np.argwhere(v["b3"])),
+    ("argwhere of a transpose", "ga_argwhere(ga_transpose(b))", lambda v: np.argwhere(v["b"].T)),
+    ("nonzero of none", "ga_flatnonzero(ga_gt(h, 100))", lambda v: np.flatnonzero(v["h"] > 100)),
+    ("mask select of a transpose", "ga_mask_select(ga_transpose(q), ga_transpose(ga_gt(q, 0)))",
+     lambda v: v["q"].T[v["q"].T > 0]),
+    ("mask select u8 by runs", "ga_mask_select(ga_slice(u, 0, 0, 1000001, 1), ga_slice(runs, 0, 0, 1000001, 1))",
+     lambda v: v["u"][v["runs"][:1000001]]),
+    ("take flat, a million int32 indices", "ga_take(big, idx2, 0)", lambda v: np.take(v["big"], v["idx2"])),
     ("sort f32 with NaN", "ga_sort(big, 0)", lambda v: np.sort(v["big"])),
     ("argsort f32 (stable)", "ga_argsort(big, 0)", lambda v: np.argsort(v["big"], kind="stable")),
     ("sort rows i32", "ga_sort(i, 1)", lambda v: np.sort(v["i"], 1)),
@@ -105,7 +120,9 @@ def main():
                      "ga_mask_assign(pm, mk, ga_mul(ga_mask_select(m, mk), 2));\n"
                      "ga_t pv = ga_copy(big);\nga_put(pv, ga_slice(idx, 0, 0, 64, 1), vals);\n"
                      "ga_t nz[2]; ga_nonzero(b, nz);\n"
-                     f'ga_save(pv, "{OUT}/{tag}_put.npy"); ga_save(nz[1], "{OUT}/{tag}_nz.npy");')
+                     "ga_t pw = ga_copy(big);\nga_put(pw, idx2, 2.5);\n"
+                     f'ga_save(pv, "{OUT}/{tag}_put.npy"); ga_save(nz[1], "{OUT}/{tag}_nz.npy");\n'
+                     f'ga_save(pw, "{OUT}/{tag}_put2.npy");')
         cells.append(f'ga_save(pm, "{OUT}/{tag}_massign.npy");')
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                      "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
@@ -125,7 +142,10 @@ def main():
     np.put(pv, v["idx"][:64], v["vals"])
     pm = v["m"].copy()
     pm[pm < 0] = v["m"][v["m"] < 0] * 2
+    pw = v["big"].copy()
+    np.put(pw, v["idx2"], 2.5)
     extra = [("put", "put", pv), ("nonzero", "nz", np.nonzero(v["b"])[1]),
+             ("put a million indices, one value", "put2", pw),
              ("mask assign", "massign", pm)]
     checks = [(name, str(n), ref(v)) for n, (name, _, ref) in enumerate(CASES)] + \
              [(name, key, want) for name, key, want in extra]

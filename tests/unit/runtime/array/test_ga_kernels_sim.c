@@ -9,8 +9,9 @@
  * last), with and without carried indices, float32, float64, int16 and
  * int32 keys whose high digits are all one (those passes left out).
  * take with negative indices and one out of range (flagged, not read),
- * put (a negative index), the compaction of masked rows, the check of put's indices, argwhere of a 2-d
- * mask, searchsorted on both sides and the shared-memory histogram. The
+ * put (a negative index), the selection of a mask's elements and argwhere
+ * of a mask (flat and 2-d) over three tiles, the tiles' counts and
+ * offsets, the check of put's indices, searchsorted on both sides and the shared-memory histogram. The
  * scan of long rows (a block a row, fewer blocks than rows) and the flat
  * three-pass scan, int32 into int64. GPUC_EXE is the gpuc binary (set by ctest). */
 #include <jansson.h>
@@ -169,6 +170,18 @@ static const char roll_cell[] =
     "    ga_roll<<<3, 32>>>(n, s, da, dout);\n"
     "    cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);\n"
     "    for (long long i = 0; i < n; i++) nbad += out[(i + s) % n] != a[i];\n}\n"
+    /* blocks of 256: chunks of 2048 as aligned vectors (the shift at each
+     * offset in a vector; 8192: a chunk whose inputs end at a's end, in a
+     * part-filled vector), the one with the wrap and the last part-filled */
+    "long long m = 9001, sh[7] = {0, 1, 2, 3, 2048, 4097, 8192};\n"
+    "unsigned *b = malloc(m * 4), *o = malloc(m * 4); for (int i = 0; i < m; i++) b[i] = 3u * i + 5;\n"
+    "unsigned *db, *dob; cudaMalloc((void **)&db, m * 4); cudaMalloc((void **)&dob, m * 4);\n"
+    "cudaMemcpy(db, b, m * 4, cudaMemcpyHostToDevice);\n"
+    "for (int c = 0; c < 7; c++) {\n"
+    "    long long s = sh[c];\n"
+    "    ga_roll<<<2, 256>>>(m, s, db, dob);\n"
+    "    cudaMemcpy(o, dob, m * 4, cudaMemcpyDeviceToHost);\n"
+    "    for (long long i = 0; i < m; i++) nbad += o[(i + s) % m] != b[i];\n}\n"
     "printf(\"bad %d\\n\", nbad);";
 
 /* take (an index out of range flagged, not read) and put, by element size 4 */
@@ -187,6 +200,10 @@ static const char take_cell[] =
     "for (int o = 0; o < 2; o++) for (int j = 0; j < 7; j++) for (int i = 0; i < 3; i++) {\n"
     "    long long x = idx[j] < 0 ? idx[j] + N : idx[j];\n"
     "    if (out[(o * J + j) * I + i] != a[(o * N + x) * I + i]) nbad++;\n}\n"
+    /* flat (R elements a thread, a part-filled turn) */
+    "ga_take<<<1, 32>>>(1LL, 300LL, J, 1LL, da, di, dout, db);\n"
+    "cudaMemcpy(out, dout, J * 4, cudaMemcpyDeviceToHost);\n"
+    "for (int j = 0; j < 7; j++) if (out[j] != a[idx[j] < 0 ? idx[j] + 300 : idx[j]]) nbad++;\n"
     "idx[3] = 50; cudaMemcpy(di, idx, sizeof idx, cudaMemcpyHostToDevice);\n"
     "ga_take<<<2, 32>>>(O, N, J, I, da, di, dout, db);\n"
     "cudaMemcpy(bad, db, sizeof bad, cudaMemcpyDeviceToHost);\n"
@@ -195,31 +212,41 @@ static const char take_cell[] =
     "cudaMemcpy(di, pidx, sizeof pidx, cudaMemcpyHostToDevice); cudaMemcpy(dout, v, sizeof v, cudaMemcpyHostToDevice);\n"
     "ga_put<<<1, 32>>>(1LL, 300LL, 3LL, 1LL, da, di, dout, 2LL);\n"
     "cudaMemcpy(back, da, sizeof back, cudaMemcpyDeviceToHost);\n"
-    "if (back[9] != -2 || back[4] != -1 || back[5] != 2.5f) nbad++;\n"    "unsigned char m[100]; long long pos[100], c = 0; float rows[300];\n"
-    "for (int r = 0; r < 100; r++) { m[r] = r % 3 == 1; c += m[r]; pos[r] = c; }\n"
-    "unsigned char *dm; long long *dp; float *drows;\n"
-    "cudaMalloc((void **)&dm, sizeof m); cudaMalloc((void **)&dp, sizeof pos);\n"
-    "cudaMalloc((void **)&drows, sizeof rows);\n"
-    "cudaMemcpy(dm, m, sizeof m, cudaMemcpyHostToDevice); cudaMemcpy(dp, pos, sizeof pos, cudaMemcpyHostToDevice);\n"
-    "ga_compact<<<2, 64>>>(100LL, 3LL, dm, dp, da, drows);\n"
-    "cudaMemcpy(rows, drows, c * 3 * sizeof(float), cudaMemcpyDeviceToHost);\n"
-    "for (int r = 0, k = 0; r < 100; r++) if (m[r]) { for (int i = 0; i < 3; i++) nbad += rows[k * 3 + i] != back[r * 3 + i]; k++; }\n"
-
+    "if (back[9] != -2 || back[4] != -1 || back[5] != 2.5f) nbad++;\n"    /* the selection of a mask over three tiles (the last part-filled), the
+     * tiles' offsets made here */
+    "long long sn = 20000, tc[3] = {0, 0, 0}; unsigned char *sm = malloc(sn); float *sa = malloc(sn * 4), *so = malloc(sn * 4);\n"
+    "for (long long q = 0; q < sn; q++) { sm[q] = (q / 700) % 3 != 1 && q % 5 != 2; sa[q] = q * 0.25f; }\n"
+    "long long run = 0; for (int t = 0; t < 3; t++) { tc[t] = run; for (long long q = t * 8192; q < (t + 1) * 8192 && q < sn; q++) run += sm[q]; }\n"
+    "unsigned char *dm; long long *dc; float *dsa, *dso;\n"
+    "cudaMalloc((void **)&dm, sn); cudaMalloc((void **)&dc, sizeof tc); cudaMalloc((void **)&dsa, sn * 4); cudaMalloc((void **)&dso, sn * 4);\n"
+    "cudaMemcpy(dm, sm, sn, cudaMemcpyHostToDevice); cudaMemcpy(dc, tc, sizeof tc, cudaMemcpyHostToDevice);\n"
+    "cudaMemcpy(dsa, sa, sn * 4, cudaMemcpyHostToDevice);\n"
+    "ga_tile_select<<<3, 256>>>(sn, dm, dc, dsa, dso);\n"
+    "cudaMemcpy(so, dso, run * 4, cudaMemcpyDeviceToHost);\n"
+    "for (long long q = 0, k = 0; q < sn; q++) if (sm[q]) nbad += so[k++] != sa[q];\n"
     "printf(\"bad %d\\n\", nbad);";
 
 /* the compaction: argwhere of a 2-d mask, with the running count given */
 static const char argwhere_cell[] =
     "typedef struct { long long d[8]; } dims_t;\n"
-    "long long n = 600; unsigned char m[600]; long long pos[600], out[1200], c = 0;\n"
-    "for (int i = 0; i < 600; i++) { m[i] = (i * 7) % 5 == 1; c += m[i]; pos[i] = c; }\n"
+    "long long n = 20000, nt = 3; unsigned char *m = malloc(n); long long c[4], *out = malloc(n * 16), k = 0;\n"
+    "for (long long i = 0; i < n; i++) { m[i] = (i * 7) % 5 == 1 || (i > 9000 && i < 12000); k += m[i]; }\n"
     "unsigned char *dm; long long *dp, *dout;\n"
-    "cudaMalloc((void **)&dm, sizeof m); cudaMalloc((void **)&dp, sizeof pos); cudaMalloc((void **)&dout, sizeof out);\n"
-    "cudaMemcpy(dm, m, sizeof m, cudaMemcpyHostToDevice); cudaMemcpy(dp, pos, sizeof pos, cudaMemcpyHostToDevice);\n"
-    "dims_t shape = {{20, 30}};\n"
-    "ga_argwhere<<<3, 64>>>(n, dm, dp, 2, shape, dout);\n"
-    "cudaMemcpy(out, dout, c * 2 * 8, cudaMemcpyDeviceToHost);\n"
-    "int nbad = 0; long long k = 0;\n"
-    "for (int i = 0; i < 600; i++) if (m[i]) { if (out[2 * k] != i / 30 || out[2 * k + 1] != i % 30) nbad++; k++; }\n"    "long long idx[3] = {4, -300, 299}, bad[2] = {0, 0};\n"
+    "cudaMalloc((void **)&dm, n); cudaMalloc((void **)&dp, sizeof c); cudaMalloc((void **)&dout, n * 16);\n"
+    "cudaMemcpy(dm, m, n, cudaMemcpyHostToDevice);\n"
+    "ga_tile_count<<<3, 256>>>(n, dm, dp);\n"
+    "ga_tile_offsets<<<1, 1024>>>(nt, dp);\n"
+    "cudaMemcpy(c, dp, sizeof c, cudaMemcpyDeviceToHost);\n"
+    "int nbad = c[3] != k || c[0] != 0;\n"
+    "dims_t shape = {{100, 200}};\n"
+    "for (int nd = 1; nd <= 2; nd++) {\n"
+    "    if (nd == 2) shape.d[0] = 100; else shape.d[0] = n;\n"
+    "    ga_tile_where<<<3, 256>>>(n, dm, dp, nd, shape, dout);\n"
+    "    cudaMemcpy(out, dout, k * nd * 8, cudaMemcpyDeviceToHost);\n"
+    "    for (long long i = 0, p = 0; i < n; i++) if (m[i]) {\n"
+    "        if (nd == 1 ? out[p] != i : out[2 * p] != i / 200 || out[2 * p + 1] != i % 200) nbad++;\n"
+    "        p++;\n    }\n}\n"
+    "long long idx[3] = {4, -300, 299}, bad[2] = {0, 0};\n"
     "cudaMemcpy(dp, idx, sizeof idx, cudaMemcpyHostToDevice); cudaMemcpy(dout, bad, sizeof bad, cudaMemcpyHostToDevice);\n"
     "ga_check_index<<<1, 32>>>(3LL, 300LL, dp, dout);\n"
     "cudaMemcpy(bad, dout, sizeof bad, cudaMemcpyDeviceToHost);\n"
