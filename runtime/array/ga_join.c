@@ -16,15 +16,10 @@
 #define ROLL_R 8 /* a GPU thread's elements of a roll each turn: 8 loads in flight */
 
 /* The flat roll, by element size: out[i] = a[(i - s) mod n], s in [0, n).
- * On a GPU a block moves chunks of C = 256 * ROLL_R elements. A chunk
- * whose inputs do not wrap, with a and out 16-byte aligned, is read as
- * the aligned 16-byte vectors that cover its inputs into shared memory and
- * written as 16-byte vectors from there, shifted (every global access a
- * whole vector, coalesced, whatever s is). Any other chunk (the one that
- * holds the wrap, the last part-filled one, unaligned views, a block of
- * another size) reads ROLL_R elements a thread before it writes them
- * (one element a thread-turn keeps one load in flight and reads ~60% of
- * the memory's speed), each warp's loads and stores 32 neighbours. */
+ * On a GPU each thread reads ROLL_R elements before it writes them (one
+ * element a thread-turn keeps one load in flight and reads ~60% of the
+ * memory's speed), from any alignment (a 1-d roll's two parts are
+ * misaligned for the vector copy, which the map's copies need). */
 static char *roll_source(void *ctx)
 {
     int es = *(const int *)ctx;
@@ -35,30 +30,10 @@ static char *roll_source(void *ctx)
     cm_buf_adds(&b,
         "GA_KERNEL ga_roll(ga_i64 n, ga_i64 s, const ga_e *a, ga_e *out)\n{\n"
         "#ifdef __CUDACC__\n"
-        "#define TT 256\n#define V (16 / (int)sizeof(ga_e))\n#define C (TT * R)\n"
-        "    __shared__ uint4 sh4[C / V + 1];\n"
-        "    ga_e *sh = (ga_e *)sh4;\n"
-        "    int vec = blockDim.x == TT && (unsigned long long)a % 16 == 0 && (unsigned long long)out % 16 == 0;\n"
+        /* a block's chunk of R * blockDim elements: each load and store
+         * of a warp is 32 neighbours (coalesced), R of them in flight */
         "    ga_i64 chunk = (ga_i64)blockDim.x * R;\n"
         "    for (ga_i64 c = blockIdx.x * chunk; c < n; c += (ga_i64)gridDim.x * chunk) {\n"
-        "        if (vec && c + C <= n && !(c < s && s < c + C)) {\n"
-        "            ga_i64 j0 = c < s ? c + n - s : c - s, v0 = j0 / V;\n"
-        "            int off = (int)(j0 - v0 * V);\n"
-        "            const uint4 *a4 = (const uint4 *)a + v0;\n"
-        /* the vector that holds a's end, element by element */
-        "            for (int k = threadIdx.x; k < C / V + 1; k += TT) {\n"
-        "                ga_i64 e0 = (v0 + k) * V;\n"
-        "                if (e0 + V <= n)\n                    sh4[k] = a4[k];\n"
-        "                else\n                    for (int e = 0; e < V && e0 + e < n; e++) sh[k * V + e] = a[e0 + e];\n"
-        "            }\n"
-        "            __syncthreads();\n"
-        "            uint4 *o4 = (uint4 *)(out + c);\n"
-        "            for (int k = threadIdx.x; k < C / V; k += TT) {\n"
-        "                union { uint4 u; ga_e e[V]; } w;\n"
-        "                for (int e = 0; e < V; e++) w.e[e] = sh[off + k * V + e];\n"
-        "                o4[k] = w.u;\n            }\n"
-        "            __syncthreads();\n"
-        "            continue;\n        }\n"
         "        ga_e x[R];\n"
         "        for (int r = 0; r < R; r++) {\n"
         "            ga_i64 i = c + r * (ga_i64)blockDim.x + threadIdx.x;\n"

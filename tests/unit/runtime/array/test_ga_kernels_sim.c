@@ -170,18 +170,6 @@ static const char roll_cell[] =
     "    ga_roll<<<3, 32>>>(n, s, da, dout);\n"
     "    cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);\n"
     "    for (long long i = 0; i < n; i++) nbad += out[(i + s) % n] != a[i];\n}\n"
-    /* blocks of 256: chunks of 2048 as aligned vectors (the shift at each
-     * offset in a vector; 8192: a chunk whose inputs end at a's end, in a
-     * part-filled vector), the one with the wrap and the last part-filled */
-    "long long m = 9001, sh[7] = {0, 1, 2, 3, 2048, 4097, 8192};\n"
-    "unsigned *b = malloc(m * 4), *o = malloc(m * 4); for (int i = 0; i < m; i++) b[i] = 3u * i + 5;\n"
-    "unsigned *db, *dob; cudaMalloc((void **)&db, m * 4); cudaMalloc((void **)&dob, m * 4);\n"
-    "cudaMemcpy(db, b, m * 4, cudaMemcpyHostToDevice);\n"
-    "for (int c = 0; c < 7; c++) {\n"
-    "    long long s = sh[c];\n"
-    "    ga_roll<<<2, 256>>>(m, s, db, dob);\n"
-    "    cudaMemcpy(o, dob, m * 4, cudaMemcpyDeviceToHost);\n"
-    "    for (long long i = 0; i < m; i++) nbad += o[(i + s) % m] != b[i];\n}\n"
     "printf(\"bad %d\\n\", nbad);";
 
 /* take (an index out of range flagged, not read) and put, by element size 4 */
