@@ -60,11 +60,6 @@ ga_array_t *ga_join_flip(ga_array_t *a, int axis, cm_error_t *err);
  * back at the start (GA_AXIS_ALL: the flattened array, shape kept). */
 ga_array_t *ga_join_roll(ga_array_t *a, int64_t shift, int axis, cm_error_t *err);
 
-/* The whole source (prelude included) of the flat roll kernel ga_roll for
- * elements of elsize bytes (1, 2, 4, 8, 16), both languages: for tests
- * (the simulator runs its GPU side). Caller frees. */
-char *ga_join_roll_source(int elsize);
-
 /* Copies src into dst (a view; src broadcasts to its shape): ga_map's
  * "a". For the other array operations that write through views. */
 int ga_join_copy_into(ga_array_t *dst, ga_array_t *src, cm_error_t *err);

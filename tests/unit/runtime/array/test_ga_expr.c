@@ -170,16 +170,6 @@ static int test_gpu_sources(void)
             CHECK(prog != NULL);
             compiled += prog != NULL;
             free(src);
-            if (sizes[i]) { /* the flat roll, by element size */
-                src = ga_join_roll_source(sizes[i]);
-                cm_error_clear(&err);
-                prog = gpu_program_get(src, NULL, &err);
-                if (!prog)
-                    fprintf(stderr, "  roll %d: %s\n", sizes[i], err.text);
-                CHECK(prog != NULL);
-                compiled += prog != NULL;
-                free(src);
-            }
         }
         for (int op = 0; op < 2; op++) {
             char *src = ga_scan_source((ga_scan_op_t)op, all[i], 1);

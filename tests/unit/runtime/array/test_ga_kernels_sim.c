@@ -156,22 +156,6 @@ static int sorts(ga_dtype_t d, const char *ctype, int vals, int lines, int m, in
     return ok;
 }
 
-/* the flat roll, 4-byte elements: n not a multiple of the 8 a thread moves,
- * shifts of 0, within the first 8 and past them, and n - 1 */
-static const char roll_cell[] =
-    "long long n = 1003, shifts[4] = {0, 3, 517, 1002};\n"
-    "unsigned a[1003], out[1003]; for (int i = 0; i < 1003; i++) a[i] = 7u * i + 1;\n"
-    "unsigned *da, *dout;\n"
-    "cudaMalloc((void **)&da, sizeof a); cudaMalloc((void **)&dout, sizeof out);\n"
-    "cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice);\n"
-    "int nbad = 0;\n"
-    "for (int c = 0; c < 4; c++) {\n"
-    "    long long s = shifts[c];\n"
-    "    ga_roll<<<3, 32>>>(n, s, da, dout);\n"
-    "    cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);\n"
-    "    for (long long i = 0; i < n; i++) nbad += out[(i + s) % n] != a[i];\n}\n"
-    "printf(\"bad %d\\n\", nbad);";
-
 /* take (an index out of range flagged, not read) and put, by element size 4 */
 static const char take_cell[] =
     "long long O = 2, N = 50, J = 7, I = 3;\n"
@@ -349,9 +333,6 @@ int main(void)
     free(src);
     src = ga_sort_source(GA_F32, 0, 1);
     CHECK(runs(src, search_cell, "searchsorted and histogram", dir));
-    free(src);
-    src = ga_join_roll_source(4);
-    CHECK(runs(src, roll_cell, "roll", dir));
     free(src);
     src = ga_scan_source(GA_SCAN_SUM, GA_I32, 1);
     CHECK(runs(src, scan_cell, "scans", dir));
