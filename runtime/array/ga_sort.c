@@ -17,6 +17,7 @@
 #include "ga_index.h"
 #include "ga_join.h"
 #include "ga_kernel.h"
+#include "ga_onesweep.h"
 #include "ga_scan.h"
 
 #define TILE_THREADS 256
@@ -428,6 +429,20 @@ ga_array_t *ga_sort_array(ga_array_t *a, int axis, int indices, cm_error_t *err)
     }
     if (!v)
         return NULL;
+    if (ga_onesweep_fits(v, nd ? v->shape[nd - 1] : 1) && (nd ? v->shape[nd - 1] : 1) == v->size) {
+        /* one line on a GPU that runs CUB: its onesweep sort, which reads
+         * the keys where they are (no copy first); the other axes are 1,
+         * so the line is a's layout */
+        ga_array_t *c = ga_copy_contiguous(v, err);
+        ga_array_free(v);
+        ga_array_t *s = c ? ga_onesweep_sort(c, indices, err) : NULL;
+        ga_array_free(c);
+        r = s ? ga_array_reshape(s, axis == GA_AXIS_ALL ? 1 : nd, axis == GA_AXIS_ALL ? s->shape : a->shape,
+                                 err)
+              : NULL;
+        ga_array_free(s);
+        return r;
+    }
     k = ga_copy_array(v, v->device, err);
     ga_array_free(v);
     if (!k)

@@ -1,0 +1,53 @@
+/* ga_onesweep: a GPU's sort of one line of keys by CCCL's CUB onesweep
+ * radix sort (the agents CUB's DeviceRadixSort launches, driven from
+ * here), for ga_sort.
+ *
+ * The kernels are CUB's histogram and onesweep agents in extern "C"
+ * wrappers, compiled by NVRTC for the array's dtype with the array
+ * kernels (ga_kernel), the tuning CUB gives sm_90. The keys are read as
+ * their bits and put in order by CUB's own hook for a key type of one's
+ * own (a NumericTraits specialisation): NumPy's order, NaN last; argsort
+ * with -0.0 equal to 0.0 and every NaN one key (so stable as NumPy's
+ * kind="stable"), sort with an order-preserving bijection of the bits so
+ * that every value comes back as it was (-0.0 then sorts just before
+ * 0.0, NaNs by their bits). The steps: one pass over the keys counts the
+ * digits of every 8-bit pass (the histogram), the host reads it back,
+ * leaves out the passes whose digit every key shares and scans the
+ * others' counts, then one onesweep kernel a pass reads each element once
+ * and writes it once (decoupled look-back between the blocks). The input
+ * is only read: the passes alternate between two new buffers.
+ *
+ * Only where bk_kernel_cub says the device can, for one line of at most
+ * GA_ONESWEEP_MAX elements (CUB's one "portion"); ga_sort keeps its own
+ * radix sort for the rest. */
+#ifndef GA_ONESWEEP_H
+#define GA_ONESWEEP_H
+
+#include <stdint.h>
+
+#include "cm_error.h"
+#include "ga_array.h"
+
+#define GA_ONESWEEP_MAX ((int64_t)1 << 27) /* elements: below CUB's portion of 2^28 */
+
+/* 1 when ga_onesweep_sort sorts n elements of a's dtype on a's device. */
+int ga_onesweep_fits(const ga_array_t *a, int64_t n);
+
+/* The sorted copy (indices 0) of the contiguous array a, flattened, as a
+ * new 1-d array; or (indices != 0) the int64 indices that sort it
+ * (stable). a is not changed. NULL with err. */
+ga_array_t *ga_onesweep_sort(ga_array_t *a, int indices, cm_error_t *err);
+
+/* The whole source of the onesweep kernels for dtype d (indices: argsort's
+ * keys and uint32 values), prelude included, for tests that compile it
+ * (NVRTC). Caller frees. */
+char *ga_onesweep_source(ga_dtype_t d, int indices);
+
+/* Only the keys' order, in C and CUDA (the prelude, then ga_uk and
+ * GA_OS_FN ga_uk ga_os_in(ga_uk bits) / ga_os_out(ga_uk key): a key's
+ * bits to the unsigned number CUB ranks, and back; GA_OS_MAX: the bits
+ * whose key is all ones), for tests that check the order on the CPU.
+ * Caller frees. */
+char *ga_onesweep_keys_source(ga_dtype_t d, int indices);
+
+#endif
