@@ -26,6 +26,14 @@ static char *element(const ga_array_t *a, const int64_t *idx)
 typedef int (*run_fn)(void *ctx, const ga_array_t *a, char *first, int64_t len, int64_t pos,
                       cm_error_t *err);
 
+/* The step between a run's elements: 1 where a is contiguous (each_run
+ * gives one run of every element, whatever the stride of a last axis of
+ * length 1 says, e.g. (n, 1) with strides (1, n) from a transpose). */
+static int64_t run_stride(const ga_array_t *a)
+{
+    return a->ndim == 0 || ga_array_is_contiguous(a) ? 1 : a->strides[a->ndim - 1];
+}
+
 static int each_run(const ga_array_t *a, run_fn fn, void *ctx, cm_error_t *err)
 {
     if (a->size == 0)
@@ -76,7 +84,7 @@ static int move_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
     move_t *m = ctx;
     size_t es = ga_dtype_size(a->dtype);
     char *h = m->host + pos * (int64_t)es;
-    int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
+    int64_t stride = run_stride(a);
     if (stride == 1 || len == 1)
         return m->to_host ? bk_mem_to_host(a->device, h, first, (size_t)len * es, err)
                           : bk_mem_to_device(a->device, first, h, (size_t)len * es, err);
@@ -220,7 +228,7 @@ static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, in
 {
     fill_t *f = ctx;
     size_t es = ga_dtype_size(a->dtype);
-    int64_t stride = a->ndim ? a->strides[a->ndim - 1] : 1;
+    int64_t stride = run_stride(a);
     if (stride != 1 && len > 1)
         return copy_elements(a, first, len, stride, (char *)f->pattern, 0, 0, err);
     for (int64_t done = 0; done < len;) {

@@ -16,6 +16,10 @@
 #define DIGITS 256        /* 8 bits a pass */
 #define HIST_THREADS 128  /* the histogram's block: 16 keys a thread, as CUB's */
 #define HIST_TILE 2048
+/* Reading the histogram back costs a wait for the GPU (~20 us) and pays
+ * where a pass can be left out: integers of 4 or 8 bytes (small values
+ * share their high bytes), and enough of them that a pass costs more */
+#define PROBE_MIN ((int64_t)1 << 22)
 
 typedef struct plan {
     ga_dtype_t d;
@@ -107,7 +111,8 @@ static char *make_source(void *ctx)
     cm_buf_addf(&b, "/* onesweep %s%s */\n#define GA_OS_THREADS %d\n#define GA_OS_ITEMS %d\n",
                 ga_dtype_name(p->d), p->idx ? " with indices" : "", p->threads, p->items);
     cm_buf_adds(&b, "#include <cub/agent/agent_radix_sort_histogram.cuh>\n"
-                    "#include <cub/agent/agent_radix_sort_onesweep.cuh>\n");
+                    "#include <cub/agent/agent_radix_sort_onesweep.cuh>\n"
+                    "#include <cub/block/block_scan.cuh>\n");
     keys(&b, p->d, p->idx);
     cm_buf_adds(&b, traits);
     cm_buf_addf(&b, "typedef %s ga_os_vt;\n", p->idx ? "ga_u32" : "cub::NullType");
@@ -135,6 +140,14 @@ static char *make_source(void *ctx)
         "    typedef cub::detail::radix_sort::AgentRadixSortOnesweep<ga_os_policy, false, ga_sk, ga_os_vt, int, int> agent_t;\n"
         "    __shared__ typename agent_t::TempStorage s;\n"
         "    agent_t(s, lookback, ctr, (int *)0, bins, kout, kin, vout, vin, n, bit, nbits).Process();\n}\n"
+        /* each pass's counts to its digits' starts, a block a pass (where the
+         * host does not read them back) */
+        "extern \"C\" __global__ void __launch_bounds__(256) ga_os_scan(int *bins)\n{\n"
+        "    typedef cub::BlockScan<int, 256> scan_t;\n"
+        "    __shared__ typename scan_t::TempStorage s;\n"
+        "    int *c = bins + blockIdx.x * 256, x = c[threadIdx.x];\n"
+        "    scan_t(s).ExclusiveSum(x, x);\n"
+        "    c[threadIdx.x] = x;\n}\n"
         /* argsort's first values: the indices */
         "extern \"C\" __global__ void ga_os_iota(int n, ga_u32 *v)\n{\n"
         "    GA_LOOP(q, n) v[q] = (ga_u32)q;\n}\n");
@@ -202,8 +215,9 @@ ga_array_t *ga_onesweep_sort(ga_array_t *a, int indices, cm_error_t *err)
     ga_array_t *r = NULL;
     void *hist_fn = kernel(&p, dev, "ga_os_hist", err);
     void *pass_fn = hist_fn ? kernel(&p, dev, "ga_os_pass", err) : NULL;
-    void *iota_fn = pass_fn && indices ? kernel(&p, dev, "ga_os_iota", err) : NULL;
-    if (!pass_fn || (indices && !iota_fn))
+    void *scan_fn = pass_fn ? kernel(&p, dev, "ga_os_scan", err) : NULL;
+    void *iota_fn = scan_fn && indices ? kernel(&p, dev, "ga_os_iota", err) : NULL;
+    if (!scan_fn || (indices && !iota_fn))
         return NULL;
     if (!(bins = ga_create_full(dev, GA_I32, 1, &nb, 0, err)) ||
         !(ctrs = ga_create_full(dev, GA_I32, 1, &np, 0, err)) ||
@@ -214,9 +228,20 @@ ga_array_t *ga_onesweep_sort(ga_array_t *a, int indices, cm_error_t *err)
     void *ah[4] = {&pb, &pa, &nn, &key_bits};
     int64_t most = 16 * (int64_t)bk_units(dev), hb = (n + HIST_TILE - 1) / HIST_TILE;
     unsigned hgrid[3] = {(unsigned)(hb < most ? hb : most), 1, 1}, hblock[3] = {HIST_THREADS, 1, 1};
-    if (ga_kernel_launch_grid(dev, hist_fn, hgrid, hblock, 0, ah, "ga_sort histogram", err) ||
-        scan_bins(bins, passes, n, run, err))
+    if (ga_kernel_launch_grid(dev, hist_fn, hgrid, hblock, 0, ah, "ga_sort histogram", err))
         goto done;
+    char kind = ga_dtype_kind(a->dtype);
+    if ((kind == GA_KIND_INT || kind == GA_KIND_UINT) && ga_dtype_size(a->dtype) >= 4 && n >= PROBE_MIN) {
+        if (scan_bins(bins, passes, n, run, err))
+            goto done;
+    } else { /* every pass, scanned where they are (no wait) */
+        unsigned sgrid[3] = {(unsigned)passes, 1, 1}, sblock[3] = {DIGITS, 1, 1};
+        void *as[1] = {&pb};
+        for (int q = 0; q < passes; q++)
+            run[q] = 1;
+        if (ga_kernel_launch_grid(dev, scan_fn, sgrid, sblock, 0, as, "ga_sort scan", err))
+            goto done;
+    }
     if (indices) {
         if (!(v[0] = ga_array_new(dev, GA_U32, 1, &n, err)))
             goto done;

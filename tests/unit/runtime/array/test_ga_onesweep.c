@@ -201,7 +201,7 @@ static void test_nvrtc(void)
             char *src = ga_onesweep_source(all[i], idx);
             CHECK(strstr(src, "AgentRadixSortOnesweep") != NULL);
             cm_error_clear(&err);
-            gpu_program_t *prog = gpu_program_get(src, "--gpu-architecture=compute_90", &err);
+            gpu_program_t *prog = gpu_program_get(src, "--gpu-architecture=sm_90", &err);
             if (!prog)
                 fprintf(stderr, "  onesweep %s %s: %s\n", ga_dtype_name(all[i]), idx ? "argsort" : "sort",
                         err.text);
