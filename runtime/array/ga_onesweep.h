@@ -11,11 +11,13 @@
  * kind="stable"), sort with an order-preserving bijection of the bits so
  * that every value comes back as it was (-0.0 then sorts just before
  * 0.0, NaNs by their bits). The steps: one pass over the keys counts the
- * digits of every 8-bit pass (the histogram), the host reads it back,
- * leaves out the passes whose digit every key shares and scans the
- * others' counts, then one onesweep kernel a pass reads each element once
- * and writes it once (decoupled look-back between the blocks). The input
- * is only read: the passes alternate between two new buffers.
+ * digits of every 8-bit pass (the histogram), a block a pass scans the
+ * counts (for integers of 4 or 8 bytes and 4M elements or more the host
+ * reads them back instead, scans them and leaves out the passes whose
+ * digit every key shares), then one onesweep kernel a pass reads each
+ * element once and writes it once (decoupled look-back between the
+ * blocks). The input is only read: the passes alternate between two new
+ * buffers; argsort's indices are uint32, widened to int64 at the end.
  *
  * Only where bk_kernel_cub says the device can, for one line of at most
  * GA_ONESWEEP_MAX elements (CUB's one "portion"); ga_sort keeps its own

@@ -1,5 +1,10 @@
 /* ga_sort: sort, argsort, partition, unique, searchsorted, histogram (see
- * ga_sort.h). */
+ * ga_sort.h). What sorts where: the CPU backend (and the simulator, whose
+ * arrays are the CPU's) a merge sort per line in C; a GPU, one line by
+ * CUB's onesweep radix sort (ga_onesweep.c) where the floor says the
+ * device can (bk_kernel_cub), else (several lines, a line past
+ * GA_ONESWEEP_MAX, a GPU without CCCL) gpuc's own LSD radix sort below,
+ * 4 bits a pass with the lines' numbers as the last digits. */
 #include "ga_sort.h"
 
 #include <math.h>
