@@ -173,10 +173,13 @@ static void *kernel(const plan_t *p, int device, const char *name, cm_error_t *e
     return ga_kernel_get(device, sig, name, make_source, (void *)p, err);
 }
 
-int ga_onesweep_fits(const ga_array_t *a, int64_t n)
+/* [dtype][indices]: the kernels did not compile with this toolkit's CUB */
+static unsigned char rejected[GA_NDTYPES][2];
+
+int ga_onesweep_fits(const ga_array_t *a, int64_t n, int indices)
 {
     return n >= 2 && n <= GA_ONESWEEP_MAX && ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX &&
-           bk_kernel_cub(a->device);
+           !rejected[a->dtype][indices != 0] && bk_kernel_cub(a->device);
 }
 
 /* Reads the histogram back and makes each pass's bins its digits'
@@ -217,8 +220,11 @@ ga_array_t *ga_onesweep_sort(ga_array_t *a, int indices, cm_error_t *err)
     void *pass_fn = hist_fn ? kernel(&p, dev, "ga_os_pass", err) : NULL;
     void *scan_fn = pass_fn ? kernel(&p, dev, "ga_os_scan", err) : NULL;
     void *iota_fn = scan_fn && indices ? kernel(&p, dev, "ga_os_iota", err) : NULL;
-    if (!scan_fn || (indices && !iota_fn))
+    if (!scan_fn || (indices && !iota_fn)) {
+        if (err->code == GA_E_KERNEL) /* not again: ga_onesweep_fits says no from now on */
+            rejected[a->dtype][p.idx] = 1;
         return NULL;
+    }
     if (!(bins = ga_create_full(dev, GA_I32, 1, &nb, 0, err)) ||
         !(ctrs = ga_create_full(dev, GA_I32, 1, &np, 0, err)) ||
         !(look = ga_array_new(dev, GA_I32, 1, &nl, err)))

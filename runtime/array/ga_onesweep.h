@@ -32,12 +32,16 @@
 
 #define GA_ONESWEEP_MAX ((int64_t)1 << 27) /* elements: below CUB's portion of 2^28 */
 
-/* 1 when ga_onesweep_sort sorts n elements of a's dtype on a's device. */
-int ga_onesweep_fits(const ga_array_t *a, int64_t n);
+/* 1 when ga_onesweep_sort sorts n elements of a's dtype on a's device
+ * (for argsort: indices != 0). */
+int ga_onesweep_fits(const ga_array_t *a, int64_t n, int indices);
 
 /* The sorted copy (indices 0) of the contiguous array a, flattened, as a
  * new 1-d array; or (indices != 0) the int64 indices that sort it
- * (stable). a is not changed. NULL with err. */
+ * (stable). a is not changed. NULL with err; GA_E_KERNEL: the kernels do
+ * not compile with this toolkit's CUB headers (then ga_onesweep_fits
+ * answers 0 for the dtype from then on, and the caller sorts another
+ * way). */
 ga_array_t *ga_onesweep_sort(ga_array_t *a, int indices, cm_error_t *err);
 
 /* The whole source of the onesweep kernels for dtype d (indices: argsort's

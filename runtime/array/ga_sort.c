@@ -434,19 +434,23 @@ ga_array_t *ga_sort_array(ga_array_t *a, int axis, int indices, cm_error_t *err)
     }
     if (!v)
         return NULL;
-    if (ga_onesweep_fits(v, nd ? v->shape[nd - 1] : 1) && (nd ? v->shape[nd - 1] : 1) == v->size) {
+    int64_t line = nd ? v->shape[nd - 1] : 1;
+    if (line == v->size && ga_onesweep_fits(v, line, indices)) {
         /* one line on a GPU that runs CUB: its onesweep sort, which reads
          * the keys where they are (no copy first); the other axes are 1,
          * so the line is a's layout */
         ga_array_t *c = ga_copy_contiguous(v, err);
-        ga_array_free(v);
         ga_array_t *s = c ? ga_onesweep_sort(c, indices, err) : NULL;
         ga_array_free(c);
-        r = s ? ga_array_reshape(s, axis == GA_AXIS_ALL ? 1 : nd, axis == GA_AXIS_ALL ? s->shape : a->shape,
-                                 err)
-              : NULL;
-        ga_array_free(s);
-        return r;
+        if (s || err->code != GA_E_KERNEL) {
+            ga_array_free(v);
+            r = s ? ga_array_reshape(s, axis == GA_AXIS_ALL ? 1 : nd,
+                                     axis == GA_AXIS_ALL ? s->shape : a->shape, err)
+                  : NULL;
+            ga_array_free(s);
+            return r;
+        }
+        cm_error_clear(err); /* this toolkit's CUB does not take our kernels: the radix sort below */
     }
     k = ga_copy_array(v, v->device, err);
     ga_array_free(v);
