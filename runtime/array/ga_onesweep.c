@@ -25,7 +25,13 @@ typedef struct plan {
     ga_dtype_t d;
     int idx;              /* argsort: uint32 values travel with the keys */
     int threads, items;   /* the onesweep block and its keys a thread */
+    int lthreads, litems; /* sorting lines: a block a line of up to lthreads * litems */
 } plan_t;
+
+/* The blocks that sort a line in one go (ga_onesweep_lines), smallest
+ * first: a line takes the first that holds it. */
+static const int line_blocks[][2] = {{32, 2}, {64, 4}, {128, 4}, {128, 8}, {256, 8}};
+#define NLINE_BLOCKS ((int)(sizeof line_blocks / sizeof *line_blocks))
 
 /* CUB's sm_90 tuning of the onesweep kernel for 32-bit offsets
  * (cub/device/dispatch/tuning/tuning_radix_sort.cuh): 384 threads for
@@ -33,7 +39,7 @@ typedef struct plan {
  * 512 for 1- and 2-byte keys. */
 static plan_t plan_of(ga_dtype_t d, int idx)
 {
-    plan_t p = {d, idx != 0, 384, 15};
+    plan_t p = {d, idx != 0, 384, 15, 0, 0};
     size_t size = ga_dtype_size(d);
     if (size == 4)
         p.items = idx ? 23 : ga_dtype_kind(d) == GA_KIND_FLOAT ? 19 : 20;
@@ -116,6 +122,11 @@ static char *make_source(void *ctx)
     keys(&b, p->d, p->idx);
     cm_buf_adds(&b, traits);
     cm_buf_addf(&b, "typedef %s ga_os_vt;\n", p->idx ? "ga_u32" : "cub::NullType");
+    if (p->lthreads) /* the lines' kernel too, for this block */
+        cm_buf_addf(&b, "#define GA_LT %d\n#define GA_LI %d\n"
+                        "struct ga_os_line_size { static constexpr int BLOCK_THREADS = GA_LT, ITEMS_PER_THREAD = GA_LI; };\n",
+                    p->lthreads, p->litems);
+    cm_buf_adds(&b, "#include <cub/agent/agent_segmented_radix_sort.cuh>\n");
     cm_buf_addf(&b, "#define GA_HIST_THREADS %d\n#define GA_HIST_ITEMS %d\n", HIST_THREADS,
                 HIST_TILE / HIST_THREADS);
     cm_buf_adds(&b,
@@ -148,15 +159,41 @@ static char *make_source(void *ctx)
         "    int *c = bins + blockIdx.x * 256, x = c[threadIdx.x];\n"
         "    scan_t(s).ExclusiveSum(x, x);\n"
         "    c[threadIdx.x] = x;\n}\n"
+        /* a block a line (lines of m, at most one tile): CUB's segmented
+         * sort of one tile, all the key's digits in shared memory; vin:
+         * 0..m-1, the same for every line */
+        "#ifdef GA_LT\n"
+        "typedef cub::AgentRadixSortDownsweepPolicy<GA_LT, GA_LI, ga_uk, cub::BLOCK_LOAD_TRANSPOSE, cub::LOAD_DEFAULT,\n"
+        "    cub::RADIX_RANK_MEMOIZE, cub::BLOCK_SCAN_WARP_SCANS, 6, ga_os_line_size> ga_line_policy;\n"
+        "extern \"C\" __global__ void __launch_bounds__(GA_LT)\n"
+        "ga_os_lines(const ga_sk *kin, ga_sk *kout, const ga_os_vt *vin, ga_os_vt *vout, int m)\n{\n"
+        "    typedef cub::detail::radix_sort::AgentSegmentedRadixSort<false, ga_line_policy, ga_sk, ga_os_vt, int> agent_t;\n"
+        "    __shared__ typename agent_t::TempStorage s;\n"
+        "    long long at = (long long)blockIdx.x * m;\n"
+        "    agent_t(m, s).ProcessSinglePass(0, 8 * (int)sizeof(ga_uk), kin + at, vin, kout + at, vout + (vout ? at : 0));\n}\n"
+        "#endif\n"
         /* argsort's first values: the indices */
         "extern \"C\" __global__ void ga_os_iota(int n, ga_u32 *v)\n{\n"
         "    GA_LOOP(q, n) v[q] = (ga_u32)q;\n}\n");
     return cm_buf_steal(&b);
 }
 
-char *ga_onesweep_source(ga_dtype_t d, int indices)
+/* p with the block for lines of m (none for m 0); 0, or -1 where m is too long. */
+static int line_block(plan_t *p, int64_t m)
+{
+    for (int i = 0; i < NLINE_BLOCKS && m; i++)
+        if ((int64_t)line_blocks[i][0] * line_blocks[i][1] >= m) {
+            p->lthreads = line_blocks[i][0];
+            p->litems = line_blocks[i][1];
+            return 0;
+        }
+    return m ? -1 : 0;
+}
+
+char *ga_onesweep_source(ga_dtype_t d, int indices, int64_t m)
 {
     plan_t p = plan_of(d, indices);
+    line_block(&p, m);
     return ga_kernel_source(make_source, &p);
 }
 
@@ -168,8 +205,8 @@ char *ga_onesweep_keys_source(ga_dtype_t d, int indices)
 
 static void *kernel(const plan_t *p, int device, const char *name, cm_error_t *err)
 {
-    char sig[40];
-    snprintf(sig, sizeof sig, "onesweep|%d|%d", (int)p->d, p->idx);
+    char sig[48];
+    snprintf(sig, sizeof sig, "onesweep|%d|%d|%d|%d", (int)p->d, p->idx, p->lthreads, p->litems);
     return ga_kernel_get(device, sig, name, make_source, (void *)p, err);
 }
 
@@ -180,6 +217,57 @@ int ga_onesweep_fits(const ga_array_t *a, int64_t n, int indices)
 {
     return n >= 2 && n <= GA_ONESWEEP_MAX && ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX &&
            !rejected[a->dtype][indices != 0] && bk_kernel_cub(a->device);
+}
+
+/* The uint32 indices v as a new int64 array. */
+static ga_array_t *widened(ga_array_t *v, cm_error_t *err)
+{
+    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = v};
+    return ga_eval("int64(a)", NULL, 1, &arg, err);
+}
+
+int ga_onesweep_lines_fit(const ga_array_t *a, int64_t lines, int64_t m, int indices)
+{
+    return lines >= 2 && lines <= INT32_MAX && m >= GA_ONESWEEP_LINE_MIN && m <= GA_ONESWEEP_LINE_MAX &&
+           ga_dtype_kind(a->dtype) != GA_KIND_COMPLEX && !rejected[a->dtype][indices != 0] &&
+           bk_kernel_cub(a->device);
+}
+
+ga_array_t *ga_onesweep_lines(ga_array_t *a, int64_t lines, int64_t m, int indices, cm_error_t *err)
+{
+    plan_t p = plan_of(a->dtype, indices);
+    line_block(&p, m);
+    int dev = a->device;
+    void *fn = kernel(&p, dev, "ga_os_lines", err);
+    void *iota_fn = fn && indices ? kernel(&p, dev, "ga_os_iota", err) : NULL;
+    if (!fn || (indices && !iota_fn)) {
+        if (err->code == GA_E_KERNEL)
+            rejected[a->dtype][p.idx] = 1;
+        return NULL;
+    }
+    ga_array_t *k = ga_array_new(dev, a->dtype, a->ndim, a->shape, err), *iota = NULL, *v = NULL, *r = NULL;
+    if (!k || (indices && (!(iota = ga_array_new(dev, GA_U32, 1, &m, err)) ||
+                           !(v = ga_array_new(dev, GA_U32, a->ndim, a->shape, err)))))
+        goto done;
+    int mm = (int)m;
+    void *pa = ga_array_data(a), *pk = ga_array_data(k);
+    void *pi = iota ? ga_array_data(iota) : NULL, *pv = v ? ga_array_data(v) : NULL;
+    void *ai[2] = {&mm, &pi}, *args[5] = {&pa, &pk, &pi, &pv, &mm};
+    unsigned grid[3] = {(unsigned)lines, 1, 1}, block[3] = {(unsigned)p.lthreads, 1, 1};
+    if ((indices && ga_kernel_launch(dev, iota_fn, m, ai, "ga_sort", err)) ||
+        ga_kernel_launch_grid(dev, fn, grid, block, 0, args, "ga_sort lines", err))
+        goto done;
+    if (indices) { /* each element's index within its line, as int64 */
+        r = widened(v, err);
+    } else {
+        r = k;
+        k = NULL;
+    }
+done:
+    ga_array_free(k);
+    ga_array_free(iota);
+    ga_array_free(v);
+    return r;
 }
 
 /* Reads the histogram back and makes each pass's bins its digits'
@@ -282,9 +370,8 @@ ga_array_t *ga_onesweep_sort(ga_array_t *a, int indices, cm_error_t *err)
     }
     if (rc)
         goto done;
-    if (indices) { /* the indices of the last pass (or, with none, 0..n-1), as int64 */
-        ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = vin};
-        r = ga_eval("int64(a)", NULL, 1, &arg, err);
+    if (indices) { /* the indices of the last pass (or, with none, 0..n-1) */
+        r = widened(vin, err);
     } else if (kin == a) { /* every key the same: a copy */
         r = ga_copy_array(a, dev, err);
     } else {

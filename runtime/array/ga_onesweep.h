@@ -1,6 +1,7 @@
 /* ga_onesweep: a GPU's sort of one line of keys by CCCL's CUB onesweep
  * radix sort (the agents CUB's DeviceRadixSort launches, driven from
- * here), for ga_sort.
+ * here), and of many short lines by CUB's segmented sort of one tile, a
+ * block a line (ga_onesweep_lines), for ga_sort.
  *
  * The kernels are CUB's histogram and onesweep agents in extern "C"
  * wrappers, compiled by NVRTC for the array's dtype with the array
@@ -44,10 +45,28 @@ int ga_onesweep_fits(const ga_array_t *a, int64_t n, int indices);
  * way). */
 ga_array_t *ga_onesweep_sort(ga_array_t *a, int indices, cm_error_t *err);
 
+/* ga_onesweep_lines: a line fits one block's tile; shorter lines than
+ * the least are many, and the radix sort of the whole array moves them
+ * with less waste than a block each */
+#define GA_ONESWEEP_LINE_MIN 16
+#define GA_ONESWEEP_LINE_MAX 2048
+
+/* 1 when ga_onesweep_lines sorts `lines` lines of m of a's dtype on a's device. */
+int ga_onesweep_lines_fit(const ga_array_t *a, int64_t lines, int64_t m, int indices);
+
+/* Each of the `lines` lines of m of the contiguous array a sorted (a new
+ * array of a's shape), or (indices != 0) the int64 indices within its line
+ * that sort it (stable): a block a line, CUB's segmented sort of one tile
+ * (AgentSegmentedRadixSort's single pass: every digit in shared memory,
+ * one read and one write), the block the smallest of 32 x 2 ... 256 x 8
+ * keys that holds m. Keys ordered as ga_onesweep_sort's. NULL with err
+ * (GA_E_KERNEL as there). */
+ga_array_t *ga_onesweep_lines(ga_array_t *a, int64_t lines, int64_t m, int indices, cm_error_t *err);
+
 /* The whole source of the onesweep kernels for dtype d (indices: argsort's
- * keys and uint32 values), prelude included, for tests that compile it
- * (NVRTC). Caller frees. */
-char *ga_onesweep_source(ga_dtype_t d, int indices);
+ * keys and uint32 values; m > 0: with the lines' kernel for lines of m),
+ * prelude included, for tests that compile it (NVRTC). Caller frees. */
+char *ga_onesweep_source(ga_dtype_t d, int indices, int64_t m);
 
 /* Only the keys' order, in C and CUDA (the prelude, then ga_uk and
  * GA_OS_FN ga_uk ga_os_in(ga_uk bits) / ga_os_out(ga_uk key): a key's

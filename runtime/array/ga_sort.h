@@ -14,7 +14,9 @@
  * (ga_onesweep.h: CUB's agents in our kernels, our launches), read where
  * it is; there, sort gives every value back bit for bit and puts -0.0
  * just before 0.0 (NaNs by their bits), argsort is stable with -0.0 and
- * 0.0 one key. Several lines (or a longer line) are one LSD radix sort of
+ * 0.0 one key. Several lines of 16 to 2048 are a block a line there
+ * (ga_onesweep_lines: CUB's segmented sort of one tile). Other lines (or
+ * a longer line, or a GPU without CCCL) are one LSD radix sort of
  * the whole array, 4 bits a pass over the keys as ordered unsigned bits
  * (then over the lines' numbers, so each line ends sorted in its place: a
  * segmented sort): per pass, each tile of

@@ -91,8 +91,9 @@ CASES = [  # name, gpuc expression over the inputs, NumPy
 
 # Sorting every dtype at sizes around the GPU's tiles (0, 1, 2, 2^k +- 1)
 # and 1e7: the onesweep sort of one line (CUB's agents), with NaNs of both
-# signs, -0.0, infinities and many ties; several lines (the segmented radix
-# sort) and one line of a 2-d array along either axis. argsort is checked
+# signs, -0.0, infinities and many ties; several lines (a block a line, or
+# the segmented radix sort past 2048 a line and below 16) and one line of a
+# 2-d array along either axis. argsort is checked
 # against NumPy's kind="stable" (gpuc's sorts are stable on every backend;
 # NumPy's default argsort is not); sort also keeps every value's bits
 # (-0.0 stays -0.0), checked below.
@@ -130,6 +131,17 @@ for _dt in SORT_DTYPES:
              lambda v, k=_k: np.argsort(v[k], kind="stable")),
             (f"unique {_dt} n={_n}", f"ga_unique({_k})", lambda v, k=_k: np.unique(v[k])),
         ]
+# lines at the edges of the GPU's block-a-line sort (16 .. 2048 a line) and past them
+for _dt, _shape, _axis, _arg in (("float32", (5000, 16), 1, 1), ("float32", (3000, 15), 1, 0),
+                                 ("int64", (700, 65), 1, 1), ("uint8", (100, 1025), 1, 0),
+                                 ("float64", (50, 2048), 1, 1), ("int16", (2049, 40), 0, 1),
+                                 ("float16", (33, 513), 1, 0), ("uint32", (64, 1000), 1, 0)):
+    _k = f"l_{_dt}_{_shape[0]}x{_shape[1]}"
+    INPUTS[_k] = sort_input(_dt, _shape[0] * _shape[1]).reshape(_shape)
+    CASES.append((f"argsort {_k} along {_axis} (stable)", f"ga_argsort({_k}, {_axis})",
+                  lambda v, k=_k, a=_axis: np.argsort(v[k], a, kind="stable")) if _arg else
+                 (f"sort {_k} along {_axis}", f"ga_sort({_k}, {_axis})",
+                  lambda v, k=_k, a=_axis: np.sort(v[k], a)))
 INPUTS["col"] = sort_input("float32", 4097).reshape(4097, 1)
 INPUTS["row"] = sort_input("float64", 131073).reshape(1, 131073)
 INPUTS["lines"] = sort_input("float64", 300 * 4097).reshape(300, 4097)

@@ -198,8 +198,9 @@ static void test_nvrtc(void)
                               GA_U32, GA_I64, GA_U64, GA_F16, GA_F32, GA_F64};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         for (int idx = 0; idx < 2; idx++) {
-            char *src = ga_onesweep_source(all[i], idx);
-            CHECK(strstr(src, "AgentRadixSortOnesweep") != NULL);
+            /* the lines' kernel too: the largest block (the most shared memory) */
+            char *src = ga_onesweep_source(all[i], idx, GA_ONESWEEP_LINE_MAX);
+            CHECK(strstr(src, "AgentRadixSortOnesweep") != NULL && strstr(src, "ga_os_lines") != NULL);
             cm_error_clear(&err);
             gpu_program_t *prog = gpu_program_get(src, "--gpu-architecture=sm_90", &err);
             if (!prog)
@@ -208,6 +209,17 @@ static void test_nvrtc(void)
             CHECK(prog != NULL);
             free(src);
         }
+    /* the smallest block for lines (one warp), for a few dtypes */
+    const ga_dtype_t few[] = {GA_U8, GA_F32, GA_F64};
+    for (int i = 0; i < 3; i++) {
+        char *src = ga_onesweep_source(few[i], i != 0, GA_ONESWEEP_LINE_MIN);
+        cm_error_clear(&err);
+        gpu_program_t *prog = gpu_program_get(src, "--gpu-architecture=sm_90", &err);
+        if (!prog)
+            fprintf(stderr, "  lines of %d, %s: %s\n", GA_ONESWEEP_LINE_MIN, ga_dtype_name(few[i]), err.text);
+        CHECK(prog != NULL);
+        free(src);
+    }
 }
 
 int main(void)
