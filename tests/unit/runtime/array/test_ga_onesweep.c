@@ -1,10 +1,11 @@
 /* test_ga_onesweep: a GPU's onesweep sort where there is no GPU.
  *
- * The kernels (CUB's histogram and onesweep agents in our wrappers, with
- * our key type's NumericTraits) compile with NVRTC for compute_90 (the
- * sm_90 paths of CUB's headers) for every key dtype, for sort and for
- * argsort, so that a header or template error fails here and not on the
- * GPU machine. And the keys' order, the same text compiled by the CPU's C
+ * The kernels (CUB's histogram, onesweep and segmented-sort agents in our
+ * wrappers, with our key type's NumericTraits) compile with NVRTC to
+ * sm_90 cubins (CUB's sm_90 paths, ptxas's limits on registers and shared
+ * memory) for every key dtype, for sort and for argsort, with the lines'
+ * kernel at its largest block (and its smallest for three dtypes), so that
+ * a header or template error fails here and not on the GPU machine. And the keys' order, the same text compiled by the CPU's C
  * compiler: every float16 bit pattern, and float32 / float64 / integer
  * samples, ranked as NumPy orders them (NaN of either sign last; argsort:
  * -0.0 equal to 0.0, every NaN one key; sort: a bijection, -0.0 just below
