@@ -276,6 +276,12 @@ void *bk_kernel_get(bk_device_t d, const char *source, const char *options, cons
  * cheap, at least 1. */
 int bk_units(bk_device_t d);
 
+/* 1 when d's array kernels may include CCCL's CUB agents
+ * (<cub/agent/...>, compiled with the kernel: a CUDA device whose compiler
+ * finds the CCCL headers and whose GPU runs them), else 0 (the simulator,
+ * the CPU). Cheap after the first call. */
+int bk_kernel_cub(bk_device_t d);
+
 /* Launches a kernel of a CUDA device (from bk_kernel_get) with
  * cuLaunchKernel's kernelParams args; what names it in a later error. 0 /
  * -1 with err (BK_E_MEMORY when the device is out of memory). */

@@ -42,6 +42,7 @@ typedef struct bk_ops {
     void *(*kernel)(int ordinal, const char *source, const char *options, const char *name,
                     cm_error_t *err);
     int (*units)(int ordinal); /* multiprocessors, or cores; 0 when unknown */
+    int (*cub)(int ordinal);   /* 1: kernels may include CCCL's CUB (NULL: never) */
     int (*launch)(int ordinal, void *kernel, const unsigned grid[3], const unsigned block[3],
                   unsigned shared, void **args, const char *what, cm_error_t *err);
 

@@ -26,6 +26,13 @@ int bk_units(bk_device_t d)
     return n > 0 ? n : 1;
 }
 
+int bk_kernel_cub(bk_device_t d)
+{
+    int ord;
+    const bk_ops_t *o = bk_ops_of(d, &ord, NULL);
+    return o && o->cub ? o->cub(ord) : 0;
+}
+
 static unsigned long launches; /* bk_launch_count */
 
 unsigned long bk_launch_count(void)

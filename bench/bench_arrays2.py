@@ -61,6 +61,9 @@ CASES = [
     ("sort rows of 1e4 x 1e3 float32", 2 * S * F4, 5, "ga_free(ga_sort(sr, 1));",
      "cp.sort(sr, 1)"),
     ("unique 1e7 int32 (1e4 values)", 2 * S * F4, 5, "ga_free(ga_unique(si));", "cp.unique(si)"),
+    ("sort 1e7 float64", 2 * S * 8, 5, "ga_free(ga_sort(sd, 0));", "cp.sort(sd)"),
+    ("argsort 1e7 int32 (1e4 values)", S * (2 * F4 + 8), 5, "ga_free(ga_argsort(si, 0));",
+     "cp.argsort(si)"),
     ("searchsorted 1e7 into 1e6 float32", S * (F4 + 8), 20,
      'ga_free(ga_searchsorted(st, sq, "left"));', "cp.searchsorted(st, sq)"),
     ("histogram 1e8 float32, 100 bins", N * F4, 10, "ga_free(ga_histogram(x, 100, 0, 1, 0));",
@@ -88,7 +91,7 @@ ga_t idx = ga_astype(ga_mod(ga_mul(ga_arange(I64, 0, {S}, 1), 7919), {N}), I64);
 ga_t mk = ga_gt(ga_sin(ga_mul(x, 1000)), 0), mk2 = ga_reshape(ga_copy(ga_slice(mk, 0, 0, {M * M}, 1)), {M}, {M});
 ga_t cond = ga_eq(ga_mod(ga_arange(I32, 0, {M}, 1), 2), 0);
 ga_t s = ga_sin(ga_mul(ga_linspace(F32, 0, 1, {S}), 123456.0f)), sr = ga_reshape(ga_copy(s), {M}, {S // M});
-ga_t si = ga_astype(ga_mod(ga_mul(ga_arange(I64, 0, {S}, 1), 7919), 10000), I32);
+ga_t si = ga_astype(ga_mod(ga_mul(ga_arange(I64, 0, {S}, 1), 7919), 10000), I32), sd = ga_astype(s, F64);
 ga_t st = ga_linspace(F32, 0, 1, 1000000), sq = ga_slice(s, 0, 0, {S}, 1);
 ga_t t3 = ga_reshape(x, 100, 1000, 1000), w2 = ga_reshape(x, 100, {N // 100});
 #define N8 {N}
@@ -144,6 +147,7 @@ def cupy_times():
     s = cp.sin(cp.linspace(0, 1, S, dtype=cp.float32) * cp.float32(123456))
     sr = s.copy().reshape(M, S // M)
     si = ((cp.arange(S, dtype=cp.int64) * 7919) % 10000).astype(cp.int32)
+    sd = s.astype(cp.float64)
     st, sq = cp.linspace(0, 1, 1000000, dtype=cp.float32), s
     t3 = x.reshape(100, 1000, 1000)
     w2 = x.reshape(100, N // 100)

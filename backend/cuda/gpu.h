@@ -448,6 +448,12 @@ void *gpu_program_kernel(gpu_program_t *p, int device, const char *name, cm_erro
 int gpu_program_launch(int device, void *kernel, const unsigned grid[3], const unsigned block[3],
                        unsigned shared_bytes, void **args, const char *what, cm_error_t *err);
 
+/* 1 when library kernels for GPU device may include CCCL's CUB agents
+ * (<cub/agent/...>): NVRTC finds the toolkit's include/cccl and the GPU
+ * is compute capability 7.0 or newer (their warp matching); else 0.
+ * Asked once per device. */
+int gpu_program_cccl(int device);
+
 /* The number of multiprocessors of GPU device (for grid sizes), 0 when
  * there is no such GPU. */
 int gpu_program_sm_count(int device);

@@ -201,6 +201,23 @@ int gpu_program_launch(int device, void *kernel, const unsigned grid[3], const u
     return 0;
 }
 
+int gpu_program_cccl(int device)
+{
+    static int known[GPU_MAX_DEVICES]; /* 0: not asked yet, 1: no, 2: yes */
+    if (device < 0 || device >= GPU_MAX_DEVICES)
+        return 0;
+    if (!known[device]) {
+        gpu_info_t info;
+        char opts[2][640];
+        cm_error_t e = {0};
+        memset(&info, 0, sizeof info);
+        const gpu_nvrtc_t *nv = gpu_nvrtc_get(&e);
+        int found = nv && gpu_include_options(nv, opts) == 2; /* include/cccl is there */
+        known[device] = found && gpu_probe(&info) > device && info.devices[device].major >= 7 ? 2 : 1;
+    }
+    return known[device] == 2;
+}
+
 int gpu_program_sm_count(int device)
 {
     static int cached[GPU_MAX_DEVICES];

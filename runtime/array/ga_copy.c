@@ -27,6 +27,14 @@ static char *element(const ga_array_t *a, const int64_t *idx)
 typedef int (*run_fn)(void *ctx, const ga_array_t *a, char *first, int64_t len, int64_t pos,
                       cm_error_t *err);
 
+/* The step between a run's elements: 1 where a is contiguous (each_run
+ * gives one run of every element, whatever the stride of a last axis of
+ * length 1 says, e.g. (n, 1) with strides (1, n) from a transpose). */
+static int64_t run_stride(const ga_array_t *a)
+{
+    return a->ndim == 0 || ga_array_is_contiguous(a) ? 1 : a->strides[a->ndim - 1];
+}
+
 static int each_run(const ga_array_t *a, run_fn fn, void *ctx, cm_error_t *err)
 {
     if (a->size == 0)

@@ -1,5 +1,11 @@
 /* ga_sort: sort, argsort, partition, unique, searchsorted, histogram (see
- * ga_sort.h). */
+ * ga_sort.h). What sorts where: the CPU backend (and the simulator, whose
+ * arrays are the CPU's) a merge sort per line in C; a GPU, where the
+ * floor says the device can (bk_kernel_cub), one line by CUB's onesweep
+ * radix sort and lines of 16 to 2048 by CUB's segmented sort of a tile, a
+ * block a line (ga_onesweep.c), else (longer or shorter lines, a line past
+ * GA_ONESWEEP_MAX, a GPU without CCCL) gpuc's own LSD radix sort below,
+ * 4 bits a pass with the lines' numbers as the last digits. */
 #include "ga_sort.h"
 
 #include <math.h>
@@ -17,6 +23,7 @@
 #include "ga_index.h"
 #include "ga_join.h"
 #include "ga_kernel.h"
+#include "ga_onesweep.h"
 #include "ga_scan.h"
 
 #define TILE_THREADS 256
@@ -428,6 +435,30 @@ ga_array_t *ga_sort_array(ga_array_t *a, int axis, int indices, cm_error_t *err)
     }
     if (!v)
         return NULL;
+    int64_t line = nd ? v->shape[nd - 1] : 1, nlines = line ? v->size / line : 0;
+    if (line == v->size ? ga_onesweep_fits(v, line, indices)
+                        : ga_onesweep_lines_fit(v, nlines, line, indices)) {
+        /* a GPU that runs CUB: one line by its onesweep sort, short lines
+         * a block each; both read the keys where they are (no copy first) */
+        ga_array_t *c = ga_copy_contiguous(v, err);
+        ga_array_t *s = !c                ? NULL
+                        : line == v->size ? ga_onesweep_sort(c, indices, err)
+                                          : ga_onesweep_lines(c, nlines, line, indices, err);
+        ga_array_free(c);
+        if (s || err->code != GA_E_KERNEL) {
+            ga_array_free(v);
+            if (!s || s->size != line) { /* the lines, in v's axes */
+                r = s;
+                goto back;
+            }
+            /* one line: the other axes are 1, so the line is a's layout */
+            r = ga_array_reshape(s, axis == GA_AXIS_ALL ? 1 : nd, axis == GA_AXIS_ALL ? s->shape : a->shape,
+                                 err);
+            ga_array_free(s);
+            return r;
+        }
+        cm_error_clear(err); /* this toolkit's CUB does not take our kernels: the radix sort below */
+    }
     k = ga_copy_array(v, v->device, err);
     ga_array_free(v);
     if (!k)
@@ -442,7 +473,8 @@ ga_array_t *ga_sort_array(ga_array_t *a, int axis, int indices, cm_error_t *err)
         ix = NULL; /* r holds it */
     else
         k = NULL;
-    if (axis != GA_AXIS_ALL && ax != nd - 1) { /* back to a's axes, C order */
+back:
+    if (r && axis != GA_AXIS_ALL && ax != nd - 1) { /* back to a's axes, C order */
         int inv[GA_MAX_DIMS];
         for (int j = 0; j < nd; j++)
             inv[perm[j]] = j;

@@ -9,9 +9,17 @@
  * How. Along an axis, the lines are made contiguous (the axis last). On
  * the CPU backend each line is a merge sort
  * (insertion-sorted runs of 16, then merges) in C compiled for its dtype.
- * On a GPU the whole array is one LSD radix sort, 4 bits a pass over the
- * keys as ordered unsigned bits (then over the lines' numbers, so each
- * line ends sorted in its place: a segmented sort): per pass, each tile of
+ * On a GPU that runs CUB (bk_kernel_cub), one line of up to
+ * GA_ONESWEEP_MAX elements is CCCL's CUB onesweep radix sort
+ * (ga_onesweep.h: CUB's agents in our kernels, our launches), read where
+ * it is; there, sort gives every value back bit for bit and puts -0.0
+ * just before 0.0 (NaNs by their bits), argsort is stable with -0.0 and
+ * 0.0 one key. Several lines of 16 to 2048 are a block a line there
+ * (ga_onesweep_lines: CUB's segmented sort of one tile). Other lines (or
+ * a longer line, or a GPU without CCCL) are one LSD radix sort of
+ * the whole array, 4 bits a pass over the keys as ordered unsigned bits
+ * (then over the lines' numbers, so each line ends sorted in its place: a
+ * segmented sort): per pass, each tile of
  * 2048 counts its digits, a scan of the counts (ga_scan) gives each tile's
  * place for each digit, and each tile writes its elements there in order
  * (stable), carrying each element's flat index where indices are wanted;

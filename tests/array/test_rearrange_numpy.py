@@ -397,6 +397,18 @@ def test_sort_long_line_and_partition(s):
     assert x[ap[-3]] == np.sort(x)[-3] and sorted(ap.tolist()) == list(range(x.size))
 
 
+def test_sort_one_line_of_a_matrix(s):
+    # one column along axis 0, one row along axis 1: the line is the whole
+    # array (a GPU's one-line sort); the column's answer is copied back from
+    # a transposed view whose last axis has length 1
+    x = values("float32", (4097, 1), -1e3, 1e3)
+    x[::100, 0] = np.nan
+    got = s.values("", "ga_sort(x, 0)", "ga_argsort(x, 0)", "ga_sort(ga_transpose(x), 1)", x=x)
+    same(got[0], np.sort(x, 0), rtol=0)
+    same(got[1], np.argsort(x, 0, kind="stable"))
+    same(got[2], np.sort(x.T, 1), rtol=0)
+
+
 @pytest.mark.parametrize("dtype", ["int32", "float32", "uint8", "float64"])
 def test_unique_searchsorted_histogram(s, dtype):
     x = values(dtype, (40, 30), 0, 25)

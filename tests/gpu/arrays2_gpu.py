@@ -104,6 +104,81 @@ CASES = [  # name, gpuc expression over the inputs, NumPy
      .astype(np.int32)),
 ]
 
+# Sorting every dtype at sizes around the GPU's tiles (0, 1, 2, 2^k +- 1)
+# and 1e7: the onesweep sort of one line (CUB's agents), with NaNs of both
+# signs, -0.0, infinities and many ties; several lines (a block a line, or
+# the segmented radix sort past 2048 a line and below 16) and one line of a
+# 2-d array along either axis. argsort is checked
+# against NumPy's kind="stable" (gpuc's sorts are stable on every backend;
+# NumPy's default argsort is not); sort also keeps every value's bits
+# (-0.0 stays -0.0), checked below.
+SORT_DTYPES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+               "float16", "float32", "float64")
+SORT_SIZES = (0, 1, 2, 4095, 4097, 131073, 1048575)
+
+
+def sort_input(dtype, n):
+    dt = np.dtype(dtype)
+    if dt == bool:
+        return rng.random(n) < 0.3
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        x = rng.integers(info.min, info.max, size=n, dtype=dt, endpoint=True)
+        small = rng.integers(0 if dt.kind == "u" else -100, 100, size=n).astype(dt)
+        return np.where(rng.random(n) < 0.5, small, x)  # ties, and the whole range
+    x = (rng.standard_normal(n) * 1e3).astype(dt)
+    tie = rng.random(n) < 0.3
+    x[tie] = np.round(x[tie] / 100)
+    special = np.array([np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf, 1.0, -1.0], dt)
+    if n:
+        at = rng.integers(0, n, size=min(n, 64 + n // 50))
+        x[at] = special[rng.integers(0, len(special), size=len(at))]
+    return x
+
+
+for _dt in SORT_DTYPES:
+    for _n in SORT_SIZES + ((10_000_000,) if _dt in ("float32", "int64", "uint16") else ()):
+        _k = f"s_{_dt}_{_n}"
+        INPUTS[_k] = sort_input(_dt, _n)
+        CASES += [
+            (f"sort {_dt} n={_n}", f"ga_sort({_k}, 0)", lambda v, k=_k: np.sort(v[k])),
+            (f"argsort {_dt} n={_n} (stable)", f"ga_argsort({_k}, 0)",
+             lambda v, k=_k: np.argsort(v[k], kind="stable")),
+            (f"unique {_dt} n={_n}", f"ga_unique({_k})", lambda v, k=_k: np.unique(v[k])),
+        ]
+# lines at the edges of the GPU's block-a-line sort (16 .. 2048 a line) and past them
+for _dt, _shape, _axis, _arg in (("float32", (5000, 16), 1, 1), ("float32", (3000, 15), 1, 0),
+                                 ("int64", (700, 65), 1, 1), ("uint8", (100, 1025), 1, 0),
+                                 ("float64", (50, 2048), 1, 1), ("int16", (2049, 40), 0, 1),
+                                 ("float16", (33, 513), 1, 0), ("uint32", (64, 1000), 1, 0)):
+    _k = f"l_{_dt}_{_shape[0]}x{_shape[1]}"
+    INPUTS[_k] = sort_input(_dt, _shape[0] * _shape[1]).reshape(_shape)
+    CASES.append((f"argsort {_k} along {_axis} (stable)", f"ga_argsort({_k}, {_axis})",
+                  lambda v, k=_k, a=_axis: np.argsort(v[k], a, kind="stable")) if _arg else
+                 (f"sort {_k} along {_axis}", f"ga_sort({_k}, {_axis})",
+                  lambda v, k=_k, a=_axis: np.sort(v[k], a)))
+INPUTS["col"] = sort_input("float32", 4097).reshape(4097, 1)
+INPUTS["row"] = sort_input("float64", 131073).reshape(1, 131073)
+INPUTS["lines"] = sort_input("float64", 300 * 4097).reshape(300, 4097)
+INPUTS["hlines"] = sort_input("float16", 2000 * 37).reshape(2000, 37)
+CASES += [
+    ("sort one column along axis 0", "ga_sort(col, 0)", lambda v: np.sort(v["col"], 0)),
+    ("argsort one row along axis 1", "ga_argsort(row, 1)",
+     lambda v: np.argsort(v["row"], 1, kind="stable")),
+    ("argsort one row flat", "ga_argsort(row, GA_ALL)", lambda v: np.argsort(v["row"], None, kind="stable")),
+    ("sort several lines f64 NaN", "ga_sort(lines, 1)", lambda v: np.sort(v["lines"], 1)),
+    ("argsort several lines f16 along axis 0", "ga_argsort(hlines, 0)",
+     lambda v: np.argsort(v["hlines"], 0, kind="stable")),
+]
+
+
+def same_bits(got, x):
+    """sort gave back x's very values: the same multiset of bit patterns."""
+    if got.dtype.kind != "f" or got.shape != np.sort(x, None).shape:
+        return True
+    u = {2: np.uint16, 4: np.uint32, 8: np.uint64}[got.dtype.itemsize]
+    return np.array_equal(np.sort(got.view(u), None), np.sort(x.view(u), None))
+
 
 def main():
     for k, a in INPUTS.items():
@@ -163,6 +238,10 @@ def main():
                            "roll" in name):
                     ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
                     detail += f", {np.count_nonzero(got != want)} differ"
+                    src = CASES[int(key)][1].split("(")[1].split(",")[0] if key.isdigit() else ""
+                    if ok and name.startswith("sort ") and src in v:
+                        ok = same_bits(got, v[src])
+                        detail += ", values changed (bits)"
                 elif ok:
                     tol = 2e-3 if want.dtype == np.float16 else 1e-5 if want.dtype == np.float32 else 1e-12
                     ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
