@@ -56,14 +56,6 @@ static int each_run(const ga_array_t *a, run_fn fn, void *ctx, cm_error_t *err)
     }
 }
 
-/* The step between a run's elements: 1 where each_run took a as one run
- * (contiguous, where an axis of length 1 may have any stride), else the
- * last axis's stride. */
-static int64_t run_stride(const ga_array_t *a)
-{
-    return a->ndim && !ga_array_is_contiguous(a) ? a->strides[a->ndim - 1] : 1;
-}
-
 /* Copies the len elements of a strided run (first, stride in elements)
  * one by one to or from host memory advancing host_step bytes per element
  * (0: the same host element for all, a fill). */
