@@ -139,6 +139,15 @@ ga_array_t *ga_api_arange(ga_cell_dtype_t dtype, double start, double stop, doub
                 &err);
 }
 
+ga_array_t *ga_api_arange_i(ga_cell_dtype_t dtype, long long start, long long stop,
+                            long long step)
+{
+    cm_error_t err = {0};
+    return made("ga_arange", ga_create_arange_int(bk_default_device(), (ga_dtype_t)dtype.code,
+                                                  start, stop, step, &err),
+                &err);
+}
+
 ga_array_t *ga_api_linspace(ga_cell_dtype_t dtype, double start, double stop, long long num)
 {
     cm_error_t err = {0};

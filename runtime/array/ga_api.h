@@ -57,6 +57,9 @@ ga_array_t *ga_api_from_host(ga_cell_dtype_t dtype, const void *data, int ndim, 
  * OverflowError), or a double (GA_ARG_FLOAT) converted as C converts. The
  * double forms above stay for cells built against an older gpuc.h. */
 enum { GA_API_VALUE_UINT = 4 };
+/* ga_arange of three integers (gpuc.h's ga_arange picks it): exact. */
+ga_array_t *ga_api_arange_i(ga_cell_dtype_t dtype, long long start, long long stop,
+                            long long step);
 ga_array_t *ga_api_full_v(ga_cell_dtype_t dtype, ga_arg_t value, int ndim, const long long *dims);
 ga_array_t *ga_api_full_like_v(ga_array_t *a, ga_arg_t value);
 void ga_api_set_v(ga_array_t *a, ga_arg_t value, int nidx, const long long *idx);

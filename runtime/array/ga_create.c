@@ -67,6 +67,51 @@ ga_array_t *ga_create_arange(int device, ga_dtype_t dtype, double start, double 
     return made_by(device, dtype, n, ga_fill_arange, start, start + step, err);
 }
 
+/* NumPy's length of an arange of integers: the ceiling of Python's true
+ * division (stop - start) / step, the exact quotient rounded to a double,
+ * worked out in integers; -1 past 2^52 (more than memory holds). */
+static int64_t integer_length(int64_t start, int64_t stop, int64_t step)
+{
+    __int128 num = (__int128)stop - start;
+    if (num == 0 || (num > 0) != (step > 0))
+        return 0; /* the quotient is at most -0: no elements */
+    unsigned __int128 a = num < 0 ? -(unsigned __int128)num : (unsigned __int128)num;
+    unsigned __int128 b = step < 0 ? -(unsigned __int128)step : (unsigned __int128)step;
+    unsigned __int128 q = a / b, r = a % b;
+    if (q >= (unsigned __int128)1 << 52)
+        return -1;
+    if (r == 0 || q == 0)
+        return (int64_t)q + (r != 0);
+    /* q + r / b rounds down to q when r / b is at most half q's ulp,
+     * 2^(e - 53) (a tie goes to q, whose mantissa is even below 2^52) */
+    int e = 63 - __builtin_clzll((unsigned long long)q);
+    return (int64_t)q + ((r << (53 - e)) > b);
+}
+
+ga_array_t *ga_create_arange_int(int device, ga_dtype_t dtype, int64_t start, int64_t stop,
+                                 int64_t step, cm_error_t *err)
+{
+    if (step == 0) {
+        CM_ERROR(err, GA_E_VALUE, "arange: step must not be 0");
+        return NULL;
+    }
+    int64_t n = integer_length(start, stop, step);
+    if (n < 0) {
+        CM_ERROR(err, GA_E_SHAPE, "arange: more than 2^52 elements is too many");
+        return NULL;
+    }
+    if (dtype == GA_BOOL && n > 2) {
+        CM_ERROR(err, GA_E_DTYPE, "arange: %lld bools; NumPy allows at most 2", (long long)n);
+        return NULL;
+    }
+    ga_array_t *a = ga_array_new(device, dtype, 1, &n, err);
+    if (a && ga_fill_arange_int(a, start, step, err) != 0) {
+        ga_array_free(a);
+        return NULL;
+    }
+    return a;
+}
+
 ga_array_t *ga_create_linspace(int device, ga_dtype_t dtype, double start, double stop,
                                int64_t num, cm_error_t *err)
 {

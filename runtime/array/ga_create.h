@@ -23,6 +23,12 @@ ga_array_t *ga_create_full_bytes(int device, ga_dtype_t dtype, int ndim, const i
 ga_array_t *ga_create_arange(int device, ga_dtype_t dtype, double start, double stop,
                              double step, cm_error_t *err);
 
+/* The same from integers, exact as NumPy's arange of Python ints (the
+ * length from the quotient rounded to a double as Python divides;
+ * integer dtypes wrap as NumPy's do). */
+ga_array_t *ga_create_arange_int(int device, ga_dtype_t dtype, int64_t start, int64_t stop,
+                                 int64_t step, cm_error_t *err);
+
 /* num values from start to stop, both included (num 1: start), as
  * NumPy's linspace with endpoint, bit for bit (ga_fill_linspace). */
 ga_array_t *ga_create_linspace(int device, ga_dtype_t dtype, double start, double stop,

@@ -255,58 +255,103 @@ static int integer_of(ga_dtype_t d, double v, const char *what, uint64_t *out, c
     return 0;
 }
 
-int ga_fill_arange(ga_array_t *a, double start, double next, cm_error_t *err)
+/* What ga_arange's kernel takes: floats' first value, difference and
+ * second value as doubles that hold them exactly; integers' as words. */
+typedef struct arange_args {
+    double fs, fd, fv1;
+    unsigned long long is, id, iv1;
+} arange_args_t;
+
+static int launch_arange(ga_array_t *a, arange_args_t p, cm_error_t *err)
 {
-    ga_dtype_t d = a->dtype;
-    char k = ga_dtype_kind(d);
     long long n = a->size;
-    double fs = 0, fd = 0, fv1 = 0;
-    unsigned long long is = 0, id = 0, iv1 = 0;
-    if (n == 0)
-        return 0;
-    if (k == GA_KIND_BOOL) {
-        is = start != 0;
-        iv1 = next != 0;
-    } else if (k == GA_KIND_INT || k == GA_KIND_UINT) {
-        uint64_t s = 0, v1 = 0;
-        if (integer_of(d, start, "start", &s, err) != 0 ||
-            (n > 1 && integer_of(d, next, "start + step", &v1, err) != 0))
-            return -1;
-        /* the difference in the dtype (NumPy's delta -= start), widened */
-        unsigned char bytes[8];
-        uint64_t diff = v1 - s;
-        memcpy(bytes, &diff, 8);
-        is = s;
-        iv1 = v1;
-        id = k == GA_KIND_UINT ? ga_dtype_get_u64(d, bytes, 0)
-                               : (uint64_t)ga_dtype_get_i64(d, bytes, 0);
-    } else if (d == GA_F16) {
-        float s = ga_half_to_float(ga_double_to_half(start));
-        float v1 = ga_half_to_float(ga_double_to_half(next));
-        fs = s;
-        fv1 = v1;
-        fd = (float)(v1 - s);
-    } else if (d == GA_F32 || d == GA_C64) {
-        float s = (float)start, v1 = (float)next;
-        fs = s;
-        fv1 = v1;
-        fd = (float)(v1 - s);
-    } else {
-        fs = start;
-        fv1 = next;
-        fd = next - start;
-    }
-    void *fn = kernel(a->device, (plan_t){(int)d, 0}, "ga_arange", err);
+    void *fn = kernel(a->device, (plan_t){(int)a->dtype, 0}, "ga_arange", err);
     if (!fn)
         return -1;
     void *out = ga_array_data(a);
     if (bk_lang(a->device) == BK_LANG_C) {
         ((void (*)(long long, void *, double, double, double, unsigned long long,
-                   unsigned long long, unsigned long long))fn)(n, out, fs, fd, fv1, is, id, iv1);
+                   unsigned long long, unsigned long long))fn)(n, out, p.fs, p.fd, p.fv1, p.is,
+                                                               p.id, p.iv1);
         return 0;
     }
-    void *args[8] = {&n, &out, &fs, &fd, &fv1, &is, &id, &iv1};
+    void *args[8] = {&n, &out, &p.fs, &p.fd, &p.fv1, &p.is, &p.id, &p.iv1};
     return ga_kernel_launch(a->device, fn, n, args, "ga_arange", err);
+}
+
+/* An integer dtype's first two values as words: the difference in the
+ * dtype (NumPy's delta -= start), widened as the dtype's sign says. */
+static arange_args_t integer_args(ga_dtype_t d, uint64_t s, uint64_t v1)
+{
+    unsigned char bytes[8];
+    uint64_t diff = v1 - s;
+    memcpy(bytes, &diff, 8);
+    arange_args_t p = {.is = s, .iv1 = v1};
+    p.id = ga_dtype_kind(d) == GA_KIND_UINT ? ga_dtype_get_u64(d, bytes, 0)
+                                            : (uint64_t)ga_dtype_get_i64(d, bytes, 0);
+    return p;
+}
+
+int ga_fill_arange(ga_array_t *a, double start, double next, cm_error_t *err)
+{
+    ga_dtype_t d = a->dtype;
+    char k = ga_dtype_kind(d);
+    arange_args_t p = {0};
+    if (a->size == 0)
+        return 0;
+    if (k == GA_KIND_BOOL) {
+        p.is = start != 0;
+        p.iv1 = next != 0;
+    } else if (k == GA_KIND_INT || k == GA_KIND_UINT) {
+        uint64_t s = 0, v1 = 0;
+        if (integer_of(d, start, "start", &s, err) != 0 ||
+            (a->size > 1 && integer_of(d, next, "start + step", &v1, err) != 0))
+            return -1;
+        p = integer_args(d, s, v1);
+    } else if (d == GA_F16) {
+        float s = ga_half_to_float(ga_double_to_half(start));
+        float v1 = ga_half_to_float(ga_double_to_half(next));
+        p = (arange_args_t){.fs = s, .fv1 = v1, .fd = (float)(v1 - s)};
+    } else if (d == GA_F32 || d == GA_C64) {
+        float s = (float)start, v1 = (float)next;
+        p = (arange_args_t){.fs = s, .fv1 = v1, .fd = (float)(v1 - s)};
+    } else {
+        p = (arange_args_t){.fs = start, .fv1 = next, .fd = next - start};
+    }
+    return launch_arange(a, p, err);
+}
+
+/* v as a word of integer dtype d, -1 with err when d cannot hold it. */
+static int word_of(ga_dtype_t d, __int128 v, const char *what, uint64_t *out, cm_error_t *err)
+{
+    int bits = (int)ga_dtype_size(d) * 8;
+    __int128 lo = ga_dtype_kind(d) == GA_KIND_UINT ? 0 : -((__int128)1 << (bits - 1));
+    __int128 hi = ga_dtype_kind(d) == GA_KIND_UINT ? ((__int128)1 << bits) - 1
+                                                   : ((__int128)1 << (bits - 1)) - 1;
+    if (v < lo || v > hi) {
+        unsigned __int128 m = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+        CM_ERROR(err, GA_E_VALUE, "%s %s%llu%s is out of bounds for %s", what, v < 0 ? "-" : "",
+                 (unsigned long long)m, m >> 64 ? " + 2^64" : "", ga_dtype_name(d));
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int ga_fill_arange_int(ga_array_t *a, int64_t start, int64_t step, cm_error_t *err)
+{
+    ga_dtype_t d = a->dtype;
+    char k = ga_dtype_kind(d);
+    __int128 next = (__int128)start + step;
+    if (k != GA_KIND_INT && k != GA_KIND_UINT) /* NumPy: through the int's double */
+        return ga_fill_arange(a, (double)start, (double)next, err);
+    if (a->size == 0)
+        return 0;
+    uint64_t s = 0, v1 = 0;
+    if (word_of(d, start, "start", &s, err) != 0 ||
+        (a->size > 1 && word_of(d, next, "start + step", &v1, err) != 0))
+        return -1;
+    return launch_arange(a, integer_args(d, s, v1), err);
 }
 
 int ga_fill_linspace(ga_array_t *a, double start, double stop, cm_error_t *err)

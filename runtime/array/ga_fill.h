@@ -22,6 +22,11 @@ int ga_fill_bytes(ga_array_t *a, const void *value, cm_error_t *err);
  * dtype's range (NumPy's OverflowError). 0 / -1 with err. */
 int ga_fill_arange(ga_array_t *a, double start, double next, cm_error_t *err);
 
+/* The same from integers, exact (NumPy's arange of Python ints): integer
+ * dtypes take start and start + step as they are (GA_E_VALUE outside the
+ * dtype), other dtypes their doubles. */
+int ga_fill_arange_int(ga_array_t *a, int64_t start, int64_t step, cm_error_t *err);
+
 /* a (1-d, contiguous, n elements) = NumPy's linspace(start, stop, n)
  * with endpoint: in float64, i * step + start with step (stop - start) /
  * (n - 1) (i / (n - 1) * delta where step underflows to 0), the last

@@ -228,7 +228,9 @@
     X(ga_t, ga_full_v, (ga_dtype_t dtype, ga_arg_t value, int ndim, const long long *dims),   \
       ga_api_full_v)                                                                          \
     X(ga_t, ga_full_like_v, (ga_t a, ga_arg_t value), ga_api_full_like_v)                     \
-    X(void, ga_set_v, (ga_t a, ga_arg_t value, int nidx, const long long *idx), ga_api_set_v)
+    X(void, ga_set_v, (ga_t a, ga_arg_t value, int nidx, const long long *idx), ga_api_set_v) \
+    X(ga_t, ga_arange_i, (ga_dtype_t dtype, long long start, long long stop, long long step), \
+      ga_api_arange_i)
 
 /* The names of before the prefix rule, kept for one release so that
  * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's

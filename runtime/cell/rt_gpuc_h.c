@@ -216,6 +216,9 @@ const char rt_gpuc_h[] =
     "struct gpu_device_props;\n"
     RT_API_LIST(RT_API_DECLARATION)
     "#define ga_full_like(a, v) ga_full_like_v((a), __GA_VALUE(v))\n"
+    /* three integers: NumPy's integer arange, exact past 2^53 */
+    "#define ga_arange(dt, start, stop, step) _Generic((start) + (stop) + (step), float: ga_arange, \\\n"
+    "    double: ga_arange, long double: ga_arange, default: ga_arange_i)((dt), (start), (stop), (step))\n"
     "/* the names of before the prefix rule, for one more release: use the\n"
     " * gpuc_ and __gpuc_ names above (docs/cells.md, \"Names\") */\n"
     RT_API_RENAMED(RT_API_RENAMED_DECLARATION)

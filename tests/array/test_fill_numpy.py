@@ -39,6 +39,20 @@ ARANGE = [
     ("BOOL", 0, 2, 1), ("BOOL", 1, 0, -1), ("BOOL", 0, 1, 0.5),
 ]
 
+# ga_arange of three integers: NumPy's arange of Python ints, exact past
+# 2^53; the length is the quotient rounded to a double, as Python divides
+# (2^62 + 1 over 2^62 is 1.0: one element; 2^62 + 2^9 a tie, to 1.0)
+ARANGE_INT = [
+    ("I64", 0, 10, 1), ("I64", 10, -10, -3), ("I64", -2**63, 2**63 - 1, 2**61),
+    ("I64", 2**53 + 1, 2**53 + 41, 3), ("I64", 2**62 + 1, 2**62 + 100, 7),
+    ("I64", 0, 2**62 + 1, 2**62), ("I64", 0, 2**62 + 2**9, 2**62), ("I64", 0, 2**62 + 2**10, 2**62),
+    ("I64", 0, -(2**62) - 1, -(2**62)), ("I64", 5, 5, 1), ("I64", 5, 0, 1),
+    ("U64", 2**63 - 100, 2**63 - 1, 9), ("I8", 0, 300, 37), ("U8", 250, 0, -7),
+    ("I32", -7, 1000, 3), ("U16", 65530, 65535, 2), ("F64", 2**53 + 1, 2**53 + 41, 3),
+    ("F32", 16777217, 16777260, 3), ("F16", -100, 3000, 7), ("C128", 2**60 + 1, 2**60 + 9, 1),
+    ("BOOL", 1, -1, -1),
+]
+
 # ga_linspace(dtype, start, stop, num)
 LINSPACE = [
     ("F64", 0, 1, 5), ("F64", 0, 1, 7), ("F64", -1.5, 2.25, 100), ("F64", 1, 0, 11),
@@ -71,6 +85,10 @@ def c_num(x):
     return repr(float(x))
 
 
+def c_int(x):
+    return "(-9223372036854775807LL - 1)" if x == -2**63 else f"{x}LL"
+
+
 def devices():
     return ["GA_CPU", "0"]  # 0: the simulator where the host has no GPU
 
@@ -84,6 +102,9 @@ def results(request, gpuc_bin, tmp_path_factory):
     for i, (dt, start, stop, step) in enumerate(ARANGE):
         body.append(f'ga_save(ga_arange({dt}, {c_num(start)}, {c_num(stop)}, {c_num(step)}), '
                     f'"arange{i}.npy");')
+    for i, (dt, start, stop, step) in enumerate(ARANGE_INT):
+        body.append(f'ga_save(ga_arange({dt}, {c_int(start)}, {c_int(stop)}, {c_int(step)}), '
+                    f'"arange_int{i}.npy");')
     for i, (dt, start, stop, num) in enumerate(LINSPACE):
         body.append(f'ga_save(ga_linspace({dt}, {c_num(start)}, {c_num(stop)}, {num}), '
                     f'"linspace{i}.npy");')
@@ -99,6 +120,8 @@ def results(request, gpuc_bin, tmp_path_factory):
                  'ga_save(m, "set_u64.npy");\nga_save(h, "set_i64.npy");')
     cells += ["ga_arange(BOOL, 0, 3, 1)", "ga_arange(I8, 0, 300, 200)",
               "ga_arange(U8, -3.5, 2, 0.7)", "ga_arange(F32, 0, 1, 0)",
+              "ga_arange(I64, -9223372036854775807LL, 9223372036854775807LL, 1)",
+              "ga_arange(U8, -3, 2, 1)", "ga_arange(F32, 0.0, 1, 0)",
               "ga_full(I8, 300, 2)", "ga_full(U8, -1, 2)", "ga_full(I64, 18446744073709551615ULL, 1)",
               "ga_set(ga_zeros(U16, 2), 70000, 0)", "ga_linspace(F32, 0, 1, -1)"]
     res = run_cells(gpuc_bin, folder, cells, timeout=600)
@@ -144,6 +167,14 @@ def test_arange_of_small_integers_is_numpys_integer_arange(results):
             same_bits(load(folder, f"arange{i}.npy"), want, f"arange({dt}, {start}, {stop}, {step})")
 
 
+def test_arange_of_integers_is_exact(results):
+    folder, _ = results
+    for i, (dt, start, stop, step) in enumerate(ARANGE_INT):
+        want = np.arange(start, stop, step, dtype=DT[dt])
+        same_bits(load(folder, f"arange_int{i}.npy"), want, f"arange({dt}, {start}, {stop}, {step})")
+    assert load(folder, "arange_int5.npy").size == 1 and load(folder, "arange_int7.npy").size == 2
+
+
 def test_linspace_is_numpys_bit_for_bit(results):
     folder, _ = results
     for i, (dt, start, stop, num) in enumerate(LINSPACE):
@@ -181,12 +212,15 @@ def test_numpys_errors(results):
     assert errors[0][0] == "DTypeError" and "at most 2" in errors[0][1], errors[0]
     assert errors[1] == ("ValueError", "ga_arange: start + step 200 is out of bounds for int8"), errors[1]
     assert errors[2] == ("ValueError", "ga_arange: start -3.5 is out of bounds for uint8"), errors[2]
-    assert errors[3][0] == "ValueError" and "step not 0" in errors[3][1], errors[3]
-    assert errors[4] == ("ValueError", "ga_full: 300 is out of bounds for int8"), errors[4]
-    assert errors[5] == ("ValueError", "ga_full: -1 is out of bounds for uint8"), errors[5]
-    assert errors[6] == ("ValueError", "ga_full: 18446744073709551615 is out of bounds for int64"), errors[6]
-    assert errors[7] == ("ValueError", "ga_set: 70000 is out of bounds for uint16"), errors[7]
-    assert errors[8][0] == "ShapeError" and "negative" in errors[8][1], errors[8]
-    for dt, _, _, _ in [("I8", 0, 300, 200)]:
+    assert errors[3] == ("ValueError", "ga_arange: arange: step must not be 0"), errors[3]
+    assert errors[4][0] == "ShapeError" and "too many" in errors[4][1], errors[4]
+    assert errors[5] == ("ValueError", "ga_arange: start -3 is out of bounds for uint8"), errors[5]
+    assert errors[6][0] == "ValueError" and "step not 0" in errors[6][1], errors[6]
+    assert errors[7] == ("ValueError", "ga_full: 300 is out of bounds for int8"), errors[7]
+    assert errors[8] == ("ValueError", "ga_full: -1 is out of bounds for uint8"), errors[8]
+    assert errors[9] == ("ValueError", "ga_full: 18446744073709551615 is out of bounds for int64"), errors[9]
+    assert errors[10] == ("ValueError", "ga_set: 70000 is out of bounds for uint16"), errors[10]
+    assert errors[11][0] == "ShapeError" and "negative" in errors[11][1], errors[11]
+    for start, stop, step, dt in [(0.0, 300.0, 200.0, np.int8), (-3, 2, 1, np.uint8)]:
         with pytest.raises(OverflowError):
-            np.arange(0.0, 300.0, 200.0, dtype=DT[dt])
+            np.arange(start, stop, step, dtype=dt)
