@@ -24,8 +24,9 @@
  * fuses a * b + c on its own: the GPU program is compiled with
  * --fmad=false and ga_random.c with fp-contract off.
  * float64 normals call the math library's log, sin and cos (the C
- * library's; libdevice's log and sincospi): they agree within a few ulp
- * of the standard normal (absolute 1e-14 * std), not bit for bit.
+ * library's; libdevice's log and sincospi, in a program compiled with
+ * fused multiply-adds): they agree within a few ulp of the standard normal
+ * (absolute 1e-14 * std), not bit for bit.
  *
  * The code block may not hold preprocessor lines (it is one macro
  * argument); what differs between C and CUDA is the GA_RNG_* names that
