@@ -53,9 +53,10 @@ ga_array_t *ga_create_arange(int device, ga_dtype_t dtype, double start, double 
         CM_ERROR(err, GA_E_VALUE, "arange: start, stop and step must be finite and step not 0");
         return NULL;
     }
-    /* NumPy's length: ceil of the quotient in double */
+    /* NumPy's length: ceil of the quotient in double, an error past
+     * int64 either way */
     double len = ceil((stop - start) / step);
-    if (!(len <= 9.2e18)) {
+    if (!(len >= -9.2e18 && len <= 9.2e18)) {
         CM_ERROR(err, GA_E_SHAPE, "arange: %.3g elements is too many", len);
         return NULL;
     }

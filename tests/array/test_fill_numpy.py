@@ -122,6 +122,7 @@ def results(request, gpuc_bin, tmp_path_factory):
               "ga_arange(U8, -3.5, 2, 0.7)", "ga_arange(F32, 0, 1, 0)",
               "ga_arange(I64, -9223372036854775807LL, 9223372036854775807LL, 1)",
               "ga_arange(U8, -3, 2, 1)", "ga_arange(F32, 0.0, 1, 0)",
+              "ga_arange(F64, 1.0, 0.0, 1e-320)",
               "ga_full(I8, 300, 2)", "ga_full(U8, -1, 2)", "ga_full(I64, 18446744073709551615ULL, 1)",
               "ga_set(ga_zeros(U16, 2), 70000, 0)", "ga_linspace(F32, 0, 1, -1)"]
     res = run_cells(gpuc_bin, folder, cells, timeout=600)
@@ -216,11 +217,12 @@ def test_numpys_errors(results):
     assert errors[4][0] == "ShapeError" and "too many" in errors[4][1], errors[4]
     assert errors[5] == ("ValueError", "ga_arange: start -3 is out of bounds for uint8"), errors[5]
     assert errors[6][0] == "ValueError" and "step not 0" in errors[6][1], errors[6]
-    assert errors[7] == ("ValueError", "ga_full: 300 is out of bounds for int8"), errors[7]
-    assert errors[8] == ("ValueError", "ga_full: -1 is out of bounds for uint8"), errors[8]
-    assert errors[9] == ("ValueError", "ga_full: 18446744073709551615 is out of bounds for int64"), errors[9]
-    assert errors[10] == ("ValueError", "ga_set: 70000 is out of bounds for uint16"), errors[10]
-    assert errors[11][0] == "ShapeError" and "negative" in errors[11][1], errors[11]
+    assert errors[7][0] == "ShapeError" and "too many" in errors[7][1], errors[7]  # NumPy: ValueError
+    assert errors[8] == ("ValueError", "ga_full: 300 is out of bounds for int8"), errors[8]
+    assert errors[9] == ("ValueError", "ga_full: -1 is out of bounds for uint8"), errors[9]
+    assert errors[10] == ("ValueError", "ga_full: 18446744073709551615 is out of bounds for int64"), errors[10]
+    assert errors[11] == ("ValueError", "ga_set: 70000 is out of bounds for uint16"), errors[11]
+    assert errors[12][0] == "ShapeError" and "negative" in errors[12][1], errors[12]
     for start, stop, step, dt in [(0.0, 300.0, 200.0, np.int8), (-3, 2, 1, np.uint8)]:
         with pytest.raises(OverflowError):
             np.arange(start, stop, step, dtype=dt)
