@@ -1,8 +1,6 @@
 /* ga_copy: moving elements (see ga_copy.h). */
 #include "ga_copy.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
