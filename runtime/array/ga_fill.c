@@ -119,7 +119,7 @@ static void range_source(cm_buf_t *b, ga_dtype_t d)
     cm_buf_addf(b, "#define GA_PUTD(q, y) do { out[%s] = %s;%s } while (0)\n",
                 t->parts == 2 ? "2 * (q)" : "q", t->putd, t->parts == 2 ? " out[2 * (q) + 1] = 0;" : "");
     cm_buf_adds(b,
-        /* NumPy's fill: v0, v1 as set, then s + i * d in ga_c (floats: s,
+        /* NumPy's fill: v0 and v1 as set (-0.0 stays), then s + i * d in ga_c (floats: s,
          * d and v1 given as doubles that hold them exactly; integers as
          * 64-bit words, wrapping as NumPy's C does) */
         "GA_KERNEL ga_arange(ga_i64 n, ga_t *out, double fs, double fd, double fv1, ga_u64 is,\n"
@@ -127,7 +127,7 @@ static void range_source(cm_buf_t *b, ga_dtype_t d)
         "    GA_LOOP(q, n) {\n");
     if (fl || db)
         cm_buf_adds(b, "        ga_c s = (ga_c)fs, d = (ga_c)fd;\n"
-                       "        ga_c x = q == 1 ? (ga_c)fv1 : GA_ADD(s, GA_MUL((ga_c)q, d));\n");
+                       "        ga_c x = q == 0 ? s : q == 1 ? (ga_c)fv1 : GA_ADD(s, GA_MUL((ga_c)q, d));\n");
     else
         cm_buf_adds(b, "        (void)fs; (void)fd; (void)fv1;\n"
                        "        ga_c x = q == 1 ? iv1 : is + (ga_u64)q * id;\n");
