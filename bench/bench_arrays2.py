@@ -1,7 +1,7 @@
 """Joining, indexing by data, sorting and searching, several-axis reductions
 and integer fmod against CuPy, on the GPU machine, in one run (issue 29
 part 1: each at >= 0.95x CuPy is the goal), and part 2's scans along the
-last axis and float64 normals.
+last axis and float64 normals; full, arange and linspace of 1e8.
 
     PYTHONPATH=tests python3 bench/bench_arrays2.py BIN_DIR OUT_DIR
 
@@ -80,6 +80,19 @@ CASES = [
      "ga_free(ga_cumsum(w2, 1));", "cp.cumsum(w2, axis=1)"),
     ("normal 1e8 float64", N * 8, 20, "ga_free(ga_normal(F64, 0.0, 1.0, N8));",
      "rng.standard_normal(N8, dtype=cp.float64)"),
+    # values made on the device (runtime/array/ga_fill): a new array each call
+    ("full 1e8 float32", N * F4, 20, "ga_free(ga_full(F32, 2.5, N8));",
+     "cp.full(N8, 2.5, dtype=cp.float32)"),
+    ("full 1e8 int64", N * 8, 20, "ga_free(ga_full(I64, 9223372036854775807LL, N8));",
+     "cp.full(N8, 2**63 - 1, dtype=cp.int64)"),
+    ("arange 1e8 float32", N * F4, 20, "ga_free(ga_arange(F32, 0, N8, 1));",
+     "cp.arange(0, N8, 1, dtype=cp.float32)"),
+    ("arange 1e8 int64", N * 8, 20, "ga_free(ga_arange(I64, 0, N8, 1));",
+     "cp.arange(0, N8, 1, dtype=cp.int64)"),
+    ("linspace 1e8 float32", N * F4, 20, "ga_free(ga_linspace(F32, 0, 1, N8));",
+     "cp.linspace(0, 1, N8, dtype=cp.float32)"),
+    ("linspace 1e8 float64", N * 8, 20, "ga_free(ga_linspace(F64, 0, 1, N8));",
+     "cp.linspace(0, 1, N8)"),
 ]
 
 SETUP_GPUC = f"""

@@ -14,6 +14,7 @@
 #include "ga_expr.h"
 #include "ga_kernel.h"
 #include "ga_create.h"
+#include "ga_fill.h"
 #include "ga_npy.h"
 #include "ga_print.h"
 
@@ -138,6 +139,15 @@ ga_array_t *ga_api_arange(ga_cell_dtype_t dtype, double start, double stop, doub
                 &err);
 }
 
+ga_array_t *ga_api_arange_i(ga_cell_dtype_t dtype, long long start, long long stop,
+                            long long step)
+{
+    cm_error_t err = {0};
+    return made("ga_arange", ga_create_arange_int(bk_default_device(), (ga_dtype_t)dtype.code,
+                                                  start, stop, step, &err),
+                &err);
+}
+
 ga_array_t *ga_api_linspace(ga_cell_dtype_t dtype, double start, double stop, long long num)
 {
     cm_error_t err = {0};
@@ -181,6 +191,58 @@ ga_array_t *ga_api_ones_like(ga_array_t *a)
 ga_array_t *ga_api_full_like(ga_array_t *a, double value)
 {
     return like("ga_full_like", a, 1, value);
+}
+
+/* value as an element of dtype: an integer exactly (outside an integer
+ * dtype's range: ValueError, NumPy's OverflowError), a double as C
+ * converts it. -1: failed. */
+static int value_bytes(const char *fn, int dtype, const ga_arg_t *v, unsigned char *out)
+{
+    if (!ga_dtype_valid(dtype)) {
+        ga_api_failf(fn, GA_E_DTYPE, "%d is not a dtype", dtype);
+        return -1;
+    }
+    if (v->kind == GA_ARG_FLOAT) {
+        ga_dtype_set_f64((ga_dtype_t)dtype, out, 0, v->f);
+        return 0;
+    }
+    if (v->kind != GA_ARG_INT && v->kind != GA_API_VALUE_UINT) {
+        ga_api_failf(fn, GA_E_VALUE, "the value is not a number");
+        return -1;
+    }
+    int is_unsigned = v->kind == GA_API_VALUE_UINT;
+    if (ga_dtype_set_int((ga_dtype_t)dtype, out, 0, v->i, is_unsigned) == 0)
+        return 0;
+    if (is_unsigned)
+        ga_api_failf(fn, GA_E_VALUE, "%llu is out of bounds for %s", (unsigned long long)v->i,
+                     ga_dtype_name((ga_dtype_t)dtype));
+    else
+        ga_api_failf(fn, GA_E_VALUE, "%lld is out of bounds for %s", (long long)v->i,
+                     ga_dtype_name((ga_dtype_t)dtype));
+    return -1;
+}
+
+ga_array_t *ga_api_full_v(ga_cell_dtype_t dtype, ga_arg_t value, int ndim, const long long *dims)
+{
+    int64_t shape[GA_MAX_DIMS];
+    unsigned char bytes[16];
+    if (take_dims("ga_full", ndim, dims, shape) != 0 ||
+        value_bytes("ga_full", dtype.code, &value, bytes) != 0)
+        return NULL;
+    cm_error_t err = {0};
+    return made("ga_full", ga_create_full_bytes(bk_default_device(), (ga_dtype_t)dtype.code, ndim,
+                                                shape, bytes, &err),
+                &err);
+}
+
+ga_array_t *ga_api_full_like_v(ga_array_t *a, ga_arg_t value)
+{
+    unsigned char bytes[16];
+    if (live("ga_full_like", a) != 0 || value_bytes("ga_full_like", a->dtype, &value, bytes) != 0)
+        return NULL;
+    cm_error_t err = {0};
+    return made("ga_full_like",
+                ga_create_full_bytes(a->device, a->dtype, a->ndim, a->shape, bytes, &err), &err);
 }
 
 ga_array_t *ga_api_from_host(ga_cell_dtype_t dtype, const void *data, int ndim, const long long *dims)
@@ -423,6 +485,21 @@ void ga_api_set(ga_array_t *a, double value, int nidx, const long long *idx)
         return;
     cm_error_t err = {0};
     int rc = ga_copy_fill(v, value, &err);
+    ga_array_free(v);
+    if (rc != 0)
+        ga_api_fail("ga_set", &err);
+}
+
+void ga_api_set_v(ga_array_t *a, ga_arg_t value, int nidx, const long long *idx)
+{
+    unsigned char bytes[16];
+    if (live("ga_set", a) != 0 || value_bytes("ga_set", a->dtype, &value, bytes) != 0)
+        return;
+    ga_array_t *v = element_view("ga_set", a, nidx, idx);
+    if (!v)
+        return;
+    cm_error_t err = {0};
+    int rc = ga_fill_bytes(v, bytes, &err);
     ga_array_free(v);
     if (rc != 0)
         ga_api_fail("ga_set", &err);

@@ -17,6 +17,7 @@
 
 #include "cm_error.h"
 #include "ga_array.h"
+#include "ga_map.h"
 
 /* Where failures go: fn(kind, message) must not return (rt_protect_raise). */
 void ga_api_set_raise(void (*fn)(const char *kind, const char *message));
@@ -49,6 +50,19 @@ ga_array_t *ga_api_zeros_like(ga_array_t *a);
 ga_array_t *ga_api_ones_like(ga_array_t *a);
 ga_array_t *ga_api_full_like(ga_array_t *a, double value);
 ga_array_t *ga_api_from_host(ga_cell_dtype_t dtype, const void *data, int ndim, const long long *dims);
+
+/* What gpuc.h's ga_full, ga_full_like and ga_set call: the value an
+ * integer (GA_ARG_INT, or GA_API_VALUE_UINT: i holds a uint64's bits)
+ * put exactly (outside an integer dtype's range: ValueError, as NumPy's
+ * OverflowError), or a double (GA_ARG_FLOAT) converted as C converts. The
+ * double forms above stay for cells built against an older gpuc.h. */
+enum { GA_API_VALUE_UINT = 4 };
+/* ga_arange of three integers (gpuc.h's ga_arange picks it): exact. */
+ga_array_t *ga_api_arange_i(ga_cell_dtype_t dtype, long long start, long long stop,
+                            long long step);
+ga_array_t *ga_api_full_v(ga_cell_dtype_t dtype, ga_arg_t value, int ndim, const long long *dims);
+ga_array_t *ga_api_full_like_v(ga_array_t *a, ga_arg_t value);
+void ga_api_set_v(ga_array_t *a, ga_arg_t value, int nidx, const long long *idx);
 ga_array_t *ga_api_from_device(ga_cell_dtype_t dtype, void *ptr, int ndim, const long long *dims);
 
 /* .npy files (NumPy's format): a new array on the default device; a's

@@ -1,16 +1,13 @@
 /* ga_copy: moving elements (see ga_copy.h). */
 #include "ga_copy.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bk.h"
+#include "ga_fill.h"
 #include "ga_map.h"
 #include "ga_transpose.h"
-
-#define FILL_CHUNK (1u << 20) /* bytes of host pattern copied per call when filling */
 
 /* The byte address of element idx (an index per axis) of a. */
 static char *element(const ga_array_t *a, const int64_t *idx)
@@ -57,8 +54,7 @@ static int each_run(const ga_array_t *a, run_fn fn, void *ctx, cm_error_t *err)
 }
 
 /* Copies the len elements of a strided run (first, stride in elements)
- * one by one to or from host memory advancing host_step bytes per element
- * (0: the same host element for all, a fill). */
+ * one by one to or from host memory advancing host_step bytes per element. */
 static int copy_elements(const ga_array_t *a, char *first, int64_t len, int64_t stride,
                          char *host, size_t host_step, int to_host, cm_error_t *err)
 {
@@ -227,76 +223,13 @@ int ga_copy_gather(void *ctx, const ga_array_t *a, const int64_t *const *idx,
     }
 }
 
-/* Fills one run from the host pattern (FILL_CHUNK bytes of the value). */
-typedef struct fill {
-    const char *pattern;
-    size_t pattern_elems;
-} fill_t;
-
-static int fill_run(void *ctx, const ga_array_t *a, char *first, int64_t len, int64_t pos,
-                    cm_error_t *err)
-{
-    fill_t *f = ctx;
-    size_t es = ga_dtype_size(a->dtype);
-    int64_t stride = run_stride(a);
-    if (stride != 1 && len > 1)
-        return copy_elements(a, first, len, stride, (char *)f->pattern, 0, 0, err);
-    for (int64_t done = 0; done < len;) {
-        int64_t n = len - done < (int64_t)f->pattern_elems ? len - done
-                                                           : (int64_t)f->pattern_elems;
-        if (bk_mem_to_device(a->device, first + done * (int64_t)es, f->pattern, (size_t)n * es,
-                             err) != 0)
-            return -1;
-        done += n;
-    }
-    return 0;
-}
-
-/* Fills a GPU's a with one kernel (ga_map's "<dtype>(a)" of the value
- * into a), where copying a host pattern is slow: a copy to the device, or,
- * for a strided view (inv's identities: a diagonal), a copy per element
- * and a wait each. 0 where it does not or array math cannot (host memory,
- * where the pattern is a memcpy; complex dtypes; no NVRTC): the caller
- * then copies the pattern. */
-static int fill_on_device(ga_array_t *a, double value)
-{
-    if (bk_host_memory(a->device) || ga_dtype_kind(a->dtype) == GA_KIND_COMPLEX)
-        return 0;
-    char expr[32];
-    snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(a->dtype));
-    ga_arg_t arg = {.kind = GA_ARG_FLOAT, .f = value};
-    char k = ga_dtype_kind(a->dtype);
-    if (k == GA_KIND_INT || k == GA_KIND_UINT) { /* through int64, as ga_dtype_set_f64: a
-                                                    GPU's float-to-int8 would saturate */
-        if (!(value >= -9.2e18 && value <= 9.2e18))
-            return 0;
-        arg = (ga_arg_t){.kind = GA_ARG_INT, .i = (long long)value};
-    }
-    cm_error_t e = {0};
-    return ga_map_eval(expr, a, 1, &arg, &e) != NULL;
-}
-
 int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err)
 {
     if (ga_array_check(a, err) != 0)
         return -1;
-    size_t es = ga_dtype_size(a->dtype);
-    size_t n = (size_t)a->size < FILL_CHUNK / es ? (size_t)a->size : FILL_CHUNK / es;
-    if (n == 0)
-        return 0;
-    if (value == 0 && !signbit(value) && ga_array_is_contiguous(a))
-        return bk_mem_zero(a->device, ga_array_data(a), (size_t)a->size * es, err);
-    if (fill_on_device(a, value))
-        return 0;
-    char *pattern = malloc(n * es);
-    if (!pattern)
-        abort();
-    for (size_t i = 0; i < n; i++)
-        ga_dtype_set_f64(a->dtype, pattern, i, value);
-    fill_t f = {pattern, n};
-    int rc = each_run(a, fill_run, &f, err);
-    free(pattern);
-    return rc;
+    unsigned char bytes[16];
+    ga_dtype_set_f64(a->dtype, bytes, 0, value);
+    return ga_fill_bytes(a, bytes, err);
 }
 
 /* The one element of a into bytes (16 at least). */

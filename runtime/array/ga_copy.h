@@ -3,7 +3,7 @@
  * filling. Strided views are walked in runs along their last axis: a run
  * with stride 1 is one copy; a strided view on a GPU is first gathered
  * into a contiguous array on the device by a copy kernel (ga_map), so it
- * crosses the bus in one transfer. */
+ * crosses the bus in one transfer. Filling runs on the device (ga_fill). */
 #ifndef GA_COPY_H
 #define GA_COPY_H
 
@@ -37,10 +37,9 @@ int ga_copy_scalar(const ga_array_t *a, double *out, cm_error_t *err);
  * complex a is a GA_E_DTYPE error, a uint64 past LLONG_MAX GA_E_VALUE. */
 int ga_copy_scalar_i64(const ga_array_t *a, long long *out, cm_error_t *err);
 
-/* Sets every element of a to value (converted to a's dtype; imag = 0):
- * zero by the backend's memset where a is dense, else one ga_map kernel
- * on device memory or a strided view (complex dtypes: a host pattern
- * copied run by run). */
+/* Sets every element of a to value (converted to a's dtype as C converts
+ * a double; imag = 0) on its device: ga_fill_bytes (ga_fill.h), which is
+ * also the exact form, taking the value's bytes in the dtype. */
 int ga_copy_fill(ga_array_t *a, double value, cm_error_t *err);
 
 #endif

@@ -1,7 +1,6 @@
-/* ga_create: making arrays (see ga_create.h). full and eye fill through
- * ga_copy_fill (zeros by the backend's memset, other values and eye's
- * diagonal by one kernel on a GPU); arange and linspace are made on the
- * host and copied. */
+/* ga_create: making arrays (see ga_create.h). full, eye, arange and
+ * linspace are made on the array's device (ga_fill: zeros by the
+ * backend's memset, the rest by one kernel each). */
 #include "ga_create.h"
 
 #include <math.h>
@@ -9,65 +8,109 @@
 
 #include "bk.h"
 #include "ga_copy.h"
+#include "ga_fill.h"
+
+ga_array_t *ga_create_full_bytes(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
+                                 const void *value, cm_error_t *err)
+{
+    ga_array_t *a = ga_array_new(device, dtype, ndim, shape, err);
+    if (a && ga_fill_bytes(a, value, err) != 0) {
+        ga_array_free(a);
+        return NULL;
+    }
+    return a;
+}
 
 ga_array_t *ga_create_full(int device, ga_dtype_t dtype, int ndim, const int64_t *shape,
                            double value, cm_error_t *err)
 {
-    ga_array_t *a = ga_array_new(device, dtype, ndim, shape, err);
-    if (a && ga_copy_fill(a, value, err) != 0) {
-        ga_array_free(a);
+    unsigned char bytes[16];
+    if (!ga_dtype_valid((int)dtype)) {
+        CM_ERROR(err, GA_E_DTYPE, "%d is not a dtype", (int)dtype);
         return NULL;
     }
-    return a;
+    ga_dtype_set_f64(dtype, bytes, 0, value);
+    return ga_create_full_bytes(device, dtype, ndim, shape, bytes, err);
 }
 
-/* A 1-d array of n values f(i) made on the host. */
-static ga_array_t *from_values(int device, ga_dtype_t dtype, int64_t n,
-                               double (*f)(const double *p, int64_t i), const double *p,
-                               cm_error_t *err)
+/* A new 1-d array of n elements that fill(a, x, y) sets. */
+static ga_array_t *made_by(int device, ga_dtype_t dtype, int64_t n,
+                           int (*fill)(ga_array_t *, double, double, cm_error_t *), double x,
+                           double y, cm_error_t *err)
 {
     ga_array_t *a = ga_array_new(device, dtype, 1, &n, err);
-    if (!a)
-        return NULL;
-    char *host = malloc(n ? (size_t)n * ga_dtype_size(dtype) : 1);
-    if (!host)
-        abort();
-    for (int64_t i = 0; i < n; i++)
-        ga_dtype_set_f64(dtype, host, (size_t)i, f(p, i));
-    int rc = ga_copy_from_host(a, host, err);
-    free(host);
-    if (rc != 0) {
+    if (a && fill(a, x, y, err) != 0) {
         ga_array_free(a);
         return NULL;
     }
     return a;
-}
-
-static double arange_at(const double *p, int64_t i)
-{
-    return p[0] + (double)i * p[1];
 }
 
 ga_array_t *ga_create_arange(int device, ga_dtype_t dtype, double start, double stop,
                              double step, cm_error_t *err)
 {
     if (step == 0 || !isfinite(step) || !isfinite(start) || !isfinite(stop)) {
-        CM_ERROR(err, GA_E_SHAPE, "arange: start, stop and step must be finite and step not 0");
+        CM_ERROR(err, GA_E_VALUE, "arange: start, stop and step must be finite and step not 0");
         return NULL;
     }
+    /* NumPy's length: ceil of the quotient in double, an error past
+     * int64 either way */
     double len = ceil((stop - start) / step);
-    if (len > 9.2e18) {
+    if (!(len >= -9.2e18 && len <= 9.2e18)) {
         CM_ERROR(err, GA_E_SHAPE, "arange: %.3g elements is too many", len);
         return NULL;
     }
-    const double p[2] = {start, step};
-    return from_values(device, dtype, len > 0 ? (int64_t)len : 0, arange_at, p, err);
+    int64_t n = len > 0 ? (int64_t)len : 0;
+    if (dtype == GA_BOOL && n > 2) {
+        CM_ERROR(err, GA_E_DTYPE, "arange: %lld bools; NumPy allows at most 2", (long long)n);
+        return NULL;
+    }
+    return made_by(device, dtype, n, ga_fill_arange, start, start + step, err);
 }
 
-static double linspace_at(const double *p, int64_t i)
+/* NumPy's length of an arange of integers: the ceiling of Python's true
+ * division (stop - start) / step, the exact quotient rounded to a double,
+ * worked out in integers; -1 past 2^52 (more than memory holds). */
+static int64_t integer_length(int64_t start, int64_t stop, int64_t step)
 {
-    /* NumPy: start + i * step, and the last value exactly stop */
-    return i == (int64_t)p[3] - 1 && p[3] > 1 ? p[1] : p[0] + (double)i * p[2];
+    __int128 num = (__int128)stop - start;
+    if (num == 0 || (num > 0) != (step > 0))
+        return 0; /* the quotient is at most -0: no elements */
+    unsigned __int128 a = num < 0 ? -(unsigned __int128)num : (unsigned __int128)num;
+    unsigned __int128 b = step < 0 ? -(unsigned __int128)step : (unsigned __int128)step;
+    unsigned __int128 q = a / b, r = a % b;
+    if (q >= (unsigned __int128)1 << 52)
+        return -1;
+    if (r == 0 || q == 0)
+        return (int64_t)q + (r != 0);
+    /* q + r / b rounds down to q when r / b is at most half q's ulp,
+     * 2^(e - 53) (a tie goes to q, whose mantissa is even below 2^52) */
+    int e = 63 - __builtin_clzll((unsigned long long)q);
+    return (int64_t)q + ((r << (53 - e)) > b);
+}
+
+ga_array_t *ga_create_arange_int(int device, ga_dtype_t dtype, int64_t start, int64_t stop,
+                                 int64_t step, cm_error_t *err)
+{
+    if (step == 0) {
+        CM_ERROR(err, GA_E_VALUE, "arange: step must not be 0");
+        return NULL;
+    }
+    int64_t n = integer_length(start, stop, step);
+    if (n < 0) {
+        CM_ERROR(err, GA_E_SHAPE, "arange: more than 2^52 elements is too many");
+        return NULL;
+    }
+    if (dtype == GA_BOOL && n > 2) {
+        CM_ERROR(err, GA_E_DTYPE, "arange: %lld bools; NumPy allows at most 2", (long long)n);
+        return NULL;
+    }
+    ga_array_t *a = ga_array_new(device, dtype, 1, &n, err);
+    if (a && ga_fill_arange_int(a, start, step, err) != 0) {
+        ga_array_free(a);
+        return NULL;
+    }
+    return a;
 }
 
 ga_array_t *ga_create_linspace(int device, ga_dtype_t dtype, double start, double stop,
@@ -78,9 +121,7 @@ ga_array_t *ga_create_linspace(int device, ga_dtype_t dtype, double start, doubl
                  (long long)num);
         return NULL;
     }
-    const double p[4] = {start, stop, num > 1 ? (stop - start) / (double)(num - 1) : 0,
-                         (double)num};
-    return from_values(device, dtype, num, linspace_at, p, err);
+    return made_by(device, dtype, num, ga_fill_linspace, start, stop, err);
 }
 
 ga_array_t *ga_create_eye(int device, ga_dtype_t dtype, int64_t n, cm_error_t *err)

@@ -111,6 +111,23 @@ float ga_half_to_float(uint16_t h)
     return f;
 }
 
+uint16_t ga_double_to_half(double v)
+{
+    /* through float rounded to odd (truncated, the last bit set when
+     * inexact): float's 13 extra bits then round to half as v itself
+     * would, where plain (float)v could round twice */
+    float f = (float)v;
+    if (isfinite(f) && (double)f != v) {
+        if (fabs((double)f) > fabs(v))
+            f = nextafterf(f, 0.0f);
+        uint32_t b;
+        memcpy(&b, &f, sizeof b);
+        b |= 1;
+        memcpy(&f, &b, sizeof f);
+    }
+    return ga_float_to_half(f);
+}
+
 uint16_t ga_float_to_half(float f)
 {
     uint32_t x;
@@ -213,13 +230,34 @@ void ga_dtype_set_f64(ga_dtype_t d, void *data, size_t i, double v)
     case GA_U32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(p, &x, 4); return; }
     case GA_I64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); return; }
     case GA_U64: { uint64_t x = v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v; memcpy(p, &x, 8); return; }
-    case GA_F16: { uint16_t x = ga_float_to_half((float)v); memcpy(p, &x, 2); return; }
+    case GA_F16: { uint16_t x = ga_double_to_half(v); memcpy(p, &x, 2); return; }
     case GA_F32: { float x = (float)v; memcpy(p, &x, 4); return; }
     case GA_F64: memcpy(p, &v, 8); return;
     case GA_C64: { float x[2] = {(float)v, 0}; memcpy(p, x, 8); return; }
     case GA_C128: { double x[2] = {v, 0}; memcpy(p, x, 16); return; }
     default: return;
     }
+}
+
+int ga_dtype_set_int(ga_dtype_t d, void *data, size_t i, int64_t v, int is_unsigned)
+{
+    char k = ga_dtype_kind(d);
+    if (k == GA_KIND_BOOL || k == GA_KIND_FLOAT || k == GA_KIND_COMPLEX) {
+        ga_dtype_set_f64(d, data, i, is_unsigned ? (double)(uint64_t)v : (double)v);
+        return 0;
+    }
+    int bits = (int)ga_dtype_size(d) * 8;
+    int fits;
+    if (is_unsigned && v < 0) /* past INT64_MAX */
+        fits = d == GA_U64;
+    else if (k == GA_KIND_UINT)
+        fits = v >= 0 && (bits == 64 || v < (INT64_C(1) << bits));
+    else
+        fits = bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1)));
+    if (!fits)
+        return -1;
+    memcpy((char *)data + i * ga_dtype_size(d), &v, ga_dtype_size(d)); /* little-endian */
+    return 0;
 }
 
 /* The scalar C spellings a kernel may use for each dtype's elements. */

@@ -89,8 +89,14 @@ uint64_t ga_dtype_get_u64(ga_dtype_t d, const void *data, size_t i);
 double ga_dtype_get_imag(ga_dtype_t d, const void *data, size_t i);
 
 /* Writes v into element i of data (converted as C converts; float16
- * rounded to nearest even; bool: v != 0). */
+ * rounded to nearest even from the double; bool: v != 0). */
 void ga_dtype_set_f64(ga_dtype_t d, void *data, size_t i, double v);
+
+/* Writes the integer v into element i exactly, as NumPy puts a Python
+ * int (is_unsigned: v holds a uint64's bits): -1 when d is an integer
+ * dtype whose range v is outside (NumPy's OverflowError); floats and
+ * complex get v's double (NumPy converts through it too); bool v != 0. */
+int ga_dtype_set_int(ga_dtype_t d, void *data, size_t i, int64_t v, int is_unsigned);
 
 /* NumPy's promote_types(a, b): the smallest dtype both convert to
  * safely (bool < integers < floats < complex; int8 with uint8 is int16,
@@ -103,8 +109,10 @@ ga_dtype_t ga_dtype_promote(ga_dtype_t a, ga_dtype_t b);
  * complex, else ga_dtype_promote(d, float16). */
 ga_dtype_t ga_dtype_float_of(ga_dtype_t d);
 
-/* IEEE half <-> float, round to nearest even. */
+/* IEEE half <-> float, round to nearest even; double to half rounded
+ * once, as NumPy's astype. */
 float ga_half_to_float(uint16_t h);
 uint16_t ga_float_to_half(float f);
+uint16_t ga_double_to_half(double v);
 
 #endif

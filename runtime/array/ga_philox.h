@@ -24,8 +24,9 @@
  * fuses a * b + c on its own: the GPU program is compiled with
  * --fmad=false and ga_random.c with fp-contract off.
  * float64 normals call the math library's log, sin and cos (the C
- * library's; libdevice's log and sincospi): they agree within a few ulp
- * of the standard normal (absolute 1e-14 * std), not bit for bit.
+ * library's; libdevice's log and sincospi, in a program compiled with
+ * fused multiply-adds): they agree within a few ulp of the standard normal
+ * (absolute 1e-14 * std), not bit for bit.
  *
  * The code block may not hold preprocessor lines (it is one macro
  * argument); what differs between C and CUDA is the GA_RNG_* names that
@@ -121,10 +122,19 @@ GA_RNG_FN unsigned short ga_rng_uniform_f16(ga_rng_u32 w)
     return GA_RNG_F2H((float)(w >> 21) * 4.8828125e-04f);
 }
 
-/* [0, 1) with 53 random bits (NumPy's construction from two words). */
+/* The 53 random bits of a float64 uniform from two words (NumPy's
+ * construction, (a >> 5) * 2^26 + (b >> 6)), put together in integers:
+ * one conversion to double, not two and a multiply-add (the same value,
+ * exactly: it is below 2^53). */
+GA_RNG_FN ga_rng_u64 ga_rng_bits53(ga_rng_u32 a, ga_rng_u32 b)
+{
+    return ((ga_rng_u64)(a >> 5) << 26) | (ga_rng_u64)(b >> 6);
+}
+
+/* [0, 1) with 53 random bits. */
 GA_RNG_FN double ga_rng_uniform_f64(ga_rng_u32 a, ga_rng_u32 b)
 {
-    return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
+    return (double)ga_rng_bits53(a, b) * 1.1102230246251565e-16;
 }
 
 /* The table of ga_rng_log_u32: for each of 32 slices of [0.699, 1.398)
@@ -247,8 +257,7 @@ GA_RNG_FN void ga_rng_normal4(ga_rng_block_t w, float mean, float std, const flo
 GA_RNG_FN void ga_rng_normal_pair64(ga_rng_block_t w, double mean, double std, double *z0,
                                     double *z1)
 {
-    double u1 = ((double)(w.v[0] >> 5) * 67108864.0 + (double)(w.v[1] >> 6) + 1.0) *
-                1.1102230246251565e-16;
+    double u1 = (double)(ga_rng_bits53(w.v[0], w.v[1]) + 1) * 1.1102230246251565e-16; /* (0, 1] */
     double r = sqrt(-2.0 * log(u1)), sn, cs;
     GA_RNG_SINCOS_2PI(ga_rng_uniform_f64(w.v[2], w.v[3]), &sn, &cs);
     *z0 = mean + std * (r * cs);

@@ -343,8 +343,10 @@ static int gpu_fill(int device, void *out, ga_dtype_t dtype, int64_t n,
 {
     char name[32];
     kernel_name(p, dtype, name, sizeof name);
-    void *kernel =
-        bk_kernel_get(device, ga_random_cuda_source(), GA_RANDOM_CUDA_OPTIONS, name, err);
+    int fused = p->dist == GA_RNG_NORMAL && dtype == GA_F64; /* ga_random.h */
+    void *kernel = bk_kernel_get(device, ga_random_cuda_source(),
+                                 fused ? GA_RANDOM_CUDA_OPTIONS_F64 : GA_RANDOM_CUDA_OPTIONS, name,
+                                 err);
     if (!kernel)
         return -1;
     /* at most 2^30 blocks a launch, so that the kernels count in 32 bits */

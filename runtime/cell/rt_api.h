@@ -223,7 +223,14 @@
     X(ga_t, ga_unique_counts, (ga_t a, ga_t *counts), ga_api_unique_counts)                   \
     X(ga_t, ga_searchsorted, (ga_t a, ga_t v, const char *side), ga_api_searchsorted)         \
     X(ga_t, ga_histogram, (ga_t a, long long bins, double lo, double hi, ga_t *edges),        \
-      ga_api_histogram)
+      ga_api_histogram)                                                                       \
+    /* a value exact in its dtype: what ga_full, ga_full_like, ga_set become (ga_api.h) */     \
+    X(ga_t, ga_full_v, (ga_dtype_t dtype, ga_arg_t value, int ndim, const long long *dims),   \
+      ga_api_full_v)                                                                          \
+    X(ga_t, ga_full_like_v, (ga_t a, ga_arg_t value), ga_api_full_like_v)                     \
+    X(void, ga_set_v, (ga_t a, ga_arg_t value, int nidx, const long long *idx), ga_api_set_v) \
+    X(ga_t, ga_arange_i, (ga_dtype_t dtype, long long start, long long stop, long long step), \
+      ga_api_arange_i)
 
 /* The names of before the prefix rule, kept for one release so that
  * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's

@@ -100,7 +100,8 @@ const char rt_gpuc_h[] =
     "#define ga_empty(dt, ...) ga_empty_n((dt), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_zeros(dt, ...) ga_zeros_n((dt), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_ones(dt, ...) ga_ones_n((dt), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
-    "#define ga_full(dt, v, ...) ga_full_n((dt), (v), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    /* an integer value stays exact (int64 and uint64 extremes): __GA_VALUE */
+    "#define ga_full(dt, v, ...) ga_full_v((dt), __GA_VALUE(v), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_from_host(dt, p, ...) \\\n"
     "    ga_from_host_n((dt), (p), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_from_device(dt, p, ...) \\\n"
@@ -109,7 +110,7 @@ const char rt_gpuc_h[] =
     "#define ga_permute(a, ...) ga_permute_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_item(a, ...) ga_item_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_item_i64(a, ...) ga_item_i64_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
-    "#define ga_set(a, v, ...) ga_set_n((a), (v), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
+    "#define ga_set(a, v, ...) ga_set_v((a), __GA_VALUE(v), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     /* array math: operands are arrays or numbers (docs/arrays.md); the operand
      * list is sized: TCC rejects an unsized compound literal of structs */
     "#define GA_ALL (-1000)\n"
@@ -117,6 +118,10 @@ const char rt_gpuc_h[] =
     "static inline ga_arg_t __ga_arg_a(ga_t a) { ga_arg_t r = {1, a, 0, 0}; return r; }\n"
     "static inline ga_arg_t __ga_arg_i(long long i) { ga_arg_t r = {2, 0, i, 0}; return r; }\n"
     "static inline ga_arg_t __ga_arg_f(double f) { ga_arg_t r = {3, 0, 0, f}; return r; }\n"
+    /* a fill value: kind 4 is an unsigned integer's bits (ga_api.h) */
+    "static inline ga_arg_t __ga_arg_u(unsigned long long u) { ga_arg_t r = {4, 0, (long long)u, 0}; return r; }\n"
+    "#define __GA_VALUE(x) _Generic((x), float: __ga_arg_f, double: __ga_arg_f, long double: __ga_arg_f, \\\n"
+    "    unsigned long: __ga_arg_u, unsigned long long: __ga_arg_u, default: __ga_arg_i)(x)\n"
     "#define __GA_ARG(x) _Generic((x), ga_t: __ga_arg_a, float: __ga_arg_f, double: __ga_arg_f, \\\n"
     "    long double: __ga_arg_f, default: __ga_arg_i)(x)\n"
     "#define __GA_NARGS(...) __GA_NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, \\\n"
@@ -210,6 +215,10 @@ const char rt_gpuc_h[] =
      * are defined with the CUDA runtime API, after this file) */
     "struct gpu_device_props;\n"
     RT_API_LIST(RT_API_DECLARATION)
+    "#define ga_full_like(a, v) ga_full_like_v((a), __GA_VALUE(v))\n"
+    /* three integers: NumPy's integer arange, exact past 2^53 */
+    "#define ga_arange(dt, start, stop, step) _Generic((start) + (stop) + (step), float: ga_arange, \\\n"
+    "    double: ga_arange, long double: ga_arange, default: ga_arange_i)((dt), (start), (stop), (step))\n"
     "/* the names of before the prefix rule, for one more release: use the\n"
     " * gpuc_ and __gpuc_ names above (docs/cells.md, \"Names\") */\n"
     RT_API_RENAMED(RT_API_RENAMED_DECLARATION)

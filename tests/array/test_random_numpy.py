@@ -129,6 +129,21 @@ def test_normal_is_box_muller(session):
     np.testing.assert_allclose(x, ref, rtol=0, atol=3.0 * 4e-6 * 8)
 
 
+def test_normal_float64_is_box_muller(session):
+    """The first float64 normals from the definition: 53-bit uniforms
+    ((w0 >> 5) * 2^26 + (w1 >> 6), u1 in (0, 1]), one pair a block,
+    Box-Muller in double (the C library's log, sin and cos: a few ulp)."""
+    x = load(session, "n64.npy").ravel()[:200]
+    w = words(42, 1250000, 100)  # after n32's 250000 blocks
+    ref = []
+    for k in range(0, len(w), 4):
+        u1 = (((w[k] >> 5) << 26 | w[k + 1] >> 6) + 1) / 2.0 ** 53
+        v = ((w[k + 2] >> 5) << 26 | w[k + 3] >> 6) / 2.0 ** 53
+        r, t = math.sqrt(-2 * math.log(u1)), 2 * math.pi * v
+        ref += [-1.0 + 0.5 * (r * math.cos(t)), -1.0 + 0.5 * (r * math.sin(t))]
+    np.testing.assert_allclose(x, ref, rtol=0, atol=1e-14)
+
+
 def test_integers(session):
     x = load(session, "i32.npy")
     assert x.dtype == np.int32 and x.min() == -5 and x.max() == 6

@@ -102,6 +102,44 @@ CASES = [  # name, gpuc expression over the inputs, NumPy
     ("fmod int32", "ga_fmod(fa, fb)",
      lambda v: np.where(v["fb"] == 0, 0, np.fmod(v["fa"], np.where(v["fb"] == 0, 1, v["fb"])))
      .astype(np.int32)),
+    # made on the device (runtime/array/ga_fill), NumPy's bits: sizes past a
+    # grid, float32 indices past 2^24, wrapping integers, int64 extremes
+    ("arange f32 bit for bit", "ga_arange(F32, 0.1, 2e6, 0.1)",
+     lambda v: np.arange(0.1, 2e6, 0.1, dtype=np.float32)),
+    ("arange f64 bit for bit", "ga_arange(F64, -3.5, 3e5, 0.037)",
+     lambda v: np.arange(-3.5, 3e5, 0.037, dtype=np.float64)),
+    ("arange f16 bit for bit", "ga_arange(F16, 0, 60000, 0.37)",
+     lambda v: np.arange(0.0, 60000.0, 0.37, dtype=np.float16)),
+    ("arange i64 huge steps bit for bit", "ga_arange(I64, -4611686018427387904.0, 4611686018427387904.0, 1099511627776.0)",
+     lambda v: np.arange(-2.0**62, 2.0**62, 2.0**40, dtype=np.int64)),
+    ("arange i64 of integers past 2^53 bit for bit",
+     "ga_arange(I64, 9007199254740993LL, 9007199254740993LL + 30000000LL, 3)",
+     lambda v: np.arange(2**53 + 1, 2**53 + 1 + 30000000, 3, dtype=np.int64)),
+    ("arange u8 wrapping bit for bit", "ga_arange(U8, 250, -1e6, -7)",
+     lambda v: np.arange(250.0, -1e6, -7.0, dtype=np.uint8)),
+    ("arange c64 bit for bit", "ga_arange(C64, 1, -1e5, -0.25)",
+     lambda v: np.arange(1.0, -1e5, -0.25, dtype=np.complex64)),
+    ("linspace f64 bit for bit", "ga_linspace(F64, -1.5, 2.25, 10000001)",
+     lambda v: np.linspace(-1.5, 2.25, 10000001)),
+    ("linspace f32 bit for bit", "ga_linspace(F32, 0.1, 1e6, 9999999)",
+     lambda v: np.linspace(0.1, 1e6, 9999999, dtype=np.float32)),
+    ("linspace f16 bit for bit", "ga_linspace(F16, -100, 100, 100001)",
+     lambda v: np.linspace(-100.0, 100.0, 100001, dtype=np.float16)),
+    ("linspace i32 bit for bit", "ga_linspace(I32, -5, 5e6, 1000003)",
+     lambda v: np.linspace(-5.0, 5e6, 1000003, dtype=np.int32)),
+    ("full i64 max bit for bit", "ga_full(I64, 9223372036854775807LL, 1000003)",
+     lambda v: np.full(1000003, 2**63 - 1, np.int64)),
+    ("full u64 max bit for bit", "ga_full(U64, 18446744073709551615ULL, 1000001)",
+     lambda v: np.full(1000001, 2**64 - 1, np.uint64)),
+    ("full f16 bit for bit", "ga_full(F16, 0.1, 2000001)", lambda v: np.full(2000001, 0.1, np.float16)),
+    ("full c64 bit for bit", "ga_full(C64, 1.5, 1000003)", lambda v: np.full(1000003, 1.5, np.complex64)),
+    ("full c128 bit for bit", "ga_full(C128, -2.25, 333, 1001)",
+     lambda v: np.full((333, 1001), -2.25, np.complex128)),
+    ("full u8 bit for bit", "ga_full(U8, 255, 1000003)", lambda v: np.full(1000003, 255, np.uint8)),
+    ("full bool bit for bit", "ga_full(BOOL, 1, 1000001)", lambda v: np.full(1000001, True)),
+    ("full of a view bit for bit", "ga_pad(ga_slice(m, 1, 3, 500, 1), \"constant\", 7, 5, 6)",
+     lambda v: np.pad(v["m"][:, 3:500], (5, 6), constant_values=7)),
+    ("eye c128 (a strided fill) bit for bit", "ga_eye(C128, 1000)", lambda v: np.eye(1000, dtype=np.complex128)),
 ]
 
 # Sorting every dtype at sizes around the GPU's tiles (0, 1, 2, 2^k +- 1)
@@ -235,7 +273,7 @@ def main():
                 detail = f"{got.dtype}{got.shape} vs NumPy {want.dtype}{want.shape}"
                 if ok and (want.dtype.kind in "biu" or "sort" in name or "take" in name or
                            "mask" in name or "put" in name or "pad" in name or "unique" in name or
-                           "roll" in name):
+                           "roll" in name or "bit for bit" in name):
                     ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
                     detail += f", {np.count_nonzero(got != want)} differ"
                     src = CASES[int(key)][1].split("(")[1].split(",")[0] if key.isdigit() else ""

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "ga_expr.h"
 #include "ga_fft.h"
+#include "ga_fill.h"
 #include "ga_index.h"
 #include "ga_join.h"
 #include "ga_map.h"
@@ -218,6 +219,16 @@ static int test_gpu_sources(void)
     CHECK(prog != NULL);
     compiled += prog != NULL;
     free(src);
+    for (int d = 0; d < GA_NDTYPES; d++) { /* fill (by element size), arange and linspace */
+        src = ga_fill_source((ga_dtype_t)d, (int)ga_dtype_size((ga_dtype_t)d));
+        cm_error_clear(&err);
+        prog = gpu_program_get(src, NULL, &err);
+        if (!prog)
+            fprintf(stderr, "  %s / fill: %s\n", ga_dtype_name((ga_dtype_t)d), err.text);
+        CHECK(prog != NULL);
+        compiled += prog != NULL;
+        free(src);
+    }
     return compiled;
 }
 
