@@ -109,11 +109,20 @@ static int module_load(module_t *m, cm_error_t *err)
     return 0;
 }
 
+/* The kernel named name, or NULL. Names are unique in the registry; the
+ * last one found is tried first (a launch looks its kernel up a few times,
+ * a loop launches the same one), checked by name, so any change to the
+ * registry leaves it right. */
 static kernel_t *find(const char *name)
 {
+    static int hint;
+    if (hint < nkernels && strcmp(kernels[hint].info.name, name) == 0)
+        return &kernels[hint];
     for (int i = 0; i < nkernels; i++)
-        if (strcmp(kernels[i].info.name, name) == 0)
+        if (strcmp(kernels[i].info.name, name) == 0) {
+            hint = i;
             return &kernels[i];
+        }
     return NULL;
 }
 
@@ -540,7 +549,10 @@ static int unmeasured(const kernel_t *k)
 
 void gpu_module_note_launch(const char *name, int cell, int line)
 {
-    snprintf(last.name, sizeof last.name, "%s", name);
+    /* every launch: a plain copy, no formatting */
+    size_t n = strnlen(name, sizeof last.name - 1);
+    memcpy(last.name, name, n);
+    last.name[n] = '\0';
     last.cell = cell;
     last.line = line;
     last.valid = 1;
@@ -558,10 +570,7 @@ static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned 
                  "compiled for the GPU only; run that cell again now", at, k->info.name);
         return -1;
     }
-    snprintf(last.name, sizeof last.name, "%s", k->info.name);
-    last.cell = cell;
-    last.line = line;
-    last.valid = 1;
+    gpu_module_note_launch(k->info.name, cell, line);
     sim_kernel_t sk = {k->info.name, k->sim_entry,       k->sim_cells,     k->nsim_cells,
                        k->sim_shared,  k->sim_shared_bytes, k->sim_unchecked};
     cm_error_t e = {0};
