@@ -93,6 +93,17 @@ void gpu_include_sim_options(const char *options, cm_buf_t *out);
  * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
 int gpu_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
 
+/* What a compile of source with options argv reads from disk that the
+ * text does not show, appended to out: for each header an #include line
+ * names (and each header those name), found as NVRTC finds it (a quoted
+ * name in the including file's folder, the working folder for source,
+ * then each -I folder in order) outside the toolkit's folder, its path
+ * and contents. Nothing when source names none (most cells). A name a
+ * macro makes is not followed. For the compile cache's key: a changed
+ * header, or a %cd to another one, is another compile. */
+void gpu_include_digest(const gpu_nvrtc_t *nv, const char *source, const char *const *argv,
+                        int argc, cm_buf_t *out);
+
 /* ---- gpu_compile.c: what kernel cells and library kernels share ------- */
 
 /* The target: sm_XY cubin for the selected GPU when NVRTC knows it
