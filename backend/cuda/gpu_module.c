@@ -1,7 +1,10 @@
 /* gpu_module: the kernel registry and launches. Each compiled kernel cell
  * is one module; the latest definition of a kernel name wins, and a module
  * no kernel refers to any more is unloaded. Images are kept, so a module
- * compiled where there was no GPU (or before %gpu N) loads when needed. */
+ * compiled where there was no GPU (or before %gpu N) loads when needed; a
+ * cell run again with the image its module has loaded keeps that module
+ * (reuse_loaded). A launch (gpu_launch) is a lookup, the argument checks,
+ * cuCtxGetCurrent and cuLaunchKernel: it formats nothing unless it fails. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +207,40 @@ static int subscribe(cm_error_t *err)
     return 0;
 }
 
+/* A kernel cell run again whose image is the one its kernels' module has
+ * loaded on the selected GPU (a compile-cache hit): that module stays, so
+ * a re-run is a lookup, not a cuModuleLoadData (~0.1 ms) and its
+ * lookups. Only where the cell has no device variables (a re-run gives
+ * those fresh storage) and every kernel of the cell is in that one
+ * module. The records take the new cell's lines and declarations; the
+ * sizes the driver measured stay. 1 when it did, 0 when a load is needed. */
+static int reuse_loaded(int cell, const gpu_image_t *img, const gpu_kernel_info_t *infos,
+                        int ninfos)
+{
+    module_t *m = NULL;
+    for (int i = 0; i < ninfos; i++) {
+        kernel_t *k = find(infos[i].name);
+        if (!k || !k->fn || (m && k->module != m) || k->info.nparams != infos[i].nparams)
+            return 0;
+        m = k->module;
+    }
+    if (!m || !m->mod || loaded_on != gpu_selected() || m->img.kind != img->kind ||
+        m->img.size != img->size || memcmp(m->img.data, img->data, img->size) != 0)
+        return 0;
+    for (int i = 0; i < ninfos; i++) {
+        kernel_t *k = find(infos[i].name);
+        k->info.line = infos[i].line;
+        for (int p = 0; p < infos[i].nparams; p++) {
+            size_t measured = k->info.params[p].size;
+            k->info.params[p] = infos[i].params[p];
+            if (infos[i].params[p].kind == GPU_PARAM_BYVALUE && measured)
+                k->info.params[p].size = measured;
+        }
+    }
+    m->cell = cell;
+    return 1;
+}
+
 int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, int ninfos,
                    int nglobals, const char *const *globals, unsigned long long *addrs,
                    size_t *sizes, int *loaded, double *load_ms, cm_error_t *err)
@@ -217,6 +254,11 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
     int major, minor;
     if (ninfos == 0 && (nglobals == 0 || !gpu_device_target(&major, &minor))) {
         gpu_image_clear(img);
+        return 0;
+    }
+    if (nglobals == 0 && !gpu_simulating() && reuse_loaded(cell, img, infos, ninfos)) {
+        gpu_image_clear(img);
+        *loaded = 1;
         return 0;
     }
     module_t *m = calloc(1, sizeof *m);
