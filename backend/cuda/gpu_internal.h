@@ -139,8 +139,9 @@ typedef struct gpu_image {
  * hit"; 0 on a miss (a corrupt disk entry is a miss and is removed). */
 int gpu_cache_lookup(const unsigned char key[32], gpu_image_t *img, const char **where);
 
-/* Stores a copy of img under key, in memory and on disk (temporary file +
- * rename). Failures to write the disk cache are ignored. */
+/* Stores a copy of img under key, in memory at once and on disk by the
+ * cache's writer thread (temporary file + rename; gpu_cache_flush waits
+ * for it). Failures to write the disk cache are ignored. */
 void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img);
 
 /* The file that holds key on disk (for the tests); 0 / -1. */

@@ -128,6 +128,7 @@ static int compile_device(rt_session_t *s, const char *src, const char *options,
         declare_kernels(s, gc);
     }
     gpu_cell_free(gc);
+    gpu_cache_flush(); /* the disk entry, written while the cell went on */
     return rc == 0 ? 0 : -1;
 }
 

@@ -48,8 +48,10 @@ static int compile(const char *src, const char *opts, int cell, gpu_cell_t **out
     return rt_kprelude_compile(src, opts, cell, out, err);
 }
 
+/* the entries on disk, once the cache's writer has written what is queued */
 static int count_entries(void)
 {
+    gpu_cache_flush();
     DIR *d = opendir(cache_dir);
     int n = 0;
     struct dirent *e;
@@ -63,6 +65,7 @@ static int count_entries(void)
 /* Applies damage to every entry: 0 truncates, 1 flips a byte of the payload. */
 static void damage_entries(int how)
 {
+    gpu_cache_flush();
     DIR *d = opendir(cache_dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
