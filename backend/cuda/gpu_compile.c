@@ -331,12 +331,35 @@ void gpu_cell_free(gpu_cell_t *c)
     free(c);
 }
 
+/* The user's headers the unit includes, as they read now (gpu_include_digest),
+ * made part of its text: their SHA-256 in a comment after the last part,
+ * so that every compile of it changes when one of them does: NVRTC's key,
+ * g++'s on the simulator and its checked variant (each cached by its text).
+ * Nothing for a unit that includes none of the user's. */
+static void add_headers_note(const gpu_nvrtc_t *nv, const options_t *o, strbuf_t *src,
+                             strbuf_t *checked)
+{
+    cm_buf_t headers = {0};
+    if (!src->failed && src->p)
+        gpu_include_digest(nv, src->p, o->argv, o->argc, &headers);
+    if (headers.len) {
+        unsigned char sum[32];
+        char hex[65], note[120];
+        crypto_hash_sha256(sum, (const unsigned char *)headers.s, headers.len);
+        sodium_bin2hex(hex, sizeof hex, sum, sizeof sum);
+        snprintf(note, sizeof note, "/* gpuc: the headers included, as read: %s */\n", hex);
+        sb_puts(src, note);
+        if (checked)
+            sb_puts(checked, note);
+    }
+    cm_buf_free(&headers);
+}
+
 /* ---- keys -------------------------------------------------------------- */
 
 /* The key of a compile is the SHA-256 of its material: "gpuc VERSION|nvrtc
- * N|ARCH|", each option with its NUL, "|", the source, then the path and
- * text of each of the user's headers it includes (gpu_include_digest;
- * none for most cells, whose keys are what they were before). The keys of the
+ * N|ARCH|", each option with its NUL, "|", the source (with the note of the
+ * user's headers it includes, add_headers_note). The keys of the
  * units this process has compiled or found are remembered by their
  * material, found by a 64-bit FNV-1a hash and one comparison in full, so
  * a cell run again costs a lookup, not a SHA-256 (about 2.5 us of the
@@ -387,10 +410,6 @@ static int make_key(const gpu_nvrtc_t *nv, const options_t *o, const char *arch,
         sb_add(&m, o->argv[i], strlen(o->argv[i]) + 1);
     sb_add(&m, "|", 1);
     sb_add(&m, source, len);
-    cm_buf_t headers = {0}; /* the user's headers it includes: their text is the compile's too */
-    gpu_include_digest(nv, source, o->argv, o->argc, &headers);
-    sb_add(&m, cm_buf_str(&headers), headers.len);
-    cm_buf_free(&headers);
     if (m.failed) {
         free(m.p);
         return -1;
@@ -685,6 +704,7 @@ int gpu_compile_unit(const gpu_unit_t *u, gpu_cell_t **out, cm_error_t *err)
             sb_puts(&checked, "\n");
         }
     }
+    add_headers_note(nv, &o, &src, simulating ? &checked : NULL);
     if (src.failed || checked.failed) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
