@@ -291,6 +291,12 @@ void gpu_cell_free(gpu_cell_t *cell);
  * and %reset. */
 void gpu_cache_reset_memory(void);
 
+/* Waits until the compile cache's entries this process has queued for the
+ * disk are written (a compile does not wait for them); also done before
+ * the cache reads the disk and at exit. The kernel-cell magic calls it at
+ * the end of a cell, so a process killed after the reply loses none. */
+void gpu_cache_flush(void);
+
 /* Forgets every kernel, module and device variable (%reset; the cell
  * layer's rt_kprelude_reset forgets the prelude and calls this). */
 void gpu_reset_kernels(void);

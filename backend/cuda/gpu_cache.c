@@ -8,10 +8,13 @@
  *   u64 payload bytes, u64 names bytes, key[32], sha256(payload + names)[32],
  *   payload, names
  * written to a temporary file in the same folder and renamed into place, so
- * readers never see half an entry. An entry that fails any check is a miss
+ * readers never see half an entry; by a thread of its own, so that a
+ * compile does not wait for the disk (gpu_cache_flush waits for it). An entry that fails any check is a miss
  * and is removed; the next compile writes it again. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sodium.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -161,6 +164,7 @@ int gpu_cache_lookup(const unsigned char key[32], gpu_image_t *img, const char *
     int corrupt = 0;
     if (gpu_cache_path(key, path, sizeof path))
         return 0;
+    gpu_cache_flush(); /* what this process queued is on disk first */
     if (disk_read(path, key, img, &corrupt)) {
         if (corrupt)
             unlink(path);
@@ -171,12 +175,102 @@ int gpu_cache_lookup(const unsigned char key[32], gpu_image_t *img, const char *
     return 1;
 }
 
+/* ---- the disk side, written off the compile's path --------------------
+ * A store keeps the image in memory at once and hands its entry to one
+ * writer thread (a compile does not wait for the file system: 0.3 ms on
+ * the development machine, more on a slow disk). Reading the disk, the
+ * end of a kernel cell (gpu_cache_flush) and the process's exit wait for
+ * what is queued, so a later process finds it. A forked child (no writer
+ * thread there) writes at once. */
+
+typedef struct job {
+    char path[1200];
+    unsigned char *bytes; /* the whole entry, its checksum left to the writer */
+    size_t size, names_size; /* of the payload and the names after the header */
+    size_t len;
+    struct job *next;
+} job_t;
+
+/* Fills in j's checksum (the last 32 bytes of the header) and writes it. */
+static void write_entry(job_t *j)
+{
+    gpu_image_t view = {.data = j->bytes + HEADER_SIZE, .size = j->size,
+                        .names = (char *)j->bytes + HEADER_SIZE + j->size,
+                        .names_size = j->names_size};
+    checksum(&view, j->bytes + 64);
+    cm_file_write(j->path, j->bytes, j->len, 0600, NULL); /* a cache: a failure is no error */
+}
+
+static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queued = PTHREAD_COND_INITIALIZER, drained = PTHREAD_COND_INITIALIZER;
+static job_t *jobs, **jobs_end = &jobs;
+static int writing;       /* the writer holds a job */
+static pid_t writer_pid;  /* the process whose writer runs; 0: none yet */
+
+static void *writer(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&wlock);
+        while (!jobs)
+            pthread_cond_wait(&queued, &wlock);
+        job_t *j = jobs;
+        jobs = j->next;
+        if (!jobs)
+            jobs_end = &jobs;
+        writing = 1;
+        pthread_mutex_unlock(&wlock);
+        write_entry(j);
+        free(j->bytes);
+        free(j);
+        pthread_mutex_lock(&wlock);
+        writing = 0;
+        if (!jobs)
+            pthread_cond_broadcast(&drained);
+        pthread_mutex_unlock(&wlock);
+    }
+    return NULL;
+}
+
+void gpu_cache_flush(void)
+{
+    if (writer_pid != getpid())
+        return;
+    pthread_mutex_lock(&wlock);
+    while (jobs || writing)
+        pthread_cond_wait(&drained, &wlock);
+    pthread_mutex_unlock(&wlock);
+}
+
+/* 1 when this process's writer runs (started here the first time). */
+static int writer_running(void)
+{
+    if (writer_pid == getpid())
+        return 1;
+    if (writer_pid) /* a forked child: the parent's thread is not here */
+        return 0;
+    sigset_t all, old;
+    sigfillset(&all); /* signals are the cell thread's */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    int ok = pthread_create(&th, NULL, writer, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!ok)
+        return 0;
+    pthread_detach(th);
+    writer_pid = getpid();
+    atexit(gpu_cache_flush);
+    return 1;
+}
+
 void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img)
 {
     memory_put(key, img);
-    char path[1200];
-    if (gpu_cache_path(key, path, sizeof path))
+    job_t *j = calloc(1, sizeof *j);
+    if (!j || gpu_cache_path(key, j->path, sizeof j->path)) {
+        free(j);
         return;
+    }
     unsigned char head[HEADER_SIZE];
     uint32_t format = FORMAT, kind = (uint32_t)img->kind;
     memcpy(head, MAGIC, 8);
@@ -185,10 +279,29 @@ void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img)
     put64(head + 16, img->size);
     put64(head + 24, img->names_size);
     memcpy(head + 32, key, 32);
-    checksum(img, head + 64);
-    const void *parts[3] = {head, img->data, img->names};
-    size_t lens[3] = {sizeof head, img->size, img->names_size};
-    cm_file_writev(path, parts, lens, 3, 0600, NULL); /* a cache: failing to write is not an error */
+    memset(head + 64, 0, 32); /* the checksum: the writer's work */
+    j->size = img->size;
+    j->names_size = img->names_size;
+    j->len = sizeof head + img->size + img->names_size;
+    if (!(j->bytes = malloc(j->len))) {
+        free(j);
+        return;
+    }
+    memcpy(j->bytes, head, sizeof head);
+    memcpy(j->bytes + sizeof head, img->data, img->size);
+    if (img->names_size)
+        memcpy(j->bytes + sizeof head + img->size, img->names, img->names_size);
+    if (!writer_running()) {
+        write_entry(j);
+        free(j->bytes);
+        free(j);
+        return;
+    }
+    pthread_mutex_lock(&wlock);
+    *jobs_end = j;
+    jobs_end = &j->next;
+    pthread_cond_signal(&queued);
+    pthread_mutex_unlock(&wlock);
 }
 
 void gpu_cache_reset_memory(void)

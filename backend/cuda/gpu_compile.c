@@ -152,9 +152,10 @@ int gpu_compile_image(const gpu_nvrtc_t *nv, gpu_nvrtc_program_t prog, int cubin
 
 /* Picks the target: sm_XY cubin for the selected GPU when NVRTC knows it;
  * compute_XY PTX otherwise (the newest NVRTC knows when there is no GPU). */
-int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err)
+static int pick_arch(const gpu_nvrtc_t *nv, int target, int major, int minor, char *arch,
+                     size_t len, int *cubin, cm_error_t *err)
 {
-    int count = 0, archs[128], major = 0, minor = 0;
+    int count = 0, archs[128];
     if (GPU_NVRTC_CHECK(nv->nvrtcGetNumSupportedArchs(&count), err))
         return -1;
     if (count <= 0 || count > 128 || GPU_NVRTC_CHECK(nv->nvrtcGetSupportedArchs(archs), err)) {
@@ -166,7 +167,7 @@ int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, 
         newest = archs[i] > newest ? archs[i] : newest;
         oldest = archs[i] < oldest ? archs[i] : oldest;
     }
-    if (!gpu_device_target(&major, &minor)) {
+    if (!target) {
         snprintf(arch, len, "compute_%d", newest);
         *cubin = 0;
         return 0;
@@ -190,6 +191,34 @@ int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, 
             best = archs[i];
     snprintf(arch, len, "compute_%d", best);
     *cubin = 0;
+    return 0;
+}
+
+int gpu_compile_arch(const gpu_nvrtc_t *nv, char *arch, size_t len, int *cubin, cm_error_t *err)
+{
+    /* every compile asks (a memory hit's too): NVRTC's list is asked once
+     * per GPU kind (compute capability; 0: no GPU), not each time */
+    static struct {
+        int cc, cubin;
+        char arch[32];
+    } known[GPU_MAX_DEVICES + 1];
+    static int nknown;
+    int major = 0, minor = 0, target = gpu_device_target(&major, &minor);
+    int cc = target ? major * 100 + minor : 0;
+    for (int i = 0; i < nknown; i++)
+        if (known[i].cc == cc) {
+            snprintf(arch, len, "%s", known[i].arch);
+            *cubin = known[i].cubin;
+            return 0;
+        }
+    if (pick_arch(nv, target, major, minor, arch, len, cubin, err))
+        return -1;
+    if (nknown <= GPU_MAX_DEVICES) {
+        known[nknown].cc = cc;
+        known[nknown].cubin = *cubin;
+        snprintf(known[nknown].arch, sizeof known[nknown].arch, "%s", arch);
+        nknown++;
+    }
     return 0;
 }
 
@@ -302,20 +331,109 @@ void gpu_cell_free(gpu_cell_t *c)
     free(c);
 }
 
-static void make_key(const gpu_nvrtc_t *nv, const options_t *o, const char *arch,
-                     const char *source, size_t len, unsigned char key[32])
+/* The user's headers the unit includes, as they read now (gpu_include_digest),
+ * made part of its text: their SHA-256 in a comment after the last part,
+ * so that every compile of it changes when one of them does: NVRTC's key,
+ * g++'s on the simulator and its checked variant (each cached by its text).
+ * Nothing for a unit that includes none of the user's. */
+static void add_headers_note(const gpu_nvrtc_t *nv, const options_t *o, strbuf_t *src,
+                             strbuf_t *checked)
 {
-    crypto_hash_sha256_state st;
+    cm_buf_t headers = {0};
+    if (!src->failed && src->p)
+        gpu_include_digest(nv, src->p, o->argv, o->argc, &headers);
+    if (headers.len) {
+        unsigned char sum[32];
+        char hex[65], note[120];
+        crypto_hash_sha256(sum, (const unsigned char *)headers.s, headers.len);
+        sodium_bin2hex(hex, sizeof hex, sum, sizeof sum);
+        snprintf(note, sizeof note, "/* gpuc: the headers included, as read: %s */\n", hex);
+        sb_puts(src, note);
+        if (checked)
+            sb_puts(checked, note);
+    }
+    cm_buf_free(&headers);
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+/* The key of a compile is the SHA-256 of its material: "gpuc VERSION|nvrtc
+ * N|ARCH|", each option with its NUL, "|", the source (with the note of the
+ * user's headers it includes, add_headers_note). The keys of the
+ * units this process has compiled or found are remembered by their
+ * material, found by a 64-bit FNV-1a hash and one comparison in full, so
+ * a cell run again costs a lookup, not a SHA-256 (about 2.5 us of the
+ * 10 us a memory hit took on the development machine). */
+#define KEY_BUCKETS 256
+#define KEYS_KEPT 4096
+
+typedef struct known_key {
+    uint64_t hash;
+    char *material;
+    size_t len;
+    unsigned char key[32];
+    struct known_key *next;
+} known_key_t;
+
+static known_key_t *known_keys[KEY_BUCKETS];
+static int nknown_keys;
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void known_keys_forget(void)
+{
+    for (int b = 0; b < KEY_BUCKETS; b++)
+        while (known_keys[b]) {
+            known_key_t *k = known_keys[b];
+            known_keys[b] = k->next;
+            free(k->material);
+            free(k);
+        }
+    nknown_keys = 0;
+}
+
+/* key for a compile; 0, or -1 when there is no memory (no cache then). */
+static int make_key(const gpu_nvrtc_t *nv, const options_t *o, const char *arch,
+                    const char *source, size_t len, unsigned char key[32])
+{
+    strbuf_t m = {0};
     char head[128];
-    int n = snprintf(head, sizeof head, "gpuc %s|nvrtc %d|%s|", GPUC_VERSION, nv->version, arch);
-    crypto_hash_sha256_init(&st);
-    crypto_hash_sha256_update(&st, (const unsigned char *)head, (unsigned long long)n);
+    snprintf(head, sizeof head, "gpuc %s|nvrtc %d|%s|", GPUC_VERSION, nv->version, arch);
+    sb_puts(&m, head);
     for (int i = 0; i < o->argc; i++)
-        crypto_hash_sha256_update(&st, (const unsigned char *)o->argv[i],
-                                  strlen(o->argv[i]) + 1);
-    crypto_hash_sha256_update(&st, (const unsigned char *)"|", 1);
-    crypto_hash_sha256_update(&st, (const unsigned char *)source, len);
-    crypto_hash_sha256_final(&st, key);
+        sb_add(&m, o->argv[i], strlen(o->argv[i]) + 1);
+    sb_add(&m, "|", 1);
+    sb_add(&m, source, len);
+    if (m.failed) {
+        free(m.p);
+        return -1;
+    }
+    uint64_t h = fnv1a(m.p, m.len);
+    for (known_key_t *k = known_keys[h % KEY_BUCKETS]; k; k = k->next)
+        if (k->hash == h && k->len == m.len && memcmp(k->material, m.p, m.len) == 0) {
+            memcpy(key, k->key, 32);
+            free(m.p);
+            return 0;
+        }
+    crypto_hash_sha256(key, (const unsigned char *)m.p, m.len);
+    if (nknown_keys >= KEYS_KEPT)
+        known_keys_forget();
+    known_key_t *k = malloc(sizeof *k);
+    if (!k) {
+        free(m.p);
+        return 0;
+    }
+    *k = (known_key_t){h, m.p, m.len, {0}, known_keys[h % KEY_BUCKETS]};
+    memcpy(k->key, key, 32);
+    known_keys[h % KEY_BUCKETS] = k;
+    nknown_keys++;
+    return 0;
 }
 
 /* Runs NVRTC. 0 with img filled; -1 with err (and c's log/diags on a
@@ -586,6 +704,7 @@ int gpu_compile_unit(const gpu_unit_t *u, gpu_cell_t **out, cm_error_t *err)
             sb_puts(&checked, "\n");
         }
     }
+    add_headers_note(nv, &o, &src, simulating ? &checked : NULL);
     if (src.failed || checked.failed) {
         CM_ERROR(err, GPU_E_INVALID, "out of memory");
         goto out;
@@ -593,11 +712,10 @@ int gpu_compile_unit(const gpu_unit_t *u, gpu_cell_t **out, cm_error_t *err)
 
     unsigned char key[32];
     const char *where = NULL;
-    if (nv)
-        make_key(nv, &o, c->arch, src.p, src.len, key);
+    int keyed = nv && make_key(nv, &o, c->arch, src.p, src.len, key) == 0;
     if (!nv) {
         /* no NVRTC: the simulator's compile below is the only one */
-    } else if (gpu_cache_lookup(key, &img, &where) &&
+    } else if (keyed && gpu_cache_lookup(key, &img, &where) &&
                lowered_from_image(&img, c->kernels, c->nkernels) == 0) {
         c->cache = where;
     } else {
@@ -611,7 +729,8 @@ int gpu_compile_unit(const gpu_unit_t *u, gpu_cell_t **out, cm_error_t *err)
             }
             goto out;
         }
-        gpu_cache_store(key, &img);
+        if (keyed)
+            gpu_cache_store(key, &img);
     }
     if (simulating) {
         entries = calloc((size_t)c->nkernels + 1, sizeof *entries);

@@ -20,6 +20,8 @@ static struct {
     int selected;
     char reason[CM_ERROR_TEXT];
     gpu_cucontext_t ctx[GPU_MAX_DEVICES]; /* primary contexts retained (kept) */
+    int cc[GPU_MAX_DEVICES];   /* compute capability major * 100 + minor, asked once
+                                * (every launch asks gpu_simulating); 0 not yet */
     int cpu_selected;          /* gpu_select(GPU_DEVICE_CPU), %device cpu */
 } dev = {.selected = 0};
 
@@ -53,10 +55,10 @@ static int notify(gpu_context_event_t event, cm_error_t *err)
 
 static void probe_driver(void)
 {
+    if (dev.probed) /* every launch comes here: nothing before this test */
+        return;
     cm_error_t err;
     cm_error_clear(&err);
-    if (dev.probed)
-        return;
     dev.probed = 1;
     const gpu_driver_t *d = gpu_driver_get(&err);
     if (!d) {
@@ -145,15 +147,23 @@ int gpu_probe(gpu_info_t *info)
 int gpu_device_target(int *major, int *minor)
 {
     probe_driver();
-    if (!dev.ok)
+    if (!dev.ok || dev.selected < 0 || dev.selected >= GPU_MAX_DEVICES)
         return 0;
-    const gpu_driver_t *d = gpu_driver_get(NULL);
-    gpu_cudevice_t h;
-    if (d->cuDeviceGet(&h, dev.selected) != GPU_CU_SUCCESS)
-        return 0;
-    *major = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MAJOR, h);
-    *minor = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MINOR, h);
-    return *major > 0;
+    int *cc = &dev.cc[dev.selected];
+    if (!*cc) { /* a device's capability never changes: the driver is asked once */
+        const gpu_driver_t *d = gpu_driver_get(NULL);
+        gpu_cudevice_t h;
+        if (d->cuDeviceGet(&h, dev.selected) != GPU_CU_SUCCESS)
+            return 0;
+        int ma = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MAJOR, h);
+        int mi = attr(d, GPU_CU_ATTR_COMPUTE_CAPABILITY_MINOR, h);
+        if (ma <= 0)
+            return 0;
+        *cc = ma * 100 + mi;
+    }
+    *major = *cc / 100;
+    *minor = *cc % 100;
+    return 1;
 }
 
 /* The primary context of device, retained at its first use and kept for

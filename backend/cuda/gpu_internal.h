@@ -93,6 +93,17 @@ void gpu_include_sim_options(const char *options, cm_buf_t *out);
  * <cuda/std/...>, which <curand_kernel.h> and CUB need). The count. */
 int gpu_include_options(const gpu_nvrtc_t *nv, char opts[2][640]);
 
+/* What a compile of source with options argv reads from disk that the
+ * text does not show, appended to out: for each header an #include line
+ * names (and each header those name), found as NVRTC finds it (a quoted
+ * name in the including file's folder, the working folder for source,
+ * then each -I folder in order) outside the toolkit's folder, its path
+ * and contents. Nothing when source names none (most cells). A name a
+ * macro makes is not followed. For the compile cache's key: a changed
+ * header, or a %cd to another one, is another compile. */
+void gpu_include_digest(const gpu_nvrtc_t *nv, const char *source, const char *const *argv,
+                        int argc, cm_buf_t *out);
+
 /* ---- gpu_compile.c: what kernel cells and library kernels share ------- */
 
 /* The target: sm_XY cubin for the selected GPU when NVRTC knows it
@@ -128,8 +139,9 @@ typedef struct gpu_image {
  * hit"; 0 on a miss (a corrupt disk entry is a miss and is removed). */
 int gpu_cache_lookup(const unsigned char key[32], gpu_image_t *img, const char **where);
 
-/* Stores a copy of img under key, in memory and on disk (temporary file +
- * rename). Failures to write the disk cache are ignored. */
+/* Stores a copy of img under key, in memory at once and on disk by the
+ * cache's writer thread (temporary file + rename; gpu_cache_flush waits
+ * for it). Failures to write the disk cache are ignored. */
 void gpu_cache_store(const unsigned char key[32], const gpu_image_t *img);
 
 /* The file that holds key on disk (for the tests); 0 / -1. */

@@ -1,7 +1,10 @@
 /* gpu_module: the kernel registry and launches. Each compiled kernel cell
  * is one module; the latest definition of a kernel name wins, and a module
  * no kernel refers to any more is unloaded. Images are kept, so a module
- * compiled where there was no GPU (or before %gpu N) loads when needed. */
+ * compiled where there was no GPU (or before %gpu N) loads when needed; a
+ * cell run again with the image its module has loaded keeps that module
+ * (reuse_loaded). A launch (gpu_launch) is a lookup, the argument checks,
+ * cuCtxGetCurrent and cuLaunchKernel: it formats nothing unless it fails. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,11 +112,20 @@ static int module_load(module_t *m, cm_error_t *err)
     return 0;
 }
 
+/* The kernel named name, or NULL. Names are unique in the registry; the
+ * last one found is tried first (a launch looks its kernel up a few times,
+ * a loop launches the same one), checked by name, so any change to the
+ * registry leaves it right. */
 static kernel_t *find(const char *name)
 {
+    static int hint;
+    if (hint < nkernels && strcmp(kernels[hint].info.name, name) == 0)
+        return &kernels[hint];
     for (int i = 0; i < nkernels; i++)
-        if (strcmp(kernels[i].info.name, name) == 0)
+        if (strcmp(kernels[i].info.name, name) == 0) {
+            hint = i;
             return &kernels[i];
+        }
     return NULL;
 }
 
@@ -195,6 +207,40 @@ static int subscribe(cm_error_t *err)
     return 0;
 }
 
+/* A kernel cell run again whose image is the one its kernels' module has
+ * loaded on the selected GPU (a compile-cache hit): that module stays, so
+ * a re-run is a lookup, not a cuModuleLoadData (~0.1 ms) and its
+ * lookups. Only where the cell has no device variables (a re-run gives
+ * those fresh storage) and every kernel of the cell is in that one
+ * module. The records take the new cell's lines and declarations; the
+ * sizes the driver measured stay. 1 when it did, 0 when a load is needed. */
+static int reuse_loaded(int cell, const gpu_image_t *img, const gpu_kernel_info_t *infos,
+                        int ninfos)
+{
+    module_t *m = NULL;
+    for (int i = 0; i < ninfos; i++) {
+        kernel_t *k = find(infos[i].name);
+        if (!k || !k->fn || (m && k->module != m) || k->info.nparams != infos[i].nparams)
+            return 0;
+        m = k->module;
+    }
+    if (!m || !m->mod || loaded_on != gpu_selected() || m->img.kind != img->kind ||
+        m->img.size != img->size || memcmp(m->img.data, img->data, img->size) != 0)
+        return 0;
+    for (int i = 0; i < ninfos; i++) {
+        kernel_t *k = find(infos[i].name);
+        k->info.line = infos[i].line;
+        for (int p = 0; p < infos[i].nparams; p++) {
+            size_t measured = k->info.params[p].size;
+            k->info.params[p] = infos[i].params[p];
+            if (infos[i].params[p].kind == GPU_PARAM_BYVALUE && measured)
+                k->info.params[p].size = measured;
+        }
+    }
+    m->cell = cell;
+    return 1;
+}
+
 int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, int ninfos,
                    int nglobals, const char *const *globals, unsigned long long *addrs,
                    size_t *sizes, int *loaded, double *load_ms, cm_error_t *err)
@@ -208,6 +254,11 @@ int gpu_module_add(int cell, gpu_image_t *img, const gpu_kernel_info_t *infos, i
     int major, minor;
     if (ninfos == 0 && (nglobals == 0 || !gpu_device_target(&major, &minor))) {
         gpu_image_clear(img);
+        return 0;
+    }
+    if (nglobals == 0 && !gpu_simulating() && reuse_loaded(cell, img, infos, ninfos)) {
+        gpu_image_clear(img);
+        *loaded = 1;
         return 0;
     }
     module_t *m = calloc(1, sizeof *m);
@@ -540,7 +591,10 @@ static int unmeasured(const kernel_t *k)
 
 void gpu_module_note_launch(const char *name, int cell, int line)
 {
-    snprintf(last.name, sizeof last.name, "%s", name);
+    /* every launch: a plain copy, no formatting */
+    size_t n = strnlen(name, sizeof last.name - 1);
+    memcpy(last.name, name, n);
+    last.name[n] = '\0';
     last.cell = cell;
     last.line = line;
     last.valid = 1;
@@ -558,10 +612,7 @@ static int launch_sim(const kernel_t *k, const unsigned grid[3], const unsigned 
                  "compiled for the GPU only; run that cell again now", at, k->info.name);
         return -1;
     }
-    snprintf(last.name, sizeof last.name, "%s", k->info.name);
-    last.cell = cell;
-    last.line = line;
-    last.valid = 1;
+    gpu_module_note_launch(k->info.name, cell, line);
     sim_kernel_t sk = {k->info.name, k->sim_entry,       k->sim_cells,     k->nsim_cells,
                        k->sim_shared,  k->sim_shared_bytes, k->sim_unchecked};
     cm_error_t e = {0};

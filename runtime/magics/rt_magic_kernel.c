@@ -13,6 +13,7 @@
 #include "gpu.h"
 #include "rt_device.h"
 #include "rt_kprelude.h"
+#include "rt_protect.h"
 #include "rt_segment.h"
 #include "rt_session_defs.h"
 
@@ -128,6 +129,9 @@ static int compile_device(rt_session_t *s, const char *src, const char *options,
         declare_kernels(s, gc);
     }
     gpu_cell_free(gc);
+    rt_protect_hold(); /* an interrupt waits: the writer's lock is taken in there */
+    gpu_cache_flush(); /* the disk entry, written while the cell went on */
+    rt_protect_release();
     return rc == 0 ? 0 : -1;
 }
 

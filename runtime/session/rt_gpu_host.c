@@ -162,11 +162,16 @@ int rt_gpu_launch(const char *kernel, const void *grid, int grid_is_dim3, unsign
                   const unsigned long long *sizes, const char *kinds, const char **types,
                   int cell, int line)
 {
-    cm_error_t err = {0};
+    cm_error_t err; /* every launch: not the whole text cleared, only what says "no error" */
+    err.code = 0;
+    err.text[0] = '\0';
     char instance[256]; /* a template kernel's instance is compiled at its first launch */
-    if (rt_ktemplate_instance(kernel, instance, sizeof instance, cell, line, &err) != 0)
-        rt_protect_raise(err.code == GPU_E_COMPILE ? "CudaCompileError" : "LaunchError", err.text);
-    kernel = instance;
+    if (strchr(kernel, '<')) { /* rt_launch writes a plain kernel's name as one word */
+        if (rt_ktemplate_instance(kernel, instance, sizeof instance, cell, line, &err) != 0)
+            rt_protect_raise(err.code == GPU_E_COMPILE ? "CudaCompileError" : "LaunchError",
+                             err.text);
+        kernel = instance;
+    }
     unsigned g[3], b[3];
     rt_gpu_read_dim(grid, grid_is_dim3, grid_size, g);
     rt_gpu_read_dim(block, block_is_dim3, block_size, b);

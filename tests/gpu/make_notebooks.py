@@ -743,6 +743,38 @@ LIMITS = [
 ]
 
 
+# a kernel cell run again: its compile is a memory hit and, when the image
+# is the one loaded, the loaded module stays (gpu_module.c reuse_loaded);
+# launches still run the right code, an edited kernel and its edit undone
+# run their own code, and a cell's __device__ variable starts again
+BUMP = "%%kernel\n__global__ void bump(int *v) { v[threadIdx.x] += 1; }"
+COUNT = ("%%kernel\n__device__ int counter = 0;\n"
+         "__global__ void count(int *out) { counter += 1; *out = counter; }")
+RERUN = [
+    BUMP,
+    "int *dv, hv[32];\ncudaMalloc(&dv, sizeof hv);\ncudaMemset(dv, 0, sizeof hv);\n"
+    "bump<<<1, 32>>>(dv);\ncudaDeviceSynchronize();",
+    BUMP,
+    "bump<<<1, 32>>>(dv);\ncudaMemcpy(hv, dv, sizeof hv, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < 32; i++) if (hv[i] != 2) abort();\n"
+    "printf(\"PASS a kernel cell run again launches\\n\");",
+    "%%kernel\n__global__ void bump(int *v) { v[threadIdx.x] += 10; }",
+    "bump<<<1, 32>>>(dv);\ncudaMemcpy(hv, dv, sizeof hv, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < 32; i++) if (hv[i] != 12) abort();",
+    BUMP,
+    "bump<<<1, 32>>>(dv);\ncudaMemcpy(hv, dv, sizeof hv, cudaMemcpyDeviceToHost);\n"
+    "for (int i = 0; i < 32; i++) if (hv[i] != 13) abort();\n"
+    "printf(\"PASS an edited kernel and its edit undone each run their own code\\n\");",
+    COUNT,
+    "int *dc, hc;\ncudaMalloc(&dc, sizeof hc);\ncount<<<1, 1>>>(dc);\ncount<<<1, 1>>>(dc);\n"
+    "cudaMemcpy(&hc, dc, sizeof hc, cudaMemcpyDeviceToHost);\nif (hc != 2) abort();",
+    COUNT,
+    "count<<<1, 1>>>(dc);\ncudaMemcpy(&hc, dc, sizeof hc, cudaMemcpyDeviceToHost);\n"
+    "if (hc != 1) abort();\n"
+    "printf(\"PASS a device variable starts again when its cell runs again\\n\");",
+]
+
+
 def cell(i, src):
     tags = ["parameters"] if src.startswith(PARAMETERS) else []
     return {"cell_type": "code", "execution_count": None, "id": f"c{i}",
@@ -764,5 +796,5 @@ for name, cells in (("tutorial", TUTORIAL), ("errors", ERRORS), ("endless", ENDL
                     ("curand", CURAND), ("waits", WAITS), ("program", PROGRAM), ("params", PARAMS),
                     ("runtime", RUNTIME), ("templates", TEMPLATES),
                     ("cuda_libraries", CUDA_LIBRARIES), ("cpp_host", CPP_HOST), ("symbols", SYMBOLS),
-                    ("one_unit", ONE_UNIT), ("limits", LIMITS)):
+                    ("one_unit", ONE_UNIT), ("limits", LIMITS), ("rerun", RERUN)):
     (HERE / f"{name}.ipynb").write_text(json.dumps(notebook(cells), indent=1) + "\n")

@@ -182,6 +182,12 @@ check $rc "%%speedup notebook"
 # (compiled there at their first launch) and new ones on both
 notebook_passes switch "PASS gpu 20" "PASS simulated 20" "PASS simulated 60" "PASS gpu 120"
 
+# kernel cells run again (a memory hit keeps the loaded module): launches,
+# an edit and its undoing, a device variable starting again
+notebook_passes rerun "PASS a kernel cell run again launches" \
+    "PASS an edited kernel and its edit undone each run their own code" \
+    "PASS a device variable starts again when its cell runs again"
+
 # cuRAND's device API in a kernel cell, on the GPU and then on the simulator:
 # the same XORWOW numbers, so the same count of hits
 notebook_passes curand "PASS equal hits on the GPU and the simulator"

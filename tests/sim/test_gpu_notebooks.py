@@ -134,6 +134,16 @@ def test_symbols(gpuc_bin, tmp_path):
                           "PASS a host variable is not a symbol"]
 
 
+def test_rerun(gpuc_bin, tmp_path):
+    """Kernel cells run again (memory hits): the same notebook and PASS
+    lines as on the GPU, where the loaded module is kept."""
+    proc, nb = run(gpuc_bin, "rerun", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert passes(nb) == ["PASS a kernel cell run again launches",
+                          "PASS an edited kernel and its edit undone each run their own code",
+                          "PASS a device variable starts again when its cell runs again"]
+
+
 def test_params(gpuc_bin, tmp_path):
     # structs, vector types and __half as on a GPU (run.sh), the wrong
     # struct a LaunchError with both sizes (g++'s layout here)

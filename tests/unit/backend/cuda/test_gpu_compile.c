@@ -1,6 +1,7 @@
 /* Tests of backend/cuda/ that need no GPU: NVRTC compiles, compile errors mapped to
  * cell lines, the device prelude (planned by the cell layer, rt_kprelude),
- * template instances, the compile cache (memory, disk, corrupt entries),
+ * template instances, the compile cache (memory, disk, corrupt entries, what
+ * its key holds: the user's headers, the earlier cells),
  * argument checks and the "no GPU" message. Exits 77 (a skip) where NVRTC
  * cannot be loaded. The scanner's own tests are test_rt_kscan.c. */
 #include <dirent.h>
@@ -47,8 +48,10 @@ static int compile(const char *src, const char *opts, int cell, gpu_cell_t **out
     return rt_kprelude_compile(src, opts, cell, out, err);
 }
 
+/* the entries on disk, once the cache's writer has written what is queued */
 static int count_entries(void)
 {
+    gpu_cache_flush();
     DIR *d = opendir(cache_dir);
     int n = 0;
     struct dirent *e;
@@ -62,6 +65,7 @@ static int count_entries(void)
 /* Applies damage to every entry: 0 truncates, 1 flips a byte of the payload. */
 static void damage_entries(int how)
 {
+    gpu_cache_flush();
     DIR *d = opendir(cache_dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -218,6 +222,75 @@ static void test_errors_and_prelude(void)
                   &err) == 0);
     CHECK(c && c->ok && c->log && strstr(c->log, "cell 13, line 3: warning"));
     gpu_cell_free(c);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* the compile cache's key holds what the compile reads: the user's headers
+ * (named by #include, nested too) and the earlier cells it uses; a change
+ * to any of them is a miss, and going back finds the first image again */
+static void test_cache_key_inputs(void)
+{
+    cm_error_t err;
+    gpu_cell_t *c = NULL;
+    char dir[300], path[400], opts[400];
+    snprintf(dir, sizeof dir, "%s/../headers", cache_dir);
+    mkdir(dir, 0700);
+    snprintf(opts, sizeof opts, "-I%s", dir);
+    snprintf(path, sizeof path, "%s/inner.h", dir);
+    write_text(path, "#define INNER 1.0f\n");
+    snprintf(path, sizeof path, "%s/scale.h", dir);
+    write_text(path, "#include \"inner.h\"\n#define SCALE (2.0f * INNER)\n");
+    const char *cell = "#include \"scale.h\"\n"
+                       "__global__ void hscale(float *x) { x[0] *= SCALE; }\n";
+    const char *expect[] = {"miss", "memory hit", "miss", "memory hit", "miss", "memory hit"};
+    for (int step = 0; step < 6; step++) {
+        if (step == 2) /* the header changes */
+            write_text(path, "#include \"inner.h\"\n#define SCALE (3.0f * INNER)\n");
+        if (step == 3) /* and back: the first image */
+            write_text(path, "#include \"inner.h\"\n#define SCALE (2.0f * INNER)\n");
+        if (step == 4) { /* the header it includes changes */
+            snprintf(path, sizeof path, "%s/inner.h", dir);
+            write_text(path, "#define INNER 4.0f\n");
+        }
+        rt_kprelude_reset();
+        CHECK(compile(cell, opts, 20 + step, &c, &err) == 0);
+        CHECK(c && c->ok && strcmp(c->cache, expect[step]) == 0);
+        if (!c || !c->ok || strcmp(c->cache, expect[step]))
+            printf("header step %d: %s (%s)\n", step, c ? c->cache : "-", err.text);
+        gpu_cell_free(c);
+    }
+    /* a fresh process finds the changed header's image on disk */
+    gpu_cache_reset_memory();
+    rt_kprelude_reset();
+    CHECK(compile(cell, opts, 26, &c, &err) == 0);
+    CHECK(c && strcmp(c->cache, "disk hit") == 0);
+    gpu_cell_free(c);
+
+    /* an earlier cell the kernel uses changes: a miss; back: a hit */
+    const char *user = "__global__ void use_twice(float *x) { x[0] = twice(x[0]); }\n";
+    const char *defs[] = {"__device__ float twice(float v) { return 2.0f * v; }\n",
+                          "__device__ float twice(float v) { return v + v; }\n",
+                          "__device__ float twice(float v) { return 2.0f * v; }\n"};
+    const char *want[] = {"miss", "miss", "memory hit"};
+    rt_kprelude_reset();
+    for (int step = 0; step < 3; step++) {
+        CHECK(compile(defs[step], NULL, 30 + 2 * step, &c, &err) == 0);
+        gpu_cell_free(c);
+        CHECK(compile(user, NULL, 31 + 2 * step, &c, &err) == 0);
+        CHECK(c && c->ok && strcmp(c->cache, want[step]) == 0);
+        if (!c || !c->ok || strcmp(c->cache, want[step]))
+            printf("earlier cell step %d: %s (%s)\n", step, c ? c->cache : "-", err.text);
+        gpu_cell_free(c);
+    }
 }
 
 /* host code's declarations in the prelude (gpu_prelude_declare): compiled
@@ -436,6 +509,7 @@ int main(void)
     CHECK(stat(cache_dir, &st) == 0 && (st.st_mode & 0777) == 0700);
     test_saxpy_and_cache();
     test_errors_and_prelude();
+    test_cache_key_inputs();
     test_host_declarations();
     test_launch_checks();
     rt_kprelude_reset();
