@@ -118,7 +118,8 @@ bk_profile_t *bk_profile_stop(cm_error_t *err)
         bk_profile_free(p);
         return NULL;
     }
-    qsort(p->rows, (size_t)p->nrows, sizeof *p->rows, by_start);
+    if (p->nrows) /* rows may be NULL then: qsort of NULL is undefined */
+        qsort(p->rows, (size_t)p->nrows, sizeof *p->rows, by_start);
     for (int i = 0; i < p->nrows; i++) {
         bk_prof_row_t *r = &p->rows[i];
         int threads = (int)(r->block[0] * r->block[1] * r->block[2]);

@@ -205,13 +205,15 @@ static int by_start(const void *a, const void *b)
  * count left, in order of start. */
 static int one_per_launch(gpu_cupti_record_t *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, by_correlation);
+    if (n)
+        qsort(v, (size_t)n, sizeof *v, by_correlation);
     int m = 0;
     for (int i = 0; i < n; i++)
         if (!m || v[i].kind != GPU_CUPTI_KERNEL || v[m - 1].kind != GPU_CUPTI_KERNEL ||
             v[m - 1].correlation != v[i].correlation)
             v[m++] = v[i];
-    qsort(v, (size_t)m, sizeof *v, by_start);
+    if (m)
+        qsort(v, (size_t)m, sizeof *v, by_start);
     return m;
 }
 

@@ -432,8 +432,10 @@ int gpu_cupti_stop(gpu_cupti_record_t **out, int *n, cm_error_t *err)
     for (size_t i = 0; i < sizeof API_KINDS / sizeof *API_KINDS; i++)
         C.disable(API_KINDS[i]);
     pthread_mutex_lock(&R.lock);
-    qsort(R.ext, (size_t)R.next, sizeof *R.ext, by_corr);
-    qsort(R.api, (size_t)R.napi, sizeof *R.api, by_corr);
+    if (R.next) /* the arrays are NULL while empty: qsort of NULL is undefined */
+        qsort(R.ext, (size_t)R.next, sizeof *R.ext, by_corr);
+    if (R.napi)
+        qsort(R.api, (size_t)R.napi, sizeof *R.api, by_corr);
     for (int i = 0; i < R.n; i++) {
         gpu_cupti_record_t *r = &R.v[i];
         r->external = lookup(R.ext, R.next, r->correlation);

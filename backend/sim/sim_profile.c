@@ -360,7 +360,8 @@ static code_t *code_of(const char *path)
         c->n = 0;
         return NULL;
     }
-    qsort(c->v, c->n, sizeof *c->v, by_off);
+    if (c->n)
+        qsort(c->v, c->n, sizeof *c->v, by_off);
     return c;
 }
 

@@ -19,10 +19,16 @@
 #define ALT_STACK_SIZE (256 * 1024)
 /* An interrupt waits for the cell to be in its own code (a safe point: no
  * libc lock held, no half-updated malloc or stdio state), retrying every
- * RETRY_NS, but no longer than PATIENCE_NS (a cell blocked in sleep() or
- * read() is stopped there: such calls hold no locks). */
+ * RETRY_NS. A cell blocked in a system call that gpuc does not wrap as a
+ * wait (pthread_join, select) is stopped there after PATIENCE_NS; one
+ * running inside a library (a long BLAS call) after LAST_NS only: jumping
+ * out of library code may leave its locks held (a loop of malloc and
+ * printf, interrupted in the allocator under AddressSanitizer, hung the
+ * next cell), and a loop that comes back to the cell's code meets a safe
+ * point long before. */
 #define RETRY_NS (2 * 1000 * 1000)
 #define PATIENCE_NS (300 * 1000 * 1000LL)
+#define LAST_NS (3 * 1000 * 1000 * 1000LL)
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
@@ -90,6 +96,26 @@ static long long elapsed_ns(const struct timespec *since)
     return (now.tv_sec - since->tv_sec) * 1000000000LL + (now.tv_nsec - since->tv_nsec);
 }
 
+/* Whether the interrupted thread was blocked in a system call: the
+ * kernel put its instruction pointer back on the `syscall` instruction
+ * (SA_RESTART), or just past it with -EINTR in rax. Reads only the
+ * instruction that was being run. Elsewhere: 1 (the old rule). */
+static int in_system_call(const void *ucv)
+{
+#if defined(__x86_64__) && defined(REG_RIP) && defined(REG_RAX)
+    const greg_t *g = ((const ucontext_t *)ucv)->uc_mcontext.gregs;
+    const unsigned char *ip = (const unsigned char *)g[REG_RIP];
+    if (!ip)
+        return 0;
+    if (g[REG_RAX] == -EINTR)
+        return ip[-2] == 0x0f && ip[-1] == 0x05;
+    return ip[0] == 0x0f && ip[1] == 0x05;
+#else
+    (void)ucv;
+    return 1;
+#endif
+}
+
 /* For SIGINT and the retry signal: non-zero when the jump may happen now. */
 static int interrupt_now(int sig, void *ucv)
 {
@@ -105,8 +131,10 @@ static int interrupt_now(int sig, void *ucv)
 #endif
     /* in a wait, the wait's end takes the interrupt; the retries only
      * make sure a call that started just after it returns early too */
+    long long waited = have_timer ? elapsed_ns(&int_since) : 0;
     if (!waiting && !holding &&
-        (!have_timer || rt_tcc_owns_code(ip) || elapsed_ns(&int_since) >= PATIENCE_NS)) {
+        (!have_timer || rt_tcc_owns_code(ip) || waited >= LAST_NS ||
+         (waited >= PATIENCE_NS && in_system_call(ucv)))) {
         int_wanted = 0;
         return 1;
     }
