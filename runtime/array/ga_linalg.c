@@ -550,11 +550,8 @@ int ga_linalg_svd(ga_array_t *a, int full_matrices, ga_array_t **u, ga_array_t *
     int wide = m <= n;
     int M = wide ? n : m, N = wide ? m : n;
     int ucols = full_matrices ? M : N;
-    /* reduced, square or wide: job 'O', U over c itself (CuPy's jobu 'O',
-     * jobvt 'S'); reduced and tall: job 'S', U apart (lstsq of a 4096 x 512
-     * float64, an SVD of a tall matrix, ran at 1.07x CuPy's speed with 'S'
-     * and 0.95x with 'O' on an H200, 2026-11-27) */
-    int over = vectors && !full_matrices && wide;
+    /* reduced: job 'O', U over c itself (CuPy's jobu 'O', jobvt 'S') */
+    int over = vectors && !full_matrices;
     temps_t t = {0};
     ga_array_t *x = wide ? temp(&t, swapped(a, err)) : a;
     ga_array_t *c = x ? colmajor(&t, x, (ga_dtype_t)dt, nb, a->shape, err) : NULL;
@@ -574,7 +571,7 @@ int ga_linalg_svd(ga_array_t *a, int full_matrices, ga_array_t **u, ga_array_t *
     int rc = -1;
     if (sv && (!vectors || vb)) {
         cm_lapack_t l = {.op = CM_LA_GESVD, .type = la_type((ga_dtype_t)dt), .m = M, .n = N,
-                         .job = !vectors ? 'N' : over ? 'O' : full_matrices ? 'A' : 'S', .a = data(c),
+                         .job = !vectors ? 'N' : over ? 'O' : 'A', .a = data(c),
                          .lda = M > 0 ? M : 1, .stride_a = (long long)M * N, .w = data(sv),
                          .stride_w = N, .u = vectors && !over ? data(ub) : NULL, .ldu = M,
                          .stride_u = (long long)ucols * M, .vt = vectors ? data(vb) : NULL,
