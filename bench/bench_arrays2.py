@@ -3,7 +3,9 @@ and integer fmod against CuPy, on the GPU machine, in one run (issue 29
 part 1: each at >= 0.95x CuPy is the goal), and part 2's scans along the
 last axis and float64 normals; full, arange and linspace of 1e8.
 
-    PYTHONPATH=tests python3 bench/bench_arrays2.py BIN_DIR OUT_DIR
+    PYTHONPATH=tests python3 bench/bench_arrays2.py BIN_DIR OUT_DIR [WORD ...]
+
+WORDs: only the cases whose name holds one of them (e.g. `take put`).
 
 Timed as bench/bench_math.py times: CUDA events around back-to-back calls
 after a warm-up (GPU time per call); gpuc in a notebook run by `gpuc run`,
@@ -19,6 +21,7 @@ from pathlib import Path
 from gpuc_testing.notebook import run_notebook
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+ONLY = sys.argv[3:]  # words: only the cases whose name holds one of them
 OUT.mkdir(parents=True, exist_ok=True)
 N = 100_000_000   # elements of the big vectors
 S = 10_000_000    # of the sorts
@@ -46,6 +49,11 @@ CASES = [
      "cp.take(x, idx)"),
     ("put 1e7 into 1e8 float32", S * (8 + 2 * F4), 20, "ga_put(xw, idx, 2.5);",
      "cp.put(xw, idx, 2.5)"),
+    # CuPy's take and put wrap indices and never raise: NumPy's mode "wrap"
+    ("take 1e7 of 1e8 float32, mode wrap (CuPy's)", S * (8 + 2 * F4), 20,
+     'ga_free(ga_take_mode(x, idx, 0, "wrap"));', "cp.take(x, idx)"),
+    ("put 1e7 into 1e8 float32, mode wrap (CuPy's)", S * (8 + 2 * F4), 20,
+     'ga_put_mode(xw, idx, 2.5, "wrap");', 'cp.put(xw, idx, 2.5, mode="wrap")'),
     ("mask select 1e8 float32 (half)", N * (F4 + 1) + N // 2 * F4, 20,
      "ga_free(ga_mask_select(x, mk));", "x[mk]"),
     ("mask assign 1e8 float32 (scalar)", N * (2 * F4 + 1), 20, "ga_mask_assign(xw, mk, 0.25);",
@@ -124,6 +132,10 @@ double per_call_ms(void (*f)(void), int n)
     cudaEventElapsedTime(&ms, e0, e1);
     return ms / n;
 }}"""
+
+
+if ONLY:
+    CASES = [c for c in CASES if any(w in c[0] for w in ONLY)]
 
 
 def gpuc_times():

@@ -115,13 +115,28 @@ ga_array_t *ga_api_roll(ga_array_t *a, long long shift, int axis)
 ga_array_t *ga_api_take(ga_array_t *a, ga_array_t *idx, int axis)
 {
     cm_error_t err = {0};
-    return made("ga_take", ga_index_take(a, idx, axis, &err), &err);
+    return made("ga_take", ga_index_take(a, idx, axis, GA_MODE_RAISE, &err), &err);
+}
+
+ga_array_t *ga_api_take_mode(ga_array_t *a, ga_array_t *idx, int axis, const char *mode)
+{
+    cm_error_t err = {0};
+    ga_index_mode_t m;
+    ga_array_t *r = ga_index_mode(mode, &m, &err) ? NULL : ga_index_take(a, idx, axis, m, &err);
+    return made("ga_take_mode", r, &err);
 }
 
 void ga_api_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v)
 {
     cm_error_t err = {0};
-    done("ga_put", ga_index_put(a, idx, v, &err), &err);
+    done("ga_put", ga_index_put(a, idx, v, GA_MODE_RAISE, &err), &err);
+}
+
+void ga_api_put_mode(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, const char *mode)
+{
+    cm_error_t err = {0};
+    ga_index_mode_t m;
+    done("ga_put_mode", ga_index_mode(mode, &m, &err) ? -1 : ga_index_put(a, idx, v, m, &err), &err);
 }
 
 int ga_api_nonzero(ga_array_t *a, ga_array_t **out)

@@ -26,7 +26,9 @@ ga_array_t *ga_api_roll(ga_array_t *a, long long shift, int axis);
 
 /* ---- indexing by data ---- */
 ga_array_t *ga_api_take(ga_array_t *a, ga_array_t *idx, int axis);
+ga_array_t *ga_api_take_mode(ga_array_t *a, ga_array_t *idx, int axis, const char *mode);
 void ga_api_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v);
+void ga_api_put_mode(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, const char *mode);
 /* the index arrays of a's non-zero elements into out[0, ndim); returns ndim */
 int ga_api_nonzero(ga_array_t *a, ga_array_t **out);
 ga_array_t *ga_api_argwhere(ga_array_t *a);

@@ -184,10 +184,19 @@ static char *make_source(void *ctx)
     cm_buf_adds(&b, "typedef struct { ga_u64 lo, hi; } ga_e16;\n");
     cm_buf_addf(&b, "typedef %s ga_e;\n", element_type(p->elsize));
     cm_buf_adds(&b,
+        /* index x of an axis of N where it lands (NumPy's modes): 0 raise
+         * (negative from the end; outside [0, N) stays outside, flagged or
+         * checked before), 1 wrap (x mod N), 2 clip (into [0, N - 1],
+         * negatives to 0) */
+        "GA_FN ga_i64 ga_place(ga_i64 x, ga_i64 N, int mode)\n{\n"
+        "    if (mode == 2)\n        return x < 0 ? 0 : x >= N ? N - 1 : x;\n"
+        "    ga_i64 y = x < 0 ? x + N : x;\n"
+        "    if (mode == 1 && (y < 0 || y >= N)) {\n        y = x % N;\n        if (y < 0) y += N;\n    }\n"
+        "    return y;\n}\n"
         /* a (O, N, I), idx (J), out (O, J, I) */
         /* an index out of [-N, N) is not read: it sets bad[0] and its value in bad[1] */
         "GA_KERNEL ga_take(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, const ga_e *GA_RESTRICT a,\n"
-        "                  const ga_i64 *GA_RESTRICT idx, ga_e *GA_RESTRICT out, ga_i64 *bad)\n{\n"
+        "                  const ga_i64 *GA_RESTRICT idx, ga_e *GA_RESTRICT out, ga_i64 *bad, int mode)\n{\n"
         /* a flat take (O = I = 1): no divisions; on a GPU R indices, then
          * R elements, in flight */
         "    if (O == 1 && I == 1) {\n"
@@ -196,15 +205,15 @@ static char *make_source(void *ctx)
         "            ga_i64 x[R];\n            ga_e v[R];\n"
         "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
         "                x[r] = q < J ? idx[q] : 0;\n            }\n"
-        "            for (int r = 0; r < R; r++) {\n                ga_i64 y = x[r] < 0 ? x[r] + N : x[r];\n"
+        "            for (int r = 0; r < R; r++) {\n                ga_i64 y = ga_place(x[r], N, mode);\n"
         "                if (y >= 0 && y < N) v[r] = a[y];\n            }\n"
         "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
-        "                ga_i64 y = x[r] < 0 ? x[r] + N : x[r];\n"
+        "                ga_i64 y = ga_place(x[r], N, mode);\n"
         "                if (q >= J) break;\n"
         "                if (y < 0 || y >= N) { bad[0] = 1; bad[1] = x[r]; }\n                else out[q] = v[r];\n"
         "            }\n        }\n"
         "#else\n"
-        "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n            if (x < 0) x += N;\n"
+        "        GA_LOOP(q, J) {\n            ga_i64 x = ga_place(idx[q], N, mode);\n"
         "            if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[q]; continue; }\n"
         "            out[q] = a[x];\n        }\n"
         "#endif\n        return;\n    }\n"
@@ -214,8 +223,7 @@ static char *make_source(void *ctx)
         "        if (small) {\n            ga_u32 u = (ga_u32)q, r = u / (ga_u32)I, s = r / (ga_u32)J;\n"
         "            i = u - r * (ga_u32)I;\n            j = r - s * (ga_u32)J;\n            o = s;\n"
         "        } else {\n            ga_i64 r = q / I;\n            i = q - r * I;\n            o = r / J;\n            j = r - o * J;\n        }\n"
-        "        ga_i64 x = idx[j];\n"
-        "        if (x < 0) x += N;\n"
+        "        ga_i64 x = ga_place(idx[j], N, mode);\n"
         "        if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[j]; continue; }\n"
         "        out[q] = a[(o * N + x) * I + i];\n    }\n}\n"
         /* out[p] = a[q] for m's p-th set byte q; c: the tiles' offsets */
@@ -230,7 +238,7 @@ static char *make_source(void *ctx)
         "#endif\n}\n"
         /* the reverse: a[(o, idx[j], i)] = v[q % nv], idx checked before */
         "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *GA_RESTRICT a,\n"
-        "                 const ga_i64 *GA_RESTRICT idx, const ga_e *GA_RESTRICT v, ga_i64 nv)\n{\n"
+        "                 const ga_i64 *GA_RESTRICT idx, const ga_e *GA_RESTRICT v, ga_i64 nv, int mode)\n{\n"
         "    if (O == 1 && I == 1) { /* flat, and most often one value */\n"
         "#ifdef __CUDACC__\n"
         "        ga_e one = v[0];\n"
@@ -240,14 +248,14 @@ static char *make_source(void *ctx)
         "                x[r] = q < J ? idx[q] : 0;\n            }\n"
         "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
         "                if (q >= J) break;\n"
-        "                a[x[r] < 0 ? x[r] + N : x[r]] = nv == 1 ? one : v[q % nv];\n            }\n        }\n"
+        "                a[ga_place(x[r], N, mode)] = nv == 1 ? one : v[q % nv];\n            }\n        }\n"
         "#else\n"
         "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n"
-        "            a[x < 0 ? x + N : x] = v[nv == 1 ? 0 : q % nv];\n        }\n"
+        "            a[ga_place(x, N, mode)] = v[nv == 1 ? 0 : q % nv];\n        }\n"
         "#endif\n        return;\n    }\n"
         "    GA_LOOP(q, O * J * I) {\n"
-        "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = idx[j];\n"
-        "        a[(o * N + (x < 0 ? x + N : x)) * I + i] = v[q % nv];\n    }\n}\n");
+        "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = ga_place(idx[j], N, mode);\n"
+        "        a[(o * N + x) * I + i] = v[q % nv];\n    }\n}\n");
     return cm_buf_steal(&b);
 }
 
@@ -268,12 +276,15 @@ static void *kernel(int device, int elsize, const char *name, cm_error_t *err)
 typedef enum { TAKE, PUT } move_t;
 
 /* take or put over a (O, N, I), idx (J) and other ((O, J, I) for take; v
- * of nv elements for put), all contiguous; bad: take's two int64 for an
- * index out of range (NULL: the indices are known to be in range). */
+ * of nv elements for put), all contiguous, the indices placed by mode;
+ * bad: take's two int64 for an index out of range (NULL: the indices are
+ * known to land in range). */
 static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_array_t *idx,
-                ga_array_t *other, ga_array_t *bad, const char *what, cm_error_t *err)
+                ga_array_t *other, ga_array_t *bad, ga_index_mode_t mode, const char *what,
+                cm_error_t *err)
 {
     long long o = O, n = N, j = idx->size, i = I, nv = other->size;
+    int md = (int)mode;
     if (!o || !j || !i)
         return 0;
     int es = (int)ga_dtype_size(a->dtype);
@@ -285,13 +296,13 @@ static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_a
     if (bk_lang(a->device) == BK_LANG_C) {
         if (how == TAKE)
             ((void (*)(long long, long long, long long, long long, const void *, const void *,
-                       void *, void *))fn)(o, n, j, i, pa, pi, po, pb);
+                       void *, void *, int))fn)(o, n, j, i, pa, pi, po, pb, md);
         else
             ((void (*)(long long, long long, long long, long long, void *, const void *,
-                       const void *, long long))fn)(o, n, j, i, pa, pi, po, nv);
+                       const void *, long long, int))fn)(o, n, j, i, pa, pi, po, nv, md);
         return 0;
     }
-    void *args[8] = {&o, &n, &j, &i, &pa, &pi, &po, how == TAKE ? (void *)&pb : (void *)&nv};
+    void *args[9] = {&o, &n, &j, &i, &pa, &pi, &po, how == TAKE ? (void *)&pb : (void *)&nv, &md};
     return ga_kernel_launch(a->device, fn, (o * j * i + MOVE_R - 1) / MOVE_R, args, what, err);
 }
 
@@ -386,9 +397,11 @@ static int check_indices(ga_array_t *ni, int64_t n, cm_error_t *err)
 
 /* ---- take and put --------------------------------------------------------- */
 
-/* ga_index_take; checked: whether the indices may be out of range (else
- * no flag is read back). */
-static ga_array_t *take(ga_array_t *a, ga_array_t *idx, int axis, int checked, cm_error_t *err)
+/* ga_index_take; checked: whether the indices may be out of range in
+ * mode GA_MODE_RAISE (else no flag is read back: wrap and clip put every
+ * index in range). */
+static ga_array_t *take(ga_array_t *a, ga_array_t *idx, int axis, ga_index_mode_t mode,
+                        int checked, cm_error_t *err)
 {
     if (ga_array_check(a, err) || ga_array_check(idx, err))
         return NULL;
@@ -419,6 +432,11 @@ static ga_array_t *take(ga_array_t *a, ga_array_t *idx, int axis, int checked, c
         CM_ERROR(err, GA_E_SHAPE, "the result would have %d dimensions (at most %d)", nd, GA_MAX_DIMS);
         goto done;
     }
+    if (N == 0 && idx->size && O && I && mode != GA_MODE_RAISE) { /* NumPy's words */
+        CM_ERROR(err, GA_E_SHAPE, "cannot do a non-empty take from an empty axis");
+        goto done;
+    }
+    checked = checked && mode == GA_MODE_RAISE;
     int64_t shape[GA_MAX_DIMS];
     int m = 0;
     for (int k = 0; k < ax; k++)
@@ -431,7 +449,7 @@ static ga_array_t *take(ga_array_t *a, ga_array_t *idx, int axis, int checked, c
     ni = as_int64(idx, err);
     bad = ni && checked ? new_flag(a->device, err) : NULL;
     out = ni && (bad || !checked) ? ga_array_new(a->device, a->dtype, nd, shape, err) : NULL;
-    if (out && (move(TAKE, src, O, N, I, ni, out, bad, "ga_take", err) ||
+    if (out && (move(TAKE, src, O, N, I, ni, out, bad, mode, "ga_take", err) ||
                 (bad && flagged(bad, N, err)))) {
         ga_array_free(out);
         out = NULL;
@@ -443,9 +461,23 @@ done:
     return out;
 }
 
-ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *err)
+ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, ga_index_mode_t mode,
+                          cm_error_t *err)
 {
-    return take(a, idx, axis, 1, err);
+    return take(a, idx, axis, mode, 1, err);
+}
+
+int ga_index_mode(const char *name, ga_index_mode_t *mode, cm_error_t *err)
+{
+    static const char *const names[] = {"raise", "wrap", "clip"};
+    for (int k = 0; k < 3; k++)
+        if (name && !strcmp(name, names[k])) {
+            *mode = (ga_index_mode_t)k;
+            return 0;
+        }
+    CM_ERROR(err, GA_E_VALUE, "mode \"%s\": not one of \"raise\", \"wrap\", \"clip\"",
+             name ? name : "(null)");
+    return -1;
 }
 
 /* v (a number or an array) as a contiguous array of dtype and shape (a
@@ -476,26 +508,33 @@ static ga_array_t *values_as(const ga_arg_t *v, int device, ga_dtype_t dtype, in
 
 /* Runs put over a's elements seen as (M, rest), writing back when a's
  * layout needs a contiguous copy to be seen so. */
-static int put_rows(ga_array_t *a, int64_t M, ga_array_t *ni, ga_array_t *vals, cm_error_t *err)
+static int put_rows(ga_array_t *a, int64_t M, ga_array_t *ni, ga_array_t *vals,
+                    ga_index_mode_t mode, cm_error_t *err)
 {
     int64_t I = M ? a->size / M : 1;
     ga_array_t *w = ga_array_is_contiguous(a) ? NULL : ga_copy_array(a, a->device, err);
     if (!ga_array_is_contiguous(a) && !w)
         return -1;
-    int rc = move(PUT, w ? w : a, 1, M, I, ni, vals, NULL, "ga_put", err);
+    int rc = move(PUT, w ? w : a, 1, M, I, ni, vals, NULL, mode, "ga_put", err);
     if (rc == 0 && w)
         rc = ga_join_copy_into(a, w, err);
     ga_array_free(w);
     return rc;
 }
 
-int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, cm_error_t *err)
+int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, ga_index_mode_t mode,
+                 cm_error_t *err)
 {
     if (ga_array_check(a, err) || ga_array_check(idx, err) ||
         (v->kind == GA_ARG_ARRAY && ga_array_check(v->a, err)))
         return -1;
+    if (a->size == 0 && idx->size && mode != GA_MODE_RAISE) {
+        CM_ERROR(err, GA_E_SHAPE, "cannot put into an empty array");
+        return -1;
+    }
     ga_array_t *ni = as_int64(idx, err), *vals = NULL;
-    if (!ni || check_indices(ni, a->size, err)) { /* before anything is written */
+    /* before anything is written; wrap and clip put every index in range */
+    if (!ni || (mode == GA_MODE_RAISE && check_indices(ni, a->size, err))) {
         ga_array_free(ni);
         return -1;
     }
@@ -510,7 +549,7 @@ int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, cm_error_t *
             vals = values_as(f ? &fa : v, a->device, a->dtype, 1, &nv, err);
         ga_array_free(f);
         if (vals)
-            rc = put_rows(a, a->size, ni, vals, err);
+            rc = put_rows(a, a->size, ni, vals, mode, err);
     }
     ga_array_free(vals);
     ga_array_free(ni);
@@ -654,7 +693,7 @@ ga_array_t *ga_index_mask_select(ga_array_t *a, ga_array_t *mask, cm_error_t *er
         return NULL;
     if (nd > 1) { /* rows of several elements: their indices, then a gather of them */
         ga_array_t *idx = ga_index_argwhere(mask, 1, err);
-        r = idx ? take(rows, idx, 0, 0, err) : NULL;
+        r = idx ? take(rows, idx, 0, GA_MODE_RAISE, 0, err) : NULL;
         ga_array_free(idx);
         ga_array_free(rows);
         return r;
@@ -724,7 +763,7 @@ int ga_index_mask_assign(ga_array_t *a, ga_array_t *mask, const ga_arg_t *v, cm_
     for (int k = mask->ndim; k < a->ndim; k++)
         shape[nd++] = a->shape[k];
     ga_array_t *vals = values_as(v, a->device, a->dtype, nd, shape, err);
-    int rc = vals ? put_rows(a, M, idx, vals, err) : -1;
+    int rc = vals ? put_rows(a, M, idx, vals, GA_MODE_RAISE, err) : -1;
     ga_array_free(vals);
     ga_array_free(idx);
     return rc;
@@ -743,7 +782,7 @@ ga_array_t *ga_index_compress(ga_array_t *cond, ga_array_t *a, int axis, cm_erro
                   : axis >= -a->ndim && axis < a->ndim ? a->shape[axis < 0 ? axis + a->ndim : axis]
                                                        : 0;
     ga_array_t *idx = ga_index_argwhere(cond, 1, err);
-    ga_array_t *r = idx ? take(a, idx, axis, cond->size > len, err) : NULL;
+    ga_array_t *r = idx ? take(a, idx, axis, GA_MODE_RAISE, cond->size > len, err) : NULL;
     ga_array_free(idx);
     return r;
 }

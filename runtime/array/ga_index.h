@@ -26,14 +26,25 @@
 #include "ga_array.h"
 #include "ga_map.h"
 
+/* NumPy's modes for indices out of range: raise (a GA_E_SHAPE error; on
+ * a GPU the gather flags it and the flag is read back, one wait), wrap
+ * (x mod n), clip (into [0, n - 1]; a negative index clips to 0, as
+ * NumPy's). Wrap and clip never wait. */
+typedef enum { GA_MODE_RAISE, GA_MODE_WRAP, GA_MODE_CLIP } ga_index_mode_t;
+
+/* The mode named "raise", "wrap" or "clip": 0, or -1 with GA_E_VALUE. */
+int ga_index_mode(const char *name, ga_index_mode_t *mode, cm_error_t *err);
+
 /* a's elements at idx along axis (GA_AXIS_ALL: of the flattened array):
  * shape a.shape[:axis] + idx.shape + a.shape[axis + 1:]. */
-ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, cm_error_t *err);
+ga_array_t *ga_index_take(ga_array_t *a, ga_array_t *idx, int axis, ga_index_mode_t mode,
+                          cm_error_t *err);
 
 /* a.flat[idx] = v (v cycled when shorter, as NumPy's put; a number when
  * v->kind is not an array). A repeated index keeps one of its values
  * (the last on the CPU). 0 / -1. */
-int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, cm_error_t *err);
+int ga_index_put(ga_array_t *a, ga_array_t *idx, const ga_arg_t *v, ga_index_mode_t mode,
+                 cm_error_t *err);
 
 /* The indices of a's non-zero elements: an int64 array (count, ndim)
  * (NumPy's argwhere; flat != 0: of the flattened array, 1-d). */

@@ -677,7 +677,7 @@ ga_array_t *ga_sort_unique(ga_array_t *a, ga_array_t **counts, cm_error_t *err)
         if (!r)
             goto done;
     }
-    if (!(idx = ga_index_argwhere(first, 1, err)) || !(u = ga_index_take(s, idx, 0, err)))
+    if (!(idx = ga_index_argwhere(first, 1, err)) || !(u = ga_index_take(s, idx, 0, GA_MODE_RAISE, err)))
         goto done;
     if (counts) { /* the next start (n after the last) minus each start */
         int64_t k = idx->size, k1 = k + 1;

@@ -230,7 +230,11 @@
     X(ga_t, ga_full_like_v, (ga_t a, ga_arg_t value), ga_api_full_like_v)                     \
     X(void, ga_set_v, (ga_t a, ga_arg_t value, int nidx, const long long *idx), ga_api_set_v) \
     X(ga_t, ga_arange_i, (ga_dtype_t dtype, long long start, long long stop, long long step), \
-      ga_api_arange_i)
+      ga_api_arange_i)                                                                        \
+    /* NumPy's take and put modes: "raise", "wrap", "clip" (ga_index.h) */                  \
+    X(ga_t, ga_take_mode, (ga_t a, ga_t idx, int axis, const char *mode), ga_api_take_mode)   \
+    X(void, ga_put_mode_n, (ga_t a, ga_t idx, const ga_arg_t *v, const char *mode),          \
+      ga_api_put_mode)
 
 /* The names of before the prefix rule, kept for one release so that
  * notebooks keep running: RT_API_RENAMED(X) calls X(old name, the list's

@@ -185,6 +185,7 @@ const char rt_gpuc_h[] =
     "    ga_pad_n((a), (mode), (value), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_tile(a, ...) ga_tile_n((a), __GA_N(__VA_ARGS__), __GA_V(__VA_ARGS__))\n"
     "#define ga_put(a, idx, v) ga_put_n((a), (idx), __GA_ARGS(v))\n"
+    "#define ga_put_mode(a, idx, v, mode) ga_put_mode_n((a), (idx), __GA_ARGS(v), (mode))\n"
     "#define ga_mask_assign(a, mask, v) ga_mask_assign_n((a), (mask), __GA_ARGS(v))\n"
     /* where(c, a, b) is the elementwise choice; where(c, out) NumPy's
      * one-argument where, nonzero */

@@ -338,6 +338,47 @@ def test_take_put_turns(s, j):
     same(s.value("kept2"), x)
 
 
+@pytest.mark.parametrize("mode", ["wrap", "clip"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "float16"])
+def test_take_put_modes(s, mode, dtype):
+    """NumPy's take and put modes: indices past either end wrap or clip (a
+    negative one clips to 0), along an axis, flattened, of a view, in
+    place of a view; nothing is checked and no error is raised."""
+    x = values(dtype, (5, 6))
+    i = np.array([-13, -6, -1, 0, 5, 6, 11, 40, -41], np.int64)
+    j = np.array([[7, -8], [2, 100]], np.int32)
+    v = values(dtype, (4,))
+    got = s.values(f'ga_t y = ga_copy(x); ga_put_mode(y, i, v, "{mode}");\n'
+                   f'ga_t z = ga_copy(x); ga_put_mode(ga_transpose(z), j, 3, "{mode}");',
+                   f'ga_take_mode(x, i, 0, "{mode}")', f'ga_take_mode(x, j, 1, "{mode}")',
+                   f'ga_take_mode(ga_transpose(x), i, 1, "{mode}")',
+                   f'ga_take_mode(x, i, GA_ALL, "{mode}")', "y", "z", x=x, i=i, j=j, v=v)
+    same(got[0], np.take(x, i, 0, mode=mode))
+    same(got[1], np.take(x, j, 1, mode=mode))
+    same(got[2], np.take(x.T, i, 1, mode=mode))
+    same(got[3], np.take(x, i, mode=mode))
+    y = x.copy()
+    np.put(y, i, v, mode=mode)
+    same(got[4], y)
+    zt = x.copy().T.copy()
+    np.put(zt, j, np.array(3).astype(x.dtype), mode=mode)
+    same(got[5], zt.T)
+
+
+def test_take_put_mode_errors(s):
+    """raise is the checked mode; an unknown mode and a non-empty take from
+    an empty axis are errors; the session lives on."""
+    kind, text = s.error('ga_take_mode(ga_zeros(F32, 5), ga_arange(I64, 3, 7, 1), 0, "raise");')
+    assert kind == "ShapeError" and "index 6 is out of bounds" in text
+    kind, text = s.error('ga_take_mode(ga_zeros(F32, 5), ga_zeros(I64, 2), 0, "nearest");')
+    assert kind == "ValueError" and '"raise", "wrap", "clip"' in text
+    kind, text = s.error('ga_take_mode(ga_zeros(F32, 0), ga_zeros(I64, 2), 0, "wrap");')
+    assert kind == "ShapeError" and "empty axis" in text
+    kind, text = s.error('ga_put_mode(ga_zeros(F32, 0), ga_zeros(I64, 2), 1, "clip");')
+    assert kind == "ShapeError" and "empty array" in text
+    same(s.value('ga_take_mode(ga_zeros(F32, 0), ga_zeros(I64, 0), 0, "wrap")'), np.zeros(0, np.float32))
+
+
 def test_indexing_empty_and_errors(s):
     e = np.zeros((0, 3), np.float32)
     got = s.values("", "ga_argwhere(e)", "ga_flatnonzero(ga_zeros(I32, 4))",
