@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gpuc's own host work around a kernel launch and a compile-cache memory
 hit, on a machine without a GPU: the executor runs against a counting
-stand-in for libcuda (bench/stub_driver/libcuda_stub.c: one sm_90 device,
+stand-in for libcuda (tests/stub_driver/libcuda_stub.c: one sm_90 device,
 cuLaunchKernel a no-op), so what a launch costs is gpuc's path from the
 host cell's `empty<<<1, 1>>>()` to cuLaunchKernel, and the driver calls it
 makes are counted. NVRTC compiles for sm_90 as on the GPU machine.
@@ -33,7 +33,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     work = tempfile.mkdtemp(prefix="gpuc-stub-")
     subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", os.path.join(work, "libcuda.so.1"),
-                    os.path.join(here, "stub_driver", "libcuda_stub.c")], check=True)
+                    os.path.join(here, "..", "tests", "stub_driver", "libcuda_stub.c")], check=True)
     report = os.path.join(work, "calls.txt")
     total = 100 + ROUNDS * a.launches
     env = dict(os.environ, LD_LIBRARY_PATH=work, XDG_CACHE_HOME=os.path.join(work, "cache"),
