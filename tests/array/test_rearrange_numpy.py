@@ -475,6 +475,19 @@ def test_unique_searchsorted_histogram(s, dtype):
     same(got[7], np.histogram(hx, 7, (2.5, 20))[0])
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 8, 9, 1000])
+def test_searchsorted_lengths_ties_nan(s, n):
+    """Sorted arrays of every small length (the search's steps: powers of
+    two and around them), runs of equal values and NaNs at the end, and
+    queries below, above, between and on the values, infinities and NaN,
+    on both sides."""
+    a = np.sort(np.concatenate([RNG.integers(0, 5, n - n // 4), np.full(n // 4, np.nan)])).astype(np.float32)
+    q = np.array([-np.inf, -1, 0, 0.5, 1, 2, 3, 4, 4.5, 9, np.inf, np.nan], np.float32)
+    got = s.values("", 'ga_searchsorted(a, q, "left")', 'ga_searchsorted(a, q, "right")', a=a, q=q)
+    same(got[0], np.searchsorted(a, q, "left"))
+    same(got[1], np.searchsorted(a, q, "right"))
+
+
 def test_sorting_errors(s):
     kind, text = s.error("ga_sort(ga_zeros(F32, 3), 1);")
     assert kind == "ShapeError" and "axis 1" in text
