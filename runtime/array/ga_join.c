@@ -80,13 +80,53 @@ static ga_array_t *broadcast_to(ga_array_t *src, const ga_array_t *dst, cm_error
     return v;
 }
 
+/* A complex array seen as its bits: a view of uint64 with one more axis
+ * of the 1 (complex64) or 2 (complex128) words an element holds, so that
+ * the copy kernel, which has no complex type, moves complex elements
+ * unchanged. NULL with err. */
+static ga_array_t *as_words(ga_array_t *a, cm_error_t *err)
+{
+    int nd = a->ndim, w = (int)(ga_dtype_size(a->dtype) / 8);
+    if (nd + 1 > GA_MAX_DIMS) {
+        CM_ERROR(err, GA_E_SHAPE, "a %d-d complex array cannot be copied here (at most %d-d)", nd,
+                 GA_MAX_DIMS - 1);
+        return NULL;
+    }
+    ga_array_t *v = ga_array_reshape(a, nd, a->shape, err);
+    if (!v)
+        return NULL;
+    for (int k = 0; k < nd; k++) /* the view keeps a's strides (0 where broadcast) */
+        v->strides[k] = a->strides[k] * w;
+    v->shape[nd] = w;
+    v->strides[nd] = 1;
+    v->ndim = nd + 1;
+    v->offset = a->offset * w;
+    v->size = a->size * w;
+    v->dtype = GA_U64;
+    return v;
+}
+
 int ga_join_copy_into(ga_array_t *dst, ga_array_t *src, cm_error_t *err)
 {
     if (!dst->size)
         return 0;
-    ga_array_t *b = broadcast_to(src, dst, err);
-    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = b};
-    int rc = b && ga_eval("a", dst, 1, &arg, err) ? 0 : -1;
+    ga_array_t *b = broadcast_to(src, dst, err), *db = NULL, *sb = NULL;
+    int complex = ga_dtype_kind(dst->dtype) == GA_KIND_COMPLEX;
+    if (b && complex && b->dtype != dst->dtype) {
+        CM_ERROR(err, GA_E_DTYPE, "%s into %s: array math does not convert to or from complex",
+                 ga_dtype_name(b->dtype), ga_dtype_name(dst->dtype));
+        ga_array_free(b);
+        return -1;
+    }
+    if (b && complex && (!(db = as_words(dst, err)) || !(sb = as_words(b, err)))) {
+        ga_array_free(db);
+        ga_array_free(b);
+        return -1;
+    }
+    ga_arg_t arg = {.kind = GA_ARG_ARRAY, .a = complex ? sb : b};
+    int rc = b && ga_eval("a", complex ? db : dst, 1, &arg, err) ? 0 : -1;
+    ga_array_free(sb);
+    ga_array_free(db);
     ga_array_free(b);
     return rc;
 }
@@ -214,10 +254,12 @@ ga_array_t *ga_join_concatenate(int n, ga_array_t *const *arrays, int axis, int 
         if (!stack)
             shape[ax] += a->shape[ax];
     }
-    if (ga_dtype_kind(dt) == GA_KIND_COMPLEX) {
-        CM_ERROR(err, GA_E_DTYPE, "array math does not support %s", ga_dtype_name(dt));
-        return NULL;
-    }
+    for (int i = 0; i < n && ga_dtype_kind(dt) == GA_KIND_COMPLEX; i++)
+        if (arrays[i]->dtype != dt) { /* complex moves as bits: one dtype throughout */
+            CM_ERROR(err, GA_E_DTYPE, "joining %s with %s: array math does not convert to %s",
+                     ga_dtype_name(arrays[i]->dtype), ga_dtype_name(dt), ga_dtype_name(dt));
+            return NULL;
+        }
     ga_array_t *out = ga_array_new(a0->device, dt, nd, shape, err);
     if (!out)
         return NULL;

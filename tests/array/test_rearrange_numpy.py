@@ -183,6 +183,29 @@ def test_roll_long(s, dtype):
         same(g, w, rtol=0)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_joining_complex(s, dtype):
+    """Complex arrays (an FFT's results) join, pad, repeat, tile and roll,
+    views too: their elements move as bits, unchanged; mixing a complex
+    array with a real one is a DTypeError (no conversion to complex)."""
+    c = (RNG.random((3, 4)) + 1j * RNG.random((3, 4))).astype(dtype)
+    c[0, 1] = complex(np.nan, -0.0)
+    got = s.values("", "ga_concatenate(0, ga_transpose(c), ga_transpose(c))", "ga_stack(1, c, c)",
+                   "ga_tile(ga_transpose(c), 2, 1)", 'ga_pad(c, "constant", 2, 1)',
+                   'ga_pad(ga_transpose(c), "reflect", 0, 1)', 'ga_pad(c, "edge", 0, 2, 1, 0, 3)',
+                   "ga_repeat(c, 2, 0)", "ga_roll(ga_transpose(c), 1, 0)", "ga_roll(c, -3, 1)",
+                   "ga_copy(ga_flip(c, 1))", c=c)
+    want = [np.concatenate([c.T, c.T], 0), np.stack([c, c], 1), np.tile(c.T, (2, 1)),
+            np.pad(c, 1, constant_values=2), np.pad(c.T, 1, "reflect"),
+            np.pad(c, ((2, 1), (0, 3)), "edge"), np.repeat(c, 2, 0), np.roll(c.T, 1, 0),
+            np.roll(c, -3, 1), np.flip(c, 1)]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert np.array_equal(g.view(np.uint8), np.ascontiguousarray(w).view(np.uint8))  # bit for bit
+    kind, text = s.error("ga_concatenate(0, c, ga_zeros(F32, 3, 4));", c=c)
+    assert kind == "DTypeError" and "complex" in text
+
+
 def test_joining_errors(s):
     kind, text = s.error("ga_concatenate(0, ga_zeros(F32, 2, 3), ga_zeros(F32, 2, 4));")
     assert kind == "ShapeError" and "ga_concatenate" in text and "(2, 4)" in text
