@@ -73,17 +73,13 @@ static void fill_source(cm_buf_t *b, int elsize)
 {
     cm_buf_addf(b, "typedef struct { ga_i64 d[%d]; } ga_dims;\n", GA_MAX_DIMS);
     cm_buf_adds(b,
-        "typedef struct { ga_u64 lo, hi; } ga_e16;\n"
         "#ifdef __CUDACC__\n"
         "struct alignas(16) ga_w16 { ga_u64 lo, hi; };\n"
         "#else\n"
         "struct ga_w16 { _Alignas(16) ga_u64 lo; ga_u64 hi; };\n"
         "#endif\n"
         "typedef struct ga_w16 ga_w16;\n");
-    if (elsize == 16)
-        cm_buf_adds(b, "typedef ga_e16 ga_e;\n");
-    else
-        cm_buf_addf(b, "typedef ga_u%d ga_e;\n", elsize * 8);
+    cm_buf_addf(b, "typedef %s ga_e;\n", ga_kernel_bits(elsize));
     cm_buf_adds(b,
         /* lo, hi: the value repeated over 16 bytes. Dense (nd 0): head
          * elements up to a 16-byte boundary, n16 words of 16 bytes, the

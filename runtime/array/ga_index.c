@@ -30,16 +30,6 @@ typedef struct plan {
     int elsize; /* 0: the compaction's counts and indices, which move no elements */
 } plan_t;
 
-static const char *element_type(int elsize)
-{
-    switch (elsize) {
-    case 1: return "ga_u8";
-    case 2: return "ga_u16";
-    case 4: return "ga_u32";
-    case 8: return "ga_u64";
-    default: return "ga_e16";
-    }
-}
 
 /* The compaction's ranking on a GPU. A tile of TILE mask bytes is one
  * block's: counted in a first pass, then, with the tiles' offsets
@@ -181,8 +171,7 @@ static char *make_source(void *ctx)
             "#endif\n}\n");
         return cm_buf_steal(&b);
     }
-    cm_buf_adds(&b, "typedef struct { ga_u64 lo, hi; } ga_e16;\n");
-    cm_buf_addf(&b, "typedef %s ga_e;\n", element_type(p->elsize));
+    cm_buf_addf(&b, "typedef %s ga_e;\n", ga_kernel_bits(p->elsize));
     cm_buf_adds(&b,
         /* index x of an axis of N where it lands (NumPy's modes): 0 raise
          * (negative from the end; outside [0, N) stays outside, flagged or

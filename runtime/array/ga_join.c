@@ -18,8 +18,7 @@ static char *roll_source(void *ctx)
 {
     int es = *(const int *)ctx;
     cm_buf_t b = {0};
-    cm_buf_addf(&b, "typedef struct { ga_u64 lo, hi; } ga_e16;\ntypedef %s ga_e;\n",
-                es == 1 ? "ga_u8" : es == 2 ? "ga_u16" : es == 4 ? "ga_u32" : es == 8 ? "ga_u64" : "ga_e16");
+    cm_buf_addf(&b, "typedef %s ga_e;\n", ga_kernel_bits(es));
     cm_buf_adds(&b,
         "GA_KERNEL ga_roll(ga_i64 n, ga_i64 s, const ga_e *a, ga_e *out)\n{\n"
         "    for (ga_i64 i = 0; i < n; i++) out[i] = a[i < s ? i + n - s : i - s];\n}\n");

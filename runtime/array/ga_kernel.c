@@ -43,6 +43,8 @@ const char ga_kernel_prelude[] =
     "GA_FN ga_u16 ga_f2h(float f) { _Float16 x = (_Float16)f; ga_u16 h; memcpy(&h, &x, 2); return h; }\n"
     "#endif\n"
     "GA_FN float ga_h(float f) { return ga_h2f(ga_f2h(f)); }\n"
+    /* an element of 16 bytes moved as bits (ga_kernel_bits) */
+    "typedef struct { ga_u64 lo, hi; } ga_e16;\n"
     /* integers: T, its unsigned twin U, bits B, signed S */
     "#define GA_INT(s, T, U, B, S) \\\n"
     "GA_FN T ga_mod_##s(T a, T b) { if (b == 0 || (S && b == (T)-1)) return 0;"
@@ -70,6 +72,17 @@ const char ga_kernel_prelude[] =
     "GA_FN T ga_min_##s(T a, T b) { return a != a ? a : b != b ? b : a < b ? a : b; } \\\n"
     "GA_FN T ga_sign_##s(T a) { return a > 0 ? (T)1 : a < 0 ? (T)-1 : a; }\n"
     "GA_FLOAT(f, float, f) GA_FLOAT(d, double, )\n";
+
+const char *ga_kernel_bits(int bytes)
+{
+    switch (bytes) {
+    case 1: return "ga_u8";
+    case 2: return "ga_u16";
+    case 4: return "ga_u32";
+    case 8: return "ga_u64";
+    default: return "ga_e16";
+    }
+}
 
 /* ---- signatures ------------------------------------------------------- */
 

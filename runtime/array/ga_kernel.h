@@ -24,6 +24,11 @@
 /* The prelude both backends compile in front of a kernel. Static. */
 extern const char ga_kernel_prelude[];
 
+/* The prelude's type of an element of `bytes` bytes (1, 2, 4, 8, 16)
+ * moved as bits, unchanged: "ga_u8" ... "ga_u64", "ga_e16" (two words).
+ * For kernels that move elements of any dtype by their size. */
+const char *ga_kernel_bits(int bytes);
+
 /* The function `name` of a kernel for device: a C function where the
  * device's kernels are C (bk_lang), else a CUDA kernel. The
  * prelude is put in front of source. signature: a short text that names

@@ -11,15 +11,12 @@
 #define TILE 32
 #define ROWS 8 /* a block is TILE x ROWS threads: each moves TILE / ROWS elements */
 
-/* Element of `bytes` bytes, moved as bits. */
+/* Elements of `bytes` bytes, moved as bits. */
 static char *make_source(void *ctx)
 {
     int bytes = *(int *)ctx;
     cm_buf_t b = {0};
-    if (bytes == 16)
-        cm_buf_adds(&b, "typedef struct { ga_u64 lo, hi; } ga_t;\n");
-    else
-        cm_buf_addf(&b, "typedef ga_u%d ga_t;\n", 8 * bytes);
+    cm_buf_addf(&b, "typedef %s ga_t;\n", ga_kernel_bits(bytes));
     /* in: batch of matrices stored C x R (the view's rows run along in's
      * rows); out: batch of R x C. The tile's row is padded by one so that
      * a column of it falls in 32 different banks. */
