@@ -15,7 +15,7 @@ program under CUPTI alone (bench/cupti_floor.cu: CONCURRENT_KERNEL records,
 nothing else) runs after the notebook: CUPTI's own cost a launch, the floor
 under gpuc's, so that what %%profile adds beyond CUPTI is measured too.
 
-    python3 bench/bench_profile.py BIN_DIR [--rounds 7] [--launches 1000] [--json OUT.json]
+    PYTHONPATH=tests python3 bench/bench_profile.py BIN_DIR [--rounds 7] [--launches 1000] [--json OUT.json]
 """
 import argparse
 import glob
@@ -24,6 +24,8 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+from gpuc_testing.cupti import cupti_flags
 
 ap = argparse.ArgumentParser()
 ap.add_argument("bin")
@@ -96,19 +98,11 @@ def cupti_floor(tmp):
     nvcc = shutil.which("nvcc") or next(iter(glob.glob("/usr/local/cuda/bin/nvcc")), None)
     if not nvcc:
         return None
-    cuda = Path(nvcc).resolve().parent.parent
-    inc = [d for d in (cuda / "include", cuda / "extras/CUPTI/include") if (d / "cupti.h").exists()]
-    libs = [d for d in (Path(args.bin).resolve().parent / "lib/cupti", cuda / "lib64",
-                        cuda / "extras/CUPTI/lib64") if glob.glob(str(d / "libcupti.so*"))]
-    if not inc or not libs:
+    flags = cupti_flags(nvcc, tmp, first=[Path(args.bin).resolve().parent / "lib/cupti"])
+    if not flags:
         return None
     exe = Path(tmp) / "cupti_floor"
-    lib = libs[0]
-    if not (lib / "libcupti.so").exists():  # the bundle's has only its soname
-        lib = Path(tmp)
-        (lib / "libcupti.so").symlink_to(sorted(libs[0].glob("libcupti.so*"))[0])
-    cmd = [nvcc, "-O2", "-o", str(exe), str(Path(__file__).with_name("cupti_floor.cu")),
-           f"-I{inc[0]}", f"-L{lib}", "-lcupti", f"-Xlinker=-rpath={libs[0]}"]
+    cmd = [nvcc, "-O2", "-o", str(exe), str(Path(__file__).with_name("cupti_floor.cu")), *flags]
     if subprocess.run(cmd).returncode:
         return None
     res = subprocess.run([str(exe), str(N), str(2 * args.rounds)], capture_output=True, text=True)

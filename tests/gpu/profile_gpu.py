@@ -35,6 +35,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gpuc_testing.cupti import cupti_flags
 from gpuc_testing.sources import AXPY_KERNELS
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
@@ -303,13 +304,10 @@ if not built:
 elif not nsys:
     print("times against nsys: nsys not found in " + ", ".join(TOOL_DIRS) + " or PATH; "
           "against the CUPTI records nsys would read instead (the same program, tracing itself)")
-    cuda = Path(nvcc).resolve().parent.parent
-    inc = [d for d in (cuda / "include", cuda / "extras/CUPTI/include") if (d / "cupti.h").exists()]
-    libs = [d for d in (cuda / "lib64", cuda / "extras/CUPTI/lib64") if (d / "libcupti.so").exists()]
     traced = OUT / "profile_ref_cupti"
-    ok = inc and libs and subprocess.run(
-        [nvcc, "-O3", "-DREF_CUPTI", f"-I{inc[0]}", f"-L{libs[0]}", "-lcupti",
-         f"-Xlinker=-rpath={libs[0]}", "-o", str(traced), str(prog)]).returncode == 0
+    flags = cupti_flags(nvcc, OUT)
+    ok = flags and subprocess.run([nvcc, "-O3", "-DREF_CUPTI", *flags, "-o", str(traced),
+                                   str(prog)]).returncode == 0
     res = subprocess.run([str(traced)], capture_output=True, text=True) if ok else None
     ref = {}
     for line in (res.stdout if res else "").splitlines():
