@@ -24,6 +24,8 @@
  *   bk_cuda, bk_sim, bk_cpu   the three backend tables, over backend/cuda
  *              (gpu_*), backend/sim (sim_*) and backend/cpu (cpu_*)
  *   bk_time    timers (events), the kernel clock, waits of a device
+ *   bk_flag    a word per device that kernels set and the host reads
+ *              (an index out of range) with one wait and no copy
  *   bk_profile %%profile's recording; the backends' profilers in
  *              bk_profile_sim.c (the simulator's counts) and
  *              bk_profile_cuda.c (CUPTI), behind bk_profile_internal.h
@@ -232,6 +234,20 @@ int bk_mem_to_host(bk_device_t d, void *host, const void *src, size_t bytes, cm_
 int bk_mem_copy(bk_device_t d, void *dst, const void *src, size_t bytes, cm_error_t *err);
 int bk_mem_peer(bk_device_t dst_dev, void *dst, bk_device_t src_dev, const void *src,
                 size_t bytes, cm_error_t *err);
+
+/* ---- flags ---------------------------------------------------------------- */
+
+/* The device's flag: two int64 that its kernels may set (at *dev) and the
+ * host reads (the pointer returned) after bk_flag_wait; zeroed by this
+ * call. One per device, kept for the process, for one use at a time. On
+ * a GPU it is pinned host memory that kernels write through the bus, so
+ * a check (an index out of range) costs its kernel's wait and no copy or
+ * fill. NULL with err. */
+long long *bk_flag(bk_device_t d, void **dev, cm_error_t *err);
+
+/* Waits for d's own queued work (array kernels, copies); then the flag
+ * holds what its kernels set. 0, or -1 with err: a kernel's failure. */
+int bk_flag_wait(bk_device_t d, cm_error_t *err);
 
 /* 1 when devices a and b copy between them directly (two GPUs with peer
  * access, which it enables; two simulated devices, whose memory is the

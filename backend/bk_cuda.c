@@ -79,6 +79,17 @@ static int peer(int dst_ordinal, void *dst, int src_ordinal, const void *src, si
 }
 
 
+static int mapped(int ordinal, size_t bytes, void **host, void **dev, cm_error_t *err)
+{
+    cm_error_t e = {0};
+    return back(ordinal, gpu_mem_mapped(ordinal, bytes, host, dev, &e)) ? fail(&e, err) : 0;
+}
+
+static int wait(int ordinal, cm_error_t *err)
+{
+    return back(ordinal, gpu_mem_wait(ordinal, err));
+}
+
 static int mem_info(int ordinal, size_t *free_bytes, size_t *total_bytes, cm_error_t *err)
 {
     return back(ordinal, gpu_mem_info(ordinal, free_bytes, total_bytes, err));
@@ -215,6 +226,7 @@ const bk_ops_t bk_cuda_ops = {
     .count = count, .info = info,
     .alloc = alloc, .free = release, .zero = zero, .to_device = to_device, .to_host = to_host,
     .copy = copy, .mem_info = mem_info, .peer = peer, .peer_link = gpu_mem_peer_link,
+    .mapped = mapped, .wait = wait,
     .allreduce = gpu_nccl_allreduce, .allreduce_library = gpu_nccl_library,
     .mark = gpu_mem_mark, .mark_pending = gpu_mem_mark_pending, .mark_drop = gpu_mem_mark_drop,
     .kernel = kernel, .launch = launch, .units = units, .cub = gpu_program_cccl,

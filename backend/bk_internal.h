@@ -27,6 +27,11 @@ typedef struct bk_ops {
     int (*peer)(int dst_ordinal, void *dst, int src_ordinal, const void *src, size_t bytes,
                 cm_error_t *err);
     int (*peer_link)(int a, int b); /* 1: direct (bk_peer_link) */
+    /* the flags (bk_flag): pinned host memory the device's kernels write,
+     * and the wait for the device's own queued work (NULL: its memory is
+     * the host's, its kernels done at the call) */
+    int (*mapped)(int ordinal, size_t bytes, void **host, void **dev, cm_error_t *err);
+    int (*wait)(int ordinal, cm_error_t *err);
     /* sum / max / min of count elements in place on n devices at once (a
      * collective library: NCCL); 1 when it cannot (the floor then copies) */
     int (*allreduce)(int n, const int *ordinals, void *const *bufs, size_t count, int type,

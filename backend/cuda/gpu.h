@@ -482,6 +482,14 @@ int gpu_mem_copy(int device, void *dst, const void *src, size_t bytes, cm_error_
 /* Free and total bytes of GPU device. */
 int gpu_mem_info(int device, size_t *free_bytes, size_t *total_bytes, cm_error_t *err);
 
+/* Pinned host memory of bytes that device's kernels read and write
+ * through the bus: *host for the host, *dev for kernels (the floor's
+ * flags, bk_flag). Kept for the process. */
+int gpu_mem_mapped(int device, size_t bytes, void **host, void **dev, cm_error_t *err);
+/* Waits for the work queued on device's default stream (gpuc's own: array
+ * kernels and copies); a kernel's failure is the error. */
+int gpu_mem_wait(int device, cm_error_t *err);
+
 /* 1 when GPUs a and b reach each other's memory directly (NVLink, PCIe
  * peer to peer: cuDeviceCanAccessPeer both ways); 0 when copies between
  * them are staged. Makes no context (gpu_mem_peer enables the access at

@@ -46,6 +46,8 @@ static void resolve_optional(void *h)
     *(void **)&driver.cuDeviceCanAccessPeer = dlsym(h, "cuDeviceCanAccessPeer");
     *(void **)&driver.cuCtxEnablePeerAccess = dlsym(h, "cuCtxEnablePeerAccess");
     *(void **)&driver.cuMemcpyPeer = dlsym(h, "cuMemcpyPeer");
+    /* the floor's flags (gpu_mem_mapped): NULL takes the host's address */
+    *(void **)&driver.cuMemHostGetDevicePointer = dlsym(h, "cuMemHostGetDevicePointer_v2");
 }
 
 #define SYM(field, name) resolve(h, (void **)&driver.field, name)

@@ -95,6 +95,8 @@ typedef struct gpu_driver {
     gpu_curesult_t (*cuMemsetD8)(gpu_cudeviceptr_t dst, unsigned char value, size_t bytes);
     gpu_curesult_t (*cuMemAllocHost)(void **ptr, size_t bytes);
     gpu_curesult_t (*cuMemFreeHost)(void *ptr);
+    /* optional: NULL where unified addressing makes the host's address the device's */
+    gpu_curesult_t (*cuMemHostGetDevicePointer)(gpu_cudeviceptr_t *dptr, void *host, unsigned flags);
     gpu_curesult_t (*cuMemcpyHtoDAsync)(gpu_cudeviceptr_t dst, const void *src, size_t bytes,
                                         gpu_custream_t stream);
     gpu_curesult_t (*cuMemcpyDtoHAsync)(void *dst, gpu_cudeviceptr_t src, size_t bytes,

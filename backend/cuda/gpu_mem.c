@@ -117,6 +117,28 @@ void gpu_mem_mark_drop(void *mark)
     d->cuEventDestroy(mark);
 }
 
+int gpu_mem_mapped(int device, size_t bytes, void **host, void **dev, cm_error_t *err)
+{
+    const gpu_driver_t *d = ready(device, err);
+    if (!d || GPU_CU_CHECK(d->cuMemAllocHost(host, bytes ? bytes : 1), err) != 0)
+        return -1;
+    gpu_cudeviceptr_t p = (gpu_cudeviceptr_t)(uintptr_t)*host; /* unified addressing: the same */
+    if (d->cuMemHostGetDevicePointer &&
+        GPU_CU_CHECK(d->cuMemHostGetDevicePointer(&p, *host, 0), err) != 0) {
+        d->cuMemFreeHost(*host);
+        *host = NULL;
+        return -1;
+    }
+    *dev = (void *)(uintptr_t)p;
+    return 0;
+}
+
+int gpu_mem_wait(int device, cm_error_t *err)
+{
+    const gpu_driver_t *d = ready(device, err);
+    return d ? GPU_CU_CHECK(d->cuStreamSynchronize(NULL), err) : -1;
+}
+
 int gpu_mem_info(int device, size_t *free_bytes, size_t *total_bytes, cm_error_t *err)
 {
     const gpu_driver_t *d = ready(device, err);

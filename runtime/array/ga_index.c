@@ -8,7 +8,6 @@
 #include "bk.h"
 #include "cm_buf.h"
 #include "ga_copy.h"
-#include "ga_create.h"
 #include "ga_eval.h"
 #include "ga_expr.h"
 #include "ga_join.h"
@@ -277,10 +276,10 @@ typedef enum { TAKE, PUT } move_t;
 
 /* take or put over a (O, N, I), idx (J) and other ((O, J, I) for take; v
  * of nv elements for put), all contiguous, the indices placed by mode;
- * bad: take's two int64 for an index out of range (NULL: the indices are
- * known to land in range). */
+ * pb: take's flag on the device (bk_flag) for an index out of range (NULL:
+ * the indices are known to land in range). */
 static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_array_t *idx,
-                ga_array_t *other, ga_array_t *bad, ga_index_mode_t mode, const char *what,
+                ga_array_t *other, void *pb, ga_index_mode_t mode, const char *what,
                 cm_error_t *err)
 {
     long long o = O, n = N, j = idx->size, i = I, nv = other->size;
@@ -292,7 +291,6 @@ static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_a
     if (!fn)
         return -1;
     void *pa = ga_array_data(a), *pi = ga_array_data(idx), *po = ga_array_data(other);
-    void *pb = bad ? ga_array_data(bad) : NULL;
     if (bk_lang(a->device) == BK_LANG_C) {
         if (how == TAKE)
             ((void (*)(long long, long long, long long, long long, const void *, const void *,
@@ -360,23 +358,16 @@ static ga_array_t *as_int64(ga_array_t *idx, cm_error_t *err)
     return eval1("int64(a)", NULL, idx, err);
 }
 
-/* The two int64 of a kernel's out-of-range flag (zeros), or NULL. */
-static ga_array_t *new_flag(int device, cm_error_t *err)
+/* What the kernels queued on device set in its flag (bad, from bk_flag),
+ * once they are done: 0, or -1 with the error naming an index. */
+static int flagged(int device, const long long *bad, int64_t n, cm_error_t *err)
 {
-    int64_t two = 2;
-    return ga_create_full(device, GA_I64, 1, &two, 0, err);
-}
-
-/* What the kernel flagged in bad: 0, or -1 with the error naming the index. */
-static int flagged(ga_array_t *bad, int64_t n, cm_error_t *err)
-{
-    int64_t flags[2] = {0, 0};
-    if (ga_copy_to_host(bad, flags, err))
+    if (bk_flag_wait(device, err))
         return -1;
-    if (!flags[0])
+    if (!bad[0])
         return 0;
-    CM_ERROR(err, GA_E_SHAPE, "index %lld is out of bounds for an axis of size %lld",
-             (long long)flags[1], (long long)n);
+    CM_ERROR(err, GA_E_SHAPE, "index %lld is out of bounds for an axis of size %lld", bad[1],
+             (long long)n);
     return -1;
 }
 
@@ -386,10 +377,11 @@ static int check_indices(ga_array_t *ni, int64_t n, cm_error_t *err)
 {
     if (!ni->size)
         return 0;
-    ga_array_t *bad = new_flag(ni->device, err);
+    void *pb = NULL;
+    long long *bad = bk_flag(ni->device, &pb, err);
     void *fn = bad ? kernel(ni->device, 0, "ga_check_index", err) : NULL;
     long long j = ni->size, nn = n;
-    void *pi = ga_array_data(ni), *pb = bad ? ga_array_data(bad) : NULL;
+    void *pi = ga_array_data(ni);
     int rc = fn ? 0 : -1;
     if (fn && bk_lang(ni->device) == BK_LANG_C) {
         ((void (*)(long long, long long, const void *, void *))fn)(j, nn, pi, pb);
@@ -397,10 +389,7 @@ static int check_indices(ga_array_t *ni, int64_t n, cm_error_t *err)
         void *args[4] = {&j, &nn, &pi, &pb};
         rc = ga_kernel_launch(ni->device, fn, (j + MOVE_R - 1) / MOVE_R, args, "ga_put", err);
     }
-    if (rc == 0)
-        rc = flagged(bad, n, err);
-    ga_array_free(bad);
-    return rc;
+    return rc ? rc : flagged(ni->device, bad, n, err);
 }
 
 /* ---- take and put --------------------------------------------------------- */
@@ -418,7 +407,9 @@ static ga_array_t *take(ga_array_t *a, ga_array_t *idx, int axis, ga_index_mode_
         return NULL;
     }
     int64_t n = a->size;
-    ga_array_t *src = NULL, *ni = NULL, *out = NULL, *bad = NULL;
+    ga_array_t *src = NULL, *ni = NULL, *out = NULL;
+    long long *bad = NULL;
+    void *pb = NULL;
     int ax = 0;
     if (axis == GA_AXIS_ALL) {
         src = contiguous_as(a, 1, &n, err);
@@ -455,15 +446,14 @@ static ga_array_t *take(ga_array_t *a, ga_array_t *idx, int axis, ga_index_mode_
         shape[m++] = src->shape[k];
     /* the indices as int64, checked by the gather itself (one pass) */
     ni = as_int64(idx, err);
-    bad = ni && checked ? new_flag(a->device, err) : NULL;
+    bad = ni && checked ? bk_flag(a->device, &pb, err) : NULL;
     out = ni && (bad || !checked) ? ga_array_new(a->device, a->dtype, nd, shape, err) : NULL;
-    if (out && (move(TAKE, src, O, N, I, ni, out, bad, mode, "ga_take", err) ||
-                (bad && flagged(bad, N, err)))) {
+    if (out && (move(TAKE, src, O, N, I, ni, out, pb, mode, "ga_take", err) ||
+                (bad && flagged(a->device, bad, N, err)))) {
         ga_array_free(out);
         out = NULL;
     }
 done:
-    ga_array_free(bad);
     ga_array_free(ni);
     ga_array_free(src);
     return out;

@@ -490,15 +490,24 @@ done:
     return r;
 }
 
-/* a and b cast to one dtype (promoted), contiguous: new arrays. */
+/* a's elements as dtype d, C-contiguous: a view of a where they already
+ * are, else a cast copy (either is the caller's to free). */
+static ga_array_t *as_dtype(ga_array_t *a, ga_dtype_t d, cm_error_t *err)
+{
+    if (a->dtype == d)
+        return ga_copy_contiguous(a, err);
+    char expr[32];
+    snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(d));
+    ga_arg_t x = {.kind = GA_ARG_ARRAY, .a = a};
+    return ga_eval(expr, NULL, 1, &x, err);
+}
+
+/* a and b in one dtype (promoted), contiguous. */
 static int common(ga_array_t *a, ga_array_t *b, ga_array_t **ca, ga_array_t **cb, cm_error_t *err)
 {
     ga_dtype_t d = ga_dtype_promote(a->dtype, b->dtype);
-    char expr[32];
-    snprintf(expr, sizeof expr, "%s(a)", ga_dtype_name(d));
-    ga_arg_t x = {.kind = GA_ARG_ARRAY, .a = a}, y = {.kind = GA_ARG_ARRAY, .a = b};
-    *ca = ga_eval(expr, NULL, 1, &x, err);
-    *cb = *ca ? ga_eval(expr, NULL, 1, &y, err) : NULL;
+    *ca = as_dtype(a, d, err);
+    *cb = *ca ? as_dtype(b, d, err) : NULL;
     if (*cb)
         return 0;
     ga_array_free(*ca);
