@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from gpuc_testing.notebook import run_notebook
+from gpuc_testing.sources import per_call_ms, timed_case
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 ONLY = sys.argv[3:]  # words: only the cases whose name holds one of them
@@ -118,20 +119,7 @@ ga_t t3 = ga_reshape(x, 100, 1000, 1000), w2 = ga_reshape(x, 100, {N // 100});
 #define N8 {N}
 ga_t ia = ga_astype(ga_sub(ga_mod(ga_arange(I64, 0, {N}, 1), 2001), 1000), I32);
 ga_t ib = ga_astype(ga_sub(ga_mod(ga_arange(I64, 0, {N}, 1), 13), 6), I32), io = ga_empty_like(ia);
-cudaEvent_t e0, e1;
-cudaEventCreate(&e0); cudaEventCreate(&e1);
-double per_call_ms(void (*f)(void), int n)
-{{
-    f(); f();
-    cudaDeviceSynchronize();
-    cudaEventRecord(e0, 0);
-    for (int i = 0; i < n; i++) f();
-    cudaEventRecord(e1, 0);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return ms / n;
-}}"""
+{per_call_ms()}"""
 
 
 if ONLY:
@@ -141,8 +129,7 @@ if ONLY:
 def gpuc_times():
     cells = ["%device gpu", SETUP_GPUC]
     for k, (_, _, reps, stmt, _) in enumerate(CASES):
-        cells.append(f"void case{k}(void) {{ {stmt} }}\n"
-                     f'printf("T {k} %.6f\\n", per_call_ms(case{k}, {reps}));')
+        cells.append(timed_case(k, stmt, reps))
     out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_arrays2", timeout=580,
                        allow_errors=True)
     times = {}

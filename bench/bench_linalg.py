@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from gpuc_testing.notebook import run_notebook
+from gpuc_testing.sources import per_call_ms, timed_case
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
@@ -96,24 +97,9 @@ def make_inputs():
 
 def gpuc_times():
     load = "".join(f'ga_t {n} = ga_to_device(ga_load("{n}.npy"), 0);\n' for n in INPUTS)
-    cells = ["%device gpu", load + """
-cudaEvent_t ev0, ev1;
-cudaEventCreate(&ev0); cudaEventCreate(&ev1);
-double per_call_ms(void (*f)(void), int n)
-{
-    f(); f();
-    cudaDeviceSynchronize();
-    cudaEventRecord(ev0, 0);
-    for (int i = 0; i < n; i++) f();
-    cudaEventRecord(ev1, 0);
-    cudaEventSynchronize(ev1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, ev0, ev1);
-    return ms / n;
-}"""]
+    cells = ["%device gpu", load + "\n" + per_call_ms("ev0", "ev1")]
     for k, (_, stmt, _) in enumerate(CASES):
-        cells.append(f"void case{k}(void) {{ {stmt} }}\n"
-                     f'printf("T {k} %.6f\\n", per_call_ms(case{k}, {REPS}));')
+        cells.append(timed_case(k, stmt, REPS))
     cells.append("#include <string.h>\n"
                  'FILE *maps = fopen("/proc/self/maps", "r");\n'
                  "char line[1024];\n"

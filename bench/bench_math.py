@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from gpuc_testing.notebook import run_notebook
+from gpuc_testing.sources import per_call_ms, timed_case
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
@@ -53,23 +54,9 @@ ga_t x = ga_linspace(F32, 0, 1, N), y = ga_linspace(F32, 1, 0, N), o = ga_empty(
 ga_t m = ga_linspace(F32, 0, 1, {M * M}), mm;
 mm = ga_reshape(m, {M}, {M}); m = mm;
 ga_t tm = ga_reshape(x, 2000, N / 2000);
-cudaEvent_t e0, e1;
-cudaEventCreate(&e0); cudaEventCreate(&e1);
-double per_call_ms(void (*f)(void), int n)
-{{
-    f(); f();
-    cudaDeviceSynchronize();
-    cudaEventRecord(e0, 0);
-    for (int i = 0; i < n; i++) f();
-    cudaEventRecord(e1, 0);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return ms / n;
-}}"""]
+{per_call_ms()}"""]
     for k, (_, _, stmt, _) in enumerate(CASES):
-        cells.append(f"void case{k}(void) {{ {stmt} }}\n"
-                     f'printf("T {k} %.6f\\n", per_call_ms(case{k}, {REPS}));')
+        cells.append(timed_case(k, stmt, REPS))
     out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_math", timeout=500,
                        allow_errors=False)
     times = {}

@@ -9,7 +9,8 @@
               from /proc
     notebook  cells run by `gpuc run` as a notebook (no Jupyter needed), and
               readers of an executed notebook's cells
-    sources   CUDA source text that tests and benchmarks both run
+    sources   CUDA source text that tests and benchmarks both run, and the
+              host C that times the GPU benchmarks' cells (per_call_ms)
 
 How it is found: the package lives in tests/, and tests/ is the one folder
 put on the import path. pytest does it (`pythonpath = .` in

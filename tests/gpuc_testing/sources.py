@@ -1,4 +1,5 @@
-"""CUDA source text that tests and benchmarks both run."""
+"""CUDA source text that tests and benchmarks both run: kernels, and the
+host C of the benchmarks' timed cells."""
 
 # A shared-memory tiled float matmul (16x16 tiles, two __syncthreads() per
 # tile), C = A B for n x n matrices, n a multiple of 16, launched with
@@ -40,3 +41,32 @@ __global__ void daxpy(int n, double a, const double *x, double *y)
     if (i < n) y[i] = fma(a, x[i], y[i]);
 }
 """
+
+
+def per_call_ms(e0="e0", e1="e1"):
+    """Host C for a benchmark's setup cell: two CUDA events, named e0 and e1
+    (others where the cell's arrays take those names), and per_call_ms(f, n):
+    f's GPU time per call in ms over n back-to-back calls after two warm-up
+    calls, between the events on the default stream. The GPU benchmarks
+    (bench/bench_math.py, bench_linalg.py, bench_arrays2.py) time gpuc so."""
+    return f"""cudaEvent_t {e0}, {e1};
+cudaEventCreate(&{e0}); cudaEventCreate(&{e1});
+double per_call_ms(void (*f)(void), int n)
+{{
+    f(); f();
+    cudaDeviceSynchronize();
+    cudaEventRecord({e0}, 0);
+    for (int i = 0; i < n; i++) f();
+    cudaEventRecord({e1}, 0);
+    cudaEventSynchronize({e1});
+    float ms = 0;
+    cudaEventElapsedTime(&ms, {e0}, {e1});
+    return ms / n;
+}}"""
+
+
+def timed_case(k, stmt, reps):
+    """A cell that times stmt (a function body) over reps calls with
+    per_call_ms and prints "T k MS"."""
+    return (f"void case{k}(void) {{ {stmt} }}\n"
+            f'printf("T {k} %.6f\\n", per_call_ms(case{k}, {reps}));')
