@@ -160,6 +160,26 @@ static gpu_cupti_record_t *new_record(void)
     return r;
 }
 
+/* A copy's or a memset's record (kind GPU_CUPTI_MEMCPY or _MEMSET), of the
+ * fields their activity records share; NULL when out of memory. */
+static gpu_cupti_record_t *new_transfer(int kind, const char *name, unsigned long long start,
+                                        unsigned long long end, uint32_t device, uint32_t stream,
+                                        unsigned long long bytes, uint32_t correlation)
+{
+    gpu_cupti_record_t *r = new_record();
+    if (!r)
+        return NULL;
+    r->kind = kind;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->start = start;
+    r->end = end;
+    r->device = (int)device;
+    r->stream = stream;
+    r->bytes = bytes;
+    r->correlation = correlation;
+    return r;
+}
+
 static void add_link(link_t **v, int *n, int *cap, unsigned corr, unsigned long long value)
 {
     link_t *l = grow((void **)v, *n, cap, sizeof **v);
@@ -198,31 +218,16 @@ static void keep(const CUpti_Activity *a)
                                             "copy AtoH", "copy AtoA", "copy AtoD", "copy DtoA",
                                             "copy DtoD", "copy HtoH", "copy PtoP"};
         const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)a;
-        if (!(r = new_record()))
-            return;
-        r->kind = GPU_CUPTI_MEMCPY;
-        r->copy_kind = m->copyKind;
-        snprintf(r->name, sizeof r->name, "%s", m->copyKind < 11 ? names[m->copyKind] : "copy");
-        r->start = m->start;
-        r->end = m->end;
-        r->device = (int)m->deviceId;
-        r->stream = m->streamId;
-        r->bytes = m->bytes;
-        r->correlation = m->correlationId;
+        r = new_transfer(GPU_CUPTI_MEMCPY, m->copyKind < 11 ? names[m->copyKind] : "copy",
+                         m->start, m->end, m->deviceId, m->streamId, m->bytes, m->correlationId);
+        if (r)
+            r->copy_kind = m->copyKind;
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)a;
-        if (!(r = new_record()))
-            return;
-        r->kind = GPU_CUPTI_MEMSET;
-        snprintf(r->name, sizeof r->name, "memset");
-        r->start = m->start;
-        r->end = m->end;
-        r->device = (int)m->deviceId;
-        r->stream = m->streamId;
-        r->bytes = m->bytes;
-        r->correlation = m->correlationId;
+        new_transfer(GPU_CUPTI_MEMSET, "memset", m->start, m->end, m->deviceId, m->streamId,
+                     m->bytes, m->correlationId);
         break;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {

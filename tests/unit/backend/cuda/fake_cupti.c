@@ -3,8 +3,9 @@
  * plays a launch as CUPTI records it: an API record only while the driver's
  * API records are on, preceded by an external correlation record when an id
  * is pushed (unless fake_no_external), and the kernel's record, its start
- * later than the launch's. Records lie in the buffer behind a size_t of
- * their length. */
+ * later than the launch's; fake_copy and fake_memset a copy's and a
+ * memset's record on stream 7 of device 0. Records lie in the buffer
+ * behind a size_t of their length. */
 #include <cupti_activity.h>
 #include <stdint.h>
 #include <string.h>
@@ -143,5 +144,36 @@ void fake_launch(const char *name)
         k->end = t + 100500;
         k->gridX = k->gridY = k->gridZ = k->blockX = k->blockY = k->blockZ = 1;
         k->correlationId = corr;
+    }
+}
+
+void fake_copy(int copy_kind, uint64_t bytes)
+{
+    uint64_t t = now += 10;
+    if (enabled[CUPTI_ACTIVITY_KIND_MEMCPY]) {
+        CUpti_ActivityMemcpy6 *m = put(sizeof *m);
+        m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+        m->copyKind = (uint8_t)copy_kind;
+        m->bytes = bytes;
+        m->start = t;
+        m->end = t + 200;
+        m->deviceId = 0;
+        m->streamId = 7;
+        m->correlationId = next_corr++;
+    }
+}
+
+void fake_memset(uint64_t bytes)
+{
+    uint64_t t = now += 10;
+    if (enabled[CUPTI_ACTIVITY_KIND_MEMSET]) {
+        CUpti_ActivityMemset4 *m = put(sizeof *m);
+        m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
+        m->bytes = bytes;
+        m->start = t;
+        m->end = t + 50;
+        m->deviceId = 0;
+        m->streamId = 7;
+        m->correlationId = next_corr++;
     }
 }

@@ -5,8 +5,10 @@
  * correlation, and by the window of their API record where CUPTI wrote no
  * external correlation record (the gemm that was `Kernel2` on an H200);
  * the start's empty kernel is dropped; CUPTI is told its buffers come
- * zeroed, and they do, the second profile's (recycled) too. Skipped (77)
- * without the stand-in or a build without CUPTI's headers. */
+ * zeroed, and they do, the second profile's (recycled) too; copies and
+ * memsets become records of their kind, name, bytes, times, stream and
+ * correlation. Skipped (77) without the stand-in or a build without
+ * CUPTI's headers. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,11 +69,31 @@ int main(void)
     free(v);
     CHECK(*zeroed == 1 && *dirty == 0);
 
-    /* a second profile: its buffer is the first one, zeroed again */
+    /* a second profile: its buffer is the first one, zeroed again; copies
+     * and memsets are named by their kind and keep their bytes, times,
+     * stream and correlation */
+    void (*copy)(int, uint64_t) = (void (*)(int, uint64_t))dlsym(lib, "fake_copy");
+    void (*memset_)(uint64_t) = (void (*)(uint64_t))dlsym(lib, "fake_memset");
+    CHECK(copy && memset_);
     CHECK(gpu_cupti_start(&err) == 0);
     launch("_Z4tinyPi");
+    copy(1, 4096);    /* CUPTI_ACTIVITY_MEMCPY_KIND_HTOD */
+    copy(8, 1 << 20); /* _DTOD */
+    copy(200, 8); /* a kind CUPTI may add later */
+    memset_(512);
     CHECK(gpu_cupti_stop(&v, &n, &err) == 0);
-    CHECK(n == 1 && v[0].external == 0 && *dirty == 0);
+    CHECK(n == 5 && v[0].external == 0 && *dirty == 0);
+    static const char *const moved[] = {"copy HtoD", "copy DtoD", "copy", "memset"};
+    static const unsigned long long bytes[] = {4096, 1 << 20, 8, 512};
+    static const int kinds[] = {GPU_CUPTI_MEMCPY, GPU_CUPTI_MEMCPY, GPU_CUPTI_MEMCPY,
+                                GPU_CUPTI_MEMSET};
+    static const int copy_kinds[] = {1, 8, 200, 0};
+    for (int i = 1; i < n && i < 5; i++) {
+        CHECK(v[i].kind == kinds[i - 1] && !strcmp(v[i].name, moved[i - 1]));
+        CHECK(v[i].bytes == bytes[i - 1] && v[i].copy_kind == copy_kinds[i - 1]);
+        CHECK(v[i].stream == 7 && v[i].device == 0 && v[i].end > v[i].start);
+        CHECK(v[i].correlation == v[i - 1].correlation + 1);
+    }
     free(v);
     return check_report("test_gpu_cupti");
 }
