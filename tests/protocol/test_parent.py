@@ -63,105 +63,104 @@ def clean_env() -> dict:
     return env
 
 
+class Started:
+    """A kernel a test starts on its own connection file (conn), and what
+    the test's end cleans up, passed or failed: the client's channels, the
+    processes started by popen (killed if still running) and those in tree
+    (the kernel and its executor, as the test found them)."""
+
+    def __init__(self, tmp_path):
+        self.conn = connection_file(tmp_path)
+        self.procs: list[subprocess.Popen] = []
+        self.tree: list[int] = []
+        self.kc: BlockingKernelClient | None = None
+
+    def popen(self, cmd, **kwargs) -> subprocess.Popen:
+        proc = subprocess.Popen(cmd, **kwargs)
+        self.procs.append(proc)
+        return proc
+
+    def connect(self) -> BlockingKernelClient:
+        self.kc = client(self.conn)
+        return self.kc
+
+    def clean_up(self):
+        if self.kc:
+            self.kc.stop_channels()
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        kill_all(self.tree)
+
+
+@pytest.fixture
+def started(tmp_path):
+    s = Started(tmp_path)
+    yield s
+    s.clean_up()
+
+
 @pytest.mark.parametrize("how", ["env", "flag"])
-def test_kernel_exits_when_watched_parent_dies(gpuc_bin, tmp_path, how):
-    conn = connection_file(tmp_path)
-    wrapper = subprocess.Popen([sys.executable, "-c", WRAPPER, how,
-                                str(gpuc_bin), "kernel", "-f", str(conn)], env=clean_env())
-    tree = []
-    kc = None
-    try:
-        kc = client(conn)
-        tree = children(wrapper.pid)  # for the clean-up, should the test fail
-        execute_ok(kc, "int w = 1;")
-        kernels = children(wrapper.pid)
-        assert len(kernels) == 1
-        tree = kernels + descendants(kernels[0])
-        assert len(tree) >= 2, "no executor under the kernel"
-        wrapper.send_signal(signal.SIGKILL)
-        wrapper.wait(timeout=scaled(5))
-        left = wait_gone(tree, scaled(2))
-        assert left == [], f"processes outlived their watched parent: {left}"
-    finally:
-        if kc:
-            kc.stop_channels()
-        if wrapper.poll() is None:
-            wrapper.kill()
-            wrapper.wait()
-        kill_all(tree)
+def test_kernel_exits_when_watched_parent_dies(gpuc_bin, started, how):
+    wrapper = started.popen([sys.executable, "-c", WRAPPER, how,
+                             str(gpuc_bin), "kernel", "-f", str(started.conn)], env=clean_env())
+    kc = started.connect()
+    started.tree = children(wrapper.pid)  # for the clean-up, should the test fail
+    execute_ok(kc, "int w = 1;")
+    kernels = children(wrapper.pid)
+    assert len(kernels) == 1
+    started.tree = tree = kernels + descendants(kernels[0])
+    assert len(tree) >= 2, "no executor under the kernel"
+    wrapper.send_signal(signal.SIGKILL)
+    wrapper.wait(timeout=scaled(5))
+    left = wait_gone(tree, scaled(2))
+    assert left == [], f"processes outlived their watched parent: {left}"
 
 
-def test_nohup_launch_outlives_its_shell(gpuc_bin, tmp_path):
+def test_nohup_launch_outlives_its_shell(gpuc_bin, tmp_path, started):
     """EG's DistributedProcessProxy runs `nohup KERNEL >> LOG 2>&1 & echo $!`
     over SSH. The shell lives on a second here (a slow SSH session), so the
     kernel has started under it; when it exits, the kernel keeps serving."""
-    conn = connection_file(tmp_path)
     log = tmp_path / "kernel.log"
     shell = subprocess.run(
-        ["sh", "-c", f"nohup '{gpuc_bin}' kernel -f '{conn}' >> '{log}' 2>&1 & echo $!; sleep 1"],
-        capture_output=True, text=True, timeout=30, env=clean_env())
+        ["sh", "-c", f"nohup '{gpuc_bin}' kernel -f '{started.conn}' >> '{log}' 2>&1 & echo $!; "
+         "sleep 1"], capture_output=True, text=True, timeout=30, env=clean_env())
     pid = int(shell.stdout.split()[-1])
-    tree = [pid]
-    kc = None
-    try:
-        kc = client(conn)
-        tree = [pid] + descendants(pid)
-        execute_ok(kc, "int kept = 41;")
-        time.sleep(scaled(1.5))  # three of the shell loop's parent checks
-        assert alive(pid), f"the kernel died with its shell:\n{log.read_text()}"
-        assert value_of(kc, "kept + 1") == "42"
-        assert "parent process" not in log.read_text()
-        os.kill(pid, signal.SIGHUP)  # a hang-up under nohup is ignored
-        assert value_of(kc, "kept") == "41"
-        kc.shutdown()
-        assert wait_gone(tree, scaled(3)) == [], "the kernel did not stop on shutdown_request"
-    finally:
-        if kc:
-            kc.stop_channels()
-        kill_all(tree)
+    started.tree = [pid]
+    kc = started.connect()
+    started.tree = tree = [pid] + descendants(pid)
+    execute_ok(kc, "int kept = 41;")
+    time.sleep(scaled(1.5))  # three of the shell loop's parent checks
+    assert alive(pid), f"the kernel died with its shell:\n{log.read_text()}"
+    assert value_of(kc, "kept + 1") == "42"
+    assert "parent process" not in log.read_text()
+    os.kill(pid, signal.SIGHUP)  # a hang-up under nohup is ignored
+    assert value_of(kc, "kept") == "41"
+    kc.shutdown()
+    assert wait_gone(tree, scaled(3)) == [], "the kernel did not stop on shutdown_request"
 
 
-def test_jpy_parent_pid_of_another_process(gpuc_bin, tmp_path):
+def test_jpy_parent_pid_of_another_process(gpuc_bin, started):
     """A JPY_PARENT_PID that is not the kernel's parent (a wrapper script
     between Jupyter and the kernel) is watched for its existence."""
-    conn = connection_file(tmp_path)
-    watched = subprocess.Popen(["sleep", "600"])
+    watched = started.popen(["sleep", "600"])
     env = dict(clean_env(), JPY_PARENT_PID=str(watched.pid))
-    kernel = subprocess.Popen([str(gpuc_bin), "kernel", "-f", str(conn)], env=env)
-    tree = [kernel.pid]
-    kc = None
-    try:
-        kc = client(conn)
-        tree = [kernel.pid] + descendants(kernel.pid)
-        assert value_of(kc, "6 * 7") == "42"
-        watched.kill()
-        watched.wait()
-        kernel.wait(timeout=scaled(3))
-        assert wait_gone(tree, scaled(2)) == [], "the executor outlived the kernel"
-    finally:
-        if kc:
-            kc.stop_channels()
-        if kernel.poll() is None:
-            kernel.kill()
-            kernel.wait()
-        if watched.poll() is None:
-            watched.kill()
-        kill_all(tree)
+    kernel = started.popen([str(gpuc_bin), "kernel", "-f", str(started.conn)], env=env)
+    started.tree = [kernel.pid]
+    kc = started.connect()
+    started.tree = tree = [kernel.pid] + descendants(kernel.pid)
+    assert value_of(kc, "6 * 7") == "42"
+    watched.kill()
+    watched.wait()
+    kernel.wait(timeout=scaled(3))
+    assert wait_gone(tree, scaled(2)) == [], "the executor outlived the kernel"
 
 
-def test_hangup_without_nohup_ends_the_kernel(gpuc_bin, tmp_path):
-    conn = connection_file(tmp_path)
-    kernel = subprocess.Popen([str(gpuc_bin), "kernel", "-f", str(conn)], env=clean_env())
-    kc = None
-    try:
-        kc = client(conn)
-        tree = [kernel.pid] + descendants(kernel.pid)
-        kernel.send_signal(signal.SIGHUP)
-        assert kernel.wait(timeout=scaled(5)) == 0
-        assert wait_gone(tree, scaled(2)) == []
-    finally:
-        if kc:
-            kc.stop_channels()
-        if kernel.poll() is None:
-            kernel.kill()
-            kernel.wait()
+def test_hangup_without_nohup_ends_the_kernel(gpuc_bin, started):
+    kernel = started.popen([str(gpuc_bin), "kernel", "-f", str(started.conn)], env=clean_env())
+    kc = started.connect()
+    started.tree = tree = [kernel.pid] + descendants(kernel.pid)
+    kernel.send_signal(signal.SIGHUP)
+    assert kernel.wait(timeout=scaled(5)) == 0
+    assert wait_gone(tree, scaled(2)) == []
