@@ -13,8 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # gpuc_testing
+from gpuc_testing.notebook import run_cells  # noqa: E402
+
+BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
 failed = 0
 
@@ -26,25 +29,9 @@ def check(ok, what, detail=""):
 
 
 def run(name, cells):
-    """Runs cells as a notebook; returns a list of (result, stdout, error) per cell."""
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
-                     "outputs": [], "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    src, out = OUT / f"{name}.ipynb", OUT / f"{name}.out.ipynb"
-    src.write_text(json.dumps(nb))
-    p = subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(src), "-o", str(out)],
-                       capture_output=True, text=True, cwd=OUT)
-    if p.returncode not in (0, 1):
-        print(p.stderr)
-    res = []
-    for c in json.loads(out.read_text())["cells"]:
-        r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
-        t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
-        e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
-        kinds = [m for o in c["outputs"] if o["output_type"] == "display_data" for m in o["data"]]
-        res.append((r[0] if r else None, t + "".join(f"<{k}>" for k in kinds), e[0] if e else None))
-    return res
+    """Runs cells as a notebook (gpuc run's own time limit); (result, stdout
+    and the <MIME types> of its pictures, error) per cell."""
+    return run_cells(BIN / "gpuc", OUT, cells, timeout=None, name=name, displays=True)
 
 
 def np_repr(value, device="gpu0"):

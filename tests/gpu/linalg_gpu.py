@@ -9,8 +9,6 @@ tried where there is no GPU: 1000 runs it on the simulator's device.
 
 Runs one notebook with `gpuc run` (no Jupyter needed) and checks its
 outputs; prints PASS/FAIL per check and exits non-zero on a failure."""
-import json
-import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -18,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "array"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "array")]  # gpuc_testing, linalg_cases
 import linalg_cases as lc  # noqa: E402
+from gpuc_testing.notebook import run_cells  # noqa: E402
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
@@ -38,24 +37,8 @@ def check(what, fn):
 
 
 def run(name, cells):
-    """Runs cells as a notebook; (result, stdout, error) per cell."""
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
-                     "outputs": [], "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    src, out = OUT / f"{name}.ipynb", OUT / f"{name}.out.ipynb"
-    src.write_text(json.dumps(nb))
-    p = subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(src), "-o", str(out)],
-                       capture_output=True, text=True, cwd=OUT)
-    if p.returncode not in (0, 1):
-        print(p.stderr)
-    res = []
-    for c in json.loads(out.read_text())["cells"]:
-        r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
-        t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
-        e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
-        res.append((r[0] if r else None, t, e[0] if e else None))
-    return res
+    """Runs cells as a notebook (gpuc run's own time limit); (result, stdout, error) per cell."""
+    return run_cells(BIN / "gpuc", OUT, cells, timeout=None, name=name)
 
 
 arrays = lc.inputs()

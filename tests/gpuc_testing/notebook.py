@@ -14,9 +14,11 @@ from gpuc_testing.timing import scaled
 def run_notebook(gpuc, folder, cells, name="cells", timeout=300, allow_errors=True):
     """Executes cells (strings) as the notebook folder/NAME.ipynb with `gpuc
     run`, in folder (the files its cells write land there), each cell within
-    timeout seconds; returns the executed cells as json.load gives them.
-    RuntimeError, with gpuc's stderr, when no notebook came out or, unless
-    allow_errors, a cell failed."""
+    timeout seconds (None: no --timeout, gpuc run's own limit); returns the
+    executed cells as json.load gives them. RuntimeError, with gpuc's
+    stderr, when no notebook came out or, unless allow_errors, a cell
+    failed; with allow_errors, a run that gpuc stopped (a signal, a crash:
+    an exit status beyond 1) prints gpuc's stderr and goes on."""
     folder = Path(folder)
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                      "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
@@ -25,12 +27,16 @@ def run_notebook(gpuc, folder, cells, name="cells", timeout=300, allow_errors=Tr
     src, out = folder / f"{name}.ipynb", folder / f"{name}.out.ipynb"
     src.write_text(json.dumps(nb))
     out.unlink(missing_ok=True)
-    cmd = [str(gpuc), "run", "--timeout", str(round(scaled(timeout))), str(src), "-o", str(out)]
+    cmd = [str(gpuc), "run", str(src), "-o", str(out)]
+    if timeout is not None:
+        cmd[2:2] = ["--timeout", str(round(scaled(timeout)))]
     if allow_errors:
         cmd.insert(2, "--allow-errors")
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
     if not out.is_file() or (proc.returncode != 0 and not allow_errors):
         raise RuntimeError(f"gpuc run {src} failed ({proc.returncode}):\n{proc.stderr}")
+    if proc.returncode not in (0, 1):
+        print(proc.stderr)
     return json.loads(out.read_text())["cells"]
 
 
@@ -45,15 +51,19 @@ def bin_out_args(argv, usage, flags=()):
     return Path(args[0]).resolve(), Path(args[1]).resolve(), {f for f in flags if f in argv}
 
 
-def run_cells(gpuc, folder, cells, timeout=300, name="cells"):
+def run_cells(gpuc, folder, cells, timeout=300, name="cells", displays=False):
     """Runs cells as the notebook folder/NAME.ipynb (run_notebook, errors
     allowed); one (result text or None, stdout and stderr, (ename, evalue)
-    or None) per cell."""
+    or None) per cell. displays: the MIME types of each display output
+    follow the text, as <image/png>."""
     res = []
     for c in run_notebook(gpuc, folder, cells, name=name, timeout=timeout):
         r = [o["data"]["text/plain"] for o in c["outputs"] if o["output_type"] == "execute_result"]
         t = "".join(o.get("text", "") for o in c["outputs"] if o["output_type"] == "stream")
         e = [(o["ename"], o["evalue"]) for o in c["outputs"] if o["output_type"] == "error"]
+        if displays:
+            t += "".join(f"<{k}>" for o in c["outputs"] if o["output_type"] == "display_data"
+                         for k in o["data"])
         res.append((r[0] if r else None, t, e[0] if e else None))
     return res
 
