@@ -50,9 +50,13 @@ typedef uint64_t ga_rng_u64;
 #define GA_RNG_U2F(u) ga_rng_u2f(u)                 /* the float of these bits, as __uint_as_float */
 #define GA_RNG_U2F_RZ_BITS(x) ga_rng_u2f_rz_bits(x) /* bits of x's float rounded to zero, as cvt.rz */
 #define GA_RNG_SQRT(x) sqrtf(x)                     /* correctly rounded, as sqrt.rn */
-/* sin and cos of 2πv (a GPU: sincospi(2v), as cuRAND) */
-#define GA_RNG_SINCOS_2PI(v, s, c) \
-    (*(s) = sin(6.283185307179586 * (v)), *(c) = cos(6.283185307179586 * (v)))
+/* sin and cos of 2πv for v = x 2^-53, x an integer below 2^53 (a GPU:
+ * sincospi(x 2^-52), as cuRAND's sincospi(2v): the same value, exactly) */
+#define GA_RNG_SINCOS_2PI_53(x, s, c)                                         \
+    (*(s) = sin(6.283185307179586 * ((double)(x) * 1.1102230246251565e-16)), \
+     *(c) = cos(6.283185307179586 * ((double)(x) * 1.1102230246251565e-16)))
+/* a * b rounded once, a zero +0 (as fma(a, b, 0.0)) */
+#define GA_RNG_MUL0(a, b) ((a) * (b) + 0.0)
 #define GA_RNG_TABLE static const
 static inline float ga_rng_u2f(uint32_t u)
 {
@@ -253,15 +257,22 @@ GA_RNG_FN void ga_rng_normal4(ga_rng_block_t w, float mean, float std, const flo
  * Box–Muller in double with the math library's log, sin and cos (the C
  * library's sin and cos of 2πv on the CPU; on a GPU libdevice's sincospi
  * of 2v, as cuRAND's normal_double: one cheaper call, the 2π product
- * not rounded first). */
+ * not rounded first). The standard normal (mean 0, std 1) skips the
+ * scaling: r cos rounded once is what mean + std (r cos) gives there, +0
+ * for a zero included. */
 GA_RNG_FN void ga_rng_normal_pair64(ga_rng_block_t w, double mean, double std, double *z0,
                                     double *z1)
 {
     double u1 = (double)(ga_rng_bits53(w.v[0], w.v[1]) + 1) * 1.1102230246251565e-16; /* (0, 1] */
     double r = sqrt(-2.0 * log(u1)), sn, cs;
-    GA_RNG_SINCOS_2PI(ga_rng_uniform_f64(w.v[2], w.v[3]), &sn, &cs);
-    *z0 = mean + std * (r * cs);
-    *z1 = mean + std * (r * sn);
+    GA_RNG_SINCOS_2PI_53(ga_rng_bits53(w.v[2], w.v[3]), &sn, &cs);
+    if (mean == 0.0 && std == 1.0) { /* the same values, a product less each */
+        *z0 = GA_RNG_MUL0(r, cs);
+        *z1 = GA_RNG_MUL0(r, sn);
+    } else {
+        *z0 = mean + std * (r * cs);
+        *z1 = mean + std * (r * sn);
+    }
 }
 
 /* The high 64 bits of a * b, from 32-bit pieces (the same on both sides). */

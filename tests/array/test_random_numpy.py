@@ -58,6 +58,8 @@ def session(gpuc_bin, tmp_path_factory):
         "ga_integers(I8, 0, 1000, 5)",
         "ga_integers(I32, 3, 3, 5)",
         "ga_size(ga_random(F32, 3, 4))",
+        # 10: the standard normal (mean 0, std 1: its own path)
+        "ga_seed(9);\nga_save(ga_normal(F64, 0.0, 1.0, 200), \"s64.npy\");",
     ]
     return folder, run_cells(gpuc_bin, folder, cells)
 
@@ -141,6 +143,20 @@ def test_normal_float64_is_box_muller(session):
         v = ((w[k + 2] >> 5) << 26 | w[k + 3] >> 6) / 2.0 ** 53
         r, t = math.sqrt(-2 * math.log(u1)), 2 * math.pi * v
         ref += [-1.0 + 0.5 * (r * math.cos(t)), -1.0 + 0.5 * (r * math.sin(t))]
+    np.testing.assert_allclose(x, ref, rtol=0, atol=1e-14)
+
+
+def test_standard_normal_float64_is_box_muller(session):
+    """Mean 0 and std 1 skip the scaling: still r cos t and r sin t."""
+    assert session[1][10][2] is None
+    x = load(session, "s64.npy")
+    w = words(9, 0, 100)
+    ref = []
+    for k in range(0, len(w), 4):
+        u1 = (((w[k] >> 5) << 26 | w[k + 1] >> 6) + 1) / 2.0 ** 53
+        v = ((w[k + 2] >> 5) << 26 | w[k + 3] >> 6) / 2.0 ** 53
+        r, t = math.sqrt(-2 * math.log(u1)), 2 * math.pi * v
+        ref += [r * math.cos(t), r * math.sin(t)]
     np.testing.assert_allclose(x, ref, rtol=0, atol=1e-14)
 
 
