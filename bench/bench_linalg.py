@@ -2,7 +2,9 @@
 cupy.einsum), on the GPU machine, in one run (issue 29: each >= 0.95x
 CuPy).
 
-    PYTHONPATH=tests python3 bench/bench_linalg.py BIN_DIR OUT_DIR
+    PYTHONPATH=tests python3 bench/bench_linalg.py BIN_DIR OUT_DIR [WORD...]
+
+WORDs: only the cases whose name holds one of them (e.g. `svd lstsq`).
 
 Both sides are timed the same way: CUDA events around REPS back-to-back
 calls after two warm-up calls (plans and workspaces made), results freed
@@ -21,6 +23,7 @@ from gpuc_testing.notebook import run_notebook
 from gpuc_testing.sources import per_call_ms, timed_case
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+ONLY = sys.argv[3:]  # words: only the cases whose name holds one of them
 OUT.mkdir(parents=True, exist_ok=True)
 REPS = 20
 
@@ -48,6 +51,9 @@ CASES = [
      "ga_free(v);", "cp.linalg.svd(sq, full_matrices=False)"),
     ("eigh f64 2048", "ga_t w, v; ga_eigh(sym, &w, &v); ga_free(w); ga_free(v);",
      "cp.linalg.eigh(sym)"),
+    # lstsq's own step apart: the reduced SVD of the same tall matrix
+    ("svd f64 4096 x 512 (reduced, lstsq's)", "ga_t u, s, v; ga_svd(ls, 0, &u, &s, &v); "
+     "ga_free(u); ga_free(s); ga_free(v);", "cp.linalg.svd(ls, full_matrices=False)"),
     ("lstsq f64 4096 x 512", "ga_t r, s; long long k; ga_free(ga_lstsq(ls, lb, -1, &r, &k, &s)); "
      "ga_free(r); ga_free(s);", "cp.linalg.lstsq(ls, lb, rcond=None)"),
     ("norm fro f32 8192 x 8192", "volatile double n = ga_norm(big, NULL); (void)n;",
@@ -61,6 +67,8 @@ CASES = [
     ("einsum ii-> f32 8192 (trace)", "ga_free(ga_einsum(\"ii->\", big));",
      "cp.einsum('ii->', big)"),
 ]
+if ONLY:
+    CASES = [c for c in CASES if any(w in c[0] for w in ONLY)]
 
 # the same inputs on both sides: made by gpuc, saved, loaded by CuPy
 INPUTS = {
