@@ -10,12 +10,14 @@ the compaction's tiles, takes and puts of a million indices).
 Runs one notebook with `gpuc run` (no Jupyter needed); prints PASS/FAIL per
 case and exits non-zero on a failure. `cpu` as a third argument runs the
 CPU backend only (to try the script where there is no GPU)."""
-import json
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # gpuc_testing
+from gpuc_testing.notebook import run_notebook  # noqa: E402
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 DEVICES = ("GA_CPU",) if sys.argv[3:] == ["cpu"] else ("0", "GA_CPU")
@@ -241,14 +243,7 @@ def main():
                      f'ga_save(pv, "{OUT}/{tag}_put.npy"); ga_save(nz[1], "{OUT}/{tag}_nz.npy");\n'
                      f'ga_save(pw, "{OUT}/{tag}_put2.npy");')
         cells.append(f'ga_save(pm, "{OUT}/{tag}_massign.npy");')
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (OUT / "arrays2.ipynb").write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(OUT / "arrays2.ipynb"), "-o",
-                    str(OUT / "arrays2.out.ipynb")], cwd=OUT)
-    out = json.loads((OUT / "arrays2.out.ipynb").read_text())["cells"]
+    out = run_notebook(BIN / "gpuc", OUT, cells, name="arrays2", timeout=None, progress=True)
     failed = 0
     for c in out:
         for o in c["outputs"]:

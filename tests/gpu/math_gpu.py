@@ -13,6 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # gpuc_testing
+from gpuc_testing.notebook import run_notebook, write_notebook  # noqa: E402
+
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
 rng = np.random.default_rng(7)
@@ -100,14 +104,7 @@ def main():
             f'ga_t {k} = ga_load("{OUT}/in_{k}.npy");' for k in INPUTS))
         for n, (_, expr, _) in enumerate(CASES):
             cells.append(f'ga_save({expr}, "{OUT}/{tag}_{n}.npy");')
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (OUT / "math.ipynb").write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(OUT / "math.ipynb"), "-o",
-                    str(OUT / "math.out.ipynb")], cwd=OUT)
-    out = json.loads((OUT / "math.out.ipynb").read_text())["cells"]
+    out = run_notebook(BIN / "gpuc", OUT, cells, name="math", timeout=None, progress=True)
     failed = 0
     for c in out:
         for o in c["outputs"]:
@@ -140,12 +137,7 @@ def main():
     cells = [cell, 'ga_t x2 = ga_linspace(F32, 0, 1, 1000000), y2 = ga_ones_like(x2), '
              'r2 = ga_empty_like(x2);',
              '%timeit -n 10 -r 3 ga_map_out(r2, "(a - b) * (a - b)", x2, y2);']
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"s{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (OUT / "speedup.ipynb").write_text(json.dumps(nb))
-    p = subprocess.run([str(BIN / "gpuc"), "run", str(OUT / "speedup.ipynb"), "-o",
+    p = subprocess.run([str(BIN / "gpuc"), "run", str(write_notebook(OUT, cells, "speedup")), "-o",
                         str(OUT / "speedup.out.ipynb")], capture_output=True, text=True, cwd=OUT)
     text = timeit = ""
     if p.returncode == 0:
@@ -165,8 +157,7 @@ def main():
     print(("PASS " if ok else "FAIL ") + "%timeit of ga_map_out on the GPU: a GPU line")
     failed |= not ok
     # the teaching notebook, on the GPU: both columns, and the GPU wins
-    root = Path(__file__).resolve().parents[2]
-    p = subprocess.run([str(BIN / "gpuc"), "run", str(root / "notebooks/array-math.ipynb"), "-o",
+    p = subprocess.run([str(BIN / "gpuc"), "run", str(ROOT / "notebooks/array-math.ipynb"), "-o",
                         str(OUT / "array-math.out.ipynb")], capture_output=True, text=True, cwd=OUT)
     ok = p.returncode == 0
     text = ""
