@@ -11,6 +11,8 @@
               readers of an executed notebook's cells
     sources   CUDA source text that tests and benchmarks both run, and the
               host C that times the GPU benchmarks' cells (per_call_ms)
+    bench     the GPU benchmarks' two sides against CuPy: gpuc's times as
+              its timed cells printed them, and CuPy's timed the same way
 
 How it is found: the package lives in tests/, and tests/ is the one folder
 put on the import path. pytest does it (`pythonpath = .` in
