@@ -13,6 +13,9 @@
               host C that times the GPU benchmarks' cells (per_call_ms)
     bench     the GPU benchmarks' two sides against CuPy: gpuc's times as
               its timed cells printed them, and CuPy's timed the same way
+    numpy_cases  the GPU scripts' array cases against NumPy: random
+              inputs, cells that load them and save each case's result on a
+              device, the results read back and compared
 
 How it is found: the package lives in tests/, and tests/ is the one folder
 put on the import path. pytest does it (`pythonpath = .` in
