@@ -24,5 +24,7 @@ started from the repository's root with PYTHONPATH=tests:
 
     PYTHONPATH=tests python3 bench/bench_math.py BIN OUT
 
-(`make bench` sets it). No file edits sys.path.
+(`make bench` sets it). The tests/gpu scripts run without it, as
+`python3 tests/gpu/NAME.py BIN OUT` (arrays_gpu, arrays2_gpu, linalg_gpu,
+math_gpu, multi_gpu), put tests/ on sys.path themselves.
 """
