@@ -18,6 +18,7 @@ is faster), and GB/s of the bytes each call must at least move.
 import sys
 from pathlib import Path
 
+from gpuc_testing.bench import case_times, cupy_per_call_ms, output_lines
 from gpuc_testing.notebook import run_notebook
 from gpuc_testing.sources import per_call_ms, timed_case
 
@@ -132,16 +133,7 @@ def gpuc_times():
         cells.append(timed_case(k, stmt, reps))
     out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_arrays2", timeout=580,
                        allow_errors=True)
-    times = {}
-    for cell in out:
-        for o in cell.get("outputs", []):
-            if o.get("output_type") == "error":
-                print("gpuc error:", o.get("ename"), o.get("evalue"))
-            for line in o.get("text", "").splitlines():
-                if line.startswith("T "):
-                    _, k, ms = line.split()
-                    times[int(k)] = float(ms)
-    return [times.get(k, float("nan")) for k in range(len(CASES))]
+    return case_times(output_lines(out), len(CASES))
 
 
 def cupy_times():
@@ -170,19 +162,7 @@ def cupy_times():
     io = cp.empty_like(ia)
     env = dict(locals())
     env["cp"] = cp
-    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-    t = []
-    for _, _, reps, _, stmt in CASES:
-        f = eval("lambda: " + stmt, env)
-        f(), f()
-        cp.cuda.Device().synchronize()
-        e0.record()
-        for _ in range(reps):
-            f()
-        e1.record()
-        e1.synchronize()
-        t.append(cp.cuda.get_elapsed_time(e0, e1) / reps)
-    return t
+    return cupy_per_call_ms(env, ((stmt, reps) for _, _, reps, _, stmt in CASES))
 
 
 g, c = gpuc_times(), cupy_times()

@@ -19,6 +19,7 @@ mapped (/proc/self/maps): both sides must time the same libraries.
 import sys
 from pathlib import Path
 
+from gpuc_testing.bench import case_times, cupy_per_call_ms, output_lines
 from gpuc_testing.notebook import run_notebook
 from gpuc_testing.sources import per_call_ms, timed_case
 
@@ -117,18 +118,9 @@ def gpuc_times():
                  "if (maps) fclose(maps);")
     out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_linalg", timeout=580,
                        allow_errors=True)
-    times = {}
-    for cell in out:
-        for o in cell.get("outputs", []):
-            if o.get("output_type") == "error":
-                print("gpuc error:", o["ename"], o["evalue"])
-            for line in o.get("text", "").splitlines():
-                if line.startswith("T "):
-                    _, k, ms = line.split()
-                    times[int(k)] = float(ms)
-                elif line.startswith("L "):
-                    LIBS["gpuc"].add(line[2:].strip())
-    return [times.get(k, float("nan")) for k in range(len(CASES))]
+    lines = list(output_lines(out))
+    LIBS["gpuc"] |= {line[2:].strip() for line in lines if line.startswith("L ")}
+    return case_times(lines, len(CASES))
 
 
 LIBS = {"gpuc": set(), "CuPy": set()}
@@ -147,18 +139,7 @@ def cupy_times():
     env = {"cp": cp}
     for name in INPUTS:
         env[name] = cp.asarray(np.load(OUT / f"{name}.npy"))
-    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-    t = []
-    for _, _, stmt in CASES:
-        f = eval("lambda: " + stmt, env)
-        f(), f()
-        cp.cuda.Device().synchronize()
-        e0.record()
-        for _ in range(REPS):
-            f()
-        e1.record()
-        e1.synchronize()
-        t.append(cp.cuda.get_elapsed_time(e0, e1) / REPS)
+    t = cupy_per_call_ms(env, ((stmt, REPS) for *_, stmt in CASES))
     LIBS["CuPy"] = own_libs()
     return t
 

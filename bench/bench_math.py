@@ -13,6 +13,7 @@ one line per case: gpuc, CuPy, the ratio, and GB/s.
 import sys
 from pathlib import Path
 
+from gpuc_testing.bench import case_times, cupy_per_call_ms, output_lines
 from gpuc_testing.notebook import run_notebook
 from gpuc_testing.sources import per_call_ms, timed_case
 
@@ -59,14 +60,7 @@ ga_t tm = ga_reshape(x, 2000, N / 2000);
         cells.append(timed_case(k, stmt, REPS))
     out = run_notebook(BIN / "gpuc", OUT, cells, name="bench_math", timeout=500,
                        allow_errors=False)
-    times = {}
-    for cell in out:
-        for o in cell.get("outputs", []):
-            for line in o.get("text", "").splitlines():
-                if line.startswith("T "):
-                    _, k, ms = line.split()
-                    times[int(k)] = float(ms)
-    return [times.get(k, float("nan")) for k in range(len(CASES))]
+    return case_times(output_lines(out), len(CASES))
 
 
 def cupy_times():
@@ -80,19 +74,7 @@ def cupy_times():
                                  "sumsq")
     env = {"cp": cp, "x": x, "y": y, "o": o, "m": m, "tm": x.reshape(2000, N // 2000), "sqdiff": sqdiff_k,
            "sumsq": lambda a, b: sumsq_k(a, b)}
-    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-    t = []
-    for _, _, _, stmt in CASES:
-        f = eval("lambda: " + stmt, env)
-        f(), f()
-        cp.cuda.Device().synchronize()
-        e0.record()
-        for _ in range(REPS):
-            f()
-        e1.record()
-        e1.synchronize()
-        t.append(cp.cuda.get_elapsed_time(e0, e1) / REPS)
-    return t
+    return cupy_per_call_ms(env, ((stmt, REPS) for *_, stmt in CASES))
 
 
 g, c = gpuc_times(), cupy_times()

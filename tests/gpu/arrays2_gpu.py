@@ -10,26 +10,23 @@ the compaction's tiles, takes and puts of a million indices).
 Runs one notebook with `gpuc run` (no Jupyter needed); prints PASS/FAIL per
 case and exits non-zero on a failure. `cpu` as a third argument runs the
 CPU backend only (to try the script where there is no GPU)."""
-import json
-import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # gpuc_testing
+from gpuc_testing.notebook import run_notebook  # noqa: E402
+from gpuc_testing.numpy_cases import (close, default_tol, device_cells, load_result,  # noqa: E402
+                                      print_cell_errors, random_array)
 
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 DEVICES = ("GA_CPU",) if sys.argv[3:] == ["cpu"] else ("0", "GA_CPU")
 OUT.mkdir(parents=True, exist_ok=True)
 rng = np.random.default_rng(29)
-
-
-def arr(dtype, shape, lo=-50, hi=50):
-    dt = np.dtype(dtype)
-    if dt == bool:
-        return rng.random(shape) < 0.5
-    if dt.kind in "iu":
-        return rng.integers(max(lo, 0) if dt.kind == "u" else lo, hi, size=shape).astype(dt)
-    return (rng.random(shape) * (hi - lo) + lo).astype(dt)
+arr = partial(random_array, rng)
 
 
 nanny = arr("float32", (2_000_003,), -1e4, 1e4)
@@ -228,10 +225,7 @@ def main():
     cells = []
     for dev in DEVICES:
         tag = "gpu" if dev == "0" else "cpu"
-        cells.append(f"ga_use_device({dev});\n" + "\n".join(
-            f'ga_t {k} = ga_load("{OUT}/in_{k}.npy");' for k in INPUTS))
-        for n, (_, expr, _) in enumerate(CASES):
-            cells.append(f'ga_save({expr}, "{OUT}/{tag}_{n}.npy");')
+        cells += device_cells(OUT, INPUTS, [expr for _, expr, _ in CASES], dev, tag)
         # put and mask assignment write in place; nonzero fills an array of ga_t
         cells.append("ga_t pm = ga_copy(m), mk = ga_lt(m, 0);\n"
                      "ga_mask_assign(pm, mk, ga_mul(ga_mask_select(m, mk), 2));\n"
@@ -241,19 +235,9 @@ def main():
                      f'ga_save(pv, "{OUT}/{tag}_put.npy"); ga_save(nz[1], "{OUT}/{tag}_nz.npy");\n'
                      f'ga_save(pw, "{OUT}/{tag}_put2.npy");')
         cells.append(f'ga_save(pm, "{OUT}/{tag}_massign.npy");')
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (OUT / "arrays2.ipynb").write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(OUT / "arrays2.ipynb"), "-o",
-                    str(OUT / "arrays2.out.ipynb")], cwd=OUT)
-    out = json.loads((OUT / "arrays2.out.ipynb").read_text())["cells"]
+    out = run_notebook(BIN / "gpuc", OUT, cells, name="arrays2", timeout=None, progress=True)
     failed = 0
-    for c in out:
-        for o in c["outputs"]:
-            if o["output_type"] == "error":
-                print("ERROR in cell:", "".join(c["source"])[:200], "->", o["ename"], o["evalue"])
+    print_cell_errors(out)
     v = INPUTS
     pv = v["big"].copy()
     np.put(pv, v["idx"][:64], v["vals"])
@@ -269,25 +253,18 @@ def main():
     for name, key, want in checks:
         want = np.asarray(want)
         for tag in ("gpu", "cpu") if len(DEVICES) == 2 else ("cpu",):
-            path = OUT / f"{tag}_{key}.npy"
-            ok, detail = path.exists(), "no result"
-            if ok:
-                got = np.load(path)
-                ok = got.dtype == want.dtype and got.shape == want.shape
-                detail = f"{got.dtype}{got.shape} vs NumPy {want.dtype}{want.shape}"
-                if ok and (want.dtype.kind in "biu" or "sort" in name or "take" in name or
-                           "mask" in name or "put" in name or "pad" in name or "unique" in name or
-                           "roll" in name or "bit for bit" in name):
-                    ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
-                    detail += f", {np.count_nonzero(got != want)} differ"
-                    src = CASES[int(key)][1].split("(")[1].split(",")[0] if key.isdigit() else ""
-                    if ok and name.startswith("sort ") and src in v:
-                        ok = same_bits(got, v[src])
-                        detail += ", values changed (bits)"
-                elif ok:
-                    tol = 2e-3 if want.dtype == np.float16 else 1e-5 if want.dtype == np.float32 else 1e-12
-                    ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
-                                     atol=tol * max(1.0, float(np.abs(want).max(initial=0))))
+            got, ok, detail = load_result(OUT / f"{tag}_{key}.npy", want)
+            if ok and (want.dtype.kind in "biu" or "sort" in name or "take" in name or
+                       "mask" in name or "put" in name or "pad" in name or "unique" in name or
+                       "roll" in name or "bit for bit" in name):
+                ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
+                detail += f", {np.count_nonzero(got != want)} differ"
+                src = CASES[int(key)][1].split("(")[1].split(",")[0] if key.isdigit() else ""
+                if ok and name.startswith("sort ") and src in v:
+                    ok = same_bits(got, v[src])
+                    detail += ", values changed (bits)"
+            elif ok:
+                ok = close(got, want, default_tol(want.dtype))
             print(("PASS " if ok else "FAIL ") + f"{tag} {name}" + ("" if ok else f": {detail}"))
             failed |= not ok
     sys.exit(1 if failed else 0)

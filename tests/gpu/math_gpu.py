@@ -9,22 +9,20 @@ case and exits non-zero on a failure."""
 import json
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))  # gpuc_testing
+from gpuc_testing.notebook import run_notebook, write_notebook  # noqa: E402
+from gpuc_testing.numpy_cases import (close, default_tol, device_cells, load_result,  # noqa: E402
+                                      print_cell_errors, random_array)
+
 BIN, OUT = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
 OUT.mkdir(parents=True, exist_ok=True)
-rng = np.random.default_rng(7)
-
-
-def arr(dtype, shape, lo=-50, hi=50):
-    dt = np.dtype(dtype)
-    if dt == bool:
-        return rng.random(shape) < 0.5
-    if dt.kind in "iu":
-        return rng.integers(max(lo, 0) if dt.kind == "u" else lo, hi, size=shape).astype(dt)
-    return (rng.random(shape) * (hi - lo) + lo).astype(dt)
+arr = partial(random_array, np.random.default_rng(7))
 
 
 big = arr("float32", (3_000_001,))
@@ -95,41 +93,20 @@ def main():
     cells = ["%%elementwise sqdiff(T a, T b) -> T c\nc = (a - b) * (a - b);",
              "%%reduce sumsq(T x) -> T s\nmap: x * x\nreduce: a + b\nidentity: 0"]
     for dev in ("0", "GA_CPU"):
-        tag = "gpu" if dev == "0" else "cpu"
-        cells.append(f"ga_use_device({dev});\n" + "\n".join(
-            f'ga_t {k} = ga_load("{OUT}/in_{k}.npy");' for k in INPUTS))
-        for n, (_, expr, _) in enumerate(CASES):
-            cells.append(f'ga_save({expr}, "{OUT}/{tag}_{n}.npy");')
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (OUT / "math.ipynb").write_text(json.dumps(nb))
-    subprocess.run([str(BIN / "gpuc"), "run", "--allow-errors", str(OUT / "math.ipynb"), "-o",
-                    str(OUT / "math.out.ipynb")], cwd=OUT)
-    out = json.loads((OUT / "math.out.ipynb").read_text())["cells"]
+        cells += device_cells(OUT, INPUTS, [expr for _, expr, _ in CASES], dev,
+                              "gpu" if dev == "0" else "cpu")
+    out = run_notebook(BIN / "gpuc", OUT, cells, name="math", timeout=None, progress=True)
     failed = 0
-    for c in out:
-        for o in c["outputs"]:
-            if o["output_type"] == "error":
-                print("ERROR in cell:", "".join(c["source"])[:200], "->", o["ename"], o["evalue"])
+    print_cell_errors(out)
     for n, (name, _, ref) in enumerate(CASES):
         want = ref(INPUTS)
         for tag in ("gpu", "cpu"):
-            path = OUT / f"{tag}_{n}.npy"
-            ok, detail = path.exists(), "no result"
-            if ok:
-                got = np.load(path)
-                ok = got.dtype == want.dtype and got.shape == want.shape
-                detail = f"{got.dtype}{got.shape} vs NumPy {want.dtype}{want.shape}"
-                if ok and want.dtype.kind in "biu":
-                    ok = np.array_equal(got, want)
-                elif ok:
-                    tol = 2e-3 if want.dtype == np.float16 else 1e-5 if want.dtype == np.float32 else 1e-12
-                    tol = LOOSE.get(name, tol)
-                    ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
-                                     atol=tol * max(1.0, float(np.abs(want).max(initial=0))))
-                    detail += f", max diff {np.abs(got.astype(np.float64) - want).max(initial=0):.3g}"
+            got, ok, detail = load_result(OUT / f"{tag}_{n}.npy", want)
+            if ok and want.dtype.kind in "biu":
+                ok = np.array_equal(got, want)
+            elif ok:
+                ok = close(got, want, LOOSE.get(name, default_tol(want.dtype)))
+                detail += f", max diff {np.abs(got.astype(np.float64) - want).max(initial=0):.3g}"
             print(("PASS " if ok else "FAIL ") + f"{tag} {name}" + ("" if ok else f": {detail}"))
             failed |= not ok
     # %%speedup --devices on the GPU: both columns, the check agreeing
@@ -140,12 +117,7 @@ def main():
     cells = [cell, 'ga_t x2 = ga_linspace(F32, 0, 1, 1000000), y2 = ga_ones_like(x2), '
              'r2 = ga_empty_like(x2);',
              '%timeit -n 10 -r 3 ga_map_out(r2, "(a - b) * (a - b)", x2, y2);']
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"s{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    (OUT / "speedup.ipynb").write_text(json.dumps(nb))
-    p = subprocess.run([str(BIN / "gpuc"), "run", str(OUT / "speedup.ipynb"), "-o",
+    p = subprocess.run([str(BIN / "gpuc"), "run", str(write_notebook(OUT, cells, "speedup")), "-o",
                         str(OUT / "speedup.out.ipynb")], capture_output=True, text=True, cwd=OUT)
     text = timeit = ""
     if p.returncode == 0:
@@ -165,8 +137,7 @@ def main():
     print(("PASS " if ok else "FAIL ") + "%timeit of ga_map_out on the GPU: a GPU line")
     failed |= not ok
     # the teaching notebook, on the GPU: both columns, and the GPU wins
-    root = Path(__file__).resolve().parents[2]
-    p = subprocess.run([str(BIN / "gpuc"), "run", str(root / "notebooks/array-math.ipynb"), "-o",
+    p = subprocess.run([str(BIN / "gpuc"), "run", str(ROOT / "notebooks/array-math.ipynb"), "-o",
                         str(OUT / "array-math.out.ipynb")], capture_output=True, text=True, cwd=OUT)
     ok = p.returncode == 0
     text = ""

@@ -11,6 +11,11 @@
               readers of an executed notebook's cells
     sources   CUDA source text that tests and benchmarks both run, and the
               host C that times the GPU benchmarks' cells (per_call_ms)
+    bench     the GPU benchmarks' two sides against CuPy: gpuc's times as
+              its timed cells printed them, and CuPy's timed the same way
+    numpy_cases  the GPU scripts' array cases against NumPy: random
+              inputs, cells that load them and save each case's result on a
+              device, the results read back and compared
 
 How it is found: the package lives in tests/, and tests/ is the one folder
 put on the import path. pytest does it (`pythonpath = .` in
@@ -19,5 +24,7 @@ started from the repository's root with PYTHONPATH=tests:
 
     PYTHONPATH=tests python3 bench/bench_math.py BIN OUT
 
-(`make bench` sets it). No file edits sys.path.
+(`make bench` sets it). The tests/gpu scripts run without it, as
+`python3 tests/gpu/NAME.py BIN OUT` (arrays_gpu, arrays2_gpu, linalg_gpu,
+math_gpu, multi_gpu), put tests/ on sys.path themselves.
 """

@@ -11,31 +11,41 @@ from pathlib import Path
 from gpuc_testing.timing import scaled
 
 
-def run_notebook(gpuc, folder, cells, name="cells", timeout=300, allow_errors=True):
+def write_notebook(folder, cells, name="cells"):
+    """Writes cells (strings) as the gpuc notebook folder/NAME.ipynb, not
+    yet run; returns its path."""
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
+          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    src = Path(folder) / f"{name}.ipynb"
+    src.write_text(json.dumps(nb))
+    return src
+
+
+def run_notebook(gpuc, folder, cells, name="cells", timeout=300, allow_errors=True,
+                 progress=False):
     """Executes cells (strings) as the notebook folder/NAME.ipynb with `gpuc
     run`, in folder (the files its cells write land there), each cell within
     timeout seconds (None: no --timeout, gpuc run's own limit); returns the
     executed cells as json.load gives them. RuntimeError, with gpuc's
     stderr, when no notebook came out or, unless allow_errors, a cell
     failed; with allow_errors, a run that gpuc stopped (a signal, a crash:
-    an exit status beyond 1) prints gpuc's stderr and goes on."""
-    folder = Path(folder)
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": c, "id": f"c{i}"} for i, c in enumerate(cells)],
-          "metadata": {"kernelspec": {"name": "gpuc", "display_name": "gpuc", "language": "c"}},
-          "nbformat": 4, "nbformat_minor": 5}
-    src, out = folder / f"{name}.ipynb", folder / f"{name}.out.ipynb"
-    src.write_text(json.dumps(nb))
+    an exit status beyond 1) prints gpuc's stderr and goes on. progress:
+    gpuc's output (its "[3/9] ok" lines) goes to this process's as it runs,
+    not into the error."""
+    src = write_notebook(folder, cells, name)
+    out = src.with_suffix(".out.ipynb")
     out.unlink(missing_ok=True)
     cmd = [str(gpuc), "run", str(src), "-o", str(out)]
     if timeout is not None:
         cmd[2:2] = ["--timeout", str(round(scaled(timeout)))]
     if allow_errors:
         cmd.insert(2, "--allow-errors")
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
+    proc = subprocess.run(cmd, capture_output=not progress, text=True, cwd=folder)
     if not out.is_file() or (proc.returncode != 0 and not allow_errors):
-        raise RuntimeError(f"gpuc run {src} failed ({proc.returncode}):\n{proc.stderr}")
-    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"gpuc run {src} failed ({proc.returncode}):\n{proc.stderr or ''}")
+    if proc.returncode not in (0, 1) and not progress:
         print(proc.stderr)
     return json.loads(out.read_text())["cells"]
 

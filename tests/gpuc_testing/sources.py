@@ -48,7 +48,8 @@ def per_call_ms(e0="e0", e1="e1"):
     (others where the cell's arrays take those names), and per_call_ms(f, n):
     f's GPU time per call in ms over n back-to-back calls after two warm-up
     calls, between the events on the default stream. The GPU benchmarks
-    (bench/bench_math.py, bench_linalg.py, bench_arrays2.py) time gpuc so."""
+    (bench/bench_math.py, bench_linalg.py, bench_arrays2.py) time gpuc so,
+    and CuPy so with bench.cupy_per_call_ms."""
     return f"""cudaEvent_t {e0}, {e1};
 cudaEventCreate(&{e0}); cudaEventCreate(&{e1});
 double per_call_ms(void (*f)(void), int n)
@@ -67,6 +68,6 @@ double per_call_ms(void (*f)(void), int n)
 
 def timed_case(k, stmt, reps):
     """A cell that times stmt (a function body) over reps calls with
-    per_call_ms and prints "T k MS"."""
+    per_call_ms and prints "T k MS" (bench.case_times reads them)."""
     return (f"void case{k}(void) {{ {stmt} }}\n"
             f'printf("T {k} %.6f\\n", per_call_ms(case{k}, {reps}));')
