@@ -167,6 +167,14 @@ static void cpu_source(cm_buf_t *b, const plan_t *p)
 {
     int nargs = p->g.nargs;
     const char *so = ga_expr_stype(p->out);
+    /* GCC 12's loop vectorizer (Debian 12's 12.2, -O3, any vector width)
+     * drops elements of these lanes where they widen a narrow integer
+     * (an int8 sum of 16 ones gave 2): such reductions are vectorised by
+     * their 8 lanes alone (tests/array/test_math_numpy.py: every length) */
+    char k = ga_dtype_kind(p->mapped);
+    if ((k == GA_KIND_INT || k == GA_KIND_UINT || k == GA_KIND_BOOL) && ga_dtype_size(p->mapped) < 8)
+        cm_buf_adds(b, "#if defined(__GNUC__) && !defined(__clang__)\n"
+                       "__attribute__((optimize(\"no-tree-loop-vectorize\")))\n#endif\n");
     cm_buf_adds(b, "void ga_reduce(ga_i64 m, ga_i64 nout, int nd, const ga_i64 *shape, const ga_i64 *st,\n"
                    "               const ga_i64 *rst, char *const *ptrs, const double *fs, const ga_i64 *is)\n{\n");
     ga_gen_cpu_operands(b, &p->g);

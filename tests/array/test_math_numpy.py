@@ -83,6 +83,21 @@ def same(got, want, ulps=4):
                                    rtol=ulps * eps, atol=ulps * eps, equal_nan=True)
 
 
+def same_as(what, got, want, scale=None, ulps=16):
+    """same(), the failure naming what was compared; floats within ulps of
+    scale (the sum of the magnitudes: a sum's rounding depends on its
+    order, which is not NumPy's) where scale is given."""
+    try:
+        if scale is None or want.dtype.kind not in "fc":
+            same(got, want, ulps)
+        else:
+            assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+            eps = np.finfo(want.dtype).eps
+            np.testing.assert_allclose(got, want, rtol=0, atol=ulps * eps * np.max(scale))
+    except AssertionError as e:
+        raise AssertionError(f"{what}: got {got}, NumPy {want}: {e}") from None
+
+
 # ---- elementwise -------------------------------------------------------------
 
 PAIRS = [("float32", "float32"), ("float32", "int32"), ("int8", "uint8"), ("float16", "float32"),
@@ -324,6 +339,50 @@ def test_reductions(kernel, op, dtype):
     want = float(numpy_reduce(op, a))
     assert math.isclose(float(run.stream("stdout").strip()), want, rel_tol=1e-3 if dtype == "float16" else 1e-6,
                         abs_tol=1e-6)
+
+
+EVERY_DTYPE = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool",
+               "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE)
+def test_reductions_of_every_length(kernel, dtype):
+    """Whole-array and per-row reductions of 1 to 70 elements and of a few
+    thousand, where the CPU's 8 lanes, its blocks of 1024 and the compiler's
+    vector loops have every remainder (an AVX-512 loop of GCC 12 once
+    summed int32 wrongly from 16 elements on)."""
+    s = Session(kernel, f"len_{dtype}")
+    lengths = list(range(1, 71)) + [1000, 1023, 1024, 1025, 2112, 5000]
+    ops = ["sum", "max", "min", "count_nonzero"] + (["mean"] if dtype != "bool" else [])
+    for n in lengths:
+        a = values(dtype, (n,), -40, 40)
+        src = s.put(a)
+        for op in ops:
+            same_as(f"{op} of {n}", s.value(f"ga_{op}_axis({src}, GA_ALL, 0)"), numpy_reduce(op, a),
+                    np.abs(a.astype(np.float64)).sum())
+    m = values(dtype, (37, 61), -40, 40)
+    src = s.put(m)
+    for op in ops:
+        for axis in (1, 0):
+            same_as(f"{op} along axis {axis} of 37 x 61", s.value(f"ga_{op}_axis({src}, {axis}, 0)"),
+                    numpy_reduce(op, m, axis, False), np.abs(m.astype(np.float64)).sum(axis))
+
+
+@pytest.mark.parametrize("dtype", EVERY_DTYPE)
+def test_scans_of_every_length(kernel, dtype):
+    """cumsum of 1 to 70 elements and of a few thousand, and along each
+    axis of a 37 x 61 matrix."""
+    s = Session(kernel, f"scan_{dtype}")
+    for n in list(range(1, 71)) + [1000, 1025, 2112]:
+        a = values(dtype, (n,), -40, 40)
+        want = np.cumsum(a)
+        same_as(f"cumsum of {n}", s.value(f"ga_cumsum({s.put(a)}, GA_ALL)"), want,
+                np.cumsum(np.abs(a.astype(np.float64))))
+    m = values(dtype, (37, 61), -40, 40)
+    src = s.put(m)
+    for axis in (1, 0):
+        same_as(f"cumsum along axis {axis} of 37 x 61", s.value(f"ga_cumsum({src}, {axis})"),
+                np.cumsum(m, axis), np.cumsum(np.abs(m.astype(np.float64)), axis))
 
 
 def test_reductions_of_views_and_expressions(kernel):
