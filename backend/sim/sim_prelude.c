@@ -278,6 +278,16 @@ const char sim_prelude[] =
     "static inline unsigned int __umulhi(unsigned int a, unsigned int b)"
     " { return (unsigned int)(((unsigned long long)a * b) >> 32); }\n"
     "template <class T> static inline T __ldg(const T *p) { return *p; }\n"
+    /* the cache-hinted loads and stores: plain ones here */
+    "template <class T> static inline T __ldca(const T *p) { return *p; }\n"
+    "template <class T> static inline T __ldcg(const T *p) { return *p; }\n"
+    "template <class T> static inline T __ldcs(const T *p) { return *p; }\n"
+    "template <class T> static inline T __ldlu(const T *p) { return *p; }\n"
+    "template <class T> static inline T __ldcv(const T *p) { return *p; }\n"
+    "template <class T> static inline void __stwb(T *p, T v) { *p = v; }\n"
+    "template <class T> static inline void __stcg(T *p, T v) { *p = v; }\n"
+    "template <class T> static inline void __stcs(T *p, T v) { *p = v; }\n"
+    "template <class T> static inline void __stwt(T *p, T v) { *p = v; }\n"
     "static inline long long clock64(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);"
     " return (long long)t.tv_sec * 1000000000LL + t.tv_nsec; }\n"
     /* vector types: the toolkit's own where it is installed (so that its

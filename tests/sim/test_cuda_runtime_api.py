@@ -183,3 +183,37 @@ def test_the_cpp_overloads_of_cuda_runtime_h_in_c_and_cpp_cells(kc):
                      .replace("cudaEvent_t quiet", "cudaEvent_t quiet_cpp")
                      .replace("(&quiet,", "(&quiet_cpp,"))
     assert run.stream().endswith("cudaSuccess\n")
+
+
+def test_cache_hinted_loads_and_stores(kc):
+    """__ldg, __ldcs, __ldcg, __ldca, __ldlu, __ldcv and __stcs, __stcg,
+    __stwb, __stwt, as tuned course kernels write them, compile and move
+    the same values on the simulator (where they are plain loads and
+    stores)."""
+    execute_ok(kc, """%%kernel
+__global__ void hinted(int n, const float *x, float *y, double2 *z) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = __ldg(x + i) + __ldcs(x + i) + __ldcg(x + i) + __ldca(x + i) + __ldlu(x + i)
+              + __ldcv(x + i);
+    if (i % 4 == 0) __stcs(y + i, v);
+    else if (i % 4 == 1) __stcg(y + i, v);
+    else if (i % 4 == 2) __stwb(y + i, v);
+    else __stwt(y + i, v);
+    double2 w; w.x = i; w.y = -i;
+    __stcs(z + i, w);
+}""")
+    run = execute_ok(kc, """
+int n = 1000;
+float *x, *y; double2 *z;
+cudaMallocManaged(&x, n * sizeof(float)); cudaMallocManaged(&y, n * sizeof(float));
+cudaMallocManaged(&z, n * sizeof(double2));
+for (int i = 0; i < n; i++) x[i] = i * 0.25f;
+hinted<<<(n + 127) / 128, 128>>>(n, x, y, z);
+cudaDeviceSynchronize();
+int bad = 0;
+for (int i = 0; i < n; i++) bad += y[i] != 6 * (i * 0.25f) || z[i].x != i || z[i].y != -i;
+printf("bad %d\\n", bad);
+cudaFree(x); cudaFree(y); cudaFree(z);
+""")
+    assert run.stream().strip() == "bad 0"
