@@ -224,6 +224,11 @@ static char *make_source(void *ctx)
         "    if (q >= J)\n        return;\n"
         "    ga_i64 x = idx[q], y = ga_place(x, N, mode);\n"
         "    if (y < 0 || y >= N) { bad[0] = 1; bad[1] = x; }\n    else out[q] = a[y];\n}\n"
+        /* and a flat put so (the indices checked before, or placed by mode) */
+        "GA_KERNEL ga_put_flat(ga_i64 N, ga_i64 J, ga_e *GA_RESTRICT a, const ga_i64 *GA_RESTRICT idx,\n"
+        "                      const ga_e *GA_RESTRICT v, ga_i64 nv, int mode)\n{\n"
+        "    ga_i64 q = blockIdx.x * (ga_i64)blockDim.x + threadIdx.x;\n"
+        "    if (q < J)\n        a[ga_place(idx[q], N, mode)] = v[nv == 1 ? 0 : q % nv];\n}\n"
         "#endif\n"
         /* out[p] = a[q] for m's p-th set byte q; c: the tiles' offsets */
         "GA_KERNEL ga_tile_select(ga_i64 n, const ga_u8 *GA_RESTRICT m, const ga_i64 *c,\n"
@@ -300,12 +305,12 @@ static int move(move_t how, ga_array_t *a, int64_t O, int64_t N, int64_t I, ga_a
                        const void *, long long, int))fn)(o, n, j, i, pa, pi, po, nv, md);
         return 0;
     }
-    if (how == TAKE && o == 1 && i == 1 && j < (1LL << 38)) { /* flat: a thread an element */
-        void *flat = kernel(a->device, es, "ga_take_flat", err);
+    if (o == 1 && i == 1 && j < (1LL << 38)) { /* flat: a thread an element */
+        void *flat = kernel(a->device, es, how == TAKE ? "ga_take_flat" : "ga_put_flat", err);
         if (!flat)
             return -1;
         unsigned grid[3] = {(unsigned)((j + 255) / 256), 1, 1}, block[3] = {256, 1, 1};
-        void *fargs[7] = {&n, &j, &pa, &pi, &po, &pb, &md};
+        void *fargs[7] = {&n, &j, &pa, &pi, &po, how == TAKE ? (void *)&pb : (void *)&nv, &md};
         return ga_kernel_launch_grid(a->device, flat, grid, block, 0, fargs, what, err);
     }
     void *args[9] = {&o, &n, &j, &i, &pa, &pi, &po, how == TAKE ? (void *)&pb : (void *)&nv, &md};

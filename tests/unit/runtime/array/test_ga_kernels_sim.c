@@ -201,7 +201,16 @@ static const char take_cell[] =
     "cudaMemcpy(di, pidx, sizeof pidx, cudaMemcpyHostToDevice); cudaMemcpy(dout, v, sizeof v, cudaMemcpyHostToDevice);\n"
     "ga_put<<<1, 32>>>(1LL, 300LL, 3LL, 1LL, da, di, dout, 2LL, 0);\n"
     "cudaMemcpy(back, da, sizeof back, cudaMemcpyDeviceToHost);\n"
-    "if (back[9] != -2 || back[4] != -1 || back[5] != 2.5f) nbad++;\n"    /* the selection of a mask over three tiles (the last part-filled), the
+    "if (back[9] != -2 || back[4] != -1 || back[5] != 2.5f) nbad++;\n"
+    /* the GPU's flat put, a thread an index: the values, then one value, wrapped */
+    "ga_put_flat<<<1, 32>>>(300LL, 3LL, da, di, dout, 2LL, 0);\n"
+    "cudaMemcpy(back, da, sizeof back, cudaMemcpyDeviceToHost);\n"
+    "if (back[9] != -2 || back[4] != -1 || back[10] != 5.0f) nbad++;\n"
+    "long long widx[2] = {305, -1}; float w = 7;\n"
+    "cudaMemcpy(di, widx, sizeof widx, cudaMemcpyHostToDevice); cudaMemcpy(dout, &w, 4, cudaMemcpyHostToDevice);\n"
+    "ga_put_flat<<<1, 32>>>(300LL, 2LL, da, di, dout, 1LL, 1);\n"
+    "cudaMemcpy(back, da, sizeof back, cudaMemcpyDeviceToHost);\n"
+    "if (back[5] != 7 || back[299] != 7 || back[6] != 3.0f) nbad++;\n"    /* the selection of a mask over three tiles (the last part-filled), the
      * tiles' offsets made here */
     "long long sn = 20000, tc[3] = {0, 0, 0}; unsigned char *sm = malloc(sn); float *sa = malloc(sn * 4), *so = malloc(sn * 4);\n"
     "for (long long q = 0; q < sn; q++) { sm[q] = (q / 700) % 3 != 1 && q % 5 != 2; sa[q] = q * 0.25f; }\n"
