@@ -19,7 +19,8 @@
 #define CHUNK 2048       /* elements a block ranks at once: 8 a thread */
 #define TILE (4 * CHUNK) /* elements a block counts, then compacts chunk by chunk */
 #define SCAN_THREADS 1024 /* the one block that scans the tiles' counts */
-#define MOVE_R 4         /* a GPU thread's elements of take and put each turn */
+#define MOVE_R 4 /* a GPU thread's indices each turn of the check; along an axis, take and
+                  * put launch a thread per MOVE_R elements */
 
 typedef struct dims {
     int64_t d[GA_MAX_DIMS];
@@ -185,26 +186,15 @@ static char *make_source(void *ctx)
         /* an index out of [-N, N) is not read: it sets bad[0] and its value in bad[1] */
         "GA_KERNEL ga_take(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, const ga_e *GA_RESTRICT a,\n"
         "                  const ga_i64 *GA_RESTRICT idx, ga_e *GA_RESTRICT out, ga_i64 *bad, int mode)\n{\n"
-        /* a flat take (O = I = 1): no divisions; on a GPU R indices, then
-         * R elements, in flight */
+        /* a flat take (O = I = 1) on the CPU: no divisions (a GPU's is
+         * ga_take_flat, below) */
+        "#ifndef __CUDACC__\n"
         "    if (O == 1 && I == 1) {\n"
-        "#ifdef __CUDACC__\n"
-        "        for (ga_i64 c0 = blockIdx.x * (ga_i64)blockDim.x * R; c0 < J; c0 += (ga_i64)gridDim.x * blockDim.x * R) {\n"
-        "            ga_i64 x[R];\n            ga_e v[R];\n"
-        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
-        "                x[r] = q < J ? idx[q] : 0;\n            }\n"
-        "            for (int r = 0; r < R; r++) {\n                ga_i64 y = ga_place(x[r], N, mode);\n"
-        "                if (y >= 0 && y < N) v[r] = a[y];\n            }\n"
-        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
-        "                ga_i64 y = ga_place(x[r], N, mode);\n"
-        "                if (q >= J) break;\n"
-        "                if (y < 0 || y >= N) { bad[0] = 1; bad[1] = x[r]; }\n                else out[q] = v[r];\n"
-        "            }\n        }\n"
-        "#else\n"
         "        GA_LOOP(q, J) {\n            ga_i64 x = ga_place(idx[q], N, mode);\n"
         "            if (x < 0 || x >= N) { bad[0] = 1; bad[1] = idx[q]; continue; }\n"
         "            out[q] = a[x];\n        }\n"
-        "#endif\n        return;\n    }\n"
+        "        return;\n    }\n"
+        "#endif\n"
         /* 32-bit divisions where every element's place fits them */
         "    int small = O * J * I <= 0xffffffffLL;\n"
         "    GA_LOOP(q, O * J * I) {\n        ga_i64 i, j, o;\n"
@@ -243,20 +233,12 @@ static char *make_source(void *ctx)
         /* the reverse: a[(o, idx[j], i)] = v[q % nv], idx checked before */
         "GA_KERNEL ga_put(ga_i64 O, ga_i64 N, ga_i64 J, ga_i64 I, ga_e *GA_RESTRICT a,\n"
         "                 const ga_i64 *GA_RESTRICT idx, const ga_e *GA_RESTRICT v, ga_i64 nv, int mode)\n{\n"
-        "    if (O == 1 && I == 1) { /* flat, and most often one value */\n"
-        "#ifdef __CUDACC__\n"
-        "        ga_e one = v[0];\n"
-        "        for (ga_i64 c0 = blockIdx.x * (ga_i64)blockDim.x * R; c0 < J; c0 += (ga_i64)gridDim.x * blockDim.x * R) {\n"
-        "            ga_i64 x[R];\n"
-        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
-        "                x[r] = q < J ? idx[q] : 0;\n            }\n"
-        "            for (int r = 0; r < R; r++) {\n                ga_i64 q = c0 + r * (ga_i64)blockDim.x + threadIdx.x;\n"
-        "                if (q >= J) break;\n"
-        "                a[ga_place(x[r], N, mode)] = nv == 1 ? one : v[q % nv];\n            }\n        }\n"
-        "#else\n"
-        "        GA_LOOP(q, J) {\n            ga_i64 x = idx[q];\n"
-        "            a[ga_place(x, N, mode)] = v[nv == 1 ? 0 : q % nv];\n        }\n"
-        "#endif\n        return;\n    }\n"
+        /* flat on the CPU (a GPU's is ga_put_flat) */
+        "#ifndef __CUDACC__\n"
+        "    if (O == 1 && I == 1) {\n"
+        "        GA_LOOP(q, J)\n            a[ga_place(idx[q], N, mode)] = v[nv == 1 ? 0 : q % nv];\n"
+        "        return;\n    }\n"
+        "#endif\n"
         "    GA_LOOP(q, O * J * I) {\n"
         "        ga_i64 i = q % I, r = q / I, j = r % J, o = r / J, x = ga_place(idx[j], N, mode);\n"
         "        a[(o * N + x) * I + i] = v[q % nv];\n    }\n}\n");

@@ -169,7 +169,7 @@ static void cpu_source(cm_buf_t *b, const plan_t *p)
     const char *so = ga_expr_stype(p->out);
     /* GCC 12's loop vectorizer (Debian 12's 12.2, -O3, any vector width)
      * drops elements of these lanes where they widen a narrow integer
-     * (an int8 sum of 16 ones gave 2): such reductions are vectorised by
+     * (the int32 sum of 0..15 gave 84): such reductions are vectorised by
      * their 8 lanes alone (tests/array/test_math_numpy.py: every length) */
     char k = ga_dtype_kind(p->mapped);
     if ((k == GA_KIND_INT || k == GA_KIND_UINT || k == GA_KIND_BOOL) && ga_dtype_size(p->mapped) < 8)

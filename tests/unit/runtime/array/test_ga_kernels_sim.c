@@ -172,7 +172,7 @@ static const char take_cell[] =
     "for (int o = 0; o < 2; o++) for (int j = 0; j < 7; j++) for (int i = 0; i < 3; i++) {\n"
     "    long long x = idx[j] < 0 ? idx[j] + N : idx[j];\n"
     "    if (out[(o * J + j) * I + i] != a[(o * N + x) * I + i]) nbad++;\n}\n"
-    /* flat (R elements a thread, a part-filled turn) */
+    /* flat through the general kernel (a GPU's flat take is ga_take_flat) */
     "ga_take<<<1, 32>>>(1LL, 300LL, J, 1LL, da, di, dout, db, 0);\n"
     "cudaMemcpy(out, dout, J * 4, cudaMemcpyDeviceToHost);\n"
     "for (int j = 0; j < 7; j++) if (out[j] != a[idx[j] < 0 ? idx[j] + 300 : idx[j]]) nbad++;\n"
